@@ -1,0 +1,53 @@
+import HTTPTypes
+
+/// A request as the state machines emit it: a swift-http-types head and an optional body.
+///
+/// The head carries the real waiting-room scheme and authority; a transport may connect
+/// elsewhere (see `AsyncHTTPTransport`'s connect-to override) but keeps the `Host` it names.
+public struct OutgoingRequest: Sendable, Equatable {
+    public var head: HTTPRequest
+    public var body: [UInt8]?
+
+    public init(head: HTTPRequest, body: [UInt8]? = nil) {
+        self.head = head
+        self.body = body
+    }
+}
+
+/// A response as the state machines consume it.
+public struct IncomingResponse: Sendable, Equatable {
+    public var head: HTTPResponse
+    public var body: [UInt8]
+
+    public init(head: HTTPResponse, body: [UInt8] = []) {
+        self.head = head
+        self.body = body
+    }
+
+    public var status: HTTPResponse.Status { head.status }
+}
+
+/// Why a request produced no response. The SDK retries all of these during enqueue.
+public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    case timedOut
+    case connectionReset
+    case connectFailed(String)
+    case tls(String)
+    case other(String)
+
+    public var description: String {
+        switch self {
+        case .timedOut: "request timed out"
+        case .connectionReset: "connection reset by peer"
+        case .connectFailed(let reason): "could not connect: \(reason)"
+        case .tls(let reason): "TLS error: \(reason)"
+        case .other(let reason): reason
+        }
+    }
+}
+
+/// Sends one request and waits for its whole response. Implementations never follow
+/// redirects: the navigator must see every `Location`.
+public protocol HTTPTransport: Sendable {
+    func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError>
+}

@@ -1,0 +1,4 @@
+import QueueSim
+
+// Replaced by the ArgumentParser command tree.
+print("queuesim \(QueueSimVersion.current)")
