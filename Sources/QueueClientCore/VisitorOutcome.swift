@@ -1,0 +1,21 @@
+/// How one visitor's journey ended: the words of the `outcome` report column.
+///
+/// The raw values are a promise to users (SCENARIO-CONTRACT.md): never rename them.
+public enum VisitorOutcome: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Safetynet token, or the queue page led to the target URL.
+    case passed
+    /// Redirect type disabled, idle or afterevent.
+    case disabled
+    /// Still in the queue when `maxWait` ran out or the run ended.
+    case queued
+    /// The SDK's retries (1, 2, 4, 8 s) ran out on 5xx, transport errors or bad JSON.
+    case unavailable
+    /// A 4xx from the enqueue API, an SSL error, a missing queue or target URL.
+    case error
+    /// The queue page navigated to `queueit://close`.
+    case closed
+    /// `queueit://restartSession` more often than `maxRestarts` allows.
+    case restarted
+    /// Stopped by SIGINT/SIGTERM while in flight, or by the run's end before its enqueue was decided.
+    case interrupted
+}

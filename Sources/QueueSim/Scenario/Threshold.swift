@@ -1,0 +1,70 @@
+import QueueClientCore
+
+/// One line of a scenario's `thresholds:` list, such as `passed >= 99%` or `wait.p95 < 5m`.
+///
+/// The type lives here so that the scenario reader (which parses it) and the recorder (which
+/// measures it) share one definition.
+public struct Threshold: Sendable, Equatable {
+    public enum Comparator: String, Sendable, CaseIterable {
+        case lessThan = "<"
+        case lessOrEqual = "<="
+        case greaterThan = ">"
+        case greaterOrEqual = ">="
+        case equal = "=="
+        case notEqual = "!="
+
+        public func holds(_ measured: Double, _ limit: Double) -> Bool {
+            switch self {
+            case .lessThan: measured < limit
+            case .lessOrEqual: measured <= limit
+            case .greaterThan: measured > limit
+            case .greaterOrEqual: measured >= limit
+            case .equal: measured == limit
+            case .notEqual: measured != limit
+            }
+        }
+    }
+
+    /// The timings a latency threshold can name.
+    public enum Timing: String, Sendable, CaseIterable {
+        /// start → enqueue decision (`enqueue_ms`)
+        case enqueue
+        /// time in the queue page (`wait_ms`)
+        case wait
+        /// intended arrival → final outcome (`total_ms`)
+        case total
+    }
+
+    public enum Statistic: Sendable, Equatable {
+        /// A percentile in 0...100, e.g. 95 for `p95`, 99.9 for `p99.9`.
+        case percentile(Double)
+        case max
+        case min
+        case mean
+    }
+
+    public enum Metric: Sendable, Equatable {
+        /// `passed`, `error`, …: the share of all visitors with that outcome, a fraction 0...1.
+        case outcomeRatio(VisitorOutcome)
+        /// `passed.count`: the number of visitors with that outcome.
+        case outcomeCount(VisitorOutcome)
+        /// `visitors`: the number of visitors that arrived.
+        case visitorCount
+        /// `wait.p95`, `enqueue.max`: a statistic of a timing, in milliseconds.
+        case timing(Timing, Statistic)
+    }
+
+    public var metric: Metric
+    public var comparator: Comparator
+    /// A fraction for ratios, a count for counts, milliseconds for timings.
+    public var limit: Double
+    /// The text as written in the scenario, for tables and `run.json`.
+    public var source: String
+
+    public init(metric: Metric, comparator: Comparator, limit: Double, source: String) {
+        self.metric = metric
+        self.comparator = comparator
+        self.limit = limit
+        self.source = source
+    }
+}
