@@ -1,0 +1,23 @@
+import QueueClientCore
+
+/// The embedded room a scenario describes: its waiting room (the target's customer and room),
+/// the scenario's room settings, and the enqueue keys an invite-only room admits.
+public enum RoomSetup {
+    /// - Parameter knownEnqueueKeys: already loaded keys; nil reads `waitingRoom.enqueueKeys`.
+    public static func configuration(
+        for scenario: Scenario, epochUnixSeconds: Int64, knownEnqueueKeys: Set<String>? = nil
+    ) throws -> WaitingRoomConfiguration {
+        let target = scenario.target
+        let settings = scenario.waitingRoom ?? WaitingRoomSettings()
+        let keys = try knownEnqueueKeys ?? Set(settings.enqueueKeys.map(PreparedRun.loadColumn) ?? [])
+        return WaitingRoomConfiguration(
+            customerId: target.customerId, waitingRoomId: target.waitingRoomId,
+            waitingRoomDomain: target.waitingRoomDomain, queuePathPrefix: target.queuePathPrefix,
+            settings: settings, seed: scenario.seed, knownEnqueueKeys: keys, epochUnixSeconds: epochUnixSeconds)
+    }
+
+    static func configuration(for run: PreparedRun, epochUnixSeconds: Int64) -> WaitingRoomConfiguration {
+        // The keys were read when the run was prepared, so this cannot fail.
+        try! configuration(for: run.scenario, epochUnixSeconds: epochUnixSeconds, knownEnqueueKeys: run.knownEnqueueKeys)
+    }
+}

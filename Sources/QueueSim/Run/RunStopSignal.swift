@@ -1,0 +1,45 @@
+import QueueClientCore
+import Synchronization
+
+/// Why a run is told to stop early, shared by the signal handler, the `run.duration` deadline
+/// and the visitors (which read the reason when they are cancelled: a visitor in the queue at
+/// the end of `run.duration` is `queued`, one stopped by SIGINT is `interrupted`).
+public final class RunStopSignal: Sendable {
+    private struct State {
+        var reason: StopReason?
+        var handlers: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Stops the run. The first reason wins: a SIGINT after the deadline does not turn
+    /// `queued` into `interrupted`. Returns whether this call was the one that stopped it.
+    @discardableResult
+    public func stop(_ reason: StopReason) -> Bool {
+        let handlers: [@Sendable () -> Void]? = state.withLock { state in
+            guard state.reason == nil else { return nil }
+            state.reason = reason
+            defer { state.handlers = [] }
+            return state.handlers
+        }
+        guard let handlers else { return false }
+        for handler in handlers { handler() }
+        return true
+    }
+
+    /// Runs `handler` when the run is stopped (at once if it already is).
+    public func onStop(_ handler: @escaping @Sendable () -> Void) {
+        let alreadyStopped = state.withLock { state in
+            if state.reason != nil { return true }
+            state.handlers.append(handler)
+            return false
+        }
+        if alreadyStopped { handler() }
+    }
+
+    public var reason: StopReason? { state.withLock { $0.reason } }
+
+    public var wasInterrupted: Bool { reason == .interrupted }
+}

@@ -1,0 +1,54 @@
+import QueueClientCore
+
+/// Judges the `token` column: `present`, `absent` or `invalid`. Never keeps the token.
+///
+/// Against the embedded room we know the secret, so a token must pass the KnownUser V3 check
+/// (hash, event id, expiry) at the moment the visitor received it. Against a real endpoint the
+/// secret is unknown: a token is `invalid` only when it does not even have a token's shape.
+public struct TokenJudge: Sendable {
+    private let secretKey: String?
+    private let epochUnixSeconds: Int64
+
+    public init(secretKey: String?, epochUnixSeconds: Int64) {
+        self.secretKey = secretKey
+        self.epochUnixSeconds = epochUnixSeconds
+    }
+
+    public func judge(_ token: String?, eventId: String, at instant: Instant) -> TokenState {
+        guard let token, !token.isEmpty else { return .absent }
+        guard let secretKey else {
+            let parsed = KnownUserTokenValidator.parse(token)
+            return parsed.eventId != nil && parsed.hash != nil ? .present : .invalid
+        }
+        let now = epochUnixSeconds + Int64(instant.sinceOrigin.components.seconds)
+        switch KnownUserTokenValidator(secretKey: secretKey, eventId: eventId).validate(token, nowUnixSeconds: now) {
+        case .success: return .present
+        case .failure: return .invalid
+        }
+    }
+}
+
+extension VisitorRecord {
+    /// The report row of a visitor the client core ran to an outcome.
+    init(
+        visitor: PlannedVisitor, result: VisitorResult, run: PreparedRun, configuration: VisitorConfiguration,
+        tokenJudge: TokenJudge
+    ) {
+        self.init(
+            index: visitor.index, group: run.groupName(of: visitor), flow: run.flowWord(of: visitor),
+            arrival: visitor.arrival, start: result.marks.started, outcome: result.outcome,
+            redirectType: result.redirectType, httpStatus: result.lastHTTPStatus, error: result.errorMessage,
+            attempts: result.attempts, polls: result.polls, restarts: result.restarts, requests: result.requests,
+            enqueueDecided: result.marks.enqueueDecided, queueEntered: result.marks.queueEntered,
+            ended: result.marks.ended, queueId: result.queueId,
+            token: tokenJudge.judge(result.queueitToken, eventId: configuration.waitingRoomId, at: result.marks.ended))
+    }
+
+    /// The row of a visitor that arrived but never started (the run stopped while it waited
+    /// for a free slot): `interrupted`, with no time spent.
+    init(unstartedVisitor visitor: PlannedVisitor, run: PreparedRun, stoppedAt instant: Instant) {
+        self.init(
+            index: visitor.index, group: run.groupName(of: visitor), flow: run.flowWord(of: visitor),
+            arrival: visitor.arrival, start: instant, outcome: .interrupted, ended: instant)
+    }
+}
