@@ -48,11 +48,22 @@ struct EnqueueTokenVerifier {
         if let event = header["e"] as? String, event.lowercased() != waitingRoomId.lowercased() {
             return .event
         }
-        if let expiry = (header["exp"] as? NSNumber)?.int64Value, expiry < nowUnixMilliseconds {
+        if let expiry = Self.integer(header["exp"]), expiry < nowUnixMilliseconds {
             return .expired
         }
         guard usedTokenIdentifiers.insert(identifier).inserted else { return .replayed }
         return nil
+    }
+
+    /// A JSON number as Int64, whichever Foundation type the platform's parser produced.
+    private static func integer(_ value: Any?) -> Int64? {
+        switch value {
+        case let number as Int: Int64(number)
+        case let number as Int64: number
+        case let number as Double: Int64(number)
+        case let number as NSNumber: number.int64Value
+        default: nil
+        }
     }
 
     static func signature(signedPart: String, secretKey: String) -> String {

@@ -5,7 +5,7 @@ import Foundation
 /// `invalid` in reports; the embedded protected API uses it to admit visitors.
 public struct KnownUserTokenValidator: Sendable {
     /// The error codes of the connector's error redirect path `error/{code}/`.
-    public enum Failure: String, Sendable, Equatable {
+    public enum Failure: String, Error, Sendable, Equatable {
         case hash
         case eventid
         case timestamp

@@ -57,6 +57,16 @@ public struct WaitingRoomServer: Sendable {
         try await app.run()
     }
 
+    /// The enqueue path to configure in a client, prefix included; requests must carry
+    /// `Host: {configuration.roomHost}` when a `waitingRoomDomain` is set.
+    public var enqueuePath: String {
+        let prefix = configuration.effectivePathPrefix.map { "/\($0)" } ?? ""
+        return "\(prefix)/api/mobileapp/queue/\(configuration.customerId)/\(configuration.waitingRoomId)/enqueue"
+    }
+
+    /// The KnownUser-protected API's path (any host).
+    public static let protectedAPIPath = "/api/protected"
+
     /// Reads the service's state (for tests and end-of-run summaries), under the lock.
     public func withService<T: Sendable>(_ body: (WaitingRoomService) -> T) -> T {
         service.withLock(body)
@@ -97,8 +107,8 @@ struct RoomResponder: HTTPResponder {
     let logger: Logger
 
     func respond(to request: Request, context: RoomRequestContext) async throws -> Response {
-        var body = request.body
-        let buffer = try await body.collect(upTo: Self.maximumBodySize)
+        var request = request
+        let buffer = try await request.collectBody(upTo: Self.maximumBodySize)
         let bytes = Array(buffer: buffer)
         let head = request.head
         let reply = service.withLock { $0.handle(head, body: bytes, at: clock.now) }

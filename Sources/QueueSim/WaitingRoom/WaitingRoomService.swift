@@ -50,7 +50,7 @@ public final class WaitingRoomService {
     public func handle(_ request: HTTPRequest, body: [UInt8], at now: Instant) -> RoomReply {
         requestCount += 1
         let parsed = RoomRequest(request)
-        guard let route = route(parsed) else {
+        guard let route = resolveRoute(parsed) else {
             let (head, notFound) = Self.jsonError(.notFound, "Not found")
             return .response(head, body: notFound, delay: .zero)
         }
@@ -94,7 +94,7 @@ public final class WaitingRoomService {
     }
 
     /// nil → 404 (wrong host for a proxy domain, missing prefix, unknown path).
-    private func route(_ request: RoomRequest) -> Route? {
+    private func resolveRoute(_ request: RoomRequest) -> Route? {
         let segments = request.pathSegments
         // The protected API stands for the customer's own origin: no room host or prefix applies.
         if segments == ["api", "protected"] { return .protectedAPI }
