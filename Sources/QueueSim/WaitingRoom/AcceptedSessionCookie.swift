@@ -96,7 +96,8 @@ enum PercentEncoding {
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true)
+                out +=
+                    "%" + String(byte >> 4, radix: 16, uppercase: true)
                     + String(byte & 0x0F, radix: 16, uppercase: true)
             }
         }

@@ -63,7 +63,9 @@ struct ProtectedAPIConnector {
             to: redirectURL(path: "", request: request, extra: ""), request: request, cancelCookie: storedCookie != nil)
     }
 
-    private func apiAnswer(_ session: AcceptedSessionCookie, setting cookie: AcceptedSessionCookie?) -> (HTTPResponse, [UInt8]) {
+    private func apiAnswer(_ session: AcceptedSessionCookie, setting cookie: AcceptedSessionCookie?) -> (
+        HTTPResponse, [UInt8]
+    ) {
         let body = RoomJSON.object([
             ("ok", .bool(true)),
             ("queueId", .string(session.queueId)),

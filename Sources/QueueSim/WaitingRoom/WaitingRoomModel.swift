@@ -89,7 +89,8 @@ public struct WaitingRoomModel: Sendable {
 
     public mutating func enqueue(enqueueKey: String?, enqueueToken: String?, at now: Instant) -> EnqueueDecision {
         sealPreQueueIfDue(at: now)
-        if configuration.settings.inviteOnly, let reason = inviteRefusal(key: enqueueKey, token: enqueueToken, at: now) {
+        if configuration.settings.inviteOnly, let reason = inviteRefusal(key: enqueueKey, token: enqueueToken, at: now)
+        {
             return .refused(reason: reason)
         }
         let time = now.nanoseconds
@@ -187,7 +188,8 @@ public struct WaitingRoomModel: Sendable {
     /// nil for unknown numbers or when the room stops releasing for good before then.
     public func releaseInstant(ofQueueNumber queueNumber: Int) -> Instant? {
         guard queueNumber >= 1, queueNumber <= slotReleasingTimes.count else { return nil }
-        return schedule.instantReaching(releasingTime: slotReleasingTimes[queueNumber - 1]).map(Instant.init(nanoseconds:))
+        return schedule.instantReaching(releasingTime: slotReleasingTimes[queueNumber - 1]).map(
+            Instant.init(nanoseconds:))
     }
 
     /// When the ticket's turn comes if nothing unscripted changes: nil while it sits in an

@@ -123,7 +123,9 @@ public final class WaitingRoomService {
             && room.lowercased() == configuration.waitingRoomId.lowercased()
     }
 
-    private func answer(_ route: Route, _ request: RoomRequest, body: [UInt8], at now: Instant) -> (HTTPResponse, [UInt8]) {
+    private func answer(_ route: Route, _ request: RoomRequest, body: [UInt8], at now: Instant) -> (
+        HTTPResponse, [UInt8]
+    ) {
         switch route {
         case .enqueue(let customer, let room):
             guard isThisRoom(customer: customer, room: room) else {

@@ -10,14 +10,18 @@ import Testing
         seconds.map { second in
             switch model.enqueue(enqueueKey: nil, enqueueToken: nil, at: RoomFixture.at(second)) {
             case .queued(let ticket, _), .passed(let ticket, _, _, _): return ticket
-            case .refused(let reason): Issue.record("refused: \(reason)"); return -1
+            case .refused(let reason):
+                Issue.record("refused: \(reason)")
+                return -1
             }
         }
     }
 
     /// Polls every ticket every `stepMs` milliseconds until all pass; returns each one's pass
     /// time in milliseconds. Integer milliseconds keep the poll instants exact.
-    private func passInstants(_ model: inout WaitingRoomModel, tickets: [Int], from startMs: Int64, stepMs: Int64, until endMs: Int64)
+    private func passInstants(
+        _ model: inout WaitingRoomModel, tickets: [Int], from startMs: Int64, stepMs: Int64, until endMs: Int64
+    )
         -> [Int: Int64]
     {
         var passed: [Int: Int64] = [:]
@@ -91,19 +95,28 @@ import Testing
         var model = WaitingRoomModel(configuration: RoomFixture.configuration(mode: .safetynet, outflowPerMinute: 60))
         // 60 arrivals within one minute: all pass straight through with rt_safetynet.
         for second in 0..<60 {
-            guard case .passed(_, _, let type, let token) = model.enqueue(enqueueKey: nil, enqueueToken: nil, at: RoomFixture.at(Double(second) * 0.5))
-            else { Issue.record("arrival \(second) was queued"); return }
+            guard
+                case .passed(_, _, let type, let token) = model.enqueue(
+                    enqueueKey: nil, enqueueToken: nil, at: RoomFixture.at(Double(second) * 0.5))
+            else {
+                Issue.record("arrival \(second) was queued")
+                return
+            }
             #expect(type == .safetynet)
             #expect(token.contains("~rt_safetynet~"))
         }
         // The 61st inside the same minute is queued, and so is the next one (someone is waiting).
         guard case .queued(let first, _) = model.enqueue(enqueueKey: nil, enqueueToken: nil, at: RoomFixture.at(30)),
             case .queued = model.enqueue(enqueueKey: nil, enqueueToken: nil, at: RoomFixture.at(30.5))
-        else { Issue.record("expected queueing above the outflow"); return }
+        else {
+            Issue.record("expected queueing above the outflow")
+            return
+        }
         #expect(model.releaseInstant(ofTicket: first) == RoomFixture.at(30))
         // Once the window has drained and nobody waits, visitors pass again.
         guard case .passed = model.enqueue(enqueueKey: nil, enqueueToken: nil, at: RoomFixture.at(120)) else {
-            Issue.record("expected pass-through after the window drained"); return
+            Issue.record("expected pass-through after the window drained")
+            return
         }
     }
 
@@ -119,7 +132,8 @@ import Testing
         #expect(model.mode(at: RoomFixture.at(15)) == .disabled)
         // During the disabled window a waiting visitor is let through with rt_disabled.
         guard case .yourTurn(let type, let token) = model.queuePage(ticket: tickets[13], at: RoomFixture.at(15)) else {
-            Issue.record("expected disabled pass"); return
+            Issue.record("expected disabled pass")
+            return
         }
         #expect(type == .disabled)
         #expect(token.contains("~rt_disabled~"))
@@ -129,8 +143,10 @@ import Testing
         } else {
             Issue.record("expected waiting at 21 s")
         }
-        guard case .passed(_, _, .idle, _) = model.enqueue(enqueueKey: nil, enqueueToken: nil, at: RoomFixture.at(35)) else {
-            Issue.record("expected idle pass"); return
+        guard case .passed(_, _, .idle, _) = model.enqueue(enqueueKey: nil, enqueueToken: nil, at: RoomFixture.at(35))
+        else {
+            Issue.record("expected idle pass")
+            return
         }
         let forever = [FaultRule(from: .seconds(5), effect: .mode(.afterevent))]
         var ended = WaitingRoomModel(configuration: RoomFixture.configuration(outflowPerMinute: 60, faults: forever))
@@ -140,10 +156,17 @@ import Testing
 
     @Test func disabledModeGivesDisabledTokensAtOnce() {
         var model = WaitingRoomModel(configuration: RoomFixture.configuration(mode: .disabled))
-        guard case .passed(_, let queueId, .disabled, let token) = model.enqueue(enqueueKey: nil, enqueueToken: nil, at: RoomFixture.at(3))
-        else { Issue.record("expected a disabled pass"); return }
+        guard
+            case .passed(_, let queueId, .disabled, let token) = model.enqueue(
+                enqueueKey: nil, enqueueToken: nil, at: RoomFixture.at(3))
+        else {
+            Issue.record("expected a disabled pass")
+            return
+        }
         let validator = KnownUserTokenValidator(secretKey: RoomFixture.secret, eventId: "spring-launch")
-        let parsed = try? validator.validate(token, nowUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds + 3).get()
+        let parsed = try? validator.validate(
+            token, nowUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds + 3
+        ).get()
         #expect(parsed?.redirectType == "disabled")
         #expect(parsed?.queueId == queueId)
         #expect(parsed?.expiryUnixSeconds == WaitingRoomConfiguration.virtualEpochUnixSeconds + 183)
@@ -152,14 +175,19 @@ import Testing
     @Test func inviteOnlyNeedsAKnownKeyOrAValidToken() {
         var model = WaitingRoomModel(configuration: RoomFixture.configuration(inviteOnly: true, keys: ["k-1", "k-2"]))
         guard case .queued = model.enqueue(enqueueKey: "k-1", enqueueToken: nil, at: .origin) else {
-            Issue.record("known key refused"); return
+            Issue.record("known key refused")
+            return
         }
-        #expect(model.enqueue(enqueueKey: "forged", enqueueToken: nil, at: .origin) == .refused(reason: "Enqueue key is not known"))
+        #expect(
+            model.enqueue(enqueueKey: "forged", enqueueToken: nil, at: .origin)
+                == .refused(reason: "Enqueue key is not known"))
         guard case .refused = model.enqueue(enqueueKey: nil, enqueueToken: nil, at: .origin) else {
-            Issue.record("no credential admitted"); return
+            Issue.record("no credential admitted")
+            return
         }
         guard case .refused(let reason) = model.enqueue(enqueueKey: nil, enqueueToken: "a.b.c", at: .origin) else {
-            Issue.record("forged token admitted"); return
+            Issue.record("forged token admitted")
+            return
         }
         #expect(reason == "Enqueue token signature is invalid")
         #expect(model.ticketCount == 1, "refusals issue no queue id")
@@ -182,7 +210,8 @@ import Testing
         let ticket = enqueueAll(&model, at: [0])[0]
         for _ in 0..<WaitingRoomModel.maxRedirectsPerVisitor {
             guard case .yourTurn = model.queuePage(ticket: ticket, at: RoomFixture.at(1)) else {
-                Issue.record("expected a redirect"); return
+                Issue.record("expected a redirect")
+                return
             }
         }
         #expect(model.queuePage(ticket: ticket, at: RoomFixture.at(1)) == .redirectLimitExceeded)

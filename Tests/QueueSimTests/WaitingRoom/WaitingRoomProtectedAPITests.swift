@@ -12,7 +12,8 @@ import Testing
     static let cookieName = "QueueITAccepted-SDFrts345E-V3_spring-launch"
 
     private func apiRequest(query: String = "", cookie: String? = nil, ajax: Bool = true) -> HTTPRequest {
-        var request = HTTPRequest(method: .get, scheme: "https", authority: "api.acme.example", path: "/api/protected\(query)")
+        var request = HTTPRequest(
+            method: .get, scheme: "https", authority: "api.acme.example", path: "/api/protected\(query)")
         if ajax { request.headerFields[Self.ajaxPage] = "https%3A%2F%2Facme.example%2Flaunch" }
         if let cookie { request.headerFields[.cookie] = "other=1; \(Self.cookieName)=\(cookie)" }
         return request
@@ -31,7 +32,9 @@ import Testing
     }
 
     private func cookieValue(_ head: HTTPResponse) -> String? {
-        guard let setCookie = head.headerFields[.setCookie], setCookie.hasPrefix("\(Self.cookieName)=") else { return nil }
+        guard let setCookie = head.headerFields[.setCookie], setCookie.hasPrefix("\(Self.cookieName)=") else {
+            return nil
+        }
         return String(setCookie.dropFirst(Self.cookieName.count + 1).prefix(while: { $0 != ";" }))
     }
 
@@ -54,7 +57,8 @@ import Testing
 
         // 2. With the room's token: the session cookie and the API's answer.
         let token = try roomToken(service, at: 2)
-        let admitted = try #require(service.handle(apiRequest(query: "?queueittoken=\(token)"), body: [], at: RoomFixture.at(3)).answer)
+        let admitted = try #require(
+            service.handle(apiRequest(query: "?queueittoken=\(token)"), body: [], at: RoomFixture.at(3)).answer)
         #expect(admitted.head.status == .ok)
         #expect(admitted.head.headerFields[Self.redirectHeader] == nil)
         #expect(admitted.body.contains("\"ok\":true"))
@@ -80,19 +84,28 @@ import Testing
         let service = WaitingRoomService(configuration: RoomFixture.configuration())
         let token = try roomToken(service, at: 0)
         let tampered = token.replacingOccurrences(of: "rt_queue", with: "rt_safetynet")
-        let hash = try #require(service.handle(apiRequest(query: "?queueittoken=\(tampered)"), body: [], at: RoomFixture.at(1)).answer)
+        let hash = try #require(
+            service.handle(apiRequest(query: "?queueittoken=\(tampered)"), body: [], at: RoomFixture.at(1)).answer)
         let url = try #require(hash.head.headerFields[Self.redirectHeader]?.removingPercentEncoding)
         let epoch = WaitingRoomConfiguration.virtualEpochUnixSeconds
-        #expect(url.hasPrefix("https://acme.queue-it.net/error/hash/?c=acme&e=spring-launch&ver=v3-queuesim-1&cver=-1&man=unspecified&queueittoken="))
+        #expect(
+            url.hasPrefix(
+                "https://acme.queue-it.net/error/hash/?c=acme&e=spring-launch&ver=v3-queuesim-1&cver=-1&man=unspecified&queueittoken="
+            ))
         #expect(url.hasSuffix("&ts=\(epoch + 1)&t=https%3A%2F%2Facme.example%2Flaunch"))
         // Past its expiry (validity 180 s) the same token is refused with `timestamp`.
-        let late = try #require(service.handle(apiRequest(query: "?queueittoken=\(token)"), body: [], at: RoomFixture.at(181)).answer)
-        #expect(late.head.headerFields[Self.redirectHeader]?.removingPercentEncoding?.contains("/error/timestamp/?") == true)
+        let late = try #require(
+            service.handle(apiRequest(query: "?queueittoken=\(token)"), body: [], at: RoomFixture.at(181)).answer)
+        #expect(
+            late.head.headerFields[Self.redirectHeader]?.removingPercentEncoding?.contains("/error/timestamp/?") == true
+        )
     }
 
     @Test func plainCallsGetA302AndTheTokenHeaderIsAccepted() throws {
-        let service = WaitingRoomService(configuration: RoomFixture.configuration(domain: "q.acme.example", prefix: "wr"))
-        let plain = try #require(service.handle(apiRequest(query: "?page=2", ajax: false), body: [], at: .origin).answer)
+        let service = WaitingRoomService(
+            configuration: RoomFixture.configuration(domain: "q.acme.example", prefix: "wr"))
+        let plain = try #require(
+            service.handle(apiRequest(query: "?page=2", ajax: false), body: [], at: .origin).answer)
         #expect(plain.head.status == .found)
         #expect(
             plain.head.headerFields[.location]
@@ -100,7 +113,8 @@ import Testing
         )
         let token = try roomToken(
             service, at: 0,
-            enqueue: RoomFixture.enqueueRequest(host: "q.acme.example", path: "/wr/api/mobileapp/queue/acme/spring-launch/enqueue"))
+            enqueue: RoomFixture.enqueueRequest(
+                host: "q.acme.example", path: "/wr/api/mobileapp/queue/acme/spring-launch/enqueue"))
         var viaHeader = apiRequest()
         viaHeader.headerFields[HTTPField.Name("x-queueittoken")!] = token
         let admitted = try #require(service.handle(viaHeader, body: [], at: .origin).answer)

@@ -110,20 +110,24 @@ import Testing
             #expect(wrongHost.status == .notFound)
             #expect(try await json(wrongHost)["error"] != nil)
             let missingPrefix = try await client.execute(
-                request(port, Self.enqueuePath, method: .POST, host: "q.shop.example", body: "{}"), timeout: .seconds(5))
+                request(port, Self.enqueuePath, method: .POST, host: "q.shop.example", body: "{}"), timeout: .seconds(5)
+            )
             #expect(missingPrefix.status == .notFound)
         }
     }
 
     @Test func latencyResetAndTimeoutFaultsOverTheWire() async throws {
         let faults = [
-            FaultRule(from: .zero, to: .seconds(3600), endpoint: .enqueue, effect: .latency(.milliseconds(300), jitter: .zero)),
+            FaultRule(
+                from: .zero, to: .seconds(3600), endpoint: .enqueue, effect: .latency(.milliseconds(300), jitter: .zero)
+            ),
             FaultRule(from: .zero, to: .seconds(3600), endpoint: .queuePage, effect: .reset),
             FaultRule(from: .zero, to: .seconds(3600), endpoint: .protectedApi, effect: .timeout),
         ]
         try await withRoomServer(RoomFixture.configuration(faults: faults)) { port, client in
             let started = ContinuousClock.now
-            let slow = try await client.execute(request(port, Self.enqueuePath, method: .POST, body: "{}"), timeout: .seconds(5))
+            let slow = try await client.execute(
+                request(port, Self.enqueuePath, method: .POST, body: "{}"), timeout: .seconds(5))
             #expect(slow.status == .ok)
             #expect(ContinuousClock.now - started >= .milliseconds(300))
             let queueURL = try #require(try await json(slow)["QueueUrl"] as? String)

@@ -14,7 +14,8 @@ import Testing
     private func enqueue(_ service: WaitingRoomService, body: String = "{\"userId\":\"u1\"}", at seconds: Double = 0)
         -> (head: HTTPResponse, body: [String: Any])
     {
-        let reply = service.handle(RoomFixture.enqueueRequest(), body: RoomFixture.body(body), at: RoomFixture.at(seconds))
+        let reply = service.handle(
+            RoomFixture.enqueueRequest(), body: RoomFixture.body(body), at: RoomFixture.at(seconds))
         let answer = reply.answer!
         return (answer.head, json(answer.body))
     }
@@ -32,7 +33,8 @@ import Testing
         #expect(queueURLs[2].hasPrefix("https://acme.queue-it.net/queue/acme/spring-launch?q="))
         // Third in line at 60/min (turns at 0, 1 and 2 s): at 0.5 s one user is ahead, and
         // Retry-After is the whole seconds up to its turn.
-        let waiting = try #require(service.handle(RoomFixture.get(queueURLs[2]), body: [], at: RoomFixture.at(0.5)).answer)
+        let waiting = try #require(
+            service.handle(RoomFixture.get(queueURLs[2]), body: [], at: RoomFixture.at(0.5)).answer)
         #expect(waiting.head.status == .ok)
         #expect(waiting.head.headerFields[.retryAfter] == "2")
         let status = json(waiting.body)
@@ -67,12 +69,16 @@ import Testing
     @Test func proxyDomainAndPrefixAreEnforced() throws {
         let service = WaitingRoomService(
             configuration: RoomFixture.configuration(domain: "q.shop.example", prefix: "/waiting/"))
-        let right = RoomFixture.enqueueRequest(host: "q.shop.example:443", path: "/waiting/api/mobileapp/queue/acme/spring-launch/enqueue")
+        let right = RoomFixture.enqueueRequest(
+            host: "q.shop.example:443", path: "/waiting/api/mobileapp/queue/acme/spring-launch/enqueue")
         let ok = try #require(service.handle(right, body: [], at: .origin).answer)
         #expect(ok.head.status == .ok)
         #expect(json(ok.body)["QueueUrl"] as? String != nil)
-        #expect((json(ok.body)["QueueUrl"] as! String).hasPrefix("https://q.shop.example/waiting/queue/acme/spring-launch?q="))
-        let wrongHost = RoomFixture.enqueueRequest(host: "acme.queue-it.net", path: "/waiting/api/mobileapp/queue/acme/spring-launch/enqueue")
+        #expect(
+            (json(ok.body)["QueueUrl"] as! String).hasPrefix(
+                "https://q.shop.example/waiting/queue/acme/spring-launch?q="))
+        let wrongHost = RoomFixture.enqueueRequest(
+            host: "acme.queue-it.net", path: "/waiting/api/mobileapp/queue/acme/spring-launch/enqueue")
         #expect(service.handle(wrongHost, body: [], at: .origin).answer?.head.status == .notFound)
         let noPrefix = RoomFixture.enqueueRequest(host: "q.shop.example")
         #expect(service.handle(noPrefix, body: [], at: .origin).answer?.head.status == .notFound)
@@ -105,22 +111,28 @@ import Testing
             FaultRule(from: .seconds(10), to: .seconds(20), endpoint: .enqueue, effect: .reset),
             FaultRule(from: .seconds(20), to: .seconds(30), endpoint: .enqueue, effect: .timeout),
             FaultRule(from: .seconds(30), to: .seconds(40), endpoint: .enqueue, effect: .malformedBody),
-            FaultRule(from: .seconds(40), to: .seconds(50), endpoint: .any, effect: .latency(.milliseconds(200), jitter: .zero)),
+            FaultRule(
+                from: .seconds(40), to: .seconds(50), endpoint: .any,
+                effect: .latency(.milliseconds(200), jitter: .zero)),
             FaultRule(from: .seconds(50), to: .seconds(60), endpoint: .queuePage, effect: .navigate(.close)),
             FaultRule(from: .seconds(60), to: .seconds(70), endpoint: .queuePage, effect: .navigate(.restartSession)),
         ]
         let service = WaitingRoomService(
-            configuration: RoomFixture.configuration(faults: faults, latency: LatencySettings(enqueue: .milliseconds(20))))
+            configuration: RoomFixture.configuration(
+                faults: faults, latency: LatencySettings(enqueue: .milliseconds(20))))
         let unavailable = enqueue(service, at: 5)
         #expect(unavailable.head.status == .serviceUnavailable)
         #expect(unavailable.body["error"] != nil)
         guard case .reset = service.handle(RoomFixture.enqueueRequest(), body: [], at: RoomFixture.at(15)) else {
-            Issue.record("expected a reset"); return
+            Issue.record("expected a reset")
+            return
         }
         guard case .noAnswer = service.handle(RoomFixture.enqueueRequest(), body: [], at: RoomFixture.at(25)) else {
-            Issue.record("expected no answer"); return
+            Issue.record("expected no answer")
+            return
         }
-        let malformed = try #require(service.handle(RoomFixture.enqueueRequest(), body: [], at: RoomFixture.at(35)).answer)
+        let malformed = try #require(
+            service.handle(RoomFixture.enqueueRequest(), body: [], at: RoomFixture.at(35)).answer)
         #expect(malformed.head.status == .ok)
         #expect((try? JSONSerialization.jsonObject(with: Data(malformed.body.utf8))) == nil)
         let slow = try #require(service.handle(RoomFixture.enqueueRequest(), body: [], at: RoomFixture.at(45)).answer)

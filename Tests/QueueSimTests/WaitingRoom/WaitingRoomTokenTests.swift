@@ -10,7 +10,9 @@ import Testing
         #expect(
             QueueITHash.hmacSHA256Hex(
                 key: key,
-                message: "ts_1480593661~cv_10~ce_false~q_944c1f44-60dd-4e37-aabc-f3e4bb1c8895~c_customerid~e_eventid~rt_disabled")
+                message:
+                    "ts_1480593661~cv_10~ce_false~q_944c1f44-60dd-4e37-aabc-f3e4bb1c8895~c_customerid~e_eventid~rt_disabled"
+            )
                 == "286a17fb82009d8556465b2f0880a8e5e9565b42490669f4b8f1b93b7d6ddd51")
         #expect(
             QueueITHash.hmacSHA256Hex(key: key, message: "")
