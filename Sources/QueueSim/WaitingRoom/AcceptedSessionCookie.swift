@@ -1,0 +1,111 @@
+import Foundation
+
+/// The connector's session cookie `QueueITAccepted-SDFrts345E-V3_{eventId}` (reference §2).
+///
+/// Value: `EventId=…&QueueId=…[&FixedValidityMins=…]&RedirectType=…&IssueTime=…&Hash=…`,
+/// URL-encoded as a whole when set. Hash: HMAC-SHA256(secret, EventId + QueueId +
+/// FixedValidityMins-or-empty + RedirectType + IssueTime), hex.
+public struct AcceptedSessionCookie: Sendable, Equatable {
+    public var eventId: String
+    public var queueId: String
+    public var fixedValidityMinutes: Int?
+    public var redirectType: String
+    public var issueTimeUnixSeconds: Int64
+
+    public init(
+        eventId: String, queueId: String, fixedValidityMinutes: Int? = nil, redirectType: String,
+        issueTimeUnixSeconds: Int64
+    ) {
+        self.eventId = eventId
+        self.queueId = queueId
+        self.fixedValidityMinutes = fixedValidityMinutes
+        self.redirectType = redirectType
+        self.issueTimeUnixSeconds = issueTimeUnixSeconds
+    }
+
+    public static func name(eventId: String) -> String { "QueueITAccepted-SDFrts345E-V3_\(eventId)" }
+
+    public func hash(secretKey: String) -> String {
+        let fixed = fixedValidityMinutes.map(String.init) ?? ""
+        let message = "\(eventId)\(queueId)\(fixed)\(redirectType)\(issueTimeUnixSeconds)"
+        return QueueITHash.hmacSHA256Hex(key: secretKey, message: message)
+    }
+
+    /// The decoded value, before URL encoding.
+    public func plainValue(secretKey: String) -> String {
+        var items = ["EventId=\(eventId)", "QueueId=\(queueId)"]
+        if let fixedValidityMinutes { items.append("FixedValidityMins=\(fixedValidityMinutes)") }
+        items.append("RedirectType=\(redirectType)")
+        items.append("IssueTime=\(issueTimeUnixSeconds)")
+        items.append("Hash=\(hash(secretKey: secretKey))")
+        return items.joined(separator: "&")
+    }
+
+    /// The value as it goes into `Set-Cookie` (URL-encoded once, like Java's URLEncoder).
+    public func encodedValue(secretKey: String) -> String {
+        PercentEncoding.encodeComponent(plainValue(secretKey: secretKey))
+    }
+
+    public enum Validation: Sendable, Equatable {
+        case valid(AcceptedSessionCookie)
+        case invalid
+    }
+
+    /// Decodes and checks a received cookie value: all keys present, hash, event id
+    /// (case-insensitive), and `IssueTime + validity·60 ≥ now` where validity is
+    /// FixedValidityMins if present, else `defaultValidityMinutes`.
+    public static func validate(
+        encodedValue: String, eventId: String, secretKey: String, defaultValidityMinutes: Int,
+        nowUnixSeconds: Int64
+    ) -> Validation {
+        let plain = PercentEncoding.decode(encodedValue) ?? encodedValue
+        var fields: [Substring: Substring] = [:]
+        for item in plain.split(separator: "&") {
+            guard let equals = item.firstIndex(of: "=") else { continue }
+            fields[item[..<equals]] = item[item.index(after: equals)...]
+        }
+        guard let storedEvent = fields["EventId"], let queueId = fields["QueueId"],
+            let redirectType = fields["RedirectType"], let issueText = fields["IssueTime"],
+            let issueTime = Int64(issueText), let storedHash = fields["Hash"]
+        else { return .invalid }
+        var fixed: Int?
+        if let fixedText = fields["FixedValidityMins"], !fixedText.isEmpty {
+            guard let minutes = Int(fixedText) else { return .invalid }
+            fixed = minutes
+        }
+        let cookie = AcceptedSessionCookie(
+            eventId: String(storedEvent), queueId: String(queueId), fixedValidityMinutes: fixed,
+            redirectType: String(redirectType), issueTimeUnixSeconds: issueTime)
+        guard cookie.hash(secretKey: secretKey) == String(storedHash) else { return .invalid }
+        guard cookie.eventId.lowercased() == eventId.lowercased() else { return .invalid }
+        let validityMinutes = Int64(fixed ?? defaultValidityMinutes)
+        guard issueTime + validityMinutes * 60 >= nowUnixSeconds else { return .invalid }
+        return .valid(cookie)
+    }
+}
+
+/// Percent-encoding as the Java connector does it: every byte except `A-Z a-z 0-9 - _ .` is
+/// encoded (URLEncoder plus `%20` for space and the extra `~` `*` encodings), uppercase hex.
+enum PercentEncoding {
+    static func encodeComponent(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count * 3 / 2)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out +=
+                    "%" + String(byte >> 4, radix: 16, uppercase: true)
+                    + String(byte & 0x0F, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
+    /// Decodes `%XX` escapes and `+` as space (form encoding, as the connectors' decoders do).
+    static func decode(_ text: String) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+}

@@ -1,0 +1,22 @@
+/// Arrivals in the trailing 60 s, the safetynet's measure of "recent arrival rate".
+///
+/// Definition: an arrival at `t` counts while `t > now − 60 s`. Memory is bounded by the number
+/// of arrivals inside one window; each arrival is pushed and popped once (amortised O(1)).
+struct ArrivalRateWindow: Sendable {
+    static let length: Int64 = 60_000_000_000
+
+    private var arrivals: [Int64] = []
+    private var head = 0
+
+    /// Records an arrival at `now` and returns how many arrivals the window holds, this one included.
+    mutating func record(atNanoseconds now: Int64) -> Int {
+        let cutoff = now - Self.length
+        while head < arrivals.count, arrivals[head] <= cutoff { head += 1 }
+        if head > 4096, head * 2 > arrivals.count {
+            arrivals.removeFirst(head)
+            head = 0
+        }
+        arrivals.append(now)
+        return arrivals.count - head
+    }
+}

@@ -1,0 +1,80 @@
+import QueueClientCore
+
+/// Scripted faults and modelled latency for one request.
+///
+/// Determinism: the draws for request number n (the service counts every request it handles)
+/// come from `SeededRandom(seed, .faultInjection, n)` and `SeededRandom(seed, .latency, n)`, so
+/// the same request sequence meets the same faults. Rules are tried in scenario order, one draw
+/// per rule whose window `[from, to)` and endpoint match; latency faults add up, the first other
+/// fault that fires decides the answer. `mode` rules live in `ModeTimeline`, not here.
+struct FaultInjector: Sendable {
+    enum Verdict: Sendable, Equatable {
+        case proceed
+        case status(Int)
+        case reset
+        case timeout
+        case malformedBody
+        case navigate(QueuePageNavigation)
+    }
+
+    let rules: [FaultRule]
+    let latency: LatencySettings
+    let seed: UInt64
+
+    init(settings: WaitingRoomSettings, seed: UInt64) {
+        rules = settings.faults.filter { rule in
+            if case .mode = rule.effect { return false }
+            return true
+        }
+        latency = settings.latency
+        self.seed = seed
+    }
+
+    /// The verdict and the total delay before answering (modelled latency plus fault latency).
+    func decide(endpoint: RoomEndpoint, requestNumber: UInt64, at now: Instant) -> (Verdict, Duration) {
+        var delay = modelledLatency(endpoint: endpoint, requestNumber: requestNumber)
+        var random = SeededRandom(seed: seed, purpose: .faultInjection, index: requestNumber)
+        for rule in rules where applies(rule, endpoint: endpoint, at: now) {
+            guard random.nextUnit() < rule.rate else { continue }
+            switch rule.effect {
+            case .latency(let added, let jitter):
+                delay += added + symmetricJitter(jitter, using: &random)
+            case .status(let code): return (.status(code), max(delay, .zero))
+            case .reset: return (.reset, max(delay, .zero))
+            case .timeout: return (.timeout, max(delay, .zero))
+            case .malformedBody: return (.malformedBody, max(delay, .zero))
+            case .navigate(let target):
+                if endpoint == .queuePage { return (.navigate(target), max(delay, .zero)) }
+            case .mode: continue
+            }
+        }
+        return (.proceed, max(delay, .zero))
+    }
+
+    private func applies(_ rule: FaultRule, endpoint: RoomEndpoint, at now: Instant) -> Bool {
+        guard rule.endpoint == .any || rule.endpoint == endpoint else { return false }
+        guard now.sinceOrigin >= rule.from else { return false }
+        if let end = rule.to, now.sinceOrigin >= end { return false }
+        return true
+    }
+
+    private func modelledLatency(endpoint: RoomEndpoint, requestNumber: UInt64) -> Duration {
+        let base: Duration
+        switch endpoint {
+        case .enqueue: base = latency.enqueue
+        case .queuePage: base = latency.queuePage
+        case .protectedApi: base = latency.protectedApi
+        case .any: base = .zero
+        }
+        var random = SeededRandom(seed: seed, purpose: .latency, index: requestNumber)
+        return max(.zero, base + symmetricJitter(latency.jitter, using: &random))
+    }
+
+    /// Uniform in [−jitter, +jitter], to the microsecond.
+    private func symmetricJitter(_ jitter: Duration, using random: inout SeededRandom) -> Duration {
+        let span = jitter.nanoseconds / 1000
+        guard span > 0 else { return .zero }
+        let draw = Int64(random.next() % UInt64(2 * span + 1)) - span
+        return .microseconds(draw)
+    }
+}

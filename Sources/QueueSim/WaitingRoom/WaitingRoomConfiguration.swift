@@ -1,0 +1,83 @@
+import QueueClientCore
+
+/// Everything the embedded waiting room needs to know, already resolved by the caller
+/// (environment expanded, CSV files read). The room never reads files or the environment.
+public struct WaitingRoomConfiguration: Sendable, Equatable {
+    public var customerId: String
+    public var waitingRoomId: String
+    /// Proxy domain ("Bring Your Own CDN"). When set, requests for any other `Host` get 404.
+    public var waitingRoomDomain: String?
+    /// Path prefix in front of every room path; honoured only with `waitingRoomDomain` (as the SDK does).
+    public var queuePathPrefix: String?
+    public var settings: WaitingRoomSettings
+    public var seed: UInt64
+    /// Enqueue keys an invite-only room admits (loaded from the scenario's CSV by the caller).
+    public var knownEnqueueKeys: Set<String>
+    /// Where a visitor is sent at its turn (`EventTargetUrl`). Default `https://{customerId}.example/launch`.
+    public var eventTargetURL: String
+    /// Unix seconds of the run's origin: tokens carry absolute expiries (`ts`), our time is relative.
+    /// Wall runs pass the real time at start; virtual runs a constant so bytes are deterministic.
+    public var epochUnixSeconds: Int64
+    public var protectedAPI: ProtectedAPISettings
+
+    public init(
+        customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil,
+        queuePathPrefix: String? = nil, settings: WaitingRoomSettings = WaitingRoomSettings(), seed: UInt64 = 1,
+        knownEnqueueKeys: Set<String> = [], eventTargetURL: String? = nil,
+        epochUnixSeconds: Int64 = WaitingRoomConfiguration.virtualEpochUnixSeconds,
+        protectedAPI: ProtectedAPISettings = ProtectedAPISettings()
+    ) {
+        self.customerId = customerId
+        self.waitingRoomId = waitingRoomId
+        self.waitingRoomDomain = waitingRoomDomain
+        self.queuePathPrefix = queuePathPrefix
+        self.settings = settings
+        self.seed = seed
+        self.knownEnqueueKeys = knownEnqueueKeys
+        self.eventTargetURL = eventTargetURL ?? "https://\(customerId).example/launch"
+        self.epochUnixSeconds = epochUnixSeconds
+        self.protectedAPI = protectedAPI
+    }
+
+    /// 2025-01-01T00:00:00Z: the fixed origin of virtual runs.
+    public static let virtualEpochUnixSeconds: Int64 = 1_735_689_600
+
+    /// The host the room answers on and writes into every URL it hands out (never 127.0.0.1:
+    /// the runner's transport rewrites the connection target, the URLs keep public names).
+    public var roomHost: String {
+        if let domain = waitingRoomDomain, !domain.isEmpty { return domain.lowercased() }
+        return "\(customerId.lowercased()).queue-it.net"
+    }
+
+    /// The sanitised prefix (no surrounding slashes), or nil when it does not apply.
+    public var effectivePathPrefix: String? {
+        guard let domain = waitingRoomDomain, !domain.isEmpty, let prefix = queuePathPrefix else { return nil }
+        let trimmed = prefix.split(separator: "/").joined(separator: "/")
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// `https://{host}[/{prefix}]` — the base of every room URL.
+    public var roomBaseURL: String {
+        if let prefix = effectivePathPrefix { return "https://\(roomHost)/\(prefix)" }
+        return "https://\(roomHost)"
+    }
+
+    /// Unix seconds at a point of the run.
+    func unixSeconds(at now: Instant) -> Int64 {
+        epochUnixSeconds + now.sinceOrigin.components.seconds
+    }
+}
+
+/// How the embedded KnownUser-protected API (`/api/protected`) behaves, as a V3 connector's
+/// inline configuration would (`cookieValidityMinute`, `extendCookieValidity`).
+public struct ProtectedAPISettings: Sendable, Equatable {
+    /// Validity of the `QueueITAccepted` session cookie (the connector README's default is 10).
+    public var cookieValidityMinutes: Int
+    /// Re-issue the cookie with a fresh IssueTime on every valid request (sliding session).
+    public var extendCookieValidity: Bool
+
+    public init(cookieValidityMinutes: Int = 10, extendCookieValidity: Bool = true) {
+        self.cookieValidityMinutes = cookieValidityMinutes
+        self.extendCookieValidity = extendCookieValidity
+    }
+}

@@ -1,0 +1,245 @@
+import QueueClientCore
+
+/// The embedded waiting room's rules: pure state over an injected time, no I/O, no clock.
+///
+/// Every visitor admitted by `enqueue` gets a *ticket* (its index in enqueue order, encoded in
+/// its queue id). A ticket that must wait gets a *slot* (its place in release order, the queue
+/// number − 1). Visitors arriving before `eventStart` wait in a pre-queue without slots; the
+/// first call at or after `eventStart` shuffles them (seeded) into the first slots, and later
+/// arrivals take the following slots first come, first served. Slot release times follow
+/// `ReleaseSchedule` (smooth outflow). Per visitor the model keeps 8 bytes plus 8 per slot.
+public struct WaitingRoomModel: Sendable {
+    public enum EnqueueDecision: Sendable, Equatable {
+        /// The visitor must watch the queue page.
+        case queued(ticket: Int, queueId: String)
+        /// The visitor passes at once with this token (`safetynet`, `disabled`, `idle`, `afterevent`).
+        case passed(ticket: Int, queueId: String, redirectType: RoomMode, token: String)
+        /// Invite-only room: no known enqueue key and no valid enqueue token.
+        case refused(reason: String)
+    }
+
+    public struct QueuePosition: Sendable, Equatable {
+        /// 1 for the next visitor to be released.
+        public var position: Int
+        public var usersAhead: Int
+        /// users ahead ÷ outflow.
+        public var expectedWait: Duration
+        /// When this visitor's turn comes if the script holds; nil if it never comes.
+        public var releaseAt: Instant?
+    }
+
+    public enum QueuePageState: Sendable, Equatable {
+        /// Before event start: no place yet (the pre-queue is shuffled at start).
+        case preQueue(eventStartsIn: Duration)
+        case waiting(QueuePosition)
+        /// Send the visitor to the target with this token.
+        case yourTurn(redirectType: RoomMode, token: String)
+        /// The visitor's return link was used more often than `maxRedirectsPerVisitor`.
+        case redirectLimitExceeded
+    }
+
+    /// Queue-it's default "max redirects per visitor".
+    public static let maxRedirectsPerVisitor = 3
+
+    private struct Ticket: Sendable {
+        static let passedDirectly: Int32 = -1
+        static let inPreQueue: Int32 = -2
+        var slot: Int32
+        var redirects: UInt8
+        /// For tickets that passed at enqueue, the redirect type they passed with.
+        var directType: RoomMode?
+    }
+
+    public let configuration: WaitingRoomConfiguration
+    private let timeline: ModeTimeline
+    private let schedule: ReleaseSchedule
+    private let queueIds: QueueIdCodec
+    private var enqueueTokens: EnqueueTokenVerifier
+    private var tickets: [Ticket] = []
+    /// Releasing time at which each slot is released; non-decreasing by construction.
+    private var slotReleasingTimes: [Int64] = []
+    private var preQueue: [Int32] = []
+    private var preQueueSealed = false
+    private var recentArrivals = ArrivalRateWindow()
+
+    public init(configuration: WaitingRoomConfiguration) {
+        self.configuration = configuration
+        let settings = configuration.settings
+        timeline = ModeTimeline(baseMode: settings.mode, faults: settings.faults)
+        schedule = ReleaseSchedule(
+            timeline: timeline, eventStart: settings.eventStart.nanoseconds,
+            outflowPerSecond: settings.outflowPerSecond)
+        queueIds = QueueIdCodec(seed: configuration.seed)
+        enqueueTokens = EnqueueTokenVerifier(
+            secretKey: settings.secretKey, customerId: configuration.customerId,
+            waitingRoomId: configuration.waitingRoomId)
+    }
+
+    public var ticketCount: Int { tickets.count }
+
+    public func mode(at now: Instant) -> RoomMode { timeline.mode(atNanoseconds: now.nanoseconds) }
+
+    public func queueId(ofTicket ticket: Int) -> String { queueIds.queueId(ofTicket: ticket) }
+
+    public func ticket(forQueueId queueId: String) -> Int? {
+        queueIds.ticket(forQueueId: queueId, ticketCount: tickets.count)
+    }
+
+    // MARK: Enqueue
+
+    public mutating func enqueue(enqueueKey: String?, enqueueToken: String?, at now: Instant) -> EnqueueDecision {
+        sealPreQueueIfDue(at: now)
+        if configuration.settings.inviteOnly, let reason = inviteRefusal(key: enqueueKey, token: enqueueToken, at: now)
+        {
+            return .refused(reason: reason)
+        }
+        let time = now.nanoseconds
+        let arrivalsInWindow = recentArrivals.record(atNanoseconds: time)
+        let ticketIndex = tickets.count
+        let queueId = queueIds.queueId(ofTicket: ticketIndex)
+        let mode = timeline.mode(atNanoseconds: time)
+        if !mode.releasesQueue {
+            tickets.append(Ticket(slot: Ticket.passedDirectly, redirects: 1, directType: mode))
+            return .passed(ticket: ticketIndex, queueId: queueId, redirectType: mode, token: token(queueId, mode, now))
+        }
+        if time < schedule.eventStart {
+            tickets.append(Ticket(slot: Ticket.inPreQueue, redirects: 0))
+            preQueue.append(Int32(ticketIndex))
+            return .queued(ticket: ticketIndex, queueId: queueId)
+        }
+        if mode == .safetynet, !anyoneWaiting(atNanoseconds: time),
+            Double(arrivalsInWindow) <= configuration.settings.outflowPerSecond * 60
+        {
+            tickets.append(Ticket(slot: Ticket.passedDirectly, redirects: 1, directType: .safetynet))
+            return .passed(
+                ticket: ticketIndex, queueId: queueId, redirectType: .safetynet, token: token(queueId, .safetynet, now))
+        }
+        let ready = schedule.releasingTime(atNanoseconds: time)
+        let slotTime = slotReleasingTimes.last.map { max(ready, $0 &+ schedule.gap) } ?? ready
+        tickets.append(Ticket(slot: Int32(slotReleasingTimes.count), redirects: 0))
+        slotReleasingTimes.append(slotTime)
+        return .queued(ticket: ticketIndex, queueId: queueId)
+    }
+
+    private mutating func inviteRefusal(key: String?, token: String?, at now: Instant) -> String? {
+        if let key, !key.isEmpty, configuration.knownEnqueueKeys.contains(key) { return nil }
+        if let token, !token.isEmpty {
+            let nowMilliseconds = configuration.epochUnixSeconds * 1000 + now.milliseconds
+            return enqueueTokens.admit(token, nowUnixMilliseconds: nowMilliseconds)?.rawValue
+        }
+        if let key, !key.isEmpty { return "Enqueue key is not known" }
+        return "This waiting room is invite-only: an enqueue key or enqueue token is required"
+    }
+
+    private func anyoneWaiting(atNanoseconds time: Int64) -> Bool {
+        guard let last = slotReleasingTimes.last else { return false }
+        return last > schedule.releasingTime(atNanoseconds: time)
+    }
+
+    // MARK: Queue page
+
+    public mutating func queuePage(ticket index: Int, at now: Instant) -> QueuePageState {
+        sealPreQueueIfDue(at: now)
+        let time = now.nanoseconds
+        let mode = timeline.mode(atNanoseconds: time)
+        let ticket = tickets[index]
+        let passType: RoomMode
+        if let direct = ticket.directType {
+            passType = direct
+        } else if !mode.releasesQueue {
+            passType = mode
+        } else if ticket.slot == Ticket.inPreQueue {
+            return .preQueue(eventStartsIn: .nanoseconds(schedule.eventStart - time))
+        } else {
+            let slot = Int(ticket.slot)
+            let releasedSlots = releasedSlotCount(atNanoseconds: time)
+            guard slot < releasedSlots else { return .waiting(position(ofSlot: slot, releasedSlots: releasedSlots)) }
+            passType = .queue
+        }
+        guard Int(ticket.redirects) < Self.maxRedirectsPerVisitor else { return .redirectLimitExceeded }
+        tickets[index].redirects += 1
+        return .yourTurn(redirectType: passType, token: token(queueIds.queueId(ofTicket: index), passType, now))
+    }
+
+    private func position(ofSlot slot: Int, releasedSlots: Int) -> QueuePosition {
+        let ahead = slot - releasedSlots
+        let outflow = configuration.settings.outflowPerSecond
+        let wait: Duration = outflow > 0 ? .seconds(Double(ahead) / outflow) : .seconds(Int64.max / 4)
+        return QueuePosition(
+            position: ahead + 1, usersAhead: ahead, expectedWait: wait,
+            releaseAt: releaseInstant(ofQueueNumber: slot + 1))
+    }
+
+    /// Slots whose releasing time has been reached (binary search over the sorted slot times).
+    private func releasedSlotCount(atNanoseconds time: Int64) -> Int {
+        let reached = schedule.releasingTime(atNanoseconds: time)
+        var low = 0
+        var high = slotReleasingTimes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if slotReleasingTimes[middle] <= reached { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    // MARK: Schedule queries (for the virtual-time driver's poll shortcut)
+
+    /// When queue number `queueNumber` (1-based release order) is released if the script holds;
+    /// nil for unknown numbers or when the room stops releasing for good before then.
+    public func releaseInstant(ofQueueNumber queueNumber: Int) -> Instant? {
+        guard queueNumber >= 1, queueNumber <= slotReleasingTimes.count else { return nil }
+        return schedule.instantReaching(releasingTime: slotReleasingTimes[queueNumber - 1]).map(
+            Instant.init(nanoseconds:))
+    }
+
+    /// When the ticket's turn comes if nothing unscripted changes: nil while it sits in an
+    /// unshuffled pre-queue (its place is drawn at event start) or if the turn never comes.
+    /// Mode windows that let everyone through early are not taken into account.
+    public func releaseInstant(ofTicket index: Int) -> Instant? {
+        guard index >= 0, index < tickets.count, tickets[index].slot >= 0 else { return nil }
+        return releaseInstant(ofQueueNumber: Int(tickets[index].slot) + 1)
+    }
+
+    /// 1-based queue number of a ticket, once it has a place.
+    public func queueNumber(ofTicket index: Int) -> Int? {
+        guard index >= 0, index < tickets.count, tickets[index].slot >= 0 else { return nil }
+        return Int(tickets[index].slot) + 1
+    }
+
+    // MARK: Pre-queue shuffle
+
+    /// At the first call at or after event start, give the pre-queue its places in a seeded
+    /// random order. Their releasing times (0, gap, 2·gap, …) are what they would have been had
+    /// the shuffle run exactly at event start, so sealing late changes nothing.
+    private mutating func sealPreQueueIfDue(at now: Instant) {
+        guard !preQueueSealed, now.nanoseconds >= schedule.eventStart else { return }
+        preQueueSealed = true
+        var order = preQueue
+        // Our own Fisher–Yates (not `shuffle(using:)`, whose algorithm the standard library
+        // may change): the same seed must give the same order on every toolchain.
+        var random = SeededRandom(seed: configuration.seed, purpose: .preQueueShuffle)
+        var remaining = order.count
+        while remaining > 1 {
+            let pick = Int(random.next().multipliedFullWidth(by: UInt64(remaining)).high)
+            remaining -= 1
+            order.swapAt(remaining, pick)
+        }
+        slotReleasingTimes.reserveCapacity(order.count)
+        for ticketIndex in order {
+            tickets[Int(ticketIndex)].slot = Int32(slotReleasingTimes.count)
+            let slotTime = slotReleasingTimes.last.map { $0 &+ schedule.gap } ?? 0
+            slotReleasingTimes.append(slotTime)
+        }
+        preQueue = []
+    }
+
+    // MARK: Tokens
+
+    private func token(_ queueId: String, _ type: RoomMode, _ now: Instant) -> String {
+        KnownUserToken(
+            eventId: configuration.waitingRoomId, queueId: queueId,
+            expiryUnixSeconds: configuration.unixSeconds(at: now + configuration.settings.tokenValidity),
+            extendableCookie: true, redirectType: type.rawValue
+        ).signed(secretKey: configuration.settings.secretKey)
+    }
+}

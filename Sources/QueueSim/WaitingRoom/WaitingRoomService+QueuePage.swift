@@ -1,0 +1,58 @@
+import HTTPTypes
+import QueueClientCore
+
+/// The queue page, by the queue page protocol of the scenario contract: 200 with `Retry-After`
+/// and a JSON body while waiting, 302 to `EventTargetUrl?queueittoken=…` at the visitor's turn.
+extension WaitingRoomService {
+    /// The longest `Retry-After` the page asks for, whatever the expected wait.
+    static let longestPollSeconds: Int64 = 30
+
+    func queuePage(_ request: RoomRequest, at now: Instant) -> (HTTPResponse, [UInt8]) {
+        guard let queueId = request.queryValue("q"), let ticket = model.ticket(forQueueId: queueId) else {
+            return Self.jsonError(.notFound, "Unknown queue id")
+        }
+        switch model.queuePage(ticket: ticket, at: now) {
+        case .preQueue(let startsIn):
+            let body = RoomJSON.object([
+                ("queueId", .string(queueId)),
+                ("state", .string("prequeue")),
+                ("secondsToStart", .double(startsIn.secondsDouble)),
+            ])
+            return (waitingHead(retryAfter: startsIn, body), body)
+        case .waiting(let position):
+            let body = RoomJSON.object([
+                ("queueId", .string(queueId)),
+                ("state", .string("queue")),
+                ("position", .int(position.position)),
+                ("usersAhead", .int(position.usersAhead)),
+                ("expectedWaitSeconds", .double(position.expectedWait.secondsDouble)),
+            ])
+            let untilTurn = position.releaseAt.map { $0 - now } ?? .seconds(Self.longestPollSeconds)
+            return (waitingHead(retryAfter: untilTurn, body), body)
+        case .yourTurn(_, let token):
+            var head = HTTPResponse(status: .found)
+            let target = configuration.eventTargetURL
+            let separator = target.contains("?") ? "&" : "?"
+            head.headerFields[.location] = "\(target)\(separator)queueittoken=\(token)"
+            head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
+            return (head, [])
+        case .redirectLimitExceeded:
+            var head = HTTPResponse(status: .found)
+            head.headerFields[.location] =
+                "\(configuration.roomBaseURL)/error?er=5&c=\(configuration.customerId)&e=\(configuration.waitingRoomId)"
+            head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
+            return (head, [])
+        }
+    }
+
+    /// `Retry-After`: the whole seconds until the visitor's turn (rounded up), between 1 and
+    /// `longestPollSeconds`, so a client that obeys it polls at most a second late.
+    private func waitingHead(retryAfter untilTurn: Duration, _ body: [UInt8]) -> HTTPResponse {
+        var head = Self.json(.ok, body)
+        let nanos = max(untilTurn.nanoseconds, 0)
+        let seconds = min(max((nanos + 999_999_999) / 1_000_000_000, 1), Self.longestPollSeconds)
+        head.headerFields[.retryAfter] = String(seconds)
+        head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
+        return head
+    }
+}

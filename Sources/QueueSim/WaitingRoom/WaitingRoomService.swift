@@ -1,0 +1,199 @@
+import Foundation
+import HTTPTypes
+import QueueClientCore
+
+/// What the room does with one request: answer after `delay`, drop the connection, or never answer.
+public enum RoomReply: Sendable {
+    /// Answer with this head and body once `delay` (modelled latency plus fault latency) has passed.
+    case response(HTTPResponse, body: [UInt8], delay: Duration)
+    /// Close the connection without answering (a connection-reset fault).
+    case reset(after: Duration)
+    /// Never answer: the client's request timeout has to fire (a timeout fault).
+    case noAnswer
+}
+
+/// The one implementation of the room's HTTP semantics — routing, host and prefix checks,
+/// faults, JSON shapes, the queue page and the protected API — over `WaitingRoomModel`.
+///
+/// Not an actor and not thread-safe: the virtual-time driver calls it synchronously from its
+/// event loop; the Hummingbird front calls it under a lock.
+public final class WaitingRoomService {
+    public internal(set) var model: WaitingRoomModel
+    public let configuration: WaitingRoomConfiguration
+    /// Requests handled so far; request n draws its faults from `(seed, .faultInjection, n)`.
+    public private(set) var requestCount: UInt64 = 0
+    private let faults: FaultInjector
+    private let protectedAPI: ProtectedAPIConnector
+
+    public init(configuration: WaitingRoomConfiguration) {
+        self.configuration = configuration
+        model = WaitingRoomModel(configuration: configuration)
+        faults = FaultInjector(settings: configuration.settings, seed: configuration.seed)
+        protectedAPI = ProtectedAPIConnector(configuration: configuration)
+    }
+
+    /// The queue URL handed out for a ticket: `https://{room host}[/{prefix}]/queue/{c}/{e}?q={queueId}`.
+    public func queueURL(queueId: String) -> String {
+        "\(configuration.roomBaseURL)/queue/\(configuration.customerId)/\(configuration.waitingRoomId)?q=\(queueId)"
+    }
+
+    /// The enqueue URL a client must call (public host names, as in the SDK).
+    public var enqueueURL: String {
+        "\(configuration.roomBaseURL)/api/mobileapp/queue/\(configuration.customerId)/\(configuration.waitingRoomId)/enqueue"
+    }
+
+    /// When the visitor with this queue id will be let through if the script holds (poll shortcut).
+    public func releaseInstant(forQueueId queueId: String) -> Instant? {
+        model.ticket(forQueueId: queueId).flatMap { model.releaseInstant(ofTicket: $0) }
+    }
+
+    public func handle(_ request: HTTPRequest, body: [UInt8], at now: Instant) -> RoomReply {
+        requestCount += 1
+        let parsed = RoomRequest(request)
+        guard let route = resolveRoute(parsed) else {
+            let (head, notFound) = Self.jsonError(.notFound, "Not found")
+            return .response(head, body: notFound, delay: .zero)
+        }
+        let (verdict, delay) = faults.decide(endpoint: route.endpoint, requestNumber: requestCount, at: now)
+        switch verdict {
+        case .reset: return .reset(after: delay)
+        case .timeout: return .noAnswer
+        case .status(let code):
+            let status = HTTPResponse.Status(code: code)
+            let body = RoomJSON.error("Injected fault: HTTP \(code)")
+            return .response(Self.json(status, body), body: body, delay: delay)
+        case .malformedBody:
+            let body = Array("{\"QueueId\": \"broken".utf8)
+            return .response(Self.json(.ok, body), body: body, delay: delay)
+        case .navigate(let target):
+            var head = HTTPResponse(status: .found)
+            head.headerFields[.location] = "queueit://\(target.rawValue)"
+            head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
+            return .response(head, body: [], delay: delay)
+        case .proceed:
+            let (head, responseBody) = answer(route, parsed, body: body, at: now)
+            return .response(head, body: responseBody, delay: delay)
+        }
+    }
+
+    // MARK: Routing
+
+    private enum Route {
+        case enqueue(customer: Substring, room: Substring)
+        case queuePage(customer: Substring, room: Substring)
+        case errorPage
+        case protectedAPI
+
+        var endpoint: RoomEndpoint {
+            switch self {
+            case .enqueue: .enqueue
+            case .queuePage, .errorPage: .queuePage
+            case .protectedAPI: .protectedApi
+            }
+        }
+    }
+
+    /// nil → 404 (wrong host for a proxy domain, missing prefix, unknown path).
+    private func resolveRoute(_ request: RoomRequest) -> Route? {
+        let segments = request.pathSegments
+        // The protected API stands for the customer's own origin: no room host or prefix applies.
+        if segments == ["api", "protected"] { return .protectedAPI }
+        if configuration.waitingRoomDomain != nil, request.host != configuration.roomHost { return nil }
+        var rest = segments[...]
+        if let prefix = configuration.effectivePathPrefix {
+            let prefixSegments = prefix.split(separator: "/")
+            guard rest.starts(with: prefixSegments) else { return nil }
+            rest = rest.dropFirst(prefixSegments.count)
+        }
+        let path = Array(rest)
+        switch (request.method, path.count) {
+        case (.post, 6) where path[0] == "api" && path[1] == "mobileapp" && path[2] == "queue" && path[5] == "enqueue":
+            return .enqueue(customer: path[3], room: path[4])
+        case (.get, 3) where path[0] == "queue":
+            return .queuePage(customer: path[1], room: path[2])
+        case (.get, 1) where path[0] == "error":
+            return .errorPage
+        default:
+            return nil
+        }
+    }
+
+    private func isThisRoom(customer: Substring, room: Substring) -> Bool {
+        customer.lowercased() == configuration.customerId.lowercased()
+            && room.lowercased() == configuration.waitingRoomId.lowercased()
+    }
+
+    private func answer(_ route: Route, _ request: RoomRequest, body: [UInt8], at now: Instant) -> (
+        HTTPResponse, [UInt8]
+    ) {
+        switch route {
+        case .enqueue(let customer, let room):
+            guard isThisRoom(customer: customer, room: room) else {
+                return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
+            }
+            return enqueue(body: body, at: now)
+        case .queuePage(let customer, let room):
+            guard isThisRoom(customer: customer, room: room) else {
+                return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
+            }
+            return queuePage(request, at: now)
+        case .errorPage:
+            // Queue-it's "Used queue number" page (max redirects per visitor exceeded, `er=5`).
+            return Self.jsonError(.forbidden, "Used queue number: the return link was used too often (er=5)")
+        case .protectedAPI:
+            return protectedAPI.handle(request, at: now)
+        }
+    }
+
+    // MARK: Enqueue
+
+    private func enqueue(body: [UInt8], at now: Instant) -> (HTTPResponse, [UInt8]) {
+        let fields: [String: Any]
+        if body.isEmpty {
+            fields = [:]
+        } else {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+                return Self.jsonError(.badRequest, "The request body is not a JSON object")
+            }
+            fields = object
+        }
+        let decision = model.enqueue(
+            enqueueKey: fields["enqueueKey"] as? String, enqueueToken: fields["enqueueToken"] as? String, at: now)
+        let queueId: String
+        let token: String?
+        switch decision {
+        case .refused(let reason):
+            return Self.jsonError(.forbidden, reason)
+        case .queued(_, let id):
+            queueId = id
+            token = nil
+        case .passed(_, let id, _, let passToken):
+            queueId = id
+            token = passToken
+        }
+        let response = RoomJSON.object([
+            ("QueueId", .string(queueId)),
+            ("QueueUrl", .string(queueURL(queueId: queueId))),
+            ("QueueUrlTTLInMinutes", .int(Self.queueURLTTLMinutes)),
+            ("EventTargetUrl", .string(configuration.eventTargetURL)),
+            ("QueueitToken", token.map(RoomJSON.Value.string) ?? .null),
+        ])
+        return (Self.json(.ok, response), response)
+    }
+
+    /// How long the handed-out queue URL stays usable (read by the Android SDK only).
+    static let queueURLTTLMinutes = 30
+
+    // MARK: Helpers
+
+    static func json(_ status: HTTPResponse.Status, _ body: [UInt8]) -> HTTPResponse {
+        var head = HTTPResponse(status: status)
+        head.headerFields[.contentType] = "application/json; charset=utf-8"
+        return head
+    }
+
+    static func jsonError(_ status: HTTPResponse.Status, _ message: String) -> (HTTPResponse, [UInt8]) {
+        let body = RoomJSON.error(message)
+        return (json(status, body), body)
+    }
+}

@@ -1,0 +1,145 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import QueueClientCore
+import Testing
+
+@testable import QueueSim
+
+/// The Hummingbird front end to end on loopback: real sockets, real clock, bounded waits.
+@Suite(.serialized) struct WaitingRoomServerTests {
+    /// Starts the room on 127.0.0.1:0, runs `body` with the bound port and a client that does
+    /// not follow redirects, then stops both.
+    private func withRoomServer(
+        _ configuration: WaitingRoomConfiguration,
+        _ body: (Int, HTTPClient) async throws -> Void
+    ) async throws {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let server = WaitingRoomServer(
+            configuration: configuration, logger: Logger(label: "room-test"),
+            onServerRunning: { continuation.yield($0) })
+        let serverTask = Task {
+            defer { continuation.finish() }
+            try await server.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(redirectConfiguration: .disallow))
+        do {
+            try await body(port, client)
+        } catch {
+            try await client.shutdown()
+            serverTask.cancel()
+            throw error
+        }
+        try await client.shutdown()
+        serverTask.cancel()
+        _ = await serverTask.result
+    }
+
+    private func request(
+        _ port: Int, _ path: String, method: HTTPMethod = .GET, host: String = "acme.queue-it.net", body: String? = nil
+    ) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
+        request.headers.replaceOrAdd(name: "Host", value: host)
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        return request
+    }
+
+    private func json(_ response: HTTPClientResponse) async throws -> [String: Any] {
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return try #require(try JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any])
+    }
+
+    private static let enqueuePath = "/api/mobileapp/queue/acme/spring-launch/enqueue"
+
+    @Test func enqueuePollsAndRedirectsToTheTargetWithAValidToken() async throws {
+        let configuration = RoomFixture.configuration(outflowPerMinute: 600)
+        try await withRoomServer(configuration) { port, client in
+            var queueURL = ""
+            for _ in 0..<11 {
+                let response = try await client.execute(
+                    request(port, Self.enqueuePath, method: .POST, body: "{\"userId\":\"u\"}"), timeout: .seconds(5))
+                #expect(response.status == .ok)
+                queueURL = try #require(try await json(response)["QueueUrl"] as? String)
+            }
+            // The 11th visitor's turn is 1 s after the first: poll as the queue page protocol says.
+            let path = String(queueURL.dropFirst("https://acme.queue-it.net".count))
+            var polls = 0
+            var location: String?
+            while location == nil, polls < 10 {
+                polls += 1
+                let response = try await client.execute(request(port, path), timeout: .seconds(5))
+                if response.status == .found {
+                    location = response.headers.first(name: "Location")
+                } else {
+                    #expect(response.status == .ok)
+                    let retry = try #require(response.headers.first(name: "Retry-After").flatMap(Int.init))
+                    #expect((1...30).contains(retry))
+                    _ = try await json(response)
+                    try await Task.sleep(for: .seconds(retry))
+                }
+            }
+            #expect(polls >= 2)
+            let target = try #require(location)
+            #expect(target.hasPrefix("https://acme.example/launch?queueittoken="))
+            let token = String(target.split(separator: "=", maxSplits: 1)[1])
+            let validator = KnownUserTokenValidator(secretKey: RoomFixture.secret, eventId: "spring-launch")
+            #expect((try? validator.validate(token, nowUnixSeconds: configuration.epochUnixSeconds + 2).get()) != nil)
+        }
+    }
+
+    @Test func hostAndPrefixAreCheckedOnTheWire() async throws {
+        let configuration = RoomFixture.configuration(domain: "q.shop.example", prefix: "waiting")
+        try await withRoomServer(configuration) { port, client in
+            let right = try await client.execute(
+                request(port, "/waiting" + Self.enqueuePath, method: .POST, host: "q.shop.example", body: "{}"),
+                timeout: .seconds(5))
+            #expect(right.status == .ok)
+            let wrongHost = try await client.execute(
+                request(port, "/waiting" + Self.enqueuePath, method: .POST, host: "other.example", body: "{}"),
+                timeout: .seconds(5))
+            #expect(wrongHost.status == .notFound)
+            #expect(try await json(wrongHost)["error"] != nil)
+            let missingPrefix = try await client.execute(
+                request(port, Self.enqueuePath, method: .POST, host: "q.shop.example", body: "{}"), timeout: .seconds(5)
+            )
+            #expect(missingPrefix.status == .notFound)
+        }
+    }
+
+    @Test func latencyResetAndTimeoutFaultsOverTheWire() async throws {
+        let faults = [
+            FaultRule(
+                from: .zero, to: .seconds(3600), endpoint: .enqueue, effect: .latency(.milliseconds(300), jitter: .zero)
+            ),
+            FaultRule(from: .zero, to: .seconds(3600), endpoint: .queuePage, effect: .reset),
+            FaultRule(from: .zero, to: .seconds(3600), endpoint: .protectedApi, effect: .timeout),
+        ]
+        try await withRoomServer(RoomFixture.configuration(faults: faults)) { port, client in
+            let started = ContinuousClock.now
+            let slow = try await client.execute(
+                request(port, Self.enqueuePath, method: .POST, body: "{}"), timeout: .seconds(5))
+            #expect(slow.status == .ok)
+            #expect(ContinuousClock.now - started >= .milliseconds(300))
+            let queueURL = try #require(try await json(slow)["QueueUrl"] as? String)
+            let path = String(queueURL.dropFirst("https://acme.queue-it.net".count))
+            await #expect(throws: (any Error).self) {
+                _ = try await client.execute(request(port, path), timeout: .seconds(5))
+            }
+            let waitStart = ContinuousClock.now
+            await #expect(throws: (any Error).self) {
+                _ = try await client.execute(request(port, "/api/protected"), timeout: .milliseconds(500))
+            }
+            #expect(ContinuousClock.now - waitStart >= .milliseconds(450))
+        }
+    }
+}
