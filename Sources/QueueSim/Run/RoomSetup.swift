@@ -10,10 +10,19 @@ public enum RoomSetup {
         let target = scenario.target
         let settings = scenario.waitingRoom ?? WaitingRoomSettings()
         let keys = try knownEnqueueKeys ?? Set(settings.enqueueKeys.map(PreparedRun.loadColumn) ?? [])
-        return WaitingRoomConfiguration(
+        var configuration = WaitingRoomConfiguration(
             customerId: target.customerId, waitingRoomId: target.waitingRoomId,
             waitingRoomDomain: target.waitingRoomDomain, queuePathPrefix: target.queuePathPrefix,
             settings: settings, seed: scenario.seed, knownEnqueueKeys: keys, epochUnixSeconds: epochUnixSeconds)
+        // Groups that reach the room through their own proxy domain are entrances to the same
+        // room. A group naming another customer or room is not: the room answers it 404, as a
+        // misconfigured app would see.
+        configuration.additionalEntrances = scenario.groups.map { group in
+            let groupTarget = target.applying(group.overrides)
+            return RoomEntrance(
+                waitingRoomDomain: groupTarget.waitingRoomDomain, queuePathPrefix: groupTarget.queuePathPrefix)
+        }
+        return configuration
     }
 
     static func configuration(for run: PreparedRun, epochUnixSeconds: Int64) -> WaitingRoomConfiguration {

@@ -19,6 +19,10 @@ public struct WaitingRoomConfiguration: Sendable, Equatable {
     /// Wall runs pass the real time at start; virtual runs a constant so bytes are deterministic.
     public var epochUnixSeconds: Int64
     public var protectedAPI: ProtectedAPISettings
+    /// Further ways into the same room: a scenario's visitor groups may reach it through their
+    /// own proxy domain and prefix (a partner CDN, say). Each gets the host and prefix checks of
+    /// the primary entrance, and the queue URLs handed out keep the entrance a visitor came by.
+    public var additionalEntrances: [RoomEntrance] = []
 
     public init(
         customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil,
@@ -45,21 +49,28 @@ public struct WaitingRoomConfiguration: Sendable, Equatable {
     /// The host the room answers on and writes into every URL it hands out (never 127.0.0.1:
     /// the runner's transport rewrites the connection target, the URLs keep public names).
     public var roomHost: String {
-        if let domain = waitingRoomDomain, !domain.isEmpty { return domain.lowercased() }
-        return "\(customerId.lowercased()).queue-it.net"
+        primaryEntrance.host(customerId: customerId)
     }
 
     /// The sanitised prefix (no surrounding slashes), or nil when it does not apply.
     public var effectivePathPrefix: String? {
-        guard let domain = waitingRoomDomain, !domain.isEmpty, let prefix = queuePathPrefix else { return nil }
-        let trimmed = prefix.split(separator: "/").joined(separator: "/")
-        return trimmed.isEmpty ? nil : trimmed
+        primaryEntrance.effectivePathPrefix
     }
 
     /// `https://{host}[/{prefix}]` — the base of every room URL.
     public var roomBaseURL: String {
-        if let prefix = effectivePathPrefix { return "https://\(roomHost)/\(prefix)" }
-        return "https://\(roomHost)"
+        primaryEntrance.baseURL(customerId: customerId)
+    }
+
+    var primaryEntrance: RoomEntrance {
+        RoomEntrance(waitingRoomDomain: waitingRoomDomain, queuePathPrefix: queuePathPrefix)
+    }
+
+    /// The primary entrance (`waitingRoomDomain` and `queuePathPrefix`) then the additional ones,
+    /// without repeats.
+    public var entrances: [RoomEntrance] {
+        var seen = Set<RoomEntrance>()
+        return ([primaryEntrance] + additionalEntrances).filter { seen.insert($0.normalized).inserted }
     }
 
     /// Unix seconds at a point of the run.
@@ -79,5 +90,42 @@ public struct ProtectedAPISettings: Sendable, Equatable {
     public init(cookieValidityMinutes: Int = 10, extendCookieValidity: Bool = true) {
         self.cookieValidityMinutes = cookieValidityMinutes
         self.extendCookieValidity = extendCookieValidity
+    }
+}
+
+/// One way into the room: a proxy domain (or none: `{customerId}.queue-it.net`) and a path
+/// prefix, which, as in the SDK, applies only with a domain.
+public struct RoomEntrance: Sendable, Hashable {
+    public var waitingRoomDomain: String?
+    public var queuePathPrefix: String?
+
+    public init(waitingRoomDomain: String?, queuePathPrefix: String?) {
+        self.waitingRoomDomain = waitingRoomDomain
+        self.queuePathPrefix = queuePathPrefix
+    }
+
+    /// Empty strings mean "not set"; the prefix is dropped without a domain.
+    var normalized: RoomEntrance {
+        let domain = waitingRoomDomain.flatMap { $0.isEmpty ? nil : $0.lowercased() }
+        return RoomEntrance(waitingRoomDomain: domain, queuePathPrefix: domain == nil ? nil : effectivePathPrefix)
+    }
+
+    var hasDomain: Bool { normalized.waitingRoomDomain != nil }
+
+    func host(customerId: String) -> String {
+        normalized.waitingRoomDomain ?? "\(customerId.lowercased()).queue-it.net"
+    }
+
+    /// The sanitised prefix (no surrounding slashes), or nil when it does not apply.
+    var effectivePathPrefix: String? {
+        guard let domain = waitingRoomDomain, !domain.isEmpty, let prefix = queuePathPrefix else { return nil }
+        let trimmed = prefix.split(separator: "/").joined(separator: "/")
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    func baseURL(customerId: String) -> String {
+        let host = host(customerId: customerId)
+        if let prefix = effectivePathPrefix { return "https://\(host)/\(prefix)" }
+        return "https://\(host)"
     }
 }

@@ -24,17 +24,25 @@ public final class WaitingRoomService {
     public private(set) var requestCount: UInt64 = 0
     private let faults: FaultInjector
     private let protectedAPI: ProtectedAPIConnector
+    /// Entrances with a domain first: one without a domain answers on any host.
+    private let entrancesInMatchingOrder: [RoomEntrance]
 
     public init(configuration: WaitingRoomConfiguration) {
         self.configuration = configuration
         model = WaitingRoomModel(configuration: configuration)
         faults = FaultInjector(settings: configuration.settings, seed: configuration.seed)
         protectedAPI = ProtectedAPIConnector(configuration: configuration)
+        entrancesInMatchingOrder =
+            configuration.entrances.filter(\.hasDomain) + configuration.entrances.filter { !$0.hasDomain }
     }
 
     /// The queue URL handed out for a ticket: `https://{room host}[/{prefix}]/queue/{c}/{e}?q={queueId}`.
     public func queueURL(queueId: String) -> String {
-        "\(configuration.roomBaseURL)/queue/\(configuration.customerId)/\(configuration.waitingRoomId)?q=\(queueId)"
+        queueURL(queueId: queueId, base: configuration.roomBaseURL)
+    }
+
+    func queueURL(queueId: String, base: String) -> String {
+        "\(base)/queue/\(configuration.customerId)/\(configuration.waitingRoomId)?q=\(queueId)"
     }
 
     /// The enqueue URL a client must call (public host names, as in the SDK).
@@ -50,7 +58,7 @@ public final class WaitingRoomService {
     public func handle(_ request: HTTPRequest, body: [UInt8], at now: Instant) -> RoomReply {
         requestCount += 1
         let parsed = RoomRequest(request)
-        guard let route = resolveRoute(parsed) else {
+        guard let (route, entrance) = resolveRoute(parsed) else {
             let (head, notFound) = Self.jsonError(.notFound, "Not found")
             return .response(head, body: notFound, delay: .zero)
         }
@@ -71,7 +79,7 @@ public final class WaitingRoomService {
             head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
             return .response(head, body: [], delay: delay)
         case .proceed:
-            let (head, responseBody) = answer(route, parsed, body: body, at: now)
+            let (head, responseBody) = answer(route, parsed, entrance: entrance, body: body, at: now)
             return .response(head, body: responseBody, delay: delay)
         }
     }
@@ -93,20 +101,27 @@ public final class WaitingRoomService {
         }
     }
 
-    /// nil → 404 (wrong host for a proxy domain, missing prefix, unknown path).
-    private func resolveRoute(_ request: RoomRequest) -> Route? {
+    /// nil → 404 (wrong host for a proxy domain, missing prefix, unknown path). Entrances with
+    /// a domain are tried first; one without a domain answers on any host.
+    private func resolveRoute(_ request: RoomRequest) -> (Route, RoomEntrance)? {
         let segments = request.pathSegments
         // The protected API stands for the customer's own origin: no room host or prefix applies.
-        if segments == ["api", "protected"] { return .protectedAPI }
-        if configuration.waitingRoomDomain != nil, request.host != configuration.roomHost { return nil }
-        var rest = segments[...]
-        if let prefix = configuration.effectivePathPrefix {
-            let prefixSegments = prefix.split(separator: "/")
-            guard rest.starts(with: prefixSegments) else { return nil }
-            rest = rest.dropFirst(prefixSegments.count)
+        if segments == ["api", "protected"] { return (.protectedAPI, configuration.primaryEntrance) }
+        for entrance in entrancesInMatchingOrder {
+            if entrance.hasDomain, request.host != entrance.host(customerId: configuration.customerId) { continue }
+            var rest = segments[...]
+            if let prefix = entrance.effectivePathPrefix {
+                let prefixSegments = prefix.split(separator: "/")
+                guard rest.starts(with: prefixSegments) else { continue }
+                rest = rest.dropFirst(prefixSegments.count)
+            }
+            if let route = route(Array(rest), method: request.method) { return (route, entrance) }
         }
-        let path = Array(rest)
-        switch (request.method, path.count) {
+        return nil
+    }
+
+    private func route(_ path: [Substring], method: HTTPRequest.Method) -> Route? {
+        switch (method, path.count) {
         case (.post, 6) where path[0] == "api" && path[1] == "mobileapp" && path[2] == "queue" && path[5] == "enqueue":
             return .enqueue(customer: path[3], room: path[4])
         case (.get, 3) where path[0] == "queue":
@@ -123,7 +138,9 @@ public final class WaitingRoomService {
             && room.lowercased() == configuration.waitingRoomId.lowercased()
     }
 
-    private func answer(_ route: Route, _ request: RoomRequest, body: [UInt8], at now: Instant) -> (
+    private func answer(
+        _ route: Route, _ request: RoomRequest, entrance: RoomEntrance, body: [UInt8], at now: Instant
+    ) -> (
         HTTPResponse, [UInt8]
     ) {
         switch route {
@@ -131,7 +148,7 @@ public final class WaitingRoomService {
             guard isThisRoom(customer: customer, room: room) else {
                 return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
             }
-            return enqueue(body: body, at: now)
+            return enqueue(body: body, queueURLBase: entrance.baseURL(customerId: configuration.customerId), at: now)
         case .queuePage(let customer, let room):
             guard isThisRoom(customer: customer, room: room) else {
                 return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
@@ -147,7 +164,7 @@ public final class WaitingRoomService {
 
     // MARK: Enqueue
 
-    private func enqueue(body: [UInt8], at now: Instant) -> (HTTPResponse, [UInt8]) {
+    private func enqueue(body: [UInt8], queueURLBase: String, at now: Instant) -> (HTTPResponse, [UInt8]) {
         let fields: [String: Any]
         if body.isEmpty {
             fields = [:]
@@ -173,7 +190,7 @@ public final class WaitingRoomService {
         }
         let response = RoomJSON.object([
             ("QueueId", .string(queueId)),
-            ("QueueUrl", .string(queueURL(queueId: queueId))),
+            ("QueueUrl", .string(queueURL(queueId: queueId, base: queueURLBase))),
             ("QueueUrlTTLInMinutes", .int(Self.queueURLTTLMinutes)),
             ("EventTargetUrl", .string(configuration.eventTargetURL)),
             ("QueueitToken", token.map(RoomJSON.Value.string) ?? .null),
