@@ -41,7 +41,7 @@ public struct ArrivalSchedule: Sequence, Sendable {
 
         guard let wanted = visitors else {
             self.scale = 1
-            self.cap = arrivals.maxVisitors.map { max(0, $0) }
+            self.cap = arrivals.maxVisitors.map { Swift.max(0, $0) }
             self.segments = unscaled.segments
             return
         }
@@ -57,7 +57,7 @@ public struct ArrivalSchedule: Sequence, Sendable {
             case .uniform: Double(Self.uniformTotal(unscaled.segments))
             case .poisson: Self.expectedTotal(unscaled.segments)
             }
-        let baseCount = min(base, arrivals.maxVisitors.map(Double.init) ?? .infinity)
+        let baseCount = Swift.min(base, arrivals.maxVisitors.map(Double.init) ?? .infinity)
         guard baseCount > 0 else { throw PlanError.nothingToScale(visitors: wanted) }
         let factor = Double(wanted) / baseCount
         self.scale =
@@ -69,7 +69,7 @@ public struct ArrivalSchedule: Sequence, Sendable {
     /// `∫rate` over the phases plus the bursts, after the cap: the mean count of a poisson plan,
     /// close to (and for whole per-phase counts equal to) the uniform count.
     public var expectedCount: Double {
-        min(Self.expectedTotal(segments), cap.map(Double.init) ?? .infinity)
+        Swift.min(Self.expectedTotal(segments), cap.map(Double.init) ?? .infinity)
     }
 
     /// How many arrivals the iterator yields: computed from the phases for `uniform`, counted
@@ -77,7 +77,7 @@ public struct ArrivalSchedule: Sequence, Sendable {
     public var plannedCount: Int {
         switch process {
         case .uniform:
-            return min(Self.uniformTotal(segments), cap ?? .max)
+            return Swift.min(Self.uniformTotal(segments), cap ?? .max)
         case .poisson:
             var iterator = makeIterator()
             var count = 0
