@@ -11,7 +11,8 @@ public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
     /// reached a visitor of `group`.
     case feederExhausted(group: String, file: String, column: String, rows: Int)
     /// Found before the run: the planned visitors of `groups` need more rows than the feeder has.
-    case feederTooShort(groups: [String], file: String, column: String, order: FeederOrder, rows: Int, visitorsPlanned: Int)
+    case feederTooShort(
+        groups: [String], file: String, column: String, order: FeederOrder, rows: Int, visitorsPlanned: Int)
 
     public var description: String {
         switch self {
@@ -38,7 +39,8 @@ public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
                 order == .unique || order == .sequence
                 ? "; with order: \(order.rawValue) each row goes to one visitor only: add rows, lower the visitor count or use order: cycle"
                 : ""
-            return "\(who): \(planned) visitors are planned but \(file) column '\(column)' has only \(rows) rows\(advice)"
+            return
+                "\(who): \(planned) visitors are planned but \(file) column '\(column)' has only \(rows) rows\(advice)"
         }
     }
 }

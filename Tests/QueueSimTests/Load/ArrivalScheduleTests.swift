@@ -23,7 +23,10 @@ struct ArrivalScheduleTests {
     @Test("uniform constant rate: arrivals centred in equal slots, evenly spaced across phases")
     func uniformConstantRate() throws {
         let schedule = try ArrivalSchedule(
-            arrivals([.steady(duration: .seconds(1), rate: 10, rampTo: nil), .steady(duration: .seconds(1), rate: 10, rampTo: nil)]),
+            arrivals([
+                .steady(duration: .seconds(1), rate: 10, rampTo: nil),
+                .steady(duration: .seconds(1), rate: 10, rampTo: nil),
+            ]),
             seed: 1)
         let expected = (0..<20).map { at(nanoseconds: 50_000_000 + Int64($0) * 100_000_000) }
         #expect(instants(schedule) == expected)
@@ -48,7 +51,8 @@ struct ArrivalScheduleTests {
         #expect(schedule.plannedCount == 50)
         for (k, instant) in times.enumerated() {
             let expected = Int64((Double(2 * k + 1).squareRoot() * 1e9).rounded())
-            let actual = instant.sinceOrigin.components.attoseconds / 1_000_000_000
+            let actual =
+                instant.sinceOrigin.components.attoseconds / 1_000_000_000
                 + instant.sinceOrigin.components.seconds * 1_000_000_000
             #expect(abs(actual - expected) <= 1, "arrival \(k)")
         }
@@ -90,7 +94,8 @@ struct ArrivalScheduleTests {
         #expect(schedule.plannedCount == 5)
         #expect(
             instants(schedule) == [
-                .origin, .origin, at(nanoseconds: 50_000_000), at(nanoseconds: 150_000_000), at(nanoseconds: 250_000_000),
+                .origin, .origin, at(nanoseconds: 50_000_000), at(nanoseconds: 150_000_000),
+                at(nanoseconds: 250_000_000),
             ])
         let poisson = try ArrivalSchedule(
             arrivals([.steady(duration: .seconds(100), rate: 10, rampTo: nil)], process: .poisson, max: 7), seed: 3)
@@ -128,7 +133,8 @@ struct ArrivalScheduleTests {
 
     @Test("poisson: the same seed gives the same arrivals, another seed others")
     func poissonDeterminism() throws {
-        let phases = arrivals([.steady(duration: .seconds(60), rate: 5, rampTo: 50), .burst(count: 10)], process: .poisson)
+        let phases = arrivals(
+            [.steady(duration: .seconds(60), rate: 5, rampTo: 50), .burst(count: 10)], process: .poisson)
         let first = instants(try ArrivalSchedule(phases, seed: 9))
         let again = instants(try ArrivalSchedule(phases, seed: 9))
         let other = instants(try ArrivalSchedule(phases, seed: 10))

@@ -129,7 +129,9 @@ struct FeederSetTests {
         var backward = try make(seed: 4)
         var other = try make(seed: 5)
         let values = try keys(&forward, visitors: 0..<200)
-        #expect(try (0..<200).reversed().map { try backward.values(forGroup: 0, visitorIndex: $0).enqueueKey! }.reversed() == values)
+        #expect(
+            try (0..<200).reversed().map { try backward.values(forGroup: 0, visitorIndex: $0).enqueueKey! }.reversed()
+                == values)
         #expect(try keys(&other, visitors: 0..<200) != values)
         #expect(Set(values).isSubset(of: Set(rows)))
         #expect(Set(values).count == 10)  // 200 draws over 10 rows hit every row (miss chance ≈ 10⁻⁹)
