@@ -1,0 +1,123 @@
+/// The enqueue keys and tokens of every visitor group: literals, or rows of CSV feeders.
+///
+/// Values are handed out by a single sequential pass in arrival order (the planner), never by
+/// visitor tasks, so "each row to one visitor" holds however many tasks run the visitors.
+/// - `unique`: rows in a seeded shuffled order (`.feederShuffle`), no row twice.
+/// - `sequence`: rows in file order, no row twice.
+/// - `cycle`: rows in file order, starting over after the last.
+/// - `random`: row drawn per visitor from `SeededRandom(seed, .feederRow, visitorIndex)`.
+/// One file read with one order is one shared pool: groups sharing `keys.csv` under `unique`
+/// never get the same row, and a visitor reading two columns of one file gets one row.
+/// Running out (`unique`, `sequence`), or a feeder with no rows, is `PlanError.feederExhausted`.
+public struct FeederSet: Sendable {
+    /// Where one of a group's values comes from.
+    enum ValueSource: Sendable, Equatable {
+        case absent
+        case literal(String)
+        case pool(Int, column: Int)
+
+        var pool: Int? {
+            if case .pool(let pool, _) = self { return pool }
+            return nil
+        }
+    }
+
+    struct GroupSources: Sendable {
+        let name: String
+        let key: ValueSource
+        let token: ValueSource
+    }
+
+    private(set) var pools: [FeederPool] = []
+    let groups: [GroupSources]
+
+    /// - Parameter loadColumn: reads one column of one CSV file (the path as written in the
+    ///   scenario, already resolved); called once per distinct file and column.
+    public init(
+        groups: [VisitorGroup], seed: UInt64, loadColumn: (CSVFeeder) throws -> [String]
+    ) throws {
+        var pools: [FeederPool] = []
+        var loaded: [String: [String]] = [:]
+        func source(_ value: VisitorValue?) throws -> ValueSource {
+            switch value {
+            case nil: return .absent
+            case .literal(let text): return .literal(text)
+            case .feeder(let feeder):
+                let poolIndex: Int
+                if let existing = pools.firstIndex(where: { $0.file == feeder.path && $0.order == feeder.order }) {
+                    poolIndex = existing
+                } else {
+                    pools.append(FeederPool(file: feeder.path, order: feeder.order, seed: seed))
+                    poolIndex = pools.count - 1
+                }
+                let cacheKey = feeder.path + "\u{0}" + feeder.column
+                let values = try loaded[cacheKey] ?? loadColumn(feeder)
+                loaded[cacheKey] = values
+                let column = pools[poolIndex].addColumn(feeder.column, values: values)
+                return .pool(poolIndex, column: column)
+            }
+        }
+        self.groups = try groups.map { group in
+            GroupSources(name: group.name, key: try source(group.enqueueKey), token: try source(group.enqueueToken))
+        }
+        self.pools = pools
+    }
+
+    /// The enqueue key and token for a visitor of group `groupIndex`. Call in arrival order:
+    /// `unique`, `sequence` and `cycle` hand rows out in the order of these calls.
+    public mutating func values(forGroup groupIndex: Int, visitorIndex: Int) throws(PlanError) -> (
+        enqueueKey: String?, enqueueToken: String?
+    ) {
+        let sources = groups[groupIndex]
+        let keyRow = try draw(sources.key, group: sources.name, visitorIndex: visitorIndex)
+        let tokenRow =
+            sources.token.pool != nil && sources.token.pool == sources.key.pool
+            ? keyRow : try draw(sources.token, group: sources.name, visitorIndex: visitorIndex)
+        return (resolve(sources.key, row: keyRow), resolve(sources.token, row: tokenRow))
+    }
+
+    private mutating func draw(_ source: ValueSource, group: String, visitorIndex: Int) throws(PlanError) -> Int {
+        guard case .pool(let pool, let column) = source else { return 0 }
+        guard let row = pools[pool].nextRow(visitorIndex: visitorIndex) else {
+            let exhausted = pools[pool]
+            throw PlanError.feederExhausted(
+                group: group, file: exhausted.file, column: exhausted.columnNames[column], rows: exhausted.rows)
+        }
+        return row
+    }
+
+    private func resolve(_ source: ValueSource, row: Int) -> String? {
+        switch source {
+        case .absent: nil
+        case .literal(let text): text
+        case .pool(let pool, let column): pools[pool].value(row: row, column: column)
+        }
+    }
+
+    /// Checks, before the run, that `visitorsPerGroup` (indexed like the groups) can be served:
+    /// consumed pools have a row for every visitor of every group reading them, and no feeder
+    /// that any planned visitor reads is empty.
+    public func checkCapacity(visitorsPerGroup: [Int]) throws {
+        for (poolIndex, pool) in pools.enumerated() {
+            var readers: [String] = []
+            var demand = 0
+            var column: String?
+            for (groupIndex, sources) in groups.enumerated() {
+                let columns = [sources.key, sources.token].compactMap { source -> Int? in
+                    guard case .pool(poolIndex, let column) = source else { return nil }
+                    return column
+                }
+                guard let first = columns.first, visitorsPerGroup[groupIndex] > 0 else { continue }
+                readers.append(sources.name)
+                demand += visitorsPerGroup[groupIndex]
+                column = column ?? pool.columnNames[first]
+            }
+            guard let column, demand > 0 else { continue }
+            if pool.rows == 0 || (pool.consumesRows && demand > pool.rows) {
+                throw PlanError.feederTooShort(
+                    groups: readers, file: pool.file, column: column, order: pool.order, rows: pool.rows,
+                    visitorsPlanned: demand)
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// Why a visitor plan cannot be made or cannot go on. Every case is a scenario or command-line
+/// problem (exit code 2 when found before the run).
+public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No visitor group has a positive weight, so no arriving visitor can pick one.
+    case noVisitorGroups
+    /// `--visitors` was negative.
+    case invalidVisitorCount(Int)
+    /// `--visitors N` asked to scale a plan whose phases produce no arrivals at all.
+    case nothingToScale(visitors: Int)
+    /// A feeder ran out (`unique`, `sequence`) or has no rows at all (any order) when the plan
+    /// reached a visitor of `group`.
+    case feederExhausted(group: String, file: String, column: String, rows: Int)
+    /// Found before the run: the planned visitors of `groups` need more rows than the feeder has.
+    case feederTooShort(
+        groups: [String], file: String, column: String, order: FeederOrder, rows: Int, visitorsPlanned: Int)
+
+    public var description: String {
+        switch self {
+        case .noVisitorGroups:
+            return "no visitor group has a positive weight; give at least one group a weight above 0"
+        case .invalidVisitorCount(let count):
+            return "--visitors must be 0 or more (got \(count))"
+        case .nothingToScale(let visitors):
+            return "--visitors \(visitors): the arrival phases plan no visitors, so there is nothing to scale"
+        case .feederExhausted(let group, let file, let column, let rows):
+            if rows == 0 {
+                return "visitor group '\(group)': \(file) column '\(column)' has no rows"
+            }
+            return
+                "visitor group '\(group)': \(file) column '\(column)' ran out after \(rows) rows (each row goes to one visitor only)"
+        case .feederTooShort(let groups, let file, let column, let order, let rows, let planned):
+            let who =
+                groups.count == 1
+                ? "visitor group '\(groups[0])'" : "visitor groups " + groups.map { "'\($0)'" }.joined(separator: ", ")
+            if rows == 0 {
+                return "\(who): \(file) column '\(column)' has no rows, but \(planned) visitors are planned to read it"
+            }
+            let advice =
+                order == .unique || order == .sequence
+                ? "; with order: \(order.rawValue) each row goes to one visitor only: add rows, lower the visitor count or use order: cycle"
+                : ""
+            return
+                "\(who): \(planned) visitors are planned but \(file) column '\(column)' has only \(rows) rows\(advice)"
+        }
+    }
+}

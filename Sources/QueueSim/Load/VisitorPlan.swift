@@ -1,0 +1,120 @@
+import QueueClientCore
+
+/// One virtual visitor as planned before it runs: who it is, when it means to arrive, which
+/// group it belongs to and the data it carries.
+public struct PlannedVisitor: Sendable, Equatable {
+    /// 0-based position in arrival order (the `visitor` column of visitors.csv).
+    public var index: Int
+    /// The intended arrival (latency is also measured from here, against coordinated omission).
+    public var arrival: Instant
+    /// Position of the visitor's group in `Scenario.groups`.
+    public var groupIndex: Int
+    /// UUID-shaped, stable for a seed and index (see `VisitorUserId`).
+    public var userId: String
+    public var enqueueKey: String?
+    public var enqueueToken: String?
+
+    public init(
+        index: Int, arrival: Instant, groupIndex: Int, userId: String, enqueueKey: String?, enqueueToken: String?
+    ) {
+        self.index = index
+        self.arrival = arrival
+        self.groupIndex = groupIndex
+        self.userId = userId
+        self.enqueueKey = enqueueKey
+        self.enqueueToken = enqueueToken
+    }
+}
+
+/// The visitors of a scenario, produced lazily in arrival order and fully determined by the
+/// scenario (seed included), the optional `--visitors` count and the feeder files.
+///
+/// Each visitor's group (`.groupChoice`) and user id (`.userId`) derive from its index alone;
+/// arrivals and feeder rows come from sequential seeded streams walked in arrival order by this
+/// one value. Drivers pull visitors from it in one place (a dispatcher, or the virtual-time
+/// loop) and hand them to tasks; how those tasks are scheduled cannot change any visitor.
+public struct VisitorPlan: Sendable {
+    public let schedule: ArrivalSchedule
+    private let groupPicker: GroupPicker
+    private var feeders: FeederSet
+    private var arrivals: ArrivalSchedule.Iterator
+    private let seed: UInt64
+    private var nextIndex = 0
+    /// A plan that failed stays failed: every later call reports the same error.
+    private var failure: PlanError?
+
+    /// - Parameters:
+    ///   - visitors: `--visitors N` (see `ArrivalSchedule.init`); nil keeps the scenario's plan.
+    ///   - loadColumn: reads one column of a CSV feeder (wired to the scenario's CSV reader;
+    ///     tests pass arrays). Called during `init` only, once per file and column.
+    public init(scenario: Scenario, visitors: Int? = nil, loadColumn: (CSVFeeder) throws -> [String]) throws {
+        seed = scenario.seed
+        schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: visitors)
+        groupPicker = try GroupPicker(groups: scenario.groups, seed: scenario.seed)
+        feeders = try FeederSet(groups: scenario.groups, seed: scenario.seed, loadColumn: loadColumn)
+        arrivals = schedule.makeIterator()
+    }
+
+    /// The next visitor in arrival order, nil once the plan is done. Throws
+    /// `PlanError.feederExhausted` when a visitor needs a row a feeder no longer has
+    /// (`preflight` finds that before the run).
+    public mutating func next() throws(PlanError) -> PlannedVisitor? {
+        if let failure { throw failure }
+        guard let arrival = arrivals.next() else { return nil }
+        let index = nextIndex
+        nextIndex += 1
+        let group = groupPicker.group(forVisitor: index)
+        let values: (enqueueKey: String?, enqueueToken: String?)
+        do throws(PlanError) {
+            values = try feeders.values(forGroup: group, visitorIndex: index)
+        } catch {
+            failure = error
+            throw error
+        }
+        return PlannedVisitor(
+            index: index, arrival: arrival, groupIndex: group,
+            userId: VisitorUserId.make(seed: seed, visitorIndex: index),
+            enqueueKey: values.enqueueKey, enqueueToken: values.enqueueToken)
+    }
+}
+
+/// What a plan holds, known before the run starts.
+public struct PlanSummary: Sendable, Equatable {
+    public var visitorCount: Int
+    /// Indexed like `Scenario.groups`.
+    public var visitorsPerGroup: [Int]
+    /// The end of the last arrival phase.
+    public var span: Duration
+    public var firstArrival: Instant?
+    public var lastArrival: Instant?
+    /// The factor `--visitors` applied to rates and bursts (1 without it).
+    public var scale: Double
+}
+
+extension VisitorPlan {
+    /// Walks the whole plan once, before the run, without keeping it: counts visitors per
+    /// group and checks every feeder has rows for them. A feeder that would run out is
+    /// `PlanError.feederTooShort` (naming the groups, file, column, rows and visitors planned),
+    /// so the command line can exit 2 before anything starts. O(visitors) time, O(groups) memory.
+    public static func preflight(
+        scenario: Scenario, visitors: Int? = nil, loadColumn: (CSVFeeder) throws -> [String]
+    ) throws -> PlanSummary {
+        let schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: visitors)
+        let groupPicker = try GroupPicker(groups: scenario.groups, seed: scenario.seed)
+        let feeders = try FeederSet(groups: scenario.groups, seed: scenario.seed, loadColumn: loadColumn)
+        var perGroup = Array(repeating: 0, count: scenario.groups.count)
+        var count = 0
+        var first: Instant?
+        var last: Instant?
+        for arrival in schedule {
+            perGroup[groupPicker.group(forVisitor: count)] += 1
+            count += 1
+            if first == nil { first = arrival }
+            last = arrival
+        }
+        try feeders.checkCapacity(visitorsPerGroup: perGroup)
+        return PlanSummary(
+            visitorCount: count, visitorsPerGroup: perGroup, span: schedule.span, firstArrival: first,
+            lastArrival: last, scale: schedule.scale)
+    }
+}
