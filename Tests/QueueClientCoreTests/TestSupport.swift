@@ -131,7 +131,7 @@ func configuration(
 }
 
 extension Instant {
-    static func seconds(_ value: Double) -> Instant { Instant(sinceOrigin: .milliseconds(Int64(value * 1000))) }
+    static func seconds(_ value: Double) -> Instant { Instant(sinceOrigin: .milliseconds(Int64((value * 1000).rounded()))) }
 }
 
 /// Published and computed token vectors (shared/reference/queueit-server.md §1.4).

@@ -21,7 +21,7 @@ public struct EnqueueMachine: Sendable {
     /// Retry while the next delay is below this (the SDKs' `MAX_RETRY_SEC`).
     public static let maxRetryDelay = Duration.seconds(10)
 
-    public enum Action: Sendable, Hashable {
+    public enum Action: Sendable, Equatable {
         case send(OutgoingRequest)
         case wait(until: Instant)
         case finish(EnqueueResult)

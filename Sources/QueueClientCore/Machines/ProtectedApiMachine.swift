@@ -44,7 +44,7 @@ public enum ProtectedApiEnding: Sendable, Hashable {
 /// `QueueITAccepted-SDFrts345E-V3_{e}` cookie. A 3xx with `Location` (the connector's redirect
 /// that strips the token from the URL) is followed here, at most five times, with the cookies.
 public struct ProtectedApiMachine: Sendable {
-    public enum Action: Sendable, Hashable {
+    public enum Action: Sendable, Equatable {
         case send(OutgoingRequest)
         /// Run the waiting room, then call `queuePassed(token:at:)`.
         case runWaitingRoom(QueueRedirectInstruction)

@@ -35,7 +35,7 @@ public struct QueuePageNavigator: Sendable {
         }
     }
 
-    public enum Action: Sendable, Hashable {
+    public enum Action: Sendable, Equatable {
         /// Load a page. `queueUrlChanged` is set when the load follows a navigation to another
         /// waiting-room page (the SDK's `onQueueUrlChanged`).
         case send(OutgoingRequest, queueUrlChanged: String?)

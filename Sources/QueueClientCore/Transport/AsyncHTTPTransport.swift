@@ -102,7 +102,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         if typeName.contains("NIOSSL") || typeName.contains("BoringSSL") || typeName.contains("TLS") {
             return .tls(String(describing: error))
         }
-        if error is NIOConnectionError || typeName.contains("ConnectionError") {
+        if typeName.contains("ConnectionError") || typeName.contains("NWPOSIXError") {
             return .connectFailed(String(describing: error))
         }
         if let ioError = error as? IOError {

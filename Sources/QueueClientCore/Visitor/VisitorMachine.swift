@@ -4,7 +4,7 @@
 /// Both the wall-clock driver (`runVisitor`) and the simulator's virtual-time loop feed it
 /// events and carry out its actions. Cookies (queue page and protected API) live inside it.
 public struct VisitorMachine: Sendable {
-    public enum Action: Sendable, Hashable {
+    public enum Action: Sendable, Equatable {
         case send(OutgoingRequest, timeout: Duration)
         case wait(until: Instant)
         case finish(VisitorResult)

@@ -32,10 +32,10 @@ public struct EnqueueResponse: Sendable, Hashable {
         self.queueUrl = string("QueueUrl")
         self.eventTargetUrl = string("EventTargetUrl")
         self.queueitToken = string("QueueitToken")
-        if let number = object["QueueUrlTTLInMinutes"] as? NSNumber, !(object["QueueUrlTTLInMinutes"] is String) {
-            self.queueUrlTTLInMinutes = number.intValue
-        } else {
-            self.queueUrlTTLInMinutes = 0
+        switch object["QueueUrlTTLInMinutes"] {
+        case let minutes as Int: self.queueUrlTTLInMinutes = minutes
+        case let minutes as Double where minutes.isFinite && abs(minutes) < 1e9: self.queueUrlTTLInMinutes = Int(minutes)
+        default: self.queueUrlTTLInMinutes = 0
         }
     }
 }

@@ -16,7 +16,7 @@ public struct QueueItToken: Sendable, Hashable {
         self.fields = rawValue.split(separator: "~", omittingEmptySubsequences: false).compactMap { pair in
             let parts = pair.split(separator: "_", omittingEmptySubsequences: false)
             guard parts.count == 2 else { return nil }
-            return (String(parts[0]), String(parts[1]))
+            return (key: String(parts[0]), value: String(parts[1]))
         }
     }
 

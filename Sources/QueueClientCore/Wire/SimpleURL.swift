@@ -86,7 +86,7 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
             resolved.path = String(newPath)
         } else {
             let directory = path.lastIndex(of: "/").map { path[...$0] } ?? "/"
-            resolved.path = directory + newPath
+            resolved.path = String(directory) + String(newPath)
         }
         resolved.query = newQuery
         return resolved
