@@ -43,11 +43,13 @@ public final class AsyncHTTPTransport: HTTPTransport {
     public init(connectTo connectTarget: ConnectTarget? = nil, maxConnectionsPerHost: Int = 4096, maxBodyBytes: Int = 4 << 20) {
         self.connectTarget = connectTarget
         self.maxBodyBytes = maxBodyBytes
+        var pool = HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnectionsPerHost)
+        // A refused or failed connection is reported at once, as the SDKs' HTTP stacks do; the
+        // enqueue machine's own backoff decides what happens next.
+        pool.retryConnectionEstablishment = false
         let configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(10)),
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnectionsPerHost)
-        )
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), connectionPool: pool)
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -108,8 +110,13 @@ public final class AsyncHTTPTransport: HTTPTransport {
         if let ioError = error as? IOError {
             return ioError.errnoCode == 104 || ioError.errnoCode == 32 ? .connectionReset : .connectFailed(String(describing: ioError))
         }
-        if error is ChannelError {
-            return .connectionReset
+        if let channelError = error as? ChannelError {
+            switch channelError {
+            case .connectTimeout: return .timedOut
+            case .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed, .eof: return .connectionReset
+            case .writeHostUnreachable: return .connectFailed(String(describing: channelError))
+            default: return .other(String(describing: channelError))
+            }
         }
         return .other(String(describing: error))
     }

@@ -23,16 +23,16 @@ public struct VisitorMachine: Sendable {
     public let configuration: VisitorConfiguration
     private var stage: Stage = .notStarted
     /// Present in the `.protectedApi` flow; parked while the visitor is in the waiting room.
-    private var protectedApi: ProtectedApiMachine?
-    /// The enqueue call to repeat on a restart (from the configuration or the connector).
-    private var enqueueParameters: EnqueueParameters
+    /// Boxed: only hybrid visitors pay for it.
+    private var protectedApiBox: Boxed<ProtectedApiMachine>?
+    /// The connector's redirect, which replaces the configured waiting room (hybrid flow).
+    private var redirectInstruction: Boxed<QueueRedirectInstruction>?
     /// The WebView's cookies survive a restart (the SDK does not clear them).
     private var queueCookies = CookieJar()
     private var result: VisitorResult
 
     public init(configuration: VisitorConfiguration) {
         self.configuration = configuration
-        self.enqueueParameters = configuration.enqueueParameters
         self.result = VisitorResult(outcome: .interrupted, marks: VisitorMarks(started: .origin, ended: .origin))
     }
 
@@ -134,6 +134,20 @@ public struct VisitorMachine: Sendable {
 
     // MARK: - Composition
 
+    private var protectedApi: ProtectedApiMachine? {
+        get { protectedApiBox?.value }
+        set { protectedApiBox = newValue.map(Boxed.init) }
+    }
+
+    /// The enqueue call for this run: the connector's waiting room, else the configured one.
+    private var enqueueParameters: EnqueueParameters {
+        guard let instruction = redirectInstruction?.value else { return configuration.enqueueParameters }
+        return configuration.enqueueParameters(
+            for: instruction.address, enqueueToken: instruction.enqueueToken ?? configuration.enqueueToken,
+            layoutName: instruction.layoutName ?? configuration.layoutName,
+            language: instruction.language ?? configuration.language)
+    }
+
     private mutating func takeStage() -> Stage {
         let current = stage
         stage = .transitioning
@@ -153,10 +167,7 @@ public struct VisitorMachine: Sendable {
             result.requests += 1
             return .send(request, timeout: configuration.requestTimeout)
         case .runWaitingRoom(let instruction):
-            enqueueParameters = configuration.enqueueParameters(
-                for: instruction.address, enqueueToken: instruction.enqueueToken ?? configuration.enqueueToken,
-                layoutName: instruction.layoutName ?? configuration.layoutName,
-                language: instruction.language ?? configuration.language)
+            redirectInstruction = Boxed(instruction)
             return beginEnqueue(at: now)
         case .finish(.reached):
             return finish(.passed, message: nil, at: now)
@@ -262,5 +273,19 @@ public struct VisitorMachine: Sendable {
         result.marks.ended = now
         stage = .finished(result)
         return result
+    }
+}
+
+/// Heap storage for values most visitors never need, keeping `VisitorMachine` small.
+/// An indirect enum, not a class: the value semantics stay intact.
+enum Boxed<Value: Sendable>: Sendable {
+    indirect case boxed(Value)
+
+    init(_ value: Value) { self = .boxed(value) }
+
+    var value: Value {
+        switch self {
+        case .boxed(let value): value
+        }
     }
 }
