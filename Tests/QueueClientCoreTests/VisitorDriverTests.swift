@@ -3,10 +3,14 @@ import Testing
 
 @testable import QueueClientCore
 
-/// A transport whose queue page requests hang until the task is cancelled.
+/// A transport whose queue page requests hang until the task is cancelled; it announces
+/// each hanging request on `pageLoads`.
 struct HangingQueuePage: HTTPTransport {
+    let pageLoads: AsyncStream<Void>.Continuation
+
     func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError> {
         if request.head.path?.hasSuffix("/enqueue") == true { return .success(Reply.enqueue(token: nil)) }
+        pageLoads.yield()
         try? await Task.sleep(for: .seconds(60))
         return .failure(.other("cancelled"))
     }
@@ -30,10 +34,13 @@ struct VisitorDriverTests {
 
     @Test("cancellation stops the visitor with the given reason", arguments: [(StopReason.runEnded, VisitorOutcome.queued), (.interrupted, .interrupted)])
     func cancellation(reason: StopReason, expected: VisitorOutcome) async {
+        let (pageLoads, continuation) = AsyncStream<Void>.makeStream()
         let task = Task {
-            await runVisitor(configuration: configuration(), transport: HangingQueuePage(), clock: TestClock(), cancellationReason: { reason })
+            await runVisitor(
+                configuration: configuration(), transport: HangingQueuePage(pageLoads: continuation), clock: TestClock(),
+                cancellationReason: { reason })
         }
-        try? await Task.sleep(for: .milliseconds(50))
+        for await _ in pageLoads { break }  // the visitor is now waiting on the queue page
         task.cancel()
         let result = await task.value
         #expect(result.outcome == expected)
