@@ -33,7 +33,9 @@ struct EnqueueMachineTests {
 
     @Test("a 2xx JSON object is decided on its token (any 2xx counts, as on Android)", arguments: [200, 201, 204])
     func success(status: Int) {
-        let (result, sends, _) = run([.success(Reply.json(#"{"QueueitToken":"\#(TokenVectors.safetynet)"}"#, status: status))])
+        let (result, sends, _) = run([
+            .success(Reply.json(#"{"QueueitToken":"\#(TokenVectors.safetynet)"}"#, status: status))
+        ])
         guard case .decided(let tryPass, _) = result else {
             Issue.record("expected a decision, got \(result)")
             return
@@ -64,7 +66,8 @@ struct EnqueueMachineTests {
             .success(Reply.response(status: 302, headers: [("Location", "https://elsewhere/")])),
             .success(Reply.response(status: 200, body: "<html>not json</html>")),
             .success(Reply.json("[]")),
-            .failure(.timedOut), .failure(.connectionReset), .failure(.connectFailed("refused")), .failure(.tls("bad cert")),
+            .failure(.timedOut), .failure(.connectionReset), .failure(.connectFailed("refused")),
+            .failure(.tls("bad cert")),
         ])
     func retriesThenUnavailable(failure: Result<IncomingResponse, TransportError>) {
         let (result, sends, machine) = run(Array(repeating: failure, count: 6))
@@ -81,7 +84,8 @@ struct EnqueueMachineTests {
 
     @Test("unavailable keeps the last status and reason")
     func unavailableDetails() {
-        let (result, _, _) = run(Array(repeating: .success(Reply.response(status: 503, body: #"{"error":"overloaded"}"#)), count: 5))
+        let (result, _, _) = run(
+            Array(repeating: .success(Reply.response(status: 503, body: #"{"error":"overloaded"}"#)), count: 5))
         #expect(result == .unavailable(lastStatus: 503, reason: "overloaded"))
         let (plain, _, _) = run(Array(repeating: .success(Reply.response(status: 502)), count: 5))
         #expect(plain == .unavailable(lastStatus: 502, reason: "Unexpected response code: 502"))

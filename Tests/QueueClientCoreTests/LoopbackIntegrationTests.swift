@@ -14,7 +14,8 @@ struct LoopbackIntegrationTests {
         _ configuration: VisitorConfiguration, handler: @escaping @Sendable (ReceivedRequest) -> StandInResponse
     ) async throws -> (VisitorResult, [ReceivedRequest], TestClock) {
         let server = try await StandInServer.start(handler: handler)
-        let transport = AsyncHTTPTransport(connectTo: ConnectTarget(scheme: "http", host: "127.0.0.1", port: server.port))
+        let transport = AsyncHTTPTransport(
+            connectTo: ConnectTarget(scheme: "http", host: "127.0.0.1", port: server.port))
         let clock = TestClock()
         let result = await runVisitor(configuration: configuration, transport: transport, clock: clock)
         try await transport.shutdown()
@@ -27,12 +28,16 @@ struct LoopbackIntegrationTests {
         let tokenJSON = token.map { "\"\($0)\"" } ?? "null"
         return StandInResponse(
             status: 200, headers: [("Content-Type", "application/json")],
-            body: #"{"QueueId":"q-9","QueueUrl":"https://acme.queue-it.net/?c=acme&e=spring","EventTargetUrl":"\#(target)","QueueitToken":\#(tokenJSON),"QueueUrlTTLInMinutes":null}"#)
+            body:
+                #"{"QueueId":"q-9","QueueUrl":"https://acme.queue-it.net/?c=acme&e=spring","EventTargetUrl":"\#(target)","QueueitToken":\#(tokenJSON),"QueueUrlTTLInMinutes":null}"#
+        )
     }
 
     @Test("safetynet → passed; the Host header keeps the waiting-room host")
     func passed() async throws {
-        let (result, received, _) = try await visit(configuration()) { _ in Self.enqueueAnswer(token: TokenVectors.safetynet) }
+        let (result, received, _) = try await visit(configuration()) { _ in
+            Self.enqueueAnswer(token: TokenVectors.safetynet)
+        }
         #expect(result.outcome == .passed)
         #expect(received.count == 1)
         #expect(received[0].method == "POST")
@@ -46,7 +51,9 @@ struct LoopbackIntegrationTests {
 
     @Test("disabled, idle, afterevent → disabled", arguments: ["disabled", "idle", "afterevent"])
     func disabled(rt: String) async throws {
-        let (result, _, _) = try await visit(configuration()) { _ in Self.enqueueAnswer(token: TokenVectors.with(rt: rt)) }
+        let (result, _, _) = try await visit(configuration()) { _ in
+            Self.enqueueAnswer(token: TokenVectors.with(rt: rt))
+        }
         #expect(result.outcome == .disabled)
     }
 
@@ -56,9 +63,12 @@ struct LoopbackIntegrationTests {
         let (result, received, _) = try await visit(configuration()) { request in
             if request.path.hasSuffix("/enqueue") { return Self.enqueueAnswer(token: nil) }
             if polls.next() == 1 {
-                return StandInResponse(status: 200, headers: [("Set-Cookie", "Queue-it-acme=abc; Path=/"), ("Retry-After", "3")], body: #"{"position":1}"#)
+                return StandInResponse(
+                    status: 200, headers: [("Set-Cookie", "Queue-it-acme=abc; Path=/"), ("Retry-After", "3")],
+                    body: #"{"position":1}"#)
             }
-            return StandInResponse(status: 302, headers: [("Location", "\(Self.target)?queueittoken=\(TokenVectors.queue)")])
+            return StandInResponse(
+                status: 302, headers: [("Location", "\(Self.target)?queueittoken=\(TokenVectors.queue)")])
         }
         #expect(result.outcome == .passed)
         #expect(result.queueitToken == TokenVectors.queue)
@@ -71,7 +81,8 @@ struct LoopbackIntegrationTests {
     @Test("400 → error after one request")
     func clientError() async throws {
         let (result, received, _) = try await visit(configuration()) { _ in
-            StandInResponse(status: 400, headers: [("Content-Type", "application/json")], body: #"{"error":"bad request"}"#)
+            StandInResponse(
+                status: 400, headers: [("Content-Type", "application/json")], body: #"{"error":"bad request"}"#)
         }
         #expect(result.outcome == .error)
         #expect(result.lastHTTPStatus == 400)
@@ -100,24 +111,33 @@ struct LoopbackIntegrationTests {
 
     @Test("non-JSON → unavailable")
     func nonJSON() async throws {
-        let (result, received, _) = try await visit(configuration()) { _ in StandInResponse(status: 200, body: "<html>hi</html>") }
+        let (result, received, _) = try await visit(configuration()) { _ in
+            StandInResponse(status: 200, body: "<html>hi</html>")
+        }
         #expect(result.outcome == .unavailable)
         #expect(received.count == 5)
     }
 
-    @Test("queueit://close → closed, queueit://restartSession → restart", arguments: [("queueit://close", VisitorOutcome.closed), ("queueit://restartSession", .restarted)])
+    @Test(
+        "queueit://close → closed, queueit://restartSession → restart",
+        arguments: [("queueit://close", VisitorOutcome.closed), ("queueit://restartSession", .restarted)])
     func specialLinks(location: String, outcome: VisitorOutcome) async throws {
         let (result, _, _) = try await visit(configuration(maxRestarts: 0)) { request in
-            request.path.hasSuffix("/enqueue") ? Self.enqueueAnswer(token: nil) : StandInResponse(status: 302, headers: [("Location", location)])
+            request.path.hasSuffix("/enqueue")
+                ? Self.enqueueAnswer(token: nil) : StandInResponse(status: 302, headers: [("Location", location)])
         }
         #expect(result.outcome == outcome)
     }
 
     @Test("enqueue keys and tokens are sent in the body")
     func keysAndTokens() async throws {
-        let (_, keyed, _) = try await visit(configuration(enqueueKey: "key-42")) { _ in Self.enqueueAnswer(token: TokenVectors.safetynet) }
+        let (_, keyed, _) = try await visit(configuration(enqueueKey: "key-42")) { _ in
+            Self.enqueueAnswer(token: TokenVectors.safetynet)
+        }
         #expect(keyed[0].body.contains(#""enqueueKey":"key-42""#))
-        let (_, tokened, _) = try await visit(configuration(enqueueToken: "hdr.payload.hash")) { _ in Self.enqueueAnswer(token: TokenVectors.safetynet) }
+        let (_, tokened, _) = try await visit(configuration(enqueueToken: "hdr.payload.hash")) { _ in
+            Self.enqueueAnswer(token: TokenVectors.safetynet)
+        }
         #expect(tokened[0].body.contains(#""enqueueToken":"hdr.payload.hash""#))
     }
 
@@ -138,7 +158,8 @@ struct LoopbackIntegrationTests {
         let port = server.port
         try await server.shutdown()
         let transport = AsyncHTTPTransport(connectTo: ConnectTarget(scheme: "http", host: "127.0.0.1", port: port))
-        let outcome = await transport.execute(EnqueueRequest.make(configuration().enqueueParameters), timeout: .seconds(5))
+        let outcome = await transport.execute(
+            EnqueueRequest.make(configuration().enqueueParameters), timeout: .seconds(5))
         try await transport.shutdown()
         guard case .failure(.connectFailed) = outcome else {
             Issue.record("expected a connect failure, got \(outcome)")
@@ -150,5 +171,10 @@ struct LoopbackIntegrationTests {
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
-    func next() -> Int { lock.withLock { value += 1; return value } }
+    func next() -> Int {
+        lock.withLock {
+            value += 1
+            return value
+        }
+    }
 }

@@ -40,7 +40,10 @@ struct QueueItEngineTests {
         let (engine, listener, transport, _) = engine([.success(Reply.enqueue(token: TokenVectors.safetynet))])
         await engine.run()
         #expect(listener.events == ["passed(token)"])
-        #expect(transport.sent[0].bodyText == #"{"userId":"device-1","userAgent":"QueueClientCore/1 (headless Queue-it engine)","sdkVersion":"iOS-3.5.2","layoutName":"Dark","language":"en-US"}"#)
+        #expect(
+            transport.sent[0].bodyText
+                == #"{"userId":"device-1","userAgent":"QueueClientCore/1 (headless Queue-it engine)","sdkVersion":"iOS-3.5.2","layoutName":"Dark","language":"en-US"}"#
+        )
     }
 
     @Test("run: disabled → onQueueDisabled")
@@ -61,14 +64,19 @@ struct QueueItEngineTests {
                 .success(Reply.redirect("https://shop.example.com/checkout?queueittoken=abc")),
             ], options: options)
         await engine.runWithEnqueueKey("key-1")
-        #expect(listener.events == ["viewWillOpen", "urlChanged(https://acme.queue-it.net/softblock/?c=acme)", "passed(token)"])
+        #expect(
+            listener.events == [
+                "viewWillOpen", "urlChanged(https://acme.queue-it.net/softblock/?c=acme)", "passed(token)",
+            ])
         #expect(clock.sleeps == [.seconds(0.25), .seconds(2.25)])
         #expect(transport.sent.map(\.at) == [.origin, .seconds(0.25), .seconds(0.25), .seconds(2.25)])
         #expect(transport.sent[0].bodyText.contains(#""enqueueKey":"key-1""#))
         #expect(transport.sent[1].header("User-Agent") == "MyApp/2")
     }
 
-    @Test("close and restart links fire their callbacks", arguments: [("queueit://close", "closed"), ("queueit://restartSession", "restart")])
+    @Test(
+        "close and restart links fire their callbacks",
+        arguments: [("queueit://close", "closed"), ("queueit://restartSession", "restart")])
     func specialLinks(location: String, event: String) async {
         let (engine, listener, _, _) = engine([.success(Reply.enqueue(token: nil)), .success(Reply.redirect(location))])
         await engine.run()
@@ -85,7 +93,8 @@ struct QueueItEngineTests {
 
     @Test("retries used up → onQueueItUnavailable only, after 1, 2, 4, 8 s")
     func unavailable() async {
-        let (engine, listener, transport, clock) = engine(Array(repeating: .success(Reply.response(status: 503)), count: 5))
+        let (engine, listener, transport, clock) = engine(
+            Array(repeating: .success(Reply.response(status: 503)), count: 5))
         await engine.run()
         #expect(listener.events == ["unavailable"])
         #expect(transport.sent.count == 5)

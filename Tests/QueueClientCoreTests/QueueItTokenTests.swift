@@ -30,7 +30,9 @@ struct QueueItTokenTests {
     @Test("rt is read as the SDK reads it: between the first ~rt_ and the next ~")
     func sdkRedirectType() {
         // The vendor message without its hash ends with rt: no closing `~`, so no match.
-        #expect(QueueItToken("ts_1480593661~cv_10~ce_false~q_944c~c_customerid~e_eventid~rt_disabled").sdkRedirectType == nil)
+        #expect(
+            QueueItToken("ts_1480593661~cv_10~ce_false~q_944c~c_customerid~e_eventid~rt_disabled").sdkRedirectType
+                == nil)
         #expect(QueueItToken("rt_safetynet~h_1").sdkRedirectType == nil)
         #expect(QueueItToken("e_1~rt_Safetynet~h_1").sdkRedirectType == "Safetynet")
         #expect(QueueItToken("e_1~rt_~h_1").sdkRedirectType == "")

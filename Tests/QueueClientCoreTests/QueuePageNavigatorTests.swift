@@ -13,15 +13,22 @@ struct QueuePageNavigatorTests {
     @Test("GET with cookies, poll after Retry-After or the interval, pass on the target redirect")
     func pollsThenPasses() throws {
         var navigator = try #require(QueuePageNavigator(tryPass: tryPass, queuePathPrefix: nil, settings: settings))
-        guard case .send(let first, nil) = navigator.start(at: .seconds(1)) else { Issue.record("expected a load"); return }
+        guard case .send(let first, nil) = navigator.start(at: .seconds(1)) else {
+            Issue.record("expected a load")
+            return
+        }
         #expect(first.head.method == .get)
         #expect(first.head.authority == "acme.queue-it.net")
         #expect(first.head.path == "/?c=acme&e=spring")
         #expect(first.head.headerFields[.cookie] == nil)
 
-        let waiting = Reply.json(#"{"position":3}"#, headers: [("Set-Cookie", "Queue-it-acme=q1; Path=/; HttpOnly"), ("Retry-After", "5")])
+        let waiting = Reply.json(
+            #"{"position":3}"#, headers: [("Set-Cookie", "Queue-it-acme=q1; Path=/; HttpOnly"), ("Retry-After", "5")])
         #expect(navigator.received(waiting, at: .seconds(1.1)) == .wait(until: .seconds(6.1)))
-        guard case .send(let second, nil) = navigator.waited(at: .seconds(6.1)) else { Issue.record("expected a poll"); return }
+        guard case .send(let second, nil) = navigator.waited(at: .seconds(6.1)) else {
+            Issue.record("expected a poll")
+            return
+        }
         #expect(second.head.headerFields[.cookie] == "Queue-it-acme=q1")
 
         #expect(navigator.received(Reply.json("{}"), at: .seconds(6.2)) == .wait(until: .seconds(8.2)))
@@ -36,24 +43,34 @@ struct QueuePageNavigatorTests {
         var navigator = try #require(QueuePageNavigator(tryPass: tryPass, queuePathPrefix: nil, settings: settings))
         _ = navigator.start(at: .origin)
         let action = navigator.received(Reply.redirect("/softblock/?c=acme"), at: .seconds(0.1))
-        guard case .send(let request, let changed) = action else { Issue.record("expected a load, got \(action)"); return }
+        guard case .send(let request, let changed) = action else {
+            Issue.record("expected a load, got \(action)")
+            return
+        }
         #expect(request.head.path == "/softblock/?c=acme")
         #expect(changed == "https://acme.queue-it.net/softblock/?c=acme")
     }
 
-    @Test("queueit://close and queueit://restartSession end the visit", arguments: [("queueit://close", QueuePageEnding.closed), ("queueit://restartSession", .restartSession)])
+    @Test(
+        "queueit://close and queueit://restartSession end the visit",
+        arguments: [("queueit://close", QueuePageEnding.closed), ("queueit://restartSession", .restartSession)])
     func specialLinks(location: String, ending: QueuePageEnding) throws {
         var navigator = try #require(QueuePageNavigator(tryPass: tryPass, queuePathPrefix: nil, settings: settings))
         _ = navigator.start(at: .origin)
         #expect(navigator.received(Reply.redirect(location), at: .seconds(0.1)) == .finish(ending))
     }
 
-    @Test("blocked and external redirects keep the visitor on the page", arguments: ["/what-is-this.html", "https://elsewhere.example/"])
+    @Test(
+        "blocked and external redirects keep the visitor on the page",
+        arguments: ["/what-is-this.html", "https://elsewhere.example/"])
     func staysOnPage(location: String) throws {
         var navigator = try #require(QueuePageNavigator(tryPass: tryPass, queuePathPrefix: nil, settings: settings))
         _ = navigator.start(at: .origin)
         #expect(navigator.received(Reply.redirect(location), at: .seconds(0.1)) == .wait(until: .seconds(2.1)))
-        guard case .send(let request, nil) = navigator.waited(at: .seconds(2.1)) else { Issue.record("expected a poll"); return }
+        guard case .send(let request, nil) = navigator.waited(at: .seconds(2.1)) else {
+            Issue.record("expected a poll")
+            return
+        }
         #expect(request.head.path == "/?c=acme&e=spring")
     }
 

@@ -40,10 +40,11 @@ final class StandInServer: @unchecked Sendable {
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(RequestHandler(respond: { request in
-                        box.server?.record(request)
-                        return handler(request)
-                    }))
+                    channel.pipeline.addHandler(
+                        RequestHandler(respond: { request in
+                            box.server?.record(request)
+                            return handler(request)
+                        }))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -87,7 +88,8 @@ private final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             let answer = respond(request)
             var headers = HTTPHeaders(answer.headers)
             headers.replaceOrAdd(name: "Content-Length", value: "\(answer.body.utf8.count)")
-            let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+            let responseHead = HTTPResponseHead(
+                version: head.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
             context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+
 @testable import QueueClientCore
 
 /// Canned answers for the scripted transport and the virtual-time driver.
@@ -8,7 +9,10 @@ enum Reply {
         response(status: status, body: text, headers: [("Content-Type", "application/json")] + headers)
     }
 
-    static func enqueue(token: String?, queueUrl: String? = "https://acme.queue-it.net/?c=acme&e=spring", target: String? = "https://shop.example.com/checkout") -> IncomingResponse {
+    static func enqueue(
+        token: String?, queueUrl: String? = "https://acme.queue-it.net/?c=acme&e=spring",
+        target: String? = "https://shop.example.com/checkout"
+    ) -> IncomingResponse {
         func member(_ value: String?) -> String { value.map { "\"\($0)\"" } ?? "null" }
         return json(
             "{\"QueueId\":\"q-1\",\"QueueUrl\":\(member(queueUrl)),\"EventTargetUrl\":\(member(target)),\"QueueitToken\":\(member(token)),\"QueueUrlTTLInMinutes\":0}"
@@ -22,7 +26,8 @@ enum Reply {
     static func response(status: Int, body: String = "", headers: [(String, String)] = []) -> IncomingResponse {
         var fields = HTTPFields()
         for (name, value) in headers { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
-        return IncomingResponse(head: HTTPResponse(status: .init(code: status), headerFields: fields), body: Array(body.utf8))
+        return IncomingResponse(
+            head: HTTPResponse(status: .init(code: status), headerFields: fields), body: Array(body.utf8))
     }
 }
 
@@ -47,7 +52,8 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     private let clock: TestClock?
     private var _sent: [SentRequest] = []
 
-    init(_ script: [Result<IncomingResponse, TransportError>] = [], clock: TestClock? = nil, fallback: Responder? = nil) {
+    init(_ script: [Result<IncomingResponse, TransportError>] = [], clock: TestClock? = nil, fallback: Responder? = nil)
+    {
         self.script = script
         self.clock = clock
         self.fallback = fallback
@@ -131,14 +137,19 @@ func configuration(
 }
 
 extension Instant {
-    static func seconds(_ value: Double) -> Instant { Instant(sinceOrigin: .milliseconds(Int64((value * 1000).rounded()))) }
+    static func seconds(_ value: Double) -> Instant {
+        Instant(sinceOrigin: .milliseconds(Int64((value * 1000).rounded())))
+    }
 }
 
 /// Published and computed token vectors (shared/reference/queueit-server.md §1.4).
 enum TokenVectors {
-    static let queue = "e_e1~q_6cf23f10-aca7-4fa2-840e-e10f56aecb44~ts_1797033600~ce_true~rt_queue~h_b5b7085a3139e4d42f87e67d0748efa71e532a9e8609428cb9b073b8168c350b"
-    static let safetynet = "e_e1~q_6cf23f10-aca7-4fa2-840e-e10f56aecb44~ts_1797033600~ce_false~cv_3~rt_safetynet~h_ab9f96e080469d3a0508556b7121f9d11a39e83c256b6cc68671b609d96cefcb"
+    static let queue =
+        "e_e1~q_6cf23f10-aca7-4fa2-840e-e10f56aecb44~ts_1797033600~ce_true~rt_queue~h_b5b7085a3139e4d42f87e67d0748efa71e532a9e8609428cb9b073b8168c350b"
+    static let safetynet =
+        "e_e1~q_6cf23f10-aca7-4fa2-840e-e10f56aecb44~ts_1797033600~ce_false~cv_3~rt_safetynet~h_ab9f96e080469d3a0508556b7121f9d11a39e83c256b6cc68671b609d96cefcb"
     /// The vendor's HashHelperTest message with its hash appended.
-    static let vendorDisabled = "ts_1480593661~cv_10~ce_false~q_944c1f44-60dd-4e37-aabc-f3e4bb1c8895~c_customerid~e_eventid~rt_disabled~h_286a17fb82009d8556465b2f0880a8e5e9565b42490669f4b8f1b93b7d6ddd51"
+    static let vendorDisabled =
+        "ts_1480593661~cv_10~ce_false~q_944c1f44-60dd-4e37-aabc-f3e4bb1c8895~c_customerid~e_eventid~rt_disabled~h_286a17fb82009d8556465b2f0880a8e5e9565b42490669f4b8f1b93b7d6ddd51"
     static func with(rt: String) -> String { "e_e1~q_abc~ts_1797033600~ce_true~rt_\(rt)~h_00" }
 }

@@ -22,22 +22,28 @@ struct VisitorDriverTests {
     func runsToEnd() async {
         let clock = TestClock()
         let transport = ScriptedTransport(
-            [.success(Reply.response(status: 503)), .success(Reply.enqueue(token: nil)), .success(Reply.json("{}")),
-             .success(Reply.redirect("https://shop.example.com/checkout?queueittoken=t"))], clock: clock)
+            [
+                .success(Reply.response(status: 503)), .success(Reply.enqueue(token: nil)), .success(Reply.json("{}")),
+                .success(Reply.redirect("https://shop.example.com/checkout?queueittoken=t")),
+            ], clock: clock)
         let seen = Counter()
-        let result = await runVisitor(configuration: configuration(), transport: transport, clock: clock, onRequest: { _ in _ = seen.next() })
+        let result = await runVisitor(
+            configuration: configuration(), transport: transport, clock: clock, onRequest: { _ in _ = seen.next() })
         #expect(result.outcome == .passed)
         #expect(result.requests == 4)
         #expect(seen.next() == 5)
         #expect(clock.sleeps == [.seconds(1), .seconds(3)])
     }
 
-    @Test("cancellation stops the visitor with the given reason", arguments: [(StopReason.runEnded, VisitorOutcome.queued), (.interrupted, .interrupted)])
+    @Test(
+        "cancellation stops the visitor with the given reason",
+        arguments: [(StopReason.runEnded, VisitorOutcome.queued), (.interrupted, .interrupted)])
     func cancellation(reason: StopReason, expected: VisitorOutcome) async {
         let (pageLoads, continuation) = AsyncStream<Void>.makeStream()
         let task = Task {
             await runVisitor(
-                configuration: configuration(), transport: HangingQueuePage(pageLoads: continuation), clock: TestClock(),
+                configuration: configuration(), transport: HangingQueuePage(pageLoads: continuation),
+                clock: TestClock(),
                 cancellationReason: { reason })
         }
         for await _ in pageLoads { break }  // the visitor is now waiting on the queue page

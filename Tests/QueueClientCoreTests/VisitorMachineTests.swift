@@ -20,7 +20,9 @@ struct VisitorMachineTests {
 
     @Test("safetynet → passed, no queue page", arguments: [VisitorFlowKind.run, .tryPass])
     func safetynet(flow: VisitorFlowKind) {
-        let (result, sent) = simulate(configuration(flow: flow)) { _ in .success(Reply.enqueue(token: TokenVectors.safetynet)) }
+        let (result, sent) = simulate(configuration(flow: flow)) { _ in
+            .success(Reply.enqueue(token: TokenVectors.safetynet))
+        }
         #expect(result.outcome == .passed)
         #expect(result.redirectType == "safetynet")
         #expect(result.queueitToken == TokenVectors.safetynet)
@@ -51,11 +53,15 @@ struct VisitorMachineTests {
         #expect(result.marks.ended == .seconds(4.08))
     }
 
-    @Test("directLink, debug, bypass and tokens without rt show the queue", arguments: ["directLink", "debug", "bypass"])
+    @Test(
+        "directLink, debug, bypass and tokens without rt show the queue", arguments: ["directLink", "debug", "bypass"])
     func otherTypesQueue(rt: String) {
         var enqueued = false
         let (result, _) = simulate(configuration()) { sent in
-            if !enqueued { enqueued = true; return .success(Reply.enqueue(token: TokenVectors.with(rt: rt))) }
+            if !enqueued {
+                enqueued = true
+                return .success(Reply.enqueue(token: TokenVectors.with(rt: rt)))
+            }
             return .success(Reply.redirect(Self.target))
         }
         #expect(result.outcome == .passed)
@@ -65,7 +71,9 @@ struct VisitorMachineTests {
 
     @Test("400 → error after one request, with status and message")
     func clientError() {
-        let (result, sent) = simulate(configuration()) { _ in .success(Reply.json(#"{"error":"Invalid customer"}"#, status: 400)) }
+        let (result, sent) = simulate(configuration()) { _ in
+            .success(Reply.json(#"{"error":"Invalid customer"}"#, status: 400))
+        }
         #expect(result.outcome == .error)
         #expect(result.lastHTTPStatus == 400)
         #expect(result.errorMessage == "Invalid customer")
@@ -97,7 +105,8 @@ struct VisitorMachineTests {
         var count = 0
         let (result, sent) = simulate(configuration(), latency: .zero) { _ in
             count += 1
-            return count <= 2 ? .success(Reply.response(status: 503)) : .success(Reply.enqueue(token: TokenVectors.safetynet))
+            return count <= 2
+                ? .success(Reply.response(status: 503)) : .success(Reply.enqueue(token: TokenVectors.safetynet))
         }
         #expect(result.outcome == .passed)
         #expect(result.attempts == 3)
@@ -115,7 +124,10 @@ struct VisitorMachineTests {
     func closed() {
         var enqueued = false
         let (result, _) = simulate(configuration()) { _ in
-            if !enqueued { enqueued = true; return .success(Reply.enqueue(token: nil)) }
+            if !enqueued {
+                enqueued = true
+                return .success(Reply.enqueue(token: nil))
+            }
             return .success(Reply.redirect("queueit://close"))
         }
         #expect(result.outcome == .closed)
@@ -168,7 +180,8 @@ struct VisitorMachineTests {
         }.result
         #expect(inQueue.outcome == .queued)
         #expect(inQueue.marks.ended == .seconds(5))
-        let enqueueing = simulate(configuration(), stopAt: .seconds(5)) { _ in .success(Reply.response(status: 503)) }.result
+        let enqueueing = simulate(configuration(), stopAt: .seconds(5)) { _ in .success(Reply.response(status: 503)) }
+            .result
         #expect(enqueueing.outcome == .interrupted)
 
         var machine = VisitorMachine(configuration: configuration())
@@ -187,7 +200,9 @@ struct VisitorMachineTests {
         #expect(keyed.authority == "shop.example.com")
         #expect(keyed.path == "/queue/api/mobileapp/queue/acme/spring/enqueue")
         #expect(keyed.bodyText.contains(#""enqueueKey":"k-1""#))
-        let tokened = simulate(configuration(enqueueToken: "t.o.k")) { _ in .success(Reply.enqueue(token: TokenVectors.safetynet)) }.sent[0]
+        let tokened = simulate(configuration(enqueueToken: "t.o.k")) { _ in
+            .success(Reply.enqueue(token: TokenVectors.safetynet))
+        }.sent[0]
         #expect(tokened.bodyText.hasSuffix(#""enqueueToken":"t.o.k"}"#))
         #expect(tokened.header("User-Agent") == "queuesim/1 (test)")
     }

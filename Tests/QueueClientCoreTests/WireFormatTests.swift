@@ -20,7 +20,8 @@ struct WireFormatTests {
             ("shop.example.com", "a/b", "https://shop.example.com/a/b/api/mobileapp/queue/acme/spring/enqueue"),
         ] as [(String?, String?, String)])
     func enqueueURL(domain: String?, prefix: String?, expected: String) {
-        let address = WaitingRoomAddress(customerId: "acme", waitingRoomId: "spring", waitingRoomDomain: domain, queuePathPrefix: prefix)
+        let address = WaitingRoomAddress(
+            customerId: "acme", waitingRoomId: "spring", waitingRoomDomain: domain, queuePathPrefix: prefix)
         #expect(address.enqueueURL == expected)
     }
 
@@ -33,7 +34,8 @@ struct WireFormatTests {
     @Test("POST with Accept, Content-Type, User-Agent and the JSON body")
     func requestShape() throws {
         let parameters = EnqueueParameters(
-            address: WaitingRoomAddress(customerId: "acme", waitingRoomId: "spring", waitingRoomDomain: "q.example", queuePathPrefix: "/queue/"),
+            address: WaitingRoomAddress(
+                customerId: "acme", waitingRoomId: "spring", waitingRoomDomain: "q.example", queuePathPrefix: "/queue/"),
             userId: "u-1", userAgent: "ua \"x\"", sdkVersion: "iOS-3.5.2", layoutName: "Dark", language: "en-US",
             enqueueToken: nil, enqueueKey: "key-7")
         let request = EnqueueRequest.make(parameters)
@@ -45,7 +47,10 @@ struct WireFormatTests {
         #expect(request.head.headerFields[.contentType] == "application/json")
         #expect(request.head.headerFields[.userAgent] == "ua \"x\"")
         let body = String(decoding: try #require(request.body), as: UTF8.self)
-        #expect(body == #"{"userId":"u-1","userAgent":"ua \"x\"","sdkVersion":"iOS-3.5.2","layoutName":"Dark","language":"en-US","enqueueKey":"key-7"}"#)
+        #expect(
+            body
+                == #"{"userId":"u-1","userAgent":"ua \"x\"","sdkVersion":"iOS-3.5.2","layoutName":"Dark","language":"en-US","enqueueKey":"key-7"}"#
+        )
     }
 
     @Test("optional body fields are left out when nil or empty")
@@ -53,14 +58,24 @@ struct WireFormatTests {
         let parameters = EnqueueParameters(
             address: WaitingRoomAddress(customerId: "acme", waitingRoomId: "spring"), userId: "u", userAgent: "a",
             sdkVersion: "s", layoutName: "", language: nil, enqueueToken: "tok", enqueueKey: nil)
-        #expect(EnqueueRequest.body(parameters) == #"{"userId":"u","userAgent":"a","sdkVersion":"s","enqueueToken":"tok"}"#)
+        #expect(
+            EnqueueRequest.body(parameters) == #"{"userId":"u","userAgent":"a","sdkVersion":"s","enqueueToken":"tok"}"#)
     }
 
     @Test("the response is read tolerantly")
     func responseParsing() throws {
-        let full = try #require(EnqueueResponse(jsonBody: Array(#"{"QueueId":"q","QueueUrl":"https://a/","EventTargetUrl":"https://t/","QueueitToken":"tok","QueueUrlTTLInMinutes":5}"#.utf8)))
-        #expect(full == EnqueueResponse(queueId: "q", queueUrl: "https://a/", eventTargetUrl: "https://t/", queueitToken: "tok", queueUrlTTLInMinutes: 5))
-        let sparse = try #require(EnqueueResponse(jsonBody: Array(#"{"QueueId":null,"QueueUrl":42,"Extra":true}"#.utf8)))
+        let full = try #require(
+            EnqueueResponse(
+                jsonBody: Array(
+                    #"{"QueueId":"q","QueueUrl":"https://a/","EventTargetUrl":"https://t/","QueueitToken":"tok","QueueUrlTTLInMinutes":5}"#
+                        .utf8)))
+        #expect(
+            full
+                == EnqueueResponse(
+                    queueId: "q", queueUrl: "https://a/", eventTargetUrl: "https://t/", queueitToken: "tok",
+                    queueUrlTTLInMinutes: 5))
+        let sparse = try #require(
+            EnqueueResponse(jsonBody: Array(#"{"QueueId":null,"QueueUrl":42,"Extra":true}"#.utf8)))
         #expect(sparse == EnqueueResponse())
         #expect(EnqueueResponse(jsonBody: Array("{}".utf8)) == EnqueueResponse())
         #expect(EnqueueResponse(jsonBody: Array("<html>busy</html>".utf8)) == nil)
@@ -84,6 +99,8 @@ struct WireFormatTests {
         #expect(SimpleURL("https://shop.example")?.path == "/")
         #expect(SimpleURL("not a url") == nil)
         let api = try #require(SimpleURL("https://api.example/v1/cart?id=3"))
-        #expect(api.appendingQuery("queueittoken", "e_x~rt_queue").description == "https://api.example/v1/cart?id=3&queueittoken=e_x~rt_queue")
+        #expect(
+            api.appendingQuery("queueittoken", "e_x~rt_queue").description
+                == "https://api.example/v1/cart?id=3&queueittoken=e_x~rt_queue")
     }
 }

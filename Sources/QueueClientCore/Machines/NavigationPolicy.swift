@@ -40,7 +40,8 @@ public struct NavigationPolicy: Sendable, Hashable {
         guard let queue = SimpleURL(queueUrl), let target = SimpleURL(targetUrl), !queue.host.isEmpty,
             !target.host.isEmpty
         else { return nil }
-        self.init(queueHost: queue.host, queuePathPrefix: queuePathPrefix, targetHost: target.host, targetPath: target.path)
+        self.init(
+            queueHost: queue.host, queuePathPrefix: queuePathPrefix, targetHost: target.host, targetPath: target.path)
     }
 
     public func decide(_ url: SimpleURL) -> NavigationDecision {

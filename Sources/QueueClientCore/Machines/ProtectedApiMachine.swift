@@ -96,7 +96,8 @@ public struct ProtectedApiMachine: Sendable {
             if let redirect = response.head.headerFields[Self.queueRedirectHeader], !redirect.isEmpty {
                 guard !presentedToken else {
                     state = .finished
-                    return .finish(.failed(status: status, message: "the API still redirects to the queue after the queueittoken"))
+                    return .finish(
+                        .failed(status: status, message: "the API still redirects to the queue after the queueittoken"))
                 }
                 guard let instruction = QueueRedirectInstruction(headerValue: redirect) else {
                     state = .finished

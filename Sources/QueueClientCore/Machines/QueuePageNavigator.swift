@@ -66,7 +66,9 @@ public struct QueuePageNavigator: Sendable {
 
     /// Nil when the queue or target URL is missing or unparsable (the SDK's "Failed to load
     /// the queue" error).
-    public init?(tryPass: QueueTryPassResult, queuePathPrefix: String?, settings: Settings, cookies: CookieJar = CookieJar()) {
+    public init?(
+        tryPass: QueueTryPassResult, queuePathPrefix: String?, settings: Settings, cookies: CookieJar = CookieJar()
+    ) {
         guard let queueUrl = tryPass.queueUrl, let targetUrl = tryPass.targetUrl,
             let policy = NavigationPolicy(queueUrl: queueUrl, targetUrl: targetUrl, queuePathPrefix: queuePathPrefix),
             let start = SimpleURL(queueUrl)
@@ -181,7 +183,8 @@ public struct QueuePageNavigator: Sendable {
     private mutating func load(queueUrlChanged: String?) -> Action {
         state = .loading
         polls += 1
-        var head = HTTPRequest(method: .get, scheme: currentURL.scheme, authority: currentURL.authority, path: currentURL.pathAndQuery)
+        var head = HTTPRequest(
+            method: .get, scheme: currentURL.scheme, authority: currentURL.authority, path: currentURL.pathAndQuery)
         head.headerFields[.accept] = "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8"
         head.headerFields[.userAgent] = settings.userAgent
         if let cookie = cookies.header(for: currentURL.host) {

@@ -74,7 +74,9 @@ public final class QueueItEngine: Sendable {
 
     public func run() async { await run(enqueueToken: nil, enqueueKey: nil) }
     public func runWithEnqueueKey(_ enqueueKey: String) async { await run(enqueueToken: nil, enqueueKey: enqueueKey) }
-    public func runWithEnqueueToken(_ enqueueToken: String) async { await run(enqueueToken: enqueueToken, enqueueKey: nil) }
+    public func runWithEnqueueToken(_ enqueueToken: String) async {
+        await run(enqueueToken: enqueueToken, enqueueKey: nil)
+    }
 
     private func run(enqueueToken: String?, enqueueKey: String?) async {
         guard let result = await tryPass(enqueueToken: enqueueToken, enqueueKey: enqueueKey) else { return }
@@ -93,8 +95,12 @@ public final class QueueItEngine: Sendable {
     // MARK: - tryPass
 
     public func tryPass() async -> QueueTryPassResult? { await tryPass(enqueueToken: nil, enqueueKey: nil) }
-    public func tryPass(enqueueKey: String) async -> QueueTryPassResult? { await tryPass(enqueueToken: nil, enqueueKey: enqueueKey) }
-    public func tryPass(enqueueToken: String) async -> QueueTryPassResult? { await tryPass(enqueueToken: enqueueToken, enqueueKey: nil) }
+    public func tryPass(enqueueKey: String) async -> QueueTryPassResult? {
+        await tryPass(enqueueToken: nil, enqueueKey: enqueueKey)
+    }
+    public func tryPass(enqueueToken: String) async -> QueueTryPassResult? {
+        await tryPass(enqueueToken: enqueueToken, enqueueKey: nil)
+    }
 
     /// The enqueue call with its retries. Failures go to the listener and return nil.
     private func tryPass(enqueueToken: String?, enqueueKey: String?) async -> QueueTryPassResult? {
@@ -144,7 +150,8 @@ public final class QueueItEngine: Sendable {
             var navigator = QueuePageNavigator(
                 tryPass: queueTryPassResult, queuePathPrefix: address.queuePathPrefix, settings: settings)
         else {
-            listener.onError(error: .sslError, errorMessage: "Failed to load the queue. Queue URL or target URL is missing.")
+            listener.onError(
+                error: .sslError, errorMessage: "Failed to load the queue. Queue URL or target URL is missing.")
             return
         }
         if options.viewDelayMs > 0 {

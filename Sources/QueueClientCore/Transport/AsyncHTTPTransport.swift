@@ -40,7 +40,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// Bodies larger than this are an error (queue pages and API answers are small).
     private let maxBodyBytes: Int
 
-    public init(connectTo connectTarget: ConnectTarget? = nil, maxConnectionsPerHost: Int = 4096, maxBodyBytes: Int = 4 << 20) {
+    public init(
+        connectTo connectTarget: ConnectTarget? = nil, maxConnectionsPerHost: Int = 4096, maxBodyBytes: Int = 4 << 20
+    ) {
         self.connectTarget = connectTarget
         self.maxBodyBytes = maxBodyBytes
         var pool = HTTPClient.Configuration.ConnectionPool(
@@ -58,7 +60,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
         try await client.shutdown()
     }
 
-    public func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError> {
+    public func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError>
+    {
         let head = request.head
         let authority = head.authority ?? ""
         let origin = connectTarget?.origin ?? "\(head.scheme ?? "https")://\(authority)"
@@ -81,7 +84,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
             for (name, value) in response.headers {
                 if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
             }
-            let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
+            let status = HTTPResponse.Status(
+                code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
             return .success(IncomingResponse(head: HTTPResponse(status: status, headerFields: fields), body: bytes))
         } catch {
             return .failure(Self.transportError(error))
@@ -108,7 +112,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
             return .connectFailed(String(describing: error))
         }
         if let ioError = error as? IOError {
-            return ioError.errnoCode == 104 || ioError.errnoCode == 32 ? .connectionReset : .connectFailed(String(describing: ioError))
+            return ioError.errnoCode == 104 || ioError.errnoCode == 32
+                ? .connectionReset : .connectFailed(String(describing: ioError))
         }
         if let channelError = error as? ChannelError {
             switch channelError {

@@ -224,7 +224,9 @@ public struct VisitorMachine: Sendable {
         }
     }
 
-    private mutating func handle(_ action: QueuePageNavigator.Action, navigator: QueuePageNavigator, at now: Instant) -> Action {
+    private mutating func handle(_ action: QueuePageNavigator.Action, navigator: QueuePageNavigator, at now: Instant)
+        -> Action
+    {
         switch action {
         case .send(let request, _):
             result.requests += 1
@@ -278,8 +280,8 @@ public struct VisitorMachine: Sendable {
 
 /// Heap storage for values most visitors never need, keeping `VisitorMachine` small.
 /// An indirect enum, not a class: the value semantics stay intact.
-enum Boxed<Value: Sendable>: Sendable {
-    indirect case boxed(Value)
+indirect enum Boxed<Value: Sendable>: Sendable {
+    case boxed(Value)
 
     init(_ value: Value) { self = .boxed(value) }
 

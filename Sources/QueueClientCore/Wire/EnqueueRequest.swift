@@ -56,7 +56,7 @@ public enum EnqueueRequest {
             ("enqueueToken", parameters.enqueueToken),
             ("enqueueKey", parameters.enqueueKey),
         ]
-        for case let (key, value?) in optional where !value.isEmpty {
+        for case (let key, let value?) in optional where !value.isEmpty {
             members.append((key, value))
         }
         return "{" + members.map { "\(JSONText.quoted($0.0)):\(JSONText.quoted($0.1))" }.joined(separator: ",") + "}"

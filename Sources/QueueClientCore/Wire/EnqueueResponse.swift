@@ -34,7 +34,8 @@ public struct EnqueueResponse: Sendable, Hashable {
         self.queueitToken = string("QueueitToken")
         switch object["QueueUrlTTLInMinutes"] {
         case let minutes as Int: self.queueUrlTTLInMinutes = minutes
-        case let minutes as Double where minutes.isFinite && abs(minutes) < 1e9: self.queueUrlTTLInMinutes = Int(minutes)
+        case let minutes as Double where minutes.isFinite && abs(minutes) < 1e9:
+            self.queueUrlTTLInMinutes = Int(minutes)
         default: self.queueUrlTTLInMinutes = 0
         }
     }

@@ -51,7 +51,8 @@ enum PercentEncoding {
     /// Decodes `%XX` escapes; with `plusAsSpace`, also `+` (form encoding). Invalid escapes are
     /// kept as they are; invalid UTF-8 is repaired, never fatal.
     static func decode(_ string: String, plusAsSpace: Bool = false) -> String {
-        guard string.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) else {
+        guard string.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) })
+        else {
             return string
         }
         let bytes = Array(string.utf8)

@@ -10,7 +10,9 @@ public struct QueueTryPassResult: Sendable, Hashable {
     /// `QueueitToken`, a credential: never log it.
     public var queueToken: String?
 
-    public init(queueUrl: String?, targetUrl: String?, redirectType: RedirectType, isPassedThrough: Bool, queueToken: String?) {
+    public init(
+        queueUrl: String?, targetUrl: String?, redirectType: RedirectType, isPassedThrough: Bool, queueToken: String?
+    ) {
         self.queueUrl = queueUrl
         self.targetUrl = targetUrl
         self.redirectType = redirectType

@@ -16,7 +16,9 @@ public struct WaitingRoomAddress: Sendable, Hashable {
     /// The sanitized prefix (no slashes at either end), present only with a domain.
     public let queuePathPrefix: String?
 
-    public init(customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil) {
+    public init(
+        customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil
+    ) {
         self.customerId = customerId
         self.waitingRoomId = waitingRoomId
         let domain = waitingRoomDomain?.trimming([" "])
@@ -35,7 +37,8 @@ public struct WaitingRoomAddress: Sendable, Hashable {
 
     /// `/{prefix}/api/mobileapp/queue/{c}/{e}/enqueue` (prefix only behind a proxy).
     public var enqueuePath: String {
-        let api = "/api/mobileapp/queue/\(PercentEncoding.pathSegment(customerId))/\(PercentEncoding.pathSegment(waitingRoomId))/enqueue"
+        let api =
+            "/api/mobileapp/queue/\(PercentEncoding.pathSegment(customerId))/\(PercentEncoding.pathSegment(waitingRoomId))/enqueue"
         guard let queuePathPrefix else { return api }
         return "/\(queuePathPrefix)\(api)"
     }
