@@ -118,6 +118,22 @@ struct QueueItEngineTests {
         #expect(listener.events == ["viewWillOpen", "passed(token)"])
     }
 
+    @Test("a TLS failure on the queue page → onSSLError")
+    func sslError() async {
+        let (engine, listener, _, _) = engine([.success(Reply.enqueue(token: nil)), .failure(.tls("certificate expired"))])
+        await engine.run()
+        #expect(listener.events == ["viewWillOpen", "ssl"])
+    }
+
+    @Test("a queue answer without a target URL → onError after onQueueViewWillOpen")
+    func missingTarget() async {
+        let (engine, listener, _, _) = engine([.success(Reply.enqueue(token: nil, target: nil))])
+        await engine.run()
+        #expect(listener.events.count == 2)
+        #expect(listener.events.first == "viewWillOpen")
+        #expect(listener.events.last?.hasPrefix("error(sslError: Failed to load the queue") == true)
+    }
+
     @Test("the logger maps the SDK's levels onto swift-log")
     func logLevels() {
         QueueItLogger.setLogLevel(.fatal)
