@@ -1,0 +1,117 @@
+/// How one enqueue run ended.
+public enum EnqueueResult: Sendable, Hashable {
+    /// A 2xx with a JSON object: the engine's decision follows from `tryPass.redirectType`.
+    case decided(tryPass: QueueTryPassResult, queueId: String?)
+    /// A 4xx: no retry. `message` is the body's message (or `HTTP {status}`).
+    case error(status: Int, message: String)
+    /// Five requests failed (5xx, other non-2xx, transport errors, bodies that are not JSON
+    /// objects). `lastStatus` is the last HTTP status seen, `reason` the last failure.
+    case unavailable(lastStatus: Int?, reason: String)
+}
+
+/// The SDK provider's enqueue call with its retries, as a pure state machine.
+///
+/// Backoff (both SDKs): 1 s, doubled after each failure while below 10 s; so requests go out
+/// at t, t+1, t+3, t+7, t+15 and the fifth failure reports unavailable. The SDK keeps the delay
+/// on the provider and resets it only when giving up; a machine lives for one run, so every
+/// run (and every restart) starts again at 1 s, which is what an app creating a fresh engine
+/// per run sees. Any 2xx counts as success (Android; iOS insists on exactly 200).
+public struct EnqueueMachine: Sendable {
+    public static let initialRetryDelay = Duration.seconds(1)
+    /// Retry while the next delay is below this (the SDKs' `MAX_RETRY_SEC`).
+    public static let maxRetryDelay = Duration.seconds(10)
+
+    public enum Action: Sendable, Equatable {
+        case send(OutgoingRequest)
+        case wait(until: Instant)
+        case finish(EnqueueResult)
+    }
+
+    private enum State: Sendable {
+        case idle
+        case requesting
+        case backingOff
+        case finished
+    }
+
+    public let parameters: EnqueueParameters
+    private var state: State = .idle
+    private var nextRetryDelay = EnqueueMachine.initialRetryDelay
+    /// Enqueue requests sent so far.
+    public private(set) var attempts = 0
+    public private(set) var lastHTTPStatus: Int?
+
+    public init(parameters: EnqueueParameters) {
+        self.parameters = parameters
+    }
+
+    public mutating func start(at now: Instant) -> Action {
+        switch state {
+        case .idle:
+            return sendRequest()
+        case .requesting, .backingOff, .finished:
+            preconditionFailure("EnqueueMachine.start called twice")
+        }
+    }
+
+    public mutating func received(_ response: IncomingResponse, at now: Instant) -> Action {
+        switch state {
+        case .requesting:
+            let status = response.status.code
+            lastHTTPStatus = status
+            switch status {
+            case 200..<300:
+                guard let parsed = EnqueueResponse(jsonBody: response.body) else {
+                    return retryOrGiveUp("Server did not return a JSON object (HTTP \(status))", at: now)
+                }
+                state = .finished
+                return .finish(.decided(tryPass: QueueTryPassResult(response: parsed), queueId: parsed.queueId))
+            case 400..<500:
+                state = .finished
+                let message = JSONObject.message(from: response.body) ?? "HTTP \(status)"
+                return .finish(.error(status: status, message: message))
+            default:
+                let reason = JSONObject.parse(response.body)?["error"] as? String
+                return retryOrGiveUp(reason ?? "Unexpected response code: \(status)", at: now)
+            }
+        case .idle, .backingOff, .finished:
+            preconditionFailure("EnqueueMachine received a response with no request in flight")
+        }
+    }
+
+    public mutating func failed(_ error: TransportError, at now: Instant) -> Action {
+        switch state {
+        case .requesting:
+            return retryOrGiveUp(error.description, at: now)
+        case .idle, .backingOff, .finished:
+            preconditionFailure("EnqueueMachine got a transport error with no request in flight")
+        }
+    }
+
+    public mutating func waited(at now: Instant) -> Action {
+        switch state {
+        case .backingOff:
+            return sendRequest()
+        case .idle, .requesting, .finished:
+            preconditionFailure("EnqueueMachine.waited called while not backing off")
+        }
+    }
+
+    private mutating func sendRequest() -> Action {
+        state = .requesting
+        attempts += 1
+        return .send(EnqueueRequest.make(parameters))
+    }
+
+    private mutating func retryOrGiveUp(_ reason: String, at now: Instant) -> Action {
+        if nextRetryDelay < Self.maxRetryDelay {
+            let delay = nextRetryDelay
+            nextRetryDelay = delay * 2
+            state = .backingOff
+            return .wait(until: now + delay)
+        }
+        nextRetryDelay = Self.initialRetryDelay
+        state = .finished
+        return .finish(.unavailable(lastStatus: lastHTTPStatus, reason: reason))
+    }
+}

@@ -1,0 +1,76 @@
+/// What the SDK's WebView does with a navigation.
+public enum NavigationDecision: Sendable, Hashable {
+    /// `queueit://close`: the view closes (`onWebViewClosed`).
+    case closed
+    /// `queueit://restartSession`: the view closes (`onSessionRestart`); the app re-runs.
+    case restartSession
+    /// Another non-web scheme, or a web page on another host: handed to the OS/browser.
+    case external
+    /// `/what-is-this.html` on any host: cancelled silently.
+    case blocked
+    /// The target's host and path: passed, with the decoded `queueittoken` query value.
+    case passed(queueitToken: String?)
+    /// A page of the waiting room (`onQueueUrlChanged`); the WebView loads it.
+    case queueUrlChanged(SimpleURL)
+}
+
+/// The WebView's navigation rules, in the order of Android 2.2.3+ (target before queue host).
+///
+/// Decisions: hosts compare case-insensitively everywhere (DNS names are; Android compares the
+/// target host that way and WebViews lowercase hosts); the target path compares exactly (a
+/// trailing slash matters, the query does not); `queueit://` links match on their host
+/// (Android accepts any path or query after it). The token is percent-decoded (Android); iOS
+/// takes the raw text, which only differs for tokens with escapes, which real tokens never have.
+public struct NavigationPolicy: Sendable, Hashable {
+    public var queueHost: String
+    /// Behind a proxy with a prefix, queue pages must live under `/{prefix}/`.
+    public var queuePathPrefix: String?
+    public var targetHost: String
+    public var targetPath: String
+
+    public init(queueHost: String, queuePathPrefix: String?, targetHost: String, targetPath: String) {
+        self.queueHost = queueHost
+        self.queuePathPrefix = queuePathPrefix
+        self.targetHost = targetHost
+        self.targetPath = targetPath
+    }
+
+    /// Nil when either URL cannot be parsed (the SDK reports "Failed to load the queue").
+    public init?(queueUrl: String, targetUrl: String, queuePathPrefix: String?) {
+        guard let queue = SimpleURL(queueUrl), let target = SimpleURL(targetUrl), !queue.host.isEmpty,
+            !target.host.isEmpty
+        else { return nil }
+        self.init(
+            queueHost: queue.host, queuePathPrefix: queuePathPrefix, targetHost: target.host, targetPath: target.path)
+    }
+
+    public func decide(_ url: SimpleURL) -> NavigationDecision {
+        if url.scheme != "http" && url.scheme != "https" {
+            guard url.scheme == "queueit" else { return .external }
+            if url.host.caseInsensitiveEquals("close") { return .closed }
+            if url.host.caseInsensitiveEquals("restartSession") { return .restartSession }
+            return .external
+        }
+        if url.path.hasPrefix("/what-is-this.html") { return .blocked }
+        if url.host.caseInsensitiveEquals(targetHost) && url.path == targetPath {
+            return .passed(queueitToken: url.queryValue("queueittoken"))
+        }
+        if url.host.caseInsensitiveEquals(queueHost) {
+            guard let queuePathPrefix else { return .queueUrlChanged(url) }
+            return url.path.hasPrefix("/\(queuePathPrefix)/") ? .queueUrlChanged(url) : .external
+        }
+        return .external
+    }
+
+    /// A URL string that does not parse as an absolute URL is external (handed to the OS).
+    public func decide(_ urlString: String) -> NavigationDecision {
+        guard let url = SimpleURL(urlString) else { return .external }
+        return decide(url)
+    }
+}
+
+extension String {
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+    }
+}

@@ -1,0 +1,159 @@
+import HTTPTypes
+
+/// What a KnownUser connector's `x-queueit-redirect` header asks the app to run.
+public struct QueueRedirectInstruction: Sendable, Hashable {
+    public var address: WaitingRoomAddress
+    public var enqueueToken: String?
+    /// `l` and `cid` from the redirect (the connector's layout and culture), if present.
+    public var layoutName: String?
+    public var language: String?
+
+    /// Parses the header value: URL-decoded once, then `c`, `e`, `enqueuetoken`, `l`, `cid`,
+    /// the host (a waiting-room domain unless it is `{c}.queue-it.net`) and the path (a queue
+    /// path prefix when not empty). Nil without `c` and `e`.
+    public init?(headerValue: String) {
+        let decoded = PercentEncoding.decode(headerValue)
+        guard let url = SimpleURL(decoded), let customerId = url.queryValue("c"), !customerId.isEmpty,
+            let waitingRoomId = url.queryValue("e"), !waitingRoomId.isEmpty
+        else { return nil }
+        let isQueueItHost = url.host.caseInsensitiveEquals("\(customerId).queue-it.net") && url.port == nil
+        self.address = WaitingRoomAddress(
+            customerId: customerId, waitingRoomId: waitingRoomId,
+            waitingRoomDomain: isQueueItHost ? nil : url.authority,
+            queuePathPrefix: isQueueItHost ? nil : url.path)
+        self.enqueueToken = url.queryValue("enqueuetoken").flatMap { $0.isEmpty ? nil : $0 }
+        self.layoutName = url.queryValue("l").flatMap { $0.isEmpty ? nil : $0 }
+        self.language = url.queryValue("cid").flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
+
+/// How the protected API part of the hybrid flow ended.
+public enum ProtectedApiEnding: Sendable, Hashable {
+    /// The API answered without `x-queueit-redirect` (2xx).
+    case reached(status: Int)
+    /// The API answered with a non-2xx status and no redirect header, or could not be reached,
+    /// or kept redirecting to the queue after the token was presented.
+    case failed(status: Int?, message: String)
+}
+
+/// The app side of the hybrid KnownUser flow (both SDK READMEs, the Android protected-API demo).
+///
+/// Call the API with `x-queueit-ajaxpageurl` (the API URL, URL-encoded; connectors decode it)
+/// and the stored cookies. `x-queueit-redirect` → clear the API cookies and ask the caller to run
+/// the waiting room. After a pass, call again with `?queueittoken=` appended and keep the
+/// `QueueITAccepted-SDFrts345E-V3_{e}` cookie. A 3xx with `Location` (the connector's redirect
+/// that strips the token from the URL) is followed here, at most five times, with the cookies.
+public struct ProtectedApiMachine: Sendable {
+    public enum Action: Sendable, Equatable {
+        case send(OutgoingRequest)
+        /// Run the waiting room, then call `queuePassed(token:at:)`.
+        case runWaitingRoom(QueueRedirectInstruction)
+        case finish(ProtectedApiEnding)
+    }
+
+    private enum State: Sendable {
+        case idle
+        case calling(presentedToken: Bool, redirectsFollowed: Int)
+        case inWaitingRoom
+        case finished
+    }
+
+    static let maxRedirects = 5
+    static let ajaxPageURLHeader = HTTPField.Name("x-queueit-ajaxpageurl")!
+    static let queueRedirectHeader = HTTPField.Name("x-queueit-redirect")!
+
+    public let apiURL: SimpleURL
+    public let userAgent: String
+    public private(set) var cookies: CookieJar
+    public private(set) var lastHTTPStatus: Int?
+    public private(set) var requests = 0
+    private var state: State = .idle
+    private var currentURL: SimpleURL
+
+    public init?(apiURL: String, userAgent: String, cookies: CookieJar = CookieJar()) {
+        guard let url = SimpleURL(apiURL), url.scheme == "http" || url.scheme == "https" else { return nil }
+        self.apiURL = url
+        self.currentURL = url
+        self.userAgent = userAgent
+        self.cookies = cookies
+    }
+
+    public mutating func start(at now: Instant) -> Action {
+        switch state {
+        case .idle:
+            return call(apiURL, presentedToken: false, redirectsFollowed: 0)
+        case .calling, .inWaitingRoom, .finished:
+            preconditionFailure("ProtectedApiMachine.start called twice")
+        }
+    }
+
+    public mutating func received(_ response: IncomingResponse, at now: Instant) -> Action {
+        switch state {
+        case .calling(let presentedToken, let redirectsFollowed):
+            let status = response.status.code
+            lastHTTPStatus = status
+            cookies.store(response.head.headerFields, from: currentURL.host)
+            if let redirect = response.head.headerFields[Self.queueRedirectHeader], !redirect.isEmpty {
+                guard !presentedToken else {
+                    state = .finished
+                    return .finish(
+                        .failed(status: status, message: "the API still redirects to the queue after the queueittoken"))
+                }
+                guard let instruction = QueueRedirectInstruction(headerValue: redirect) else {
+                    state = .finished
+                    return .finish(.failed(status: status, message: "x-queueit-redirect without c and e"))
+                }
+                cookies.removeAll(for: apiURL.host)
+                state = .inWaitingRoom
+                return .runWaitingRoom(instruction)
+            }
+            if (300..<400).contains(status), let location = response.head.headerFields[.location],
+                let next = currentURL.resolving(location), redirectsFollowed < Self.maxRedirects
+            {
+                return call(next, presentedToken: presentedToken, redirectsFollowed: redirectsFollowed + 1)
+            }
+            state = .finished
+            if (200..<300).contains(status) { return .finish(.reached(status: status)) }
+            return .finish(.failed(status: status, message: "the protected API answered HTTP \(status)"))
+        case .idle, .inWaitingRoom, .finished:
+            preconditionFailure("ProtectedApiMachine received a response with no call in flight")
+        }
+    }
+
+    public mutating func failed(_ error: TransportError, at now: Instant) -> Action {
+        switch state {
+        case .calling:
+            state = .finished
+            return .finish(.failed(status: nil, message: "protected API: \(error.description)"))
+        case .idle, .inWaitingRoom, .finished:
+            preconditionFailure("ProtectedApiMachine got a transport error with no call in flight")
+        }
+    }
+
+    /// The waiting room let the visitor through: repeat the call with the token (if any).
+    public mutating func queuePassed(token: String?, at now: Instant) -> Action {
+        switch state {
+        case .inWaitingRoom:
+            guard let token, !token.isEmpty else {
+                return call(apiURL, presentedToken: true, redirectsFollowed: 0)
+            }
+            return call(apiURL.appendingQuery("queueittoken", token), presentedToken: true, redirectsFollowed: 0)
+        case .idle, .calling, .finished:
+            preconditionFailure("ProtectedApiMachine.queuePassed called outside the waiting room")
+        }
+    }
+
+    private mutating func call(_ url: SimpleURL, presentedToken: Bool, redirectsFollowed: Int) -> Action {
+        state = .calling(presentedToken: presentedToken, redirectsFollowed: redirectsFollowed)
+        currentURL = url
+        requests += 1
+        var head = HTTPRequest(method: .get, scheme: url.scheme, authority: url.authority, path: url.pathAndQuery)
+        head.headerFields[.accept] = "application/json"
+        head.headerFields[.userAgent] = userAgent
+        head.headerFields[Self.ajaxPageURLHeader] = PercentEncoding.queryComponent(apiURL.description)
+        if let cookie = cookies.header(for: url.host) {
+            head.headerFields[.cookie] = cookie
+        }
+        return .send(OutgoingRequest(head: head))
+    }
+}

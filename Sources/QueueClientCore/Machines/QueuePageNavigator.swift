@@ -1,0 +1,201 @@
+import HTTPTypes
+
+/// How a visit to the queue page ended.
+public enum QueuePageEnding: Sendable, Hashable {
+    /// The page sent the visitor to the target; the `queueittoken` query value, if any.
+    case passed(queueitToken: String?)
+    case closed
+    case restartSession
+    /// Still waiting when `maxWait` (from queue entry) ran out.
+    case queued
+    /// A TLS failure loading the page (the SDK's `SSL_ERROR`).
+    case sslError(String)
+}
+
+/// The virtual WebView: the HTTP-only queue page protocol of SCENARIO-CONTRACT.md.
+///
+/// GET the current queue URL with the visitor's cookies, never following redirects itself.
+/// Each `Location` goes through the `NavigationPolicy`. A 2xx means "still waiting": poll again
+/// after `Retry-After` (whole seconds ≥ 1) or the poll interval. Decisions where the SDK has no
+/// word, because the WebView would just sit on its page: other statuses, transport errors,
+/// `blocked` and `external` redirects keep the visitor on the current page and poll again after
+/// the poll interval. Twenty redirects in a row without a page also wait one poll interval, so
+/// a redirect loop cannot spin at one instant.
+public struct QueuePageNavigator: Sendable {
+    public struct Settings: Sendable, Hashable {
+        public var pollInterval: Duration
+        public var maxWait: Duration
+        /// Sent as `User-Agent` (the WebView's user agent).
+        public var userAgent: String
+
+        public init(pollInterval: Duration, maxWait: Duration, userAgent: String) {
+            self.pollInterval = pollInterval
+            self.maxWait = maxWait
+            self.userAgent = userAgent
+        }
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Load a page. `queueUrlChanged` is set when the load follows a navigation to another
+        /// waiting-room page (the SDK's `onQueueUrlChanged`).
+        case send(OutgoingRequest, queueUrlChanged: String?)
+        case wait(until: Instant)
+        case finish(QueuePageEnding)
+    }
+
+    private enum State: Sendable {
+        case idle
+        case loading
+        case waitingToPoll
+        case waitingOutMaxWait
+        case finished
+    }
+
+    static let redirectsBeforePause = 20
+
+    public let policy: NavigationPolicy
+    public let settings: Settings
+    public private(set) var currentURL: SimpleURL
+    public private(set) var enteredAt: Instant = .origin
+    /// Queue page GETs sent.
+    public private(set) var polls = 0
+    public private(set) var lastHTTPStatus: Int?
+    public private(set) var cookies: CookieJar
+    private var state: State = .idle
+    private var redirectsInRow = 0
+
+    /// Nil when the queue or target URL is missing or unparsable (the SDK's "Failed to load
+    /// the queue" error).
+    public init?(
+        tryPass: QueueTryPassResult, queuePathPrefix: String?, settings: Settings, cookies: CookieJar = CookieJar()
+    ) {
+        guard let queueUrl = tryPass.queueUrl, let targetUrl = tryPass.targetUrl,
+            let policy = NavigationPolicy(queueUrl: queueUrl, targetUrl: targetUrl, queuePathPrefix: queuePathPrefix),
+            let start = SimpleURL(queueUrl)
+        else { return nil }
+        self.policy = policy
+        self.settings = settings
+        self.currentURL = start
+        self.cookies = cookies
+    }
+
+    private var deadline: Instant { enteredAt + settings.maxWait }
+
+    public mutating func start(at now: Instant) -> Action {
+        switch state {
+        case .idle:
+            enteredAt = now
+            return load(queueUrlChanged: nil)
+        case .loading, .waitingToPoll, .waitingOutMaxWait, .finished:
+            preconditionFailure("QueuePageNavigator.start called twice")
+        }
+    }
+
+    public mutating func received(_ response: IncomingResponse, at now: Instant) -> Action {
+        switch state {
+        case .loading:
+            let status = response.status.code
+            lastHTTPStatus = status
+            cookies.store(response.head.headerFields, from: currentURL.host)
+            if (300..<400).contains(status), let location = response.head.headerFields[.location],
+                let next = currentURL.resolving(location)
+            {
+                return navigate(to: next, at: now)
+            }
+            redirectsInRow = 0
+            if (200..<300).contains(status), let retryAfter = Self.retryAfter(response.head.headerFields) {
+                return schedulePoll(after: retryAfter, at: now)
+            }
+            return schedulePoll(after: settings.pollInterval, at: now)
+        case .idle, .waitingToPoll, .waitingOutMaxWait, .finished:
+            preconditionFailure("QueuePageNavigator received a response with no load in flight")
+        }
+    }
+
+    public mutating func failed(_ error: TransportError, at now: Instant) -> Action {
+        switch state {
+        case .loading:
+            if case .tls(let reason) = error {
+                state = .finished
+                return .finish(.sslError("SslError: \(reason)"))
+            }
+            return schedulePoll(after: settings.pollInterval, at: now)
+        case .idle, .waitingToPoll, .waitingOutMaxWait, .finished:
+            preconditionFailure("QueuePageNavigator got a transport error with no load in flight")
+        }
+    }
+
+    public mutating func waited(at now: Instant) -> Action {
+        switch state {
+        case .waitingToPoll:
+            return load(queueUrlChanged: nil)
+        case .waitingOutMaxWait:
+            state = .finished
+            return .finish(.queued)
+        case .idle, .loading, .finished:
+            preconditionFailure("QueuePageNavigator.waited called while not waiting")
+        }
+    }
+
+    private mutating func navigate(to url: SimpleURL, at now: Instant) -> Action {
+        switch policy.decide(url) {
+        case .passed(let token):
+            state = .finished
+            return .finish(.passed(queueitToken: token))
+        case .closed:
+            state = .finished
+            return .finish(.closed)
+        case .restartSession:
+            state = .finished
+            return .finish(.restartSession)
+        case .blocked, .external:
+            redirectsInRow = 0
+            return schedulePoll(after: settings.pollInterval, at: now)
+        case .queueUrlChanged(let next):
+            currentURL = next
+            redirectsInRow += 1
+            if redirectsInRow >= Self.redirectsBeforePause {
+                redirectsInRow = 0
+                return schedulePoll(after: settings.pollInterval, at: now)
+            }
+            if now >= deadline {
+                state = .finished
+                return .finish(.queued)
+            }
+            return load(queueUrlChanged: next.description)
+        }
+    }
+
+    private mutating func schedulePoll(after delay: Duration, at now: Instant) -> Action {
+        let next = now + delay
+        if next >= deadline {
+            guard now < deadline else {
+                state = .finished
+                return .finish(.queued)
+            }
+            state = .waitingOutMaxWait
+            return .wait(until: deadline)
+        }
+        state = .waitingToPoll
+        return .wait(until: next)
+    }
+
+    private mutating func load(queueUrlChanged: String?) -> Action {
+        state = .loading
+        polls += 1
+        var head = HTTPRequest(
+            method: .get, scheme: currentURL.scheme, authority: currentURL.authority, path: currentURL.pathAndQuery)
+        head.headerFields[.accept] = "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8"
+        head.headerFields[.userAgent] = settings.userAgent
+        if let cookie = cookies.header(for: currentURL.host) {
+            head.headerFields[.cookie] = cookie
+        }
+        return .send(OutgoingRequest(head: head), queueUrlChanged: queueUrlChanged)
+    }
+
+    /// `Retry-After` in whole seconds (≥ 1); zero, dates and garbage fall back to the interval.
+    static func retryAfter(_ fields: HTTPFields) -> Duration? {
+        guard let text = fields[.retryAfter], let seconds = Int(text.trimming([" "])), seconds >= 1 else { return nil }
+        return .seconds(seconds)
+    }
+}

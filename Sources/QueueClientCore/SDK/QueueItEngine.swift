@@ -1,0 +1,208 @@
+import Foundation
+
+/// Queue-it's mobile engine, headless: the Swift SDK's `QueueItEngine` shape over the same
+/// pure machines the simulator drives. The "WebView" is the HTTP-only `QueuePageNavigator`.
+///
+/// Callback order follows the SDK: safetynet → `onQueuePassed`; disabled/idle/afterevent →
+/// `onQueueDisabled`; otherwise `onQueueViewWillOpen`, the view delay, then `onQueueUrlChanged`
+/// for each waiting-room page and one of `onQueuePassed`, `onWebViewClosed`,
+/// `onSessionRestart` (the app re-runs, as the README says), `onSSLError`. A 4xx →
+/// `onError(.invalidResponse, …)`; retries used up → `onQueueItUnavailable()` only (Android;
+/// iOS also sends an error with code 3).
+public final class QueueItEngine: Sendable {
+    public let customerId: String
+    public let waitingRoomOrAliasId: String
+    public let themeName: String?
+    public let language: String?
+    public let options: QueueItEngineOptions
+    public let waitingRoomDomain: String?
+    public let queuePathPrefix: String?
+    private let listener: any QueueListener
+    private let transport: any HTTPTransport
+    private let clock: any RunClock
+    private let userId: String
+    private let sdkVersion: String
+    private let busy = BusyFlag()
+
+    public static let defaultSDKVersion = "iOS-3.5.2"
+    public static let defaultUserAgent = "QueueClientCore/1 (headless Queue-it engine)"
+    /// A stable per-process device id, like iOS's identifierForVendor.
+    static let processUserId = UUID().uuidString
+    static let sharedTransport = AsyncHTTPTransport()
+
+    public convenience init(
+        customerId: String, waitingRoomOrAliasId: String, queueListener: any QueueListener, themeName: String? = nil,
+        language: String? = nil, options: QueueItEngineOptions? = nil, waitingRoomDomain: String? = nil,
+        queuePathPrefix: String? = nil
+    ) {
+        self.init(
+            customerId: customerId, waitingRoomOrAliasId: waitingRoomOrAliasId, queueListener: queueListener,
+            themeName: themeName, language: language, options: options, waitingRoomDomain: waitingRoomDomain,
+            queuePathPrefix: queuePathPrefix, transport: Self.sharedTransport, clock: WallClock())
+    }
+
+    /// The same engine over an injected transport and clock (tests, embedding, connect-to).
+    public init(
+        customerId: String, waitingRoomOrAliasId: String, queueListener: any QueueListener, themeName: String? = nil,
+        language: String? = nil, options: QueueItEngineOptions? = nil, waitingRoomDomain: String? = nil,
+        queuePathPrefix: String? = nil, transport: any HTTPTransport, clock: any RunClock, userId: String? = nil,
+        sdkVersion: String = QueueItEngine.defaultSDKVersion
+    ) {
+        self.customerId = customerId
+        self.waitingRoomOrAliasId = waitingRoomOrAliasId
+        self.listener = queueListener
+        self.themeName = themeName
+        self.language = language
+        self.options = options ?? QueueItEngineOptions()
+        self.waitingRoomDomain = waitingRoomDomain
+        self.queuePathPrefix = queuePathPrefix
+        self.transport = transport
+        self.clock = clock
+        self.userId = userId ?? Self.processUserId
+        self.sdkVersion = sdkVersion
+    }
+
+    private var address: WaitingRoomAddress {
+        WaitingRoomAddress(
+            customerId: customerId, waitingRoomId: waitingRoomOrAliasId, waitingRoomDomain: waitingRoomDomain,
+            queuePathPrefix: queuePathPrefix)
+    }
+
+    private var userAgent: String { options.webViewUserAgent ?? Self.defaultUserAgent }
+
+    // MARK: - run
+
+    public func run() async { await run(enqueueToken: nil, enqueueKey: nil) }
+    public func runWithEnqueueKey(_ enqueueKey: String) async { await run(enqueueToken: nil, enqueueKey: enqueueKey) }
+    public func runWithEnqueueToken(_ enqueueToken: String) async {
+        await run(enqueueToken: enqueueToken, enqueueKey: nil)
+    }
+
+    private func run(enqueueToken: String?, enqueueKey: String?) async {
+        guard let result = await tryPass(enqueueToken: enqueueToken, enqueueKey: enqueueKey) else { return }
+        switch result.redirectType.engineDecision {
+        case .passed:
+            QueueItLogger.logger.info("queue passed (safetynet)")
+            listener.onQueuePassed(info: QueuePassedInfo(queueItToken: result.queueToken))
+        case .disabled:
+            QueueItLogger.logger.info("queue disabled", metadata: ["redirectType": "\(result.redirectType.rawValue)"])
+            listener.onQueueDisabled(info: QueueDisabledInfo(queueItToken: result.queueToken))
+        case .showQueue:
+            await showQueue(queueTryPassResult: result)
+        }
+    }
+
+    // MARK: - tryPass
+
+    public func tryPass() async -> QueueTryPassResult? { await tryPass(enqueueToken: nil, enqueueKey: nil) }
+    public func tryPass(enqueueKey: String) async -> QueueTryPassResult? {
+        await tryPass(enqueueToken: nil, enqueueKey: enqueueKey)
+    }
+    public func tryPass(enqueueToken: String) async -> QueueTryPassResult? {
+        await tryPass(enqueueToken: enqueueToken, enqueueKey: nil)
+    }
+
+    /// The enqueue call with its retries. Failures go to the listener and return nil.
+    private func tryPass(enqueueToken: String?, enqueueKey: String?) async -> QueueTryPassResult? {
+        guard busy.acquire() else {
+            listener.onError(error: .requestAlreadyInProgress, errorMessage: "Enqueue request is already in progress")
+            return nil
+        }
+        defer { busy.release() }
+        let parameters = EnqueueParameters(
+            address: address, userId: userId, userAgent: userAgent, sdkVersion: sdkVersion, layoutName: themeName,
+            language: language, enqueueToken: enqueueToken, enqueueKey: enqueueKey)
+        var machine = EnqueueMachine(parameters: parameters)
+        var action = machine.start(at: clock.now)
+        while true {
+            switch action {
+            case .send(let request):
+                QueueItLogger.logger.debug("enqueue request", metadata: ["attempt": "\(machine.attempts)"])
+                switch await transport.execute(request, timeout: options.requestTimeout) {
+                case .success(let response): action = machine.received(response, at: clock.now)
+                case .failure(let error): action = machine.failed(error, at: clock.now)
+                }
+            case .wait(let deadline):
+                guard (try? await clock.sleep(until: deadline)) != nil else { return nil }
+                action = machine.waited(at: clock.now)
+            case .finish(.decided(let tryPass, _)):
+                return tryPass
+            case .finish(.error(let status, let message)):
+                QueueItLogger.logger.error("enqueue failed", metadata: ["status": "\(status)"])
+                listener.onError(error: .invalidResponse, errorMessage: "Error \(status): \(message)")
+                return nil
+            case .finish(.unavailable(_, let reason)):
+                QueueItLogger.logger.error("queue unavailable", metadata: ["lastFailure": "\(reason)"])
+                listener.onQueueItUnavailable()
+                return nil
+            }
+        }
+    }
+
+    // MARK: - showQueue
+
+    /// Opens the (virtual) queue view and follows it to its end.
+    public func showQueue(queueTryPassResult: QueueTryPassResult) async {
+        let settings = QueuePageNavigator.Settings(
+            pollInterval: options.queuePagePollInterval, maxWait: options.maxQueueWait, userAgent: userAgent)
+        listener.onQueueViewWillOpen()
+        guard
+            var navigator = QueuePageNavigator(
+                tryPass: queueTryPassResult, queuePathPrefix: address.queuePathPrefix, settings: settings)
+        else {
+            listener.onError(
+                error: .sslError, errorMessage: "Failed to load the queue. Queue URL or target URL is missing.")
+            return
+        }
+        if options.viewDelayMs > 0 {
+            guard (try? await clock.sleep(until: clock.now + .milliseconds(options.viewDelayMs))) != nil else { return }
+        }
+        var action = navigator.start(at: clock.now)
+        while true {
+            switch action {
+            case .send(let request, let changedURL):
+                if let changedURL { listener.onQueueUrlChanged(changedURL) }
+                switch await transport.execute(request, timeout: options.requestTimeout) {
+                case .success(let response): action = navigator.received(response, at: clock.now)
+                case .failure(let error): action = navigator.failed(error, at: clock.now)
+                }
+            case .wait(let deadline):
+                guard (try? await clock.sleep(until: deadline)) != nil else { return }
+                action = navigator.waited(at: clock.now)
+            case .finish(.passed(let token)):
+                QueueItLogger.logger.info("queue passed", metadata: ["token": "\(token == nil ? "absent" : "present")"])
+                listener.onQueuePassed(info: QueuePassedInfo(queueItToken: token))
+                return
+            case .finish(.closed):
+                listener.onWebViewClosed()
+                return
+            case .finish(.restartSession):
+                listener.onSessionRestart()
+                return
+            case .finish(.sslError(let message)):
+                listener.onSSLError(message)
+                return
+            case .finish(.queued):
+                QueueItLogger.logger.warning("still in the queue after maxQueueWait")
+                listener.onQueueWaitExpired()
+                return
+            }
+        }
+    }
+}
+
+/// The "request already in progress" guard (Android throws; here the listener hears it).
+private final class BusyFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var busy = false
+
+    func acquire() -> Bool {
+        lock.withLock {
+            if busy { return false }
+            busy = true
+            return true
+        }
+    }
+
+    func release() { lock.withLock { busy = false } }
+}

@@ -1,0 +1,135 @@
+import AsyncHTTPClient
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+
+/// A base URL every request is sent to instead of its own scheme, host and port (like
+/// `curl --connect-to`), while the `Host` header keeps the waiting-room host.
+public struct ConnectTarget: Sendable, Hashable {
+    public var scheme: String
+    public var host: String
+    public var port: Int?
+
+    public init(scheme: String, host: String, port: Int? = nil) {
+        self.scheme = scheme.lowercased()
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `http://127.0.0.1:8080` or `https://staging.example`; nil if not http(s).
+    public init?(baseURL: String) {
+        guard let url = SimpleURL(baseURL), url.scheme == "http" || url.scheme == "https", !url.host.isEmpty else {
+            return nil
+        }
+        self.init(scheme: url.scheme, host: url.host, port: url.port)
+    }
+
+    var origin: String {
+        guard let port else { return "\(scheme)://\(host)" }
+        return "\(scheme)://\(host):\(port)"
+    }
+}
+
+/// `HTTPTransport` over one shared AsyncHTTPClient `HTTPClient`: redirects never followed, a
+/// connection pool sized for thousands of concurrent visitors, TLS certificate verification on
+/// (AHC's default). With a connect target, note that TLS (SNI and the certificate check) is
+/// made against the connect target's host, not the waiting-room host in `Host`.
+public final class AsyncHTTPTransport: HTTPTransport {
+    public let connectTarget: ConnectTarget?
+    private let client: HTTPClient
+    /// Bodies larger than this are an error (queue pages and API answers are small).
+    private let maxBodyBytes: Int
+
+    public init(
+        connectTo connectTarget: ConnectTarget? = nil, maxConnectionsPerHost: Int = 4096, maxBodyBytes: Int = 4 << 20
+    ) {
+        self.connectTarget = connectTarget
+        self.maxBodyBytes = maxBodyBytes
+        var pool = HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnectionsPerHost)
+        // A refused or failed connection is reported at once, as the SDKs' HTTP stacks do; the
+        // enqueue machine's own backoff decides what happens next.
+        pool.retryConnectionEstablishment = false
+        let configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), connectionPool: pool)
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Closes the pool. Call once, after the last request.
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    public func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError>
+    {
+        let head = request.head
+        let authority = head.authority ?? ""
+        let origin = connectTarget?.origin ?? "\(head.scheme ?? "https")://\(authority)"
+        var ahcRequest = HTTPClientRequest(url: origin + (head.path ?? "/"))
+        ahcRequest.method = HTTPMethod(rawValue: head.method.rawValue)
+        for field in head.headerFields {
+            ahcRequest.headers.add(name: field.name.rawName, value: field.value)
+        }
+        if connectTarget != nil, !authority.isEmpty {
+            ahcRequest.headers.replaceOrAdd(name: "Host", value: authority)
+        }
+        if let body = request.body {
+            ahcRequest.body = .bytes(ByteBuffer(bytes: body))
+        }
+        do {
+            let response = try await client.execute(ahcRequest, timeout: TimeAmount(timeout))
+            var body = try await response.body.collect(upTo: maxBodyBytes)
+            let bytes = body.readBytes(length: body.readableBytes) ?? []
+            var fields = HTTPFields()
+            for (name, value) in response.headers {
+                if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            }
+            let status = HTTPResponse.Status(
+                code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
+            return .success(IncomingResponse(head: HTTPResponse(status: status, headerFields: fields), body: bytes))
+        } catch {
+            return .failure(Self.transportError(error))
+        }
+    }
+
+    /// Maps AHC and NIO errors onto the core's vocabulary.
+    static func transportError(_ error: any Error) -> TransportError {
+        if let clientError = error as? HTTPClientError {
+            switch clientError {
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout:
+                return .timedOut
+            case .remoteConnectionClosed, .uncleanShutdown:
+                return .connectionReset
+            default:
+                return .other(String(describing: clientError))
+            }
+        }
+        let typeName = String(reflecting: type(of: error))
+        if typeName.contains("NIOSSL") || typeName.contains("BoringSSL") || typeName.contains("TLS") {
+            return .tls(String(describing: error))
+        }
+        if typeName.contains("ConnectionError") || typeName.contains("NWPOSIXError") {
+            return .connectFailed(String(describing: error))
+        }
+        if let ioError = error as? IOError {
+            return ioError.errnoCode == 104 || ioError.errnoCode == 32
+                ? .connectionReset : .connectFailed(String(describing: ioError))
+        }
+        if let channelError = error as? ChannelError {
+            switch channelError {
+            case .connectTimeout: return .timedOut
+            case .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed, .eof: return .connectionReset
+            case .writeHostUnreachable: return .connectFailed(String(describing: channelError))
+            default: return .other(String(describing: channelError))
+            }
+        }
+        return .other(String(describing: error))
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,293 @@
+/// One simulated visitor: the enqueue machine, the queue page navigator and (for the hybrid
+/// flow) the protected API machine, composed into one small value with no I/O and no clock.
+///
+/// Both the wall-clock driver (`runVisitor`) and the simulator's virtual-time loop feed it
+/// events and carry out its actions. Cookies (queue page and protected API) live inside it.
+public struct VisitorMachine: Sendable {
+    public enum Action: Sendable, Equatable {
+        case send(OutgoingRequest, timeout: Duration)
+        case wait(until: Instant)
+        case finish(VisitorResult)
+    }
+
+    private enum Stage: Sendable {
+        case notStarted
+        case protectedApi
+        case enqueueing(EnqueueMachine)
+        case inQueue(QueuePageNavigator)
+        case finished(VisitorResult)
+        /// Placeholder while a sub-machine is taken out to be mutated (avoids a copy).
+        case transitioning
+    }
+
+    public let configuration: VisitorConfiguration
+    private var stage: Stage = .notStarted
+    /// Present in the `.protectedApi` flow; parked while the visitor is in the waiting room.
+    /// Boxed: only hybrid visitors pay for it.
+    private var protectedApiBox: Boxed<ProtectedApiMachine>?
+    /// The connector's redirect, which replaces the configured waiting room (hybrid flow).
+    private var redirectInstruction: Boxed<QueueRedirectInstruction>?
+    /// The WebView's cookies survive a restart (the SDK does not clear them).
+    private var queueCookies = CookieJar()
+    private var result: VisitorResult
+
+    public init(configuration: VisitorConfiguration) {
+        self.configuration = configuration
+        self.result = VisitorResult(outcome: .interrupted, marks: VisitorMarks(started: .origin, ended: .origin))
+    }
+
+    public var phase: VisitorPhase {
+        switch stage {
+        case .notStarted: .notStarted
+        case .protectedApi: .protectedApi
+        case .enqueueing: .enqueueing
+        case .inQueue: .inQueue
+        case .finished, .transitioning: .finished
+        }
+    }
+
+    public mutating func start(at now: Instant) -> Action {
+        guard case .notStarted = stage else { preconditionFailure("VisitorMachine.start called twice") }
+        result.marks = VisitorMarks(started: now, ended: now)
+        guard configuration.flow == .protectedApi else { return beginEnqueue(at: now) }
+        guard let url = configuration.protectedApiURL,
+            var api = ProtectedApiMachine(apiURL: url, userAgent: configuration.userAgent)
+        else {
+            return finish(.error, message: "the protectedApi flow needs a valid protectedApi URL", at: now)
+        }
+        stage = .protectedApi
+        let action = api.start(at: now)
+        protectedApi = api
+        return handle(action, at: now)
+    }
+
+    public mutating func received(_ response: IncomingResponse, at now: Instant) -> Action {
+        result.lastHTTPStatus = response.status.code
+        switch takeStage() {
+        case .protectedApi:
+            guard var api = protectedApi else { preconditionFailure("protected API stage without its machine") }
+            stage = .protectedApi
+            let action = api.received(response, at: now)
+            protectedApi = api
+            return handle(action, at: now)
+        case .enqueueing(var machine):
+            let action = machine.received(response, at: now)
+            stage = .enqueueing(machine)
+            return handle(action, at: now)
+        case .inQueue(var navigator):
+            let action = navigator.received(response, at: now)
+            stage = .inQueue(navigator)
+            return handle(action, navigator: navigator, at: now)
+        case .notStarted, .finished, .transitioning:
+            preconditionFailure("VisitorMachine received a response with nothing in flight")
+        }
+    }
+
+    public mutating func failed(_ error: TransportError, at now: Instant) -> Action {
+        switch takeStage() {
+        case .protectedApi:
+            guard var api = protectedApi else { preconditionFailure("protected API stage without its machine") }
+            stage = .protectedApi
+            let action = api.failed(error, at: now)
+            protectedApi = api
+            return handle(action, at: now)
+        case .enqueueing(var machine):
+            let action = machine.failed(error, at: now)
+            stage = .enqueueing(machine)
+            return handle(action, at: now)
+        case .inQueue(var navigator):
+            let action = navigator.failed(error, at: now)
+            stage = .inQueue(navigator)
+            return handle(action, navigator: navigator, at: now)
+        case .notStarted, .finished, .transitioning:
+            preconditionFailure("VisitorMachine got a transport error with nothing in flight")
+        }
+    }
+
+    public mutating func waited(at now: Instant) -> Action {
+        switch takeStage() {
+        case .enqueueing(var machine):
+            let action = machine.waited(at: now)
+            stage = .enqueueing(machine)
+            return handle(action, at: now)
+        case .inQueue(var navigator):
+            let action = navigator.waited(at: now)
+            stage = .inQueue(navigator)
+            return handle(action, navigator: navigator, at: now)
+        case .notStarted, .protectedApi, .finished, .transitioning:
+            preconditionFailure("VisitorMachine.waited called while not waiting")
+        }
+    }
+
+    /// Ends the visitor from outside. `.runEnded`: in the queue → `queued`, otherwise
+    /// `interrupted`; `.interrupted` (SIGINT): `interrupted`. A finished visitor keeps its result.
+    public mutating func stop(at now: Instant, reason: StopReason) -> VisitorResult {
+        switch stage {
+        case .finished(let result):
+            return result
+        case .inQueue where reason == .runEnded:
+            return finishResult(.queued, message: nil, at: now)
+        case .notStarted, .protectedApi, .enqueueing, .inQueue, .transitioning:
+            return finishResult(.interrupted, message: nil, at: now)
+        }
+    }
+
+    // MARK: - Composition
+
+    private var protectedApi: ProtectedApiMachine? {
+        get { protectedApiBox?.value }
+        set { protectedApiBox = newValue.map(Boxed.init) }
+    }
+
+    /// The enqueue call for this run: the connector's waiting room, else the configured one.
+    private var enqueueParameters: EnqueueParameters {
+        guard let instruction = redirectInstruction?.value else { return configuration.enqueueParameters }
+        return configuration.enqueueParameters(
+            for: instruction.address, enqueueToken: instruction.enqueueToken ?? configuration.enqueueToken,
+            layoutName: instruction.layoutName ?? configuration.layoutName,
+            language: instruction.language ?? configuration.language)
+    }
+
+    private mutating func takeStage() -> Stage {
+        let current = stage
+        stage = .transitioning
+        return current
+    }
+
+    private mutating func beginEnqueue(at now: Instant) -> Action {
+        var machine = EnqueueMachine(parameters: enqueueParameters)
+        let action = machine.start(at: now)
+        stage = .enqueueing(machine)
+        return handle(action, at: now)
+    }
+
+    private mutating func handle(_ action: ProtectedApiMachine.Action, at now: Instant) -> Action {
+        switch action {
+        case .send(let request):
+            result.requests += 1
+            return .send(request, timeout: configuration.requestTimeout)
+        case .runWaitingRoom(let instruction):
+            redirectInstruction = Boxed(instruction)
+            return beginEnqueue(at: now)
+        case .finish(.reached):
+            return finish(.passed, message: nil, at: now)
+        case .finish(.failed(let status, let message)):
+            if let status { result.lastHTTPStatus = status }
+            return finish(.error, message: message, at: now)
+        }
+    }
+
+    private mutating func handle(_ action: EnqueueMachine.Action, at now: Instant) -> Action {
+        switch action {
+        case .send(let request):
+            result.requests += 1
+            result.attempts += 1
+            return .send(request, timeout: configuration.requestTimeout)
+        case .wait(let deadline):
+            return .wait(until: deadline)
+        case .finish(let enqueueResult):
+            result.marks.enqueueDecided = now
+            return decide(enqueueResult, at: now)
+        }
+    }
+
+    private mutating func decide(_ enqueueResult: EnqueueResult, at now: Instant) -> Action {
+        switch enqueueResult {
+        case .error(let status, let message):
+            result.lastHTTPStatus = status
+            return finish(.error, message: message, at: now)
+        case .unavailable(let lastStatus, let reason):
+            result.lastHTTPStatus = lastStatus
+            return finish(.unavailable, message: reason, at: now)
+        case .decided(let tryPass, let queueId):
+            result.redirectType = QueueTryPassResult.reportedRedirectType(token: tryPass.queueToken)
+            result.queueId = queueId
+            result.queueitToken = tryPass.queueToken
+            switch tryPass.redirectType.engineDecision {
+            case .passed:
+                return passedWaitingRoom(token: tryPass.queueToken, at: now)
+            case .disabled:
+                return finish(.disabled, message: nil, at: now)
+            case .showQueue:
+                guard
+                    var navigator = QueuePageNavigator(
+                        tryPass: tryPass, queuePathPrefix: enqueueParameters.address.queuePathPrefix,
+                        settings: configuration.navigatorSettings, cookies: queueCookies)
+                else {
+                    return finish(.error, message: "Failed to load the queue: missing queue or target URL", at: now)
+                }
+                result.marks.queueEntered = now
+                let action = navigator.start(at: now)
+                stage = .inQueue(navigator)
+                return handle(action, navigator: navigator, at: now)
+            }
+        }
+    }
+
+    private mutating func handle(_ action: QueuePageNavigator.Action, navigator: QueuePageNavigator, at now: Instant)
+        -> Action
+    {
+        switch action {
+        case .send(let request, _):
+            result.requests += 1
+            result.polls += 1
+            return .send(request, timeout: configuration.requestTimeout)
+        case .wait(let deadline):
+            return .wait(until: deadline)
+        case .finish(let ending):
+            queueCookies = navigator.cookies
+            switch ending {
+            case .passed(let token):
+                result.queueitToken = token
+                return passedWaitingRoom(token: token, at: now)
+            case .closed:
+                return finish(.closed, message: nil, at: now)
+            case .queued:
+                return finish(.queued, message: nil, at: now)
+            case .sslError(let message):
+                return finish(.error, message: message, at: now)
+            case .restartSession:
+                result.restarts += 1
+                guard result.restarts <= configuration.maxRestarts else {
+                    return finish(.restarted, message: nil, at: now)
+                }
+                return beginEnqueue(at: now)
+            }
+        }
+    }
+
+    /// Safetynet or the target reached: done, or back to the protected API with the token.
+    private mutating func passedWaitingRoom(token: String?, at now: Instant) -> Action {
+        guard var api = protectedApi else { return finish(.passed, message: nil, at: now) }
+        stage = .protectedApi
+        let action = api.queuePassed(token: token, at: now)
+        protectedApi = api
+        return handle(action, at: now)
+    }
+
+    private mutating func finish(_ outcome: VisitorOutcome, message: String?, at now: Instant) -> Action {
+        .finish(finishResult(outcome, message: message, at: now))
+    }
+
+    private mutating func finishResult(_ outcome: VisitorOutcome, message: String?, at now: Instant) -> VisitorResult {
+        result.outcome = outcome
+        result.errorMessage = message
+        result.marks.ended = now
+        stage = .finished(result)
+        return result
+    }
+}
+
+/// Heap storage for values most visitors never need, keeping `VisitorMachine` small.
+/// An indirect enum, not a class: the value semantics stay intact.
+indirect enum Boxed<Value: Sendable>: Sendable {
+    case boxed(Value)
+
+    init(_ value: Value) { self = .boxed(value) }
+
+    var value: Value {
+        switch self {
+        case .boxed(let value): value
+        }
+    }
+}

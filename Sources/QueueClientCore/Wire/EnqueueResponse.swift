@@ -1,0 +1,65 @@
+import Foundation
+
+/// The enqueue API's answer: `{QueueId, QueueUrl, EventTargetUrl, QueueitToken,
+/// QueueUrlTTLInMinutes}` (PascalCase; note `QueueitToken`).
+///
+/// Tolerant like the SDKs: a missing key, a JSON null or a value of the wrong type becomes nil
+/// (iOS keeps only JSON strings); the TTL is read as an integer when it is a number, else 0
+/// (Android). Only a body that is not a JSON object is rejected, and the caller retries it.
+public struct EnqueueResponse: Sendable, Hashable {
+    public var queueId: String?
+    public var queueUrl: String?
+    public var eventTargetUrl: String?
+    public var queueitToken: String?
+    public var queueUrlTTLInMinutes: Int
+
+    public init(
+        queueId: String? = nil, queueUrl: String? = nil, eventTargetUrl: String? = nil, queueitToken: String? = nil,
+        queueUrlTTLInMinutes: Int = 0
+    ) {
+        self.queueId = queueId
+        self.queueUrl = queueUrl
+        self.eventTargetUrl = eventTargetUrl
+        self.queueitToken = queueitToken
+        self.queueUrlTTLInMinutes = queueUrlTTLInMinutes
+    }
+
+    /// Nil when `body` is not a JSON object (empty, HTML, an array, truncated JSON…).
+    public init?(jsonBody body: [UInt8]) {
+        guard let object = JSONObject.parse(body) else { return nil }
+        func string(_ key: String) -> String? { object[key] as? String }
+        self.queueId = string("QueueId")
+        self.queueUrl = string("QueueUrl")
+        self.eventTargetUrl = string("EventTargetUrl")
+        self.queueitToken = string("QueueitToken")
+        switch object["QueueUrlTTLInMinutes"] {
+        case let minutes as Int: self.queueUrlTTLInMinutes = minutes
+        case let minutes as Double where minutes.isFinite && abs(minutes) < 1e9:
+            self.queueUrlTTLInMinutes = Int(minutes)
+        default: self.queueUrlTTLInMinutes = 0
+        }
+    }
+}
+
+enum JSONObject {
+    /// The body as a JSON object, or nil.
+    static func parse(_ body: [UInt8]) -> [String: Any]? {
+        guard !body.isEmpty,
+            let value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+        else { return nil }
+        return value as? [String: Any]
+    }
+
+    /// A human message from an error body: the JSON `error`/`message`/`Message` member when
+    /// there is one, else the body text (at most 300 characters), else nil.
+    static func message(from body: [UInt8]) -> String? {
+        if let object = parse(body) {
+            for key in ["error", "message", "Message", "errorMessage"] {
+                if let text = object[key] as? String, !text.isEmpty { return text }
+            }
+        }
+        let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return nil }
+        return text.count > 300 ? String(text.prefix(300)) + "…" : text
+    }
+}

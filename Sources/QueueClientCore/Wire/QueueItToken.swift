@@ -1,0 +1,76 @@
+/// A `queueittoken` as the waiting room issues it: `key_value` pairs joined by `~`
+/// (e.g. `e_e1~q_…~ts_1797033600~ce_true~rt_queue~h_…`).
+///
+/// The client never validates the hash (it has no secret); it reads the redirect type the way
+/// the mobile SDKs do and exposes the other fields for reports and checks. The token is a
+/// credential: never log it.
+public struct QueueItToken: Sendable, Hashable {
+    /// The whole token as received.
+    public let rawValue: String
+    /// Every pair that splits on `_` into exactly two parts, in order. Pairs with more or
+    /// fewer parts are skipped, as the KnownUser connectors skip them.
+    public let fields: [(key: String, value: String)]
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+        self.fields = rawValue.split(separator: "~", omittingEmptySubsequences: false).compactMap { pair in
+            let parts = pair.split(separator: "_", omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return nil }
+            return (key: String(parts[0]), value: String(parts[1]))
+        }
+    }
+
+    public static func == (lhs: QueueItToken, rhs: QueueItToken) -> Bool { lhs.rawValue == rhs.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    /// The first value for `key` (keys are case-sensitive).
+    public func value(for key: String) -> String? {
+        fields.first(where: { $0.key == key })?.value
+    }
+
+    public var eventId: String? { value(for: "e") }
+    public var queueId: String? { value(for: "q") }
+    /// `ts`: the expiry of the redirect, Unix seconds.
+    public var expiresAt: Int64? { value(for: "ts").flatMap { Int64($0) } }
+    /// `h`: the HMAC-SHA256 hex the connector checks.
+    public var hash: String? { value(for: "h") }
+
+    /// The redirect type exactly as the SDKs extract it: the text between the first `~rt_`
+    /// and the next `~` (case-sensitive). Nil when the token has no such segment, e.g. when
+    /// `rt_…` is the last pair or the first one (no `~` in front of it).
+    public var sdkRedirectType: String? {
+        guard let start = rawValue.range(of: "~rt_") else { return nil }
+        let tail = rawValue[start.upperBound...]
+        guard let end = tail.firstIndex(of: "~") else { return nil }
+        return String(tail[..<end])
+    }
+}
+
+/// The redirect types the SDKs know (Android's `RedirectType`), with the engine's decision.
+public enum RedirectType: String, Sendable, Hashable, CaseIterable {
+    case unknown, queue, safetynet, afterevent, disabled, directLink, idle, debug, bypass
+
+    /// From a token the way the SDK reads it: no token or an empty one → `queue`; a token
+    /// without `~rt_…~` or with a value outside the enum → `unknown` (Android would crash on
+    /// an unknown value; iOS keeps the raw string; both then show the queue).
+    public init(token: String?) {
+        guard let token, !token.isEmpty else {
+            self = .queue
+            return
+        }
+        self = QueueItToken(token).sdkRedirectType.flatMap(RedirectType.init(rawValue:)) ?? .unknown
+    }
+
+    /// What the engine does with a redirect type (§1.5 of the SDK notes).
+    public var engineDecision: EngineDecision {
+        switch self {
+        case .safetynet: .passed
+        case .disabled, .afterevent, .idle: .disabled
+        case .unknown, .queue, .directLink, .debug, .bypass: .showQueue
+        }
+    }
+
+    public enum EngineDecision: Sendable, Hashable {
+        case passed, disabled, showQueue
+    }
+}

@@ -1,0 +1,58 @@
+/// Where a waiting room's mobile enqueue API lives: the SDK's `customerId`,
+/// `waitingRoomOrAliasId`, and the optional Behind Proxy / Bring Your Own CDN settings.
+///
+/// Decisions (see docs/client-core.md):
+/// - `waitingRoomDomain` is used when it is non-empty after trimming spaces; it replaces the
+///   whole host (`{customerId}.queue-it.net`), the scheme stays `https`.
+/// - `queuePathPrefix` counts only with a domain. It is trimmed of every leading and trailing
+///   `/` and space (iOS); an empty result means no prefix. iOS checks the *raw* prefix for
+///   emptiness and so builds `//api/...` for a prefix of `/`; we do not copy that quirk.
+/// - Path segments are percent-encoded (Android) so an id with a space still gives a valid URL.
+public struct WaitingRoomAddress: Sendable, Hashable {
+    public var customerId: String
+    public var waitingRoomId: String
+    /// The non-empty proxy domain, or nil for `{customerId}.queue-it.net`.
+    public let waitingRoomDomain: String?
+    /// The sanitized prefix (no slashes at either end), present only with a domain.
+    public let queuePathPrefix: String?
+
+    public init(
+        customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil
+    ) {
+        self.customerId = customerId
+        self.waitingRoomId = waitingRoomId
+        let domain = waitingRoomDomain?.trimming([" "])
+        if let domain, !domain.isEmpty {
+            self.waitingRoomDomain = domain
+            let prefix = queuePathPrefix.map { $0.trimming([" ", "/"]) } ?? ""
+            self.queuePathPrefix = prefix.isEmpty ? nil : prefix
+        } else {
+            self.waitingRoomDomain = nil
+            self.queuePathPrefix = nil
+        }
+    }
+
+    /// The authority requests go to: the proxy domain, or `{customerId}.queue-it.net`.
+    public var host: String { waitingRoomDomain ?? "\(customerId).queue-it.net" }
+
+    /// `/{prefix}/api/mobileapp/queue/{c}/{e}/enqueue` (prefix only behind a proxy).
+    public var enqueuePath: String {
+        let api =
+            "/api/mobileapp/queue/\(PercentEncoding.pathSegment(customerId))/\(PercentEncoding.pathSegment(waitingRoomId))/enqueue"
+        guard let queuePathPrefix else { return api }
+        return "/\(queuePathPrefix)\(api)"
+    }
+
+    /// The full enqueue URL, as the SDK would call it.
+    public var enqueueURL: String { "https://\(host)\(enqueuePath)" }
+}
+
+extension String {
+    /// Removes every leading and trailing character that is in `set`.
+    func trimming(_ set: Set<Character>) -> String {
+        guard let first = firstIndex(where: { !set.contains($0) }),
+            let last = lastIndex(where: { !set.contains($0) })
+        else { return "" }
+        return String(self[first...last])
+    }
+}

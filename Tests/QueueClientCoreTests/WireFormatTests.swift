@@ -1,0 +1,106 @@
+import HTTPTypes
+import Testing
+
+@testable import QueueClientCore
+
+@Suite("Wire formats: enqueue URL, request, response")
+struct WireFormatTests {
+    @Test(
+        "enqueue URL for domain and prefix variants",
+        arguments: [
+            (nil, nil, "https://acme.queue-it.net/api/mobileapp/queue/acme/spring/enqueue"),
+            (nil, "queue", "https://acme.queue-it.net/api/mobileapp/queue/acme/spring/enqueue"),
+            ("", "queue", "https://acme.queue-it.net/api/mobileapp/queue/acme/spring/enqueue"),
+            ("shop.example.com", nil, "https://shop.example.com/api/mobileapp/queue/acme/spring/enqueue"),
+            ("shop.example.com", "queue", "https://shop.example.com/queue/api/mobileapp/queue/acme/spring/enqueue"),
+            ("shop.example.com", "/queue/", "https://shop.example.com/queue/api/mobileapp/queue/acme/spring/enqueue"),
+            ("shop.example.com", " /queue/ ", "https://shop.example.com/queue/api/mobileapp/queue/acme/spring/enqueue"),
+            ("shop.example.com", "/", "https://shop.example.com/api/mobileapp/queue/acme/spring/enqueue"),
+            ("shop.example.com", "", "https://shop.example.com/api/mobileapp/queue/acme/spring/enqueue"),
+            ("shop.example.com", "a/b", "https://shop.example.com/a/b/api/mobileapp/queue/acme/spring/enqueue"),
+        ] as [(String?, String?, String)])
+    func enqueueURL(domain: String?, prefix: String?, expected: String) {
+        let address = WaitingRoomAddress(
+            customerId: "acme", waitingRoomId: "spring", waitingRoomDomain: domain, queuePathPrefix: prefix)
+        #expect(address.enqueueURL == expected)
+    }
+
+    @Test("path segments are percent-encoded")
+    func encodedSegments() {
+        let address = WaitingRoomAddress(customerId: "acme", waitingRoomId: "spring sale/2")
+        #expect(address.enqueuePath == "/api/mobileapp/queue/acme/spring%20sale%2F2/enqueue")
+    }
+
+    @Test("POST with Accept, Content-Type, User-Agent and the JSON body")
+    func requestShape() throws {
+        let parameters = EnqueueParameters(
+            address: WaitingRoomAddress(
+                customerId: "acme", waitingRoomId: "spring", waitingRoomDomain: "q.example", queuePathPrefix: "/queue/"),
+            userId: "u-1", userAgent: "ua \"x\"", sdkVersion: "iOS-3.5.2", layoutName: "Dark", language: "en-US",
+            enqueueToken: nil, enqueueKey: "key-7")
+        let request = EnqueueRequest.make(parameters)
+        #expect(request.head.method == .post)
+        #expect(request.head.scheme == "https")
+        #expect(request.head.authority == "q.example")
+        #expect(request.head.path == "/queue/api/mobileapp/queue/acme/spring/enqueue")
+        #expect(request.head.headerFields[.accept] == "application/json")
+        #expect(request.head.headerFields[.contentType] == "application/json")
+        #expect(request.head.headerFields[.userAgent] == "ua \"x\"")
+        let body = String(decoding: try #require(request.body), as: UTF8.self)
+        #expect(
+            body
+                == #"{"userId":"u-1","userAgent":"ua \"x\"","sdkVersion":"iOS-3.5.2","layoutName":"Dark","language":"en-US","enqueueKey":"key-7"}"#
+        )
+    }
+
+    @Test("optional body fields are left out when nil or empty")
+    func optionalFields() {
+        let parameters = EnqueueParameters(
+            address: WaitingRoomAddress(customerId: "acme", waitingRoomId: "spring"), userId: "u", userAgent: "a",
+            sdkVersion: "s", layoutName: "", language: nil, enqueueToken: "tok", enqueueKey: nil)
+        #expect(
+            EnqueueRequest.body(parameters) == #"{"userId":"u","userAgent":"a","sdkVersion":"s","enqueueToken":"tok"}"#)
+    }
+
+    @Test("the response is read tolerantly")
+    func responseParsing() throws {
+        let full = try #require(
+            EnqueueResponse(
+                jsonBody: Array(
+                    #"{"QueueId":"q","QueueUrl":"https://a/","EventTargetUrl":"https://t/","QueueitToken":"tok","QueueUrlTTLInMinutes":5}"#
+                        .utf8)))
+        #expect(
+            full
+                == EnqueueResponse(
+                    queueId: "q", queueUrl: "https://a/", eventTargetUrl: "https://t/", queueitToken: "tok",
+                    queueUrlTTLInMinutes: 5))
+        let sparse = try #require(
+            EnqueueResponse(jsonBody: Array(#"{"QueueId":null,"QueueUrl":42,"Extra":true}"#.utf8)))
+        #expect(sparse == EnqueueResponse())
+        #expect(EnqueueResponse(jsonBody: Array("{}".utf8)) == EnqueueResponse())
+        #expect(EnqueueResponse(jsonBody: Array("<html>busy</html>".utf8)) == nil)
+        #expect(EnqueueResponse(jsonBody: Array("[1,2]".utf8)) == nil)
+        #expect(EnqueueResponse(jsonBody: Array(#""text""#.utf8)) == nil)
+        #expect(EnqueueResponse(jsonBody: []) == nil)
+    }
+
+    @Test("URLs: parse, resolve relative locations, read and append query values")
+    func simpleURL() throws {
+        let url = try #require(SimpleURL("https://Acme.queue-it.net:8443/queue/page?c=acme&e=spring&t=a%2Fb#frag"))
+        #expect(url.host == "Acme.queue-it.net")
+        #expect(url.port == 8443)
+        #expect(url.path == "/queue/page")
+        #expect(url.queryValue("t") == "a/b")
+        #expect(url.queryValue("x") == nil)
+        #expect(url.resolving("/other?x=1")?.description == "https://Acme.queue-it.net:8443/other?x=1")
+        #expect(url.resolving("next")?.description == "https://Acme.queue-it.net:8443/queue/next")
+        #expect(url.resolving("//cdn.example/x")?.description == "https://cdn.example/x")
+        #expect(url.resolving("queueit://close")?.scheme == "queueit")
+        #expect(SimpleURL("https://shop.example")?.path == "/")
+        #expect(SimpleURL("not a url") == nil)
+        let api = try #require(SimpleURL("https://api.example/v1/cart?id=3"))
+        #expect(
+            api.appendingQuery("queueittoken", "e_x~rt_queue").description
+                == "https://api.example/v1/cart?id=3&queueittoken=e_x~rt_queue")
+    }
+}
