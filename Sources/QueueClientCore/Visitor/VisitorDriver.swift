@@ -2,24 +2,31 @@
 ///
 /// On task cancellation the visitor is stopped with `cancellationReason()` (default
 /// `.interrupted`, for SIGINT; a runner ending at `run.duration` passes `.runEnded`).
-/// `onRequest` is called with the send time of every request (for requests/s counts).
+/// `onRequest` is called with the send time of every request (for requests/s counts), and
+/// `onPhaseChange` with every change of `machine.phase` (for "in queue" counts).
 public func runVisitor(
     _ machine: inout VisitorMachine,
     transport: some HTTPTransport,
     clock: some RunClock,
     cancellationReason: @Sendable () -> StopReason = { .interrupted },
-    onRequest: (@Sendable (Instant) -> Void)? = nil
+    onRequest: (@Sendable (Instant) -> Void)? = nil,
+    onPhaseChange: (@Sendable (_ from: VisitorPhase, _ to: VisitorPhase) -> Void)? = nil
 ) async -> VisitorResult {
+    var phase = machine.phase
     var action = machine.start(at: clock.now)
     while true {
+        if let onPhaseChange, machine.phase != phase {
+            onPhaseChange(phase, machine.phase)
+            phase = machine.phase
+        }
         switch action {
         case .finish(let result):
             return result
         case .send(let request, let timeout):
-            if Task.isCancelled { return machine.stop(at: clock.now, reason: cancellationReason()) }
+            if Task.isCancelled { return stopped(&machine, phase, clock.now, cancellationReason(), onPhaseChange) }
             onRequest?(clock.now)
             let outcome = await transport.execute(request, timeout: timeout)
-            if Task.isCancelled { return machine.stop(at: clock.now, reason: cancellationReason()) }
+            if Task.isCancelled { return stopped(&machine, phase, clock.now, cancellationReason(), onPhaseChange) }
             switch outcome {
             case .success(let response): action = machine.received(response, at: clock.now)
             case .failure(let error): action = machine.failed(error, at: clock.now)
@@ -28,12 +35,22 @@ public func runVisitor(
             do {
                 try await clock.sleep(until: deadline)
             } catch {
-                return machine.stop(at: clock.now, reason: cancellationReason())
+                return stopped(&machine, phase, clock.now, cancellationReason(), onPhaseChange)
             }
-            if Task.isCancelled { return machine.stop(at: clock.now, reason: cancellationReason()) }
+            if Task.isCancelled { return stopped(&machine, phase, clock.now, cancellationReason(), onPhaseChange) }
             action = machine.waited(at: clock.now)
         }
     }
+}
+
+/// Stops the machine from outside and reports its last phase change (to `.finished`).
+private func stopped(
+    _ machine: inout VisitorMachine, _ phase: VisitorPhase, _ now: Instant, _ reason: StopReason,
+    _ onPhaseChange: (@Sendable (VisitorPhase, VisitorPhase) -> Void)?
+) -> VisitorResult {
+    let result = machine.stop(at: now, reason: reason)
+    onPhaseChange?(phase, .finished)
+    return result
 }
 
 /// Convenience: a fresh machine for `configuration`, run to its end.
