@@ -57,6 +57,7 @@ public enum CSVColumnReader {
         var inQuotes = false
         var fieldWasQuoted = false
         var line = 1
+        var quoteLine = 1
         var characters = Array(text.unicodeScalars)[...]
         if characters.first == "\u{FEFF}" { characters = characters.dropFirst() }
         var index = characters.startIndex
@@ -89,6 +90,7 @@ public enum CSVColumnReader {
                 guard field.isEmpty else { throw .malformed(path: path, line: line, reason: "a quote inside an unquoted field; quote the whole field") }
                 inQuotes = true
                 fieldWasQuoted = true
+                quoteLine = line
             case ",":
                 row.append(field)
                 field = ""
@@ -104,7 +106,7 @@ public enum CSVColumnReader {
                 field.unicodeScalars.append(character)
             }
         }
-        if inQuotes { throw .malformed(path: path, line: line, reason: "a quoted field is never closed") }
+        if inQuotes { throw .malformed(path: path, line: quoteLine, reason: "a quoted field is never closed") }
         if !field.isEmpty || !row.isEmpty || fieldWasQuoted { endRow() }
         return rows
     }

@@ -6,7 +6,7 @@ enum YamlEnvironment {
         guard text.contains("${") else { return text }
         var result = ""
         var rest = Substring(text)
-        while let start = rest.range(of: "${") {
+        while let start = rest.firstRange(of: "${") {
             result += rest[..<start.lowerBound]
             let body = rest[start.upperBound...]
             guard let close = body.firstIndex(of: "}") else {
@@ -15,7 +15,7 @@ enum YamlEnvironment {
             let reference = body[..<close]
             let name: Substring
             let fallback: Substring?
-            if let separator = reference.range(of: ":-") {
+            if let separator = reference.firstRange(of: ":-") {
                 name = reference[..<separator.lowerBound]
                 fallback = reference[separator.upperBound...]
             } else {

@@ -17,7 +17,7 @@ enum YamlInputCheck {
             let length = sequenceLength(bytes, at: index)
             guard length > 0 else {
                 throw YamlError(
-                    String(format: "found the byte 0x%02X that is not valid UTF-8; save the scenario as UTF-8 text", byte),
+                    "found the byte 0x\(hex(byte)) that is not valid UTF-8; save the scenario as UTF-8 text",
                     at: mark)
             }
             if byte == 0x0A {
@@ -33,6 +33,11 @@ enum YamlInputCheck {
             }
             index += length
         }
+    }
+
+    static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return digits.count == 1 ? "0" + digits : digits
     }
 
     /// The length of the well-formed UTF-8 sequence starting at `index`, or 0 if it is not one

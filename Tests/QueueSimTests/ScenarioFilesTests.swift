@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import QueueSim
+
+@Suite("Ready-made scenarios")
+struct ScenarioFilesTests {
+    static let files: [String] = {
+        let folder = ScenarioTestSupport.repositoryRoot + "/scenarios"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") }.sorted().map { folder + "/" + $0 }
+    }()
+
+    @Test func theFolderHasTheFiveScenarios() {
+        #expect(Self.files.map { ($0 as NSString).lastPathComponent } == [
+            "hybrid.yaml", "invite-only.yaml", "launch.yaml", "proxy.yaml", "soak.yaml",
+        ])
+    }
+
+    @Test(arguments: files)
+    func everyScenarioValidates(path: String) {
+        #expect(throws: Never.self) { try ScenarioLoader.load(path: path, environment: [:]) }
+    }
+
+    @Test func launchIsTheQuickDemoTheREADMEPromises() throws {
+        let launch = try ScenarioLoader.load(path: ScenarioTestSupport.repositoryRoot + "/scenarios/launch.yaml", environment: [:])
+        #expect(launch.arrivals.plannedVisitorCount == 1_900)
+        #expect(launch.arrivals.peakRatePerSecond == 150)
+        #expect(launch.groups.map(\.name) == ["app", "invited", "partner"])
+        #expect(launch.waitingRoom?.outflowPerSecond == 100)
+        #expect(launch.waitingRoom?.secretKey == "dev-secret")
+        #expect(launch.run.duration == .seconds(50))
+        // Enough keys for every invited visitor with `order: unique`.
+        let keys = try CSVColumnReader.read(path: ScenarioTestSupport.repositoryRoot + "/scenarios/data/keys.csv", column: "key")
+        #expect(keys.count == 1_000)
+        #expect(Set(keys).count == keys.count)
+    }
+}
+
+@Suite("Arrival planning")
+struct ArrivalPlanningTests {
+    @Test func countsRampsBurstsAndPausesAndHonoursTheCap() {
+        var arrivals = Arrivals(phases: [
+            .steady(duration: .seconds(10), rate: 20, rampTo: 150), .burst(count: 800), .pause(duration: .seconds(5)),
+            .steady(duration: .milliseconds(1500), rate: 3, rampTo: nil),
+        ])
+        #expect(arrivals.plannedVisitorCount == 850 + 800 + 0 + 5)
+        #expect(arrivals.plannedDuration == .milliseconds(16_500))
+        #expect(arrivals.peakRatePerSecond == 150)
+        arrivals.maxVisitors = 1000
+        #expect(arrivals.plannedVisitorCount == 1000)
+    }
+}
+
+@Suite("CSV column reader")
+struct CSVColumnReaderTests {
+    let keys = ScenarioTestSupport.fixtures + "/keys.csv"
+
+    @Test func readsQuotedFieldsByRFC4180() throws {
+        #expect(try CSVColumnReader.read(path: keys, column: "key") == ["KEY-1", "KEY-2", "KEY-\"3\""])
+        #expect(try CSVColumnReader.read(path: keys, column: "note") == ["first, quoted", "plain", "multi"])
+    }
+
+    @Test func parsesLineBreaksInsideQuotesAndCRLF() throws {
+        let rows = try CSVColumnReader.parse("a,b\r\n\"x\ny\",2\r\n\r\n3,\"\"\n", path: "t.csv")
+        #expect(rows == [["a", "b"], ["x\ny", "2"], ["3", ""]])
+    }
+
+    @Test func saysWhatIsWrong() {
+        #expect(throws: CSVColumnReader.Failure.missingColumn(path: keys, column: "token", available: ["id", "key", "note"])) {
+            try CSVColumnReader.read(path: keys, column: "token")
+        }
+        #expect(throws: CSVColumnReader.Failure.unreadable(path: "/nonexistent/k.csv", reason: "no such file")) {
+            try CSVColumnReader.read(path: "/nonexistent/k.csv", column: "key")
+        }
+        #expect(throws: CSVColumnReader.Failure.malformed(path: "t.csv", line: 2, reason: "a quoted field is never closed")) {
+            try CSVColumnReader.parse("a\n\"open\n", path: "t.csv")
+        }
+    }
+}
