@@ -8,8 +8,8 @@ struct QueueSimCommand: AsyncParsableCommand {
         commandName: "queuesim",
         abstract: "Rehearse a Queue-it waiting-room launch with virtual app visitors.",
         discussion: """
-            A YAML scenario describes the waiting room, how visitors arrive and what must hold
-            (thresholds). See docs/scenarios.md for every key.
+            A YAML scenario describes the waiting room, how visitors arrive and
+            what must hold (thresholds). See docs/scenarios.md for every key.
 
             Examples:
               queuesim validate scenarios/launch.yaml

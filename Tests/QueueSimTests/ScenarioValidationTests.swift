@@ -105,7 +105,7 @@ struct ScenarioValidationTests {
             "7:30: `arrivals.phases[1].rate` must be a rate such as 10 (per second) or 600/min, found `10/day`",
             "9:12: `waitingRoom.outflow` must be more than 0, found 0/min",
             "10:15: `waitingRoom.eventStart` must be a duration such as 250ms, 1.5s, 30s, 5m or 2h (a bare number means seconds), found `soon`",
-            "12:58: `waitingRoom.faults[0].rate` must be more than 0% and at most 100% (a fraction such as 0.5 or a percentage such as 50%), found 150%",
+            "12:57: `waitingRoom.faults[0].rate` must be more than 0% and at most 100% (a fraction such as 0.5 or a percentage such as 50%), found 150%",
         ])
     }
 
@@ -132,7 +132,7 @@ struct ScenarioValidationTests {
             "10:16: `arrivals.maxVisitors` must be 1 or more, found 0",
         ])
         #expect(problems(minimal.replacingFirst("{ duration: 10s, rate: 5 }", with: "{ pause: 10s }")) == [
-            "6:5: these phases bring no visitors; give a phase a rate above 0 or a burst"
+            "7:5: these phases bring no visitors; give a phase a rate above 0 or a burst"
         ])
     }
 
@@ -204,7 +204,7 @@ struct ScenarioValidationTests {
             "11:13: a second group named `app` (the first is at 9:13); group names must be unique",
             "11:28: a group cannot override `endpoint`; every group talks to `target.endpoint`",
             "12:13: `visitors[3].name` must be a non-empty name other than `all` (reports use `all` for the total), found \"all\"",
-            "12:46: a group gives either `enqueueKey` or `enqueueToken`, not both (the SDK sends one)",
+            "12:47: a group gives either `enqueueKey` or `enqueueToken`, not both (the SDK sends one)",
         ])
         #expect(problems(minimal + "visitors: []\n") == [
             "8:11: `visitors` needs at least one group, such as - { name: app, weight: 1 }"
@@ -215,7 +215,7 @@ struct ScenarioValidationTests {
         let yaml = minimal.replacingFirst("waitingRoomId: launch", with: "waitingRoomId: launch\n  endpoint: https://acme.example")
             + "visitors:\n  - { name: api, flow: protectedApi }\n"
         #expect(problems(yaml) == [
-            "10:23: `flow: protectedApi` needs a `protectedApi` URL (in `target` or this group) when the endpoint is not embedded"
+            "10:24: `flow: protectedApi` needs a `protectedApi` URL (in `target` or this group) when the endpoint is not embedded"
         ])
     }
 
@@ -232,11 +232,11 @@ struct ScenarioValidationTests {
             """
         let fixtures = ScenarioTestSupport.fixtures
         #expect(problems(yaml) == [
-            "9:33: `visitors[0].enqueueKey.csv`: cannot read \(fixtures)/missing.csv: no such file",
-            "10:57: `visitors[1].enqueueToken.column`: \(fixtures)/keys.csv has no column `token`; its header names: id, key, note",
-            "11:33: `visitors[2].enqueueKey`: header-only.csv has a header but no rows",
+            "9:35: `visitors[0].enqueueKey.csv`: cannot read \(fixtures)/missing.csv: no such file",
+            "10:55: `visitors[1].enqueueToken.column`: \(fixtures)/keys.csv has no column `token`; its header names: id, key, note",
+            "11:35: `visitors[2].enqueueKey`: header-only.csv has a header but no rows",
             "12:28: `visitors[3].enqueueKey` as a CSV feeder needs both `csv: FILE` and `column: NAME`",
-            "13:66: `visitors[4].enqueueKey.order` must be one of unique, sequence, random, cycle, found `shuffled`",
+            "13:65: `visitors[4].enqueueKey.order` must be one of unique, sequence, random, cycle, found `shuffled`",
         ])
     }
 
@@ -276,11 +276,11 @@ struct ScenarioValidationTests {
         #expect(problems(bad) == [
             "10:7: waitingRoom.faults[0] needs exactly one effect (status, latency, reset, timeout, malformed, navigate or mode), found none",
             "11:7: waitingRoom.faults[1] needs exactly one effect (status, latency, reset, timeout, malformed, navigate or mode), found `status` and `latency`",
-            "12:23: `waitingRoom.faults[2].to` must be later than `from` (40s), found 30s",
-            "12:36: `waitingRoom.faults[2].status` must be an HTTP status from 100 to 599, such as 503, found 700",
+            "12:24: `waitingRoom.faults[2].to` must be later than `from` (40s), found 30s",
+            "12:37: `waitingRoom.faults[2].status` must be an HTTP status from 100 to 599, such as 503, found 700",
             "13:16: `waitingRoom.faults[3].reset` is an effect: write `reset: true` or remove the fault",
-            "14:38: `waitingRoom.faults[4].navigate` acts on the queue page: expected `endpoint: queuePage`, found `enqueue`",
-            "15:33: a `mode` fault switches the whole room; `rate` does not apply, remove it",
+            "14:36: `waitingRoom.faults[4].navigate` acts on the queue page: expected `endpoint: queuePage`, found `enqueue`",
+            "15:31: a `mode` fault switches the whole room; `rate` does not apply, remove it",
             "16:30: `waitingRoom.faults[6].jitter` goes with `latency`; this fault has none",
         ])
     }
@@ -307,7 +307,7 @@ struct ScenarioValidationTests {
         #expect(room.enqueueKeys == CSVFeeder(path: ScenarioTestSupport.fixtures + "/keys.csv", column: "key"))
         #expect(room.latency == LatencySettings(enqueue: .milliseconds(20), queuePage: .milliseconds(10), protectedApi: .milliseconds(5), jitter: .milliseconds(5)))
         #expect(problems(yaml.replacingFirst("inviteOnly: true", with: "inviteOnly: yes")) == [
-            "15:15: expected true or false for `waitingRoom.inviteOnly`, found `yes`"
+            "14:15: expected true or false for `waitingRoom.inviteOnly`, found `yes`"
         ])
     }
 
@@ -352,7 +352,7 @@ struct ScenarioValidationTests {
         #expect(scenario.reportsDirectory == "out/spring")
         #expect(problems(minimal + "name: a/b\nrun: { concurrency: 0 }\n") == [
             "8:7: `name` names the report folder: expected a non-empty name without `/`, found \"a/b\"",
-            "9:22: `run.concurrency` must be 1 or more, found 0",
+            "9:21: `run.concurrency` must be 1 or more, found 0",
         ])
     }
 
@@ -384,5 +384,20 @@ extension String {
     func replacingFirst(_ target: String, with replacement: String) -> String {
         guard let range = range(of: target) else { return self }
         return replacingCharacters(in: range, with: replacement)
+    }
+}
+
+@Suite("Scenario validation: empty values")
+struct ScenarioEmptyValueTests {
+    @Test func requiredKeysWrittenWithoutAValueAreReportedAtTheKey() {
+        #expect(ScenarioTestSupport.problems("version:\ntarget:\narrivals:\n  phases:\nvisitors:\n") == [
+            "1:1: `version` is empty; expected `version: 1`",
+            "2:1: `target` is empty; expected a mapping with at least customerId and waitingRoomId",
+            "4:3: `arrivals.phases` is empty; expected a list such as - { duration: 30s, rate: 10 }",
+            "5:1: `visitors` is empty; expected a list of groups such as - { name: app, weight: 1 }, or no `visitors:` at all",
+        ])
+        #expect(ScenarioTestSupport.problems(ScenarioTestSupport.minimal.replacingFirst("arrivals:\n  phases:\n    - { duration: 10s, rate: 5 }", with: "arrivals:")) == [
+            "5:1: `arrivals` is empty; expected a mapping with `phases:`, e.g. - { duration: 30s, rate: 10 }"
+        ])
     }
 }

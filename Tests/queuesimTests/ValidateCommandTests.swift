@@ -40,9 +40,9 @@ struct ValidateCommandTests {
         ("typo", Array("version: 1\ntarget: { custmerId: acme, waitingRoomId: w }\narrivals: { phases: [ { burst: 1 } ] }\n".utf8),
          ":2:11: unknown key `custmerId` in `target`; did you mean `customerId`?"),
         ("duration", Array("version: 1\ntarget: { customerId: acme, waitingRoomId: w }\narrivals: { phases: [ { duration: 10 sec, rate: 1 } ] }\n".utf8),
-         ":3:37: `arrivals.phases[0].duration` must be a duration such as 250ms"),
+         ":3:35: `arrivals.phases[0].duration` must be a duration such as 250ms"),
         ("negative-rate", Array("version: 1\ntarget: { customerId: acme, waitingRoomId: w }\narrivals: { phases: [ { duration: 10s, rate: -3 } ] }\n".utf8),
-         ":3:54: `arrivals.phases[0].rate` must be more than 0, found -3"),
+         ":3:46: `arrivals.phases[0].rate` must be more than 0, found -3"),
         ("tab", Array("version: 1\ntarget:\n\tcustomerId: acme\n".utf8),
          ":3:1: found character that cannot start any token"),
         ("unclosed", Array("version: 1\ntarget: { customerId: acme\narrivals: []\n".utf8),
@@ -75,7 +75,7 @@ struct ValidateCommandTests {
         #expect(result.status == 2)
         #expect(result.stderr == """
             \(file.path):1:10: `version: 3` is not supported; this queuesim reads scenario format version 1
-            \(file.path):3:31: `arrivals.phases[0].burst` must be 1 or more visitors, found 0
+            \(file.path):3:32: `arrivals.phases[0].burst` must be 1 or more visitors, found 0
             \(file.path):4:8: `clock` must be one of wall, virtual, found `sometimes`
             no-such.yaml: no such file
             2 of 3 scenario files are invalid

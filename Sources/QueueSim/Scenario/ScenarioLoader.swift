@@ -99,7 +99,11 @@ public enum ScenarioLoader {
             root: root, scenarioDirectory: directory(of: path),
             defaultName: (fileName as NSString).deletingPathExtension.isEmpty ? "scenario" : (fileName as NSString).deletingPathExtension)
         let scenario = raw.flatMap { validator.validate($0) }
-        let problems = decodingProblems + validator.problems
+        var problems = decodingProblems + validator.problems
+        if scenario == nil, problems.isEmpty {
+            // Not expected: every path that gives up records why. Never fail without a word.
+            problems.append(YamlError("the scenario could not be read; see docs/scenarios.md for the format", at: root.mark))
+        }
         guard problems.isEmpty, var scenario else {
             throw ScenarioLoadError(diagnostics: diagnostics(problems, path: path))
         }

@@ -2,16 +2,12 @@
 extension ScenarioValidator {
     mutating func arrivals(_ raw: Positioned<RawArrivals>?) -> Arrivals? {
         guard let raw else {
-            if !has("arrivals", in: root) {
-                fail("missing the required key `arrivals` (a mapping with `phases:`, e.g. - { duration: 30s, rate: 10 })", at: root.mark)
-            }
+            reportMissing("arrivals", in: root, path: "arrivals", expected: "a mapping with `phases:`, e.g. - { duration: 30s, rate: 10 }")
             return nil
         }
         let process = choice(raw.value.process, key: "arrivals.process", default: ArrivalProcess.uniform)
         guard let rawPhases = raw.value.phases else {
-            if root["arrivals"]?["phases"] == nil {
-                fail("missing the required key `arrivals.phases` (a list such as - { duration: 30s, rate: 10 })", at: raw.mark)
-            }
+            reportMissing("phases", in: root["arrivals"], path: "arrivals.phases", expected: "a list such as - { duration: 30s, rate: 10 }")
             return nil
         }
         if rawPhases.elements.isEmpty, root["arrivals"]?["phases"]?.content == .sequence([]) {
@@ -62,12 +58,12 @@ extension ScenarioValidator {
         let duration = optionalDuration(phase.duration, key: "\(key).duration", allowZero: false)
         let rampTo = phase.rampTo.flatMap { rate($0, key: "\(key).rampTo", allowZero: true) }
         // A ramp may start from 0; a steady phase needs a rate.
-        let rate = rate(phase.rate, key: "\(key).rate", allowZero: phase.rampTo != nil)
-        guard let duration, let rate else { return nil }
-        if rate == 0, rampTo == 0, let node = phase.rampTo {
+        let startRate = rate(phase.rate, key: "\(key).rate", allowZero: phase.rampTo != nil)
+        guard let duration, let startRate else { return nil }
+        if startRate == 0, rampTo == 0, let node = phase.rampTo {
             fail("`\(key).rampTo` must be more than 0 when `rate` is 0, or the phase brings nobody", at: node.mark)
             return nil
         }
-        return .steady(duration: duration, rate: rate, rampTo: rampTo)
+        return .steady(duration: duration, rate: startRate, rampTo: rampTo)
     }
 }

@@ -5,7 +5,11 @@ extension ScenarioValidator {
     mutating func groups(_ raw: YamlList<Positioned<RawGroup>>?, target: Target?) -> [VisitorGroup]? {
         guard let raw else {
             // No `visitors:` at all: everybody is one plain group (a broken one was reported).
-            return has("visitors", in: root) ? nil : [VisitorGroup(name: "default")]
+            guard let written = root["visitors"] else { return [VisitorGroup(name: "default")] }
+            if written.isNull {
+                fail("`visitors` is empty; expected a list of groups such as - { name: app, weight: 1 }, or no `visitors:` at all", at: keyMark("visitors", in: root))
+            }
+            return nil
         }
         if raw.elements.isEmpty, root["visitors"]?.content == .sequence([]) {
             fail("`visitors` needs at least one group, such as - { name: app, weight: 1 }", at: raw.mark)

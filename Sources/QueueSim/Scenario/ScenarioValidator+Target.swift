@@ -2,9 +2,7 @@
 extension ScenarioValidator {
     mutating func target(_ raw: Positioned<RawTarget>?) -> Target? {
         guard let raw else {
-            if !has("target", in: root) {
-                fail("missing the required key `target` (a mapping with at least customerId and waitingRoomId)", at: root.mark)
-            }
+            reportMissing("target", in: root, path: "target", expected: "a mapping with at least customerId and waitingRoomId")
             return nil
         }
         let value = raw.value

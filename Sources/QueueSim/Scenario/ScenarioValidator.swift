@@ -25,6 +25,18 @@ struct ScenarioValidator {
 
     func has(_ key: String, in mapping: YamlNode) -> Bool { mapping[key] != nil }
 
+    /// A required key without a usable value: written but empty (`target:` with nothing after
+    /// it) is reported at the key, absent at the mapping that should hold it. A value that is
+    /// there but wrong was already reported by the decoder.
+    mutating func reportMissing(_ key: String, in mapping: YamlNode?, path: String, expected: String) {
+        guard let mapping else { return }
+        guard let value = mapping[key] else {
+            fail("missing the required key `\(path)` (\(expected))", at: mapping.mark)
+            return
+        }
+        if value.isNull { fail("`\(path)` is empty; expected \(expected)", at: keyMark(key, in: mapping)) }
+    }
+
     mutating func validate(_ raw: RawScenario) -> Scenario? {
         let problemsBefore = problems.count
         checkVersion(raw.version)
@@ -73,7 +85,11 @@ struct ScenarioValidator {
 
     private mutating func checkVersion(_ node: YamlNode?) {
         guard let node else {
-            fail("missing the required key `version`; add `version: 1` at the top of the file", at: root.mark)
+            if let empty = root["version"], empty.isNull {
+                fail("`version` is empty; expected `version: 1`", at: keyMark("version", in: root))
+            } else {
+                fail("missing the required key `version`; add `version: 1` at the top of the file", at: root.mark)
+            }
             return
         }
         guard case .scalar(let text, .plain) = node.content, let number = Int(text) else {

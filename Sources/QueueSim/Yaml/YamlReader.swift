@@ -26,15 +26,16 @@ public struct YamlReader: Sendable {
             throw YamlReadError(errors: [error])
         }
         var builder = YamlTreeBuilder(reader: self, input: bytes)
+        let root: YamlNode?
         do {
-            let root = try builder.run()
-            if !builder.problems.isEmpty { throw YamlReadError(errors: builder.problems) }
-            return root
+            root = try builder.run()
         } catch let fatal as YamlError {
             throw YamlReadError(errors: builder.problems + [fatal])
         } catch {
             throw YamlReadError(errors: builder.problems + [YamlError("\(error)", at: nil)])
         }
+        if !builder.problems.isEmpty { throw YamlReadError(errors: builder.problems) }
+        return root
     }
 }
 
