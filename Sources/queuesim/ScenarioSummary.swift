@@ -13,7 +13,10 @@ struct ScenarioSummary {
     var text: String {
         var lines = ["\(scenario.sourcePath): valid (scenario format v1)"]
         func row(_ label: String, _ value: String) { lines.append("  " + label.padding(12) + value) }
-        row("name", "\(scenario.name) (reports in \(scenario.reportsDirectory)), seed \(scenario.seed), \(scenario.clock.rawValue) clock")
+        row(
+            "name",
+            "\(scenario.name) (reports in \(scenario.reportsDirectory)), seed \(scenario.seed), \(scenario.clock.rawValue) clock"
+        )
         let arrivals = scenario.arrivals
         row(
             "visitors",
@@ -25,7 +28,9 @@ struct ScenarioSummary {
         let totalWeight = scenario.groups.reduce(0) { $0 + $1.weight }
         for group in scenario.groups {
             let share = totalWeight > 0 ? group.weight / totalWeight * 100 : 0
-            lines.append("    \(group.name.padding(10)) \(Self.number(share))%  flow \(group.flow.rawValue)\(credentials(group))")
+            lines.append(
+                "    \(group.name.padding(10)) \((Self.number(share) + "%").padding(5)) flow \(group.flow.rawValue)\(credentials(group))"
+            )
             let target = scenario.target.applying(group.overrides)
             var url = "      enqueue \(target.enqueueURLDescription)"
             if case .baseURL = target.endpoint { url += " (connected via \(target.endpointDescription))" }
@@ -39,16 +44,26 @@ struct ScenarioSummary {
                 "room",
                 "embedded, mode \(room.mode.rawValue), outflow \(Self.count(Int((room.outflowPerSecond * 60).rounded())))/min "
                     + "(\(Self.number(room.outflowPerSecond))/s), event start at \(ScenarioUnits.describe(room.eventStart)), "
-                    + "tokens valid \(ScenarioUnits.describe(room.tokenValidity))" + (room.inviteOnly ? ", invite only" : ""))
+                    + "tokens valid \(ScenarioUnits.describe(room.tokenValidity))"
+                    + (room.inviteOnly ? ", invite only" : ""))
             if let keys = room.enqueueKeys { row("", "known enqueue keys from \(keys.path), column \(keys.column)") }
             for fault in room.faults { row("fault", Self.describe(fault)) }
         } else {
             row("endpoint", scenario.target.endpointDescription)
         }
-        row("client", "poll every \(ScenarioUnits.describe(scenario.client.pollInterval)), give up after \(ScenarioUnits.describe(scenario.client.maxWait)) in the queue, request timeout \(ScenarioUnits.describe(scenario.client.requestTimeout))")
-        let stop = scenario.run.duration.map { "stop after \(ScenarioUnits.describe($0))" } ?? "until every visitor has finished"
+        row(
+            "client",
+            "poll every \(ScenarioUnits.describe(scenario.client.pollInterval)), give up after \(ScenarioUnits.describe(scenario.client.maxWait)) in the queue, request timeout \(ScenarioUnits.describe(scenario.client.requestTimeout))"
+        )
+        let stop =
+            scenario.run.duration.map { "stop after \(ScenarioUnits.describe($0))" }
+            ?? "until every visitor has finished"
         row("run", "\(stop), at most \(Self.count(scenario.run.concurrency)) visitors in flight")
-        row("thresholds", scenario.thresholds.isEmpty ? "none (exit code 0 whenever the run finishes)" : scenario.thresholds.map(\.source).joined(separator: "; "))
+        row(
+            "thresholds",
+            scenario.thresholds.isEmpty
+                ? "none (exit code 0 whenever the run finishes)"
+                : scenario.thresholds.map(\.source).joined(separator: "; "))
         return lines.joined(separator: "\n")
     }
 
@@ -58,7 +73,9 @@ struct ScenarioSummary {
             defer { at += phase.duration }
             switch phase {
             case .steady(let duration, let rate, let rampTo):
-                if let rampTo { return "\(ScenarioUnits.describe(duration)) ramp \(Self.rate(rate)) → \(Self.rate(rampTo))" }
+                if let rampTo {
+                    return "\(ScenarioUnits.describe(duration)) ramp \(Self.rate(rate)) → \(Self.rate(rampTo))"
+                }
                 return "\(ScenarioUnits.describe(duration)) at \(Self.rate(rate))"
             case .burst(let count): return "burst of \(Self.count(count)) at \(ScenarioUnits.describe(at))"
             case .pause(let duration): return "pause \(ScenarioUnits.describe(duration))"
@@ -71,7 +88,8 @@ struct ScenarioSummary {
             switch value {
             case nil: return ""
             case .literal: return ", \(name): literal (hidden)"
-            case .feeder(let feeder): return ", \(name) from \(feeder.path) column \(feeder.column) (\(feeder.order.rawValue))"
+            case .feeder(let feeder):
+                return ", \(name) from \(feeder.path) column \(feeder.column) (\(feeder.order.rawValue))"
             }
         }
         return source(group.enqueueKey, "enqueue key") + source(group.enqueueToken, "enqueue token")
@@ -83,7 +101,8 @@ struct ScenarioSummary {
         let effect: String
         switch fault.effect {
         case .status(let status): effect = "answer \(status)"
-        case .latency(let delay, let jitter): effect = "add \(ScenarioUnits.describe(delay)) ± \(ScenarioUnits.describe(jitter)) latency"
+        case .latency(let delay, let jitter):
+            effect = "add \(ScenarioUnits.describe(delay)) ± \(ScenarioUnits.describe(jitter)) latency"
         case .reset: effect = "reset the connection"
         case .timeout: effect = "never answer"
         case .malformedBody: effect = "answer with a body that is not JSON"

@@ -24,7 +24,9 @@ struct ValidateCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if files.isEmpty { throw ValidationError("give at least one scenario file, e.g. queuesim validate scenarios/launch.yaml") }
+        if files.isEmpty {
+            throw ValidationError("give at least one scenario file, e.g. queuesim validate scenarios/launch.yaml")
+        }
     }
 
     func run() throws {

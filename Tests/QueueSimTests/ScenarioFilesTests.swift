@@ -12,9 +12,10 @@ struct ScenarioFilesTests {
     }()
 
     @Test func theFolderHasTheFiveScenarios() {
-        #expect(Self.files.map { ($0 as NSString).lastPathComponent } == [
-            "hybrid.yaml", "invite-only.yaml", "launch.yaml", "proxy.yaml", "soak.yaml",
-        ])
+        #expect(
+            Self.files.map { ($0 as NSString).lastPathComponent } == [
+                "hybrid.yaml", "invite-only.yaml", "launch.yaml", "proxy.yaml", "soak.yaml",
+            ])
     }
 
     @Test(arguments: files)
@@ -23,7 +24,8 @@ struct ScenarioFilesTests {
     }
 
     @Test func launchIsTheQuickDemoTheREADMEPromises() throws {
-        let launch = try ScenarioLoader.load(path: ScenarioTestSupport.repositoryRoot + "/scenarios/launch.yaml", environment: [:])
+        let launch = try ScenarioLoader.load(
+            path: ScenarioTestSupport.repositoryRoot + "/scenarios/launch.yaml", environment: [:])
         #expect(launch.arrivals.plannedVisitorCount == 1_900)
         #expect(launch.arrivals.peakRatePerSecond == 150)
         #expect(launch.groups.map(\.name) == ["app", "invited", "partner"])
@@ -31,7 +33,8 @@ struct ScenarioFilesTests {
         #expect(launch.waitingRoom?.secretKey == "dev-secret")
         #expect(launch.run.duration == .seconds(50))
         // Enough keys for every invited visitor with `order: unique`.
-        let keys = try CSVColumnReader.read(path: ScenarioTestSupport.repositoryRoot + "/scenarios/data/keys.csv", column: "key")
+        let keys = try CSVColumnReader.read(
+            path: ScenarioTestSupport.repositoryRoot + "/scenarios/data/keys.csv", column: "key")
         #expect(keys.count == 1_000)
         #expect(Set(keys).count == keys.count)
     }
@@ -67,14 +70,50 @@ struct CSVColumnReaderTests {
     }
 
     @Test func saysWhatIsWrong() {
-        #expect(throws: CSVColumnReader.Failure.missingColumn(path: keys, column: "token", available: ["id", "key", "note"])) {
+        #expect(
+            throws: CSVColumnReader.Failure.missingColumn(
+                path: keys, column: "token", available: ["id", "key", "note"])
+        ) {
             try CSVColumnReader.read(path: keys, column: "token")
         }
         #expect(throws: CSVColumnReader.Failure.unreadable(path: "/nonexistent/k.csv", reason: "no such file")) {
             try CSVColumnReader.read(path: "/nonexistent/k.csv", column: "key")
         }
-        #expect(throws: CSVColumnReader.Failure.malformed(path: "t.csv", line: 2, reason: "a quoted field is never closed")) {
+        #expect(
+            throws: CSVColumnReader.Failure.malformed(path: "t.csv", line: 2, reason: "a quoted field is never closed")
+        ) {
             try CSVColumnReader.parse("a\n\"open\n", path: "t.csv")
         }
+    }
+}
+
+@Suite("The contract's example")
+struct ContractExampleTests {
+    /// The annotated example of SCENARIO-CONTRACT.md, verbatim, is a valid scenario.
+    @Test func validatesWithEveryValueRead() throws {
+        let scenario = try ScenarioLoader.load(
+            path: ScenarioTestSupport.fixtures + "/contract/contract.yaml", environment: ["QUEUESIM_SECRET": "s"])
+        #expect(scenario.name == "launch")
+        #expect(scenario.seed == 42)
+        #expect(scenario.target.waitingRoomDomain == nil)
+        #expect(scenario.client == ClientSettings())
+        #expect(
+            scenario.arrivals.phases == [
+                .steady(duration: .seconds(30), rate: 10, rampTo: 200),
+                .steady(duration: .seconds(60), rate: 200, rampTo: nil), .burst(count: 2000),
+            ])
+        #expect(scenario.groups.map(\.weight) == [80, 15, 5])
+        #expect(
+            scenario.groups[2].overrides
+                == TargetOverrides(waitingRoomDomain: "q.partner.example", queuePathPrefix: "queue"))
+        #expect(scenario.waitingRoom?.secretKey == "s")
+        #expect(scenario.waitingRoom?.outflowPerSecond == 10)
+        #expect(scenario.waitingRoom?.faults.count == 2)
+        #expect(scenario.run == RunSettings(concurrency: 10_000, duration: .seconds(600)))
+        #expect(
+            scenario.thresholds.map(\.source) == [
+                "passed >= 99%", "error < 0.5%", "wait.p95 < 5m", "enqueue.p99 < 300ms",
+            ])
+        #expect(scenario.reportsDirectory == "reports/launch")
     }
 }

@@ -13,7 +13,9 @@ struct ScenarioUnitsTests {
         #expect(ScenarioUnits.duration(text) == expected)
     }
 
-    @Test(arguments: ["", "s", "10 sec", "1min", "ten", "1e3s", "inf", "nan", ".5s", "5.s", "1.2.3s", "10d", "999999999999h"])
+    @Test(arguments: [
+        "", "s", "10 sec", "1min", "ten", "1e3s", "inf", "nan", ".5s", "5.s", "1.2.3s", "10d", "999999999999h",
+    ])
     func refusesWhatIsNotADuration(text: String) {
         #expect(ScenarioUnits.duration(text) == nil)
     }

@@ -85,7 +85,9 @@ struct YamlReaderTests {
 
     @Test func refusesAnUnknownAlias() {
         let found = errors("a: *nowhere\n")
-        #expect(found.map(\.description) == ["1:4: the alias *nowhere refers to no anchor; define &nowhere before using it"])
+        #expect(
+            found.map(\.description) == ["1:4: the alias *nowhere refers to no anchor; define &nowhere before using it"]
+        )
     }
 
     @Test func refusesASecondDocument() {
@@ -97,10 +99,11 @@ struct YamlReaderTests {
 
     @Test func reportsEveryDuplicateKeyWithBothPositions() {
         let found = errors("a: 1\nb: 2\na: 3\nb: 4\n")
-        #expect(found.map(\.description) == [
-            "3:1: duplicate key `a` (first written at 1:1); each key may appear once",
-            "4:1: duplicate key `b` (first written at 2:1); each key may appear once",
-        ])
+        #expect(
+            found.map(\.description) == [
+                "3:1: duplicate key `a` (first written at 1:1); each key may appear once",
+                "4:1: duplicate key `b` (first written at 2:1); each key may appear once",
+            ])
     }
 
     @Test(.timeLimit(.minutes(1))) func failsFastOnABillionLaughs() {
@@ -121,15 +124,19 @@ struct YamlReaderTests {
 
     @Test func refusesDeepNestingWithoutOverflowingTheStack() {
         let found = errors(String(repeating: "[", count: 20_000))
-        #expect(found.map(\.description) == ["1:65: lists and mappings nest deeper than 64 levels; a scenario needs only a few"])
+        #expect(
+            found.map(\.description) == [
+                "1:65: lists and mappings nest deeper than 64 levels; a scenario needs only a few"
+            ])
         let blockNesting = (0..<100).map { String(repeating: "  ", count: $0) + "k\($0):" }.joined(separator: "\n")
         #expect(errors(blockNesting).first?.mark == YamlMark(line: 65, column: 129))
     }
 
     @Test func refusesInvalidUTF8AndNULBytesWithTheirPosition() {
-        #expect(errors(bytes: Array("a: 1\nb: x".utf8) + [0xFF]).map(\.description) == [
-            "2:5: found the byte 0xFF that is not valid UTF-8; save the scenario as UTF-8 text"
-        ])
+        #expect(
+            errors(bytes: Array("a: 1\nb: x".utf8) + [0xFF]).map(\.description) == [
+                "2:5: found the byte 0xFF that is not valid UTF-8; save the scenario as UTF-8 text"
+            ])
         #expect(errors(bytes: Array("ab: é".utf8) + [0x00]).first?.mark == YamlMark(line: 1, column: 6))
         // An overlong encoding of "/" is not UTF-8 either.
         #expect(errors(bytes: [0x61, 0xC0, 0xAF]).first?.mark == YamlMark(line: 1, column: 2))
@@ -151,7 +158,9 @@ struct YamlReaderTests {
     @Test func passesLibyamlSyntaxErrorsThroughWithPosition() {
         let found = errors("target: { customerId: acme\nversion: 1\n")
         #expect(found.count == 1)
-        #expect(found.first?.message.hasPrefix("did not find expected ',' or '}' (while parsing a flow mapping that starts at 1:9)") == true)
+        #expect(
+            found.first?.message.hasPrefix(
+                "did not find expected ',' or '}' (while parsing a flow mapping that starts at 1:9)") == true)
     }
 
     @Test func explainsATabInTheIndentation() {
@@ -180,9 +189,10 @@ struct YamlReaderTests {
     }
 
     @Test func reportsUnsetAndMalformedEnvironmentReferences() {
-        #expect(errors("a: 1\nsecret: ${NOPE}\n").map(\.description) == [
-            "2:9: the environment variable NOPE is not set; set it or give a default with ${NOPE:-default}"
-        ])
+        #expect(
+            errors("a: 1\nsecret: ${NOPE}\n").map(\.description) == [
+                "2:9: the environment variable NOPE is not set; set it or give a default with ${NOPE:-default}"
+            ])
         #expect(errors("a: ${1BAD}\n").first?.message.contains("is not an environment reference") == true)
         #expect(errors("a: ${OPEN\n").first?.message.contains("never closed") == true)
     }

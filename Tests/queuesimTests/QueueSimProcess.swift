@@ -15,7 +15,8 @@ struct QueueSimProcess {
 
         var description: String {
             switch self {
-            case .executableNotFound(let looked): return "queuesim executable not found; looked in: \(looked.joined(separator: ", "))"
+            case .executableNotFound(let looked):
+                return "queuesim executable not found; looked in: \(looked.joined(separator: ", "))"
             case .timedOut(let limit): return "queuesim did not finish within \(limit)"
             }
         }

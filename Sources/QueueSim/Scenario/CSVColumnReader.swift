@@ -42,7 +42,9 @@ public enum CSVColumnReader {
         var values: [String] = []
         for row in rows.dropFirst() {
             guard index < row.count else {
-                throw .malformed(path: path, line: values.count + 2, reason: "this row has \(row.count) fields, the header \(names.count)")
+                throw .malformed(
+                    path: path, line: values.count + 2,
+                    reason: "this row has \(row.count) fields, the header \(names.count)")
             }
             values.append(row[index])
         }
@@ -87,7 +89,10 @@ public enum CSVColumnReader {
             }
             switch character {
             case "\"":
-                guard field.isEmpty else { throw .malformed(path: path, line: line, reason: "a quote inside an unquoted field; quote the whole field") }
+                guard field.isEmpty else {
+                    throw .malformed(
+                        path: path, line: line, reason: "a quote inside an unquoted field; quote the whole field")
+                }
                 inQuotes = true
                 fieldWasQuoted = true
                 quoteLine = line

@@ -46,7 +46,9 @@ public enum ScenarioLoader {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw failure(path, "no such file")
         }
-        guard !isDirectory.boolValue else { throw failure(path, "this is a folder; expected a scenario file such as scenarios/launch.yaml") }
+        guard !isDirectory.boolValue else {
+            throw failure(path, "this is a folder; expected a scenario file such as scenarios/launch.yaml")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw failure(path, "the file cannot be opened") }
         defer { try? handle.close() }
         let data: Data
@@ -56,7 +58,8 @@ public enum ScenarioLoader {
             throw failure(path, "the file cannot be read (\(error.localizedDescription))")
         }
         guard data.count <= maximumFileSize else {
-            throw failure(path, "the file is larger than \(maximumFileSize >> 20) MB; a scenario file is a few kilobytes of YAML")
+            throw failure(
+                path, "the file is larger than \(maximumFileSize >> 20) MB; a scenario file is a few kilobytes of YAML")
         }
         return try load(bytes: [UInt8](data), path: path, environment: environment)
     }
@@ -78,7 +81,9 @@ public enum ScenarioLoader {
                 throw ScenarioLoadError(diagnostics: [
                     Diagnostic(
                         file: path, line: 1, column: 1,
-                        message: "the file is empty; expected a mapping with `version: 1`, `target:` and `arrivals:` (see docs/scenarios.md)")
+                        message:
+                            "the file is empty; expected a mapping with `version: 1`, `target:` and `arrivals:` (see docs/scenarios.md)"
+                    )
                 ])
             }
             root = document
@@ -90,19 +95,22 @@ public enum ScenarioLoader {
             throw failure(path, "\(error)")
         }
         guard case .mapping = root.content else {
-            let message = "expected a mapping at the top of the file (`version: 1`, `target:`, `arrivals:` …), found \(root.kindDescription)"
+            let message =
+                "expected a mapping at the top of the file (`version: 1`, `target:`, `arrivals:` …), found \(root.kindDescription)"
             throw ScenarioLoadError(diagnostics: diagnostics([YamlError(message, at: root.mark)], path: path))
         }
         let (raw, decodingProblems) = YamlDecoder().decode(RawScenario.self, from: root)
         let fileName = (path as NSString).lastPathComponent
         var validator = ScenarioValidator(
             root: root, scenarioDirectory: directory(of: path),
-            defaultName: (fileName as NSString).deletingPathExtension.isEmpty ? "scenario" : (fileName as NSString).deletingPathExtension)
+            defaultName: (fileName as NSString).deletingPathExtension.isEmpty
+                ? "scenario" : (fileName as NSString).deletingPathExtension)
         let scenario = raw.flatMap { validator.validate($0) }
         var problems = decodingProblems + validator.problems
         if scenario == nil, problems.isEmpty {
             // Not expected: every path that gives up records why. Never fail without a word.
-            problems.append(YamlError("the scenario could not be read; see docs/scenarios.md for the format", at: root.mark))
+            problems.append(
+                YamlError("the scenario could not be read; see docs/scenarios.md for the format", at: root.mark))
         }
         guard problems.isEmpty, var scenario else {
             throw ScenarioLoadError(diagnostics: diagnostics(problems, path: path))

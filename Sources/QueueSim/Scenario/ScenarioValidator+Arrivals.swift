@@ -2,16 +2,21 @@
 extension ScenarioValidator {
     mutating func arrivals(_ raw: Positioned<RawArrivals>?) -> Arrivals? {
         guard let raw else {
-            reportMissing("arrivals", in: root, path: "arrivals", expected: "a mapping with `phases:`, e.g. - { duration: 30s, rate: 10 }")
+            reportMissing(
+                "arrivals", in: root, path: "arrivals",
+                expected: "a mapping with `phases:`, e.g. - { duration: 30s, rate: 10 }")
             return nil
         }
         let process = choice(raw.value.process, key: "arrivals.process", default: ArrivalProcess.uniform)
         guard let rawPhases = raw.value.phases else {
-            reportMissing("phases", in: root["arrivals"], path: "arrivals.phases", expected: "a list such as - { duration: 30s, rate: 10 }")
+            reportMissing(
+                "phases", in: root["arrivals"], path: "arrivals.phases",
+                expected: "a list such as - { duration: 30s, rate: 10 }")
             return nil
         }
         if rawPhases.elements.isEmpty, root["arrivals"]?["phases"]?.content == .sequence([]) {
-            fail("`arrivals.phases` needs at least one phase, such as - { duration: 30s, rate: 10 }", at: rawPhases.mark)
+            fail(
+                "`arrivals.phases` needs at least one phase, such as - { duration: 30s, rate: 10 }", at: rawPhases.mark)
         }
         let problemsBefore = problems.count
         var phases: [ArrivalPhase] = []
@@ -34,8 +39,11 @@ extension ScenarioValidator {
 
     private mutating func phase(_ raw: Positioned<RawPhase>, key: String) -> ArrivalPhase? {
         let phase = raw.value
-        let shape = "a phase is { duration: 30s, rate: 10 } (optionally with rampTo: 100), { burst: 500 } or { pause: 30s }"
-        let kinds = [phase.burst != nil, phase.pause != nil, phase.duration != nil || phase.rate != nil || phase.rampTo != nil]
+        let shape =
+            "a phase is { duration: 30s, rate: 10 } (optionally with rampTo: 100), { burst: 500 } or { pause: 30s }"
+        let kinds = [
+            phase.burst != nil, phase.pause != nil, phase.duration != nil || phase.rate != nil || phase.rampTo != nil,
+        ]
         if kinds.filter({ $0 }).count > 1 {
             fail("\(shape); this one mixes them", at: raw.mark)
             return nil

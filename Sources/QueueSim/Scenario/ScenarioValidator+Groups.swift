@@ -7,7 +7,9 @@ extension ScenarioValidator {
             // No `visitors:` at all: everybody is one plain group (a broken one was reported).
             guard let written = root["visitors"] else { return [VisitorGroup(name: "default")] }
             if written.isNull {
-                fail("`visitors` is empty; expected a list of groups such as - { name: app, weight: 1 }, or no `visitors:` at all", at: keyMark("visitors", in: root))
+                fail(
+                    "`visitors` is empty; expected a list of groups such as - { name: app, weight: 1 }, or no `visitors:` at all",
+                    at: keyMark("visitors", in: root))
             }
             return nil
         }
@@ -21,19 +23,27 @@ extension ScenarioValidator {
             let group = positioned.value
             let key = "visitors[\(index)]"
             guard let name = group.name else {
-                fail("missing the required key `name` in \(key); every group needs a name for the reports", at: positioned.mark)
+                fail(
+                    "missing the required key `name` in \(key); every group needs a name for the reports",
+                    at: positioned.mark)
                 continue
             }
             if name.value.trimmingSpaces.isEmpty || name.value == "all" {
-                fail("`\(key).name` must be a non-empty name other than `all` (reports use `all` for the total), found \"\(name.value)\"", at: name.mark)
+                fail(
+                    "`\(key).name` must be a non-empty name other than `all` (reports use `all` for the total), found \"\(name.value)\"",
+                    at: name.mark)
             }
             if let first = names[name.value] {
-                fail("a second group named `\(name.value)` (the first is at \(first)); group names must be unique", at: name.mark)
+                fail(
+                    "a second group named `\(name.value)` (the first is at \(first)); group names must be unique",
+                    at: name.mark)
             }
             names[name.value] = name.mark
             var weight = 1.0
             if let rawWeight = group.weight {
-                if rawWeight.value <= 0 { fail("`\(key).weight` must be more than 0, found \(rawWeight.value)", at: rawWeight.mark) }
+                if rawWeight.value <= 0 {
+                    fail("`\(key).weight` must be more than 0, found \(rawWeight.value)", at: rawWeight.mark)
+                }
                 weight = rawWeight.value
             }
             if let endpoint = group.endpoint {
@@ -41,16 +51,22 @@ extension ScenarioValidator {
             }
             let flow = choice(group.flow, key: "\(key).flow", default: VisitorFlow.run)
             let overrides = self.overrides(
-                customerId: group.customerId, waitingRoomId: group.waitingRoomId, waitingRoomDomain: group.waitingRoomDomain,
+                customerId: group.customerId, waitingRoomId: group.waitingRoomId,
+                waitingRoomDomain: group.waitingRoomDomain,
                 queuePathPrefix: group.queuePathPrefix, layoutName: group.layoutName, language: group.language,
                 protectedApi: group.protectedApi, prefix: key)
-            if flow == .protectedApi, let target, target.endpoint != .embedded, overrides.protectedApi ?? target.protectedApi == nil {
-                fail("`flow: protectedApi` needs a `protectedApi` URL (in `target` or this group) when the endpoint is not embedded", at: group.flow?.mark ?? positioned.mark)
+            if flow == .protectedApi, let target, target.endpoint != .embedded,
+                overrides.protectedApi ?? target.protectedApi == nil
+            {
+                fail(
+                    "`flow: protectedApi` needs a `protectedApi` URL (in `target` or this group) when the endpoint is not embedded",
+                    at: group.flow?.mark ?? positioned.mark)
             }
             let enqueueKey = group.enqueueKey.flatMap { visitorValue($0, key: "\(key).enqueueKey") }
             let enqueueToken = group.enqueueToken.flatMap { visitorValue($0, key: "\(key).enqueueToken") }
             if let token = group.enqueueToken, group.enqueueKey != nil {
-                fail("a group gives either `enqueueKey` or `enqueueToken`, not both (the SDK sends one)", at: token.mark)
+                fail(
+                    "a group gives either `enqueueKey` or `enqueueToken`, not both (the SDK sends one)", at: token.mark)
             }
             groups.append(
                 VisitorGroup(
@@ -78,7 +94,8 @@ extension ScenarioValidator {
             fail("`\(key)` as a CSV feeder needs both `csv: FILE` and `column: NAME`", at: mark)
             return nil
         }
-        let path = csv.value.hasPrefix("/") ? csv.value : (scenarioDirectory as NSString).appendingPathComponent(csv.value)
+        let path =
+            csv.value.hasPrefix("/") ? csv.value : (scenarioDirectory as NSString).appendingPathComponent(csv.value)
         do {
             let values = try CSVColumnReader.read(path: path, column: column.value)
             if values.isEmpty {

@@ -2,7 +2,8 @@
 extension ScenarioValidator {
     mutating func target(_ raw: Positioned<RawTarget>?) -> Target? {
         guard let raw else {
-            reportMissing("target", in: root, path: "target", expected: "a mapping with at least customerId and waitingRoomId")
+            reportMissing(
+                "target", in: root, path: "target", expected: "a mapping with at least customerId and waitingRoomId")
             return nil
         }
         let value = raw.value
@@ -37,24 +38,42 @@ extension ScenarioValidator {
         queuePathPrefix: Positioned<String>?, layoutName: Positioned<String>?, language: Positioned<String>?,
         protectedApi: Positioned<String>?, prefix: String
     ) -> TargetOverrides {
-        if let customerId, !customerId.value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) || customerId.value.isEmpty {
-            fail("`\(prefix).customerId` becomes part of a host name ({customerId}.queue-it.net): expected letters, digits and -, found \"\(customerId.value)\"", at: customerId.mark)
+        if let customerId,
+            !customerId.value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+                || customerId.value.isEmpty
+        {
+            fail(
+                "`\(prefix).customerId` becomes part of a host name ({customerId}.queue-it.net): expected letters, digits and -, found \"\(customerId.value)\"",
+                at: customerId.mark)
         }
-        if let waitingRoomId, waitingRoomId.value.isEmpty || waitingRoomId.value.contains(where: { "/?# ".contains($0) }) {
-            fail("`\(prefix).waitingRoomId` becomes a URL path segment: expected an id without /, ?, # or spaces, found \"\(waitingRoomId.value)\"", at: waitingRoomId.mark)
+        if let waitingRoomId,
+            waitingRoomId.value.isEmpty || waitingRoomId.value.contains(where: { "/?# ".contains($0) })
+        {
+            fail(
+                "`\(prefix).waitingRoomId` becomes a URL path segment: expected an id without /, ?, # or spaces, found \"\(waitingRoomId.value)\"",
+                at: waitingRoomId.mark)
         }
         if let domain = waitingRoomDomain {
             if domain.value.contains("://") || domain.value.contains("/") {
-                fail("`\(prefix).waitingRoomDomain` is a host name only (the SDK always uses https and its own path), such as queue.example.com; found \"\(domain.value)\"", at: domain.mark)
-            } else if domain.value.isEmpty || !domain.value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) }) {
-                fail("`\(prefix).waitingRoomDomain` must be a host name such as queue.example.com, found \"\(domain.value)\"", at: domain.mark)
+                fail(
+                    "`\(prefix).waitingRoomDomain` is a host name only (the SDK always uses https and its own path), such as queue.example.com; found \"\(domain.value)\"",
+                    at: domain.mark)
+            } else if domain.value.isEmpty
+                || !domain.value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) })
+            {
+                fail(
+                    "`\(prefix).waitingRoomDomain` must be a host name such as queue.example.com, found \"\(domain.value)\"",
+                    at: domain.mark)
             }
         }
         if let protectedApi, !isHTTPURL(protectedApi.value) {
-            fail("`\(prefix).protectedApi` must be an http:// or https:// URL such as https://shop.example/api/protected, found \"\(protectedApi.value)\"", at: protectedApi.mark)
+            fail(
+                "`\(prefix).protectedApi` must be an http:// or https:// URL such as https://shop.example/api/protected, found \"\(protectedApi.value)\"",
+                at: protectedApi.mark)
         }
         return TargetOverrides(
-            customerId: customerId?.value, waitingRoomId: waitingRoomId?.value, waitingRoomDomain: waitingRoomDomain?.value,
+            customerId: customerId?.value, waitingRoomId: waitingRoomId?.value,
+            waitingRoomDomain: waitingRoomDomain?.value,
             queuePathPrefix: queuePathPrefix?.value, layoutName: layoutName?.value, language: language?.value,
             protectedApi: protectedApi?.value)
     }
@@ -71,7 +90,8 @@ extension ScenarioValidator {
     mutating func endpoint(_ raw: Positioned<String>) -> Endpoint? {
         let text = raw.value
         if text == "embedded" { return .embedded }
-        let help = "`target.endpoint` must be `embedded` or a base URL such as https://host or http://127.0.0.1:8080 (scheme, host and port only)"
+        let help =
+            "`target.endpoint` must be `embedded` or a base URL such as https://host or http://127.0.0.1:8080 (scheme, host and port only)"
         var scheme: String?
         for candidate in ["http", "https"] where text.hasPrefix(candidate + "://") { scheme = candidate }
         guard let scheme else {
@@ -86,7 +106,9 @@ extension ScenarioValidator {
         }
         var host = rest
         var port: Int?
-        let portSeparator = rest.hasPrefix("[") ? rest.range(of: "]:").map { rest.index(after: $0.lowerBound) } : rest.lastIndex(of: ":")
+        let portSeparator =
+            rest.hasPrefix("[")
+            ? rest.range(of: "]:").map { rest.index(after: $0.lowerBound) } : rest.lastIndex(of: ":")
         if let portSeparator {
             host = rest[..<portSeparator]
             let portText = rest[rest.index(after: portSeparator)...]

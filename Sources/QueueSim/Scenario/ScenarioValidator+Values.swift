@@ -14,7 +14,9 @@ extension ScenarioValidator {
     }
 
     mutating func optionalDuration(_ node: YamlNode?, key: String, allowZero: Bool) -> Duration? {
-        guard let node, !node.isNull, let text = scalarText(node, key: key, expected: Self.durationHelp) else { return nil }
+        guard let node, !node.isNull, let text = scalarText(node, key: key, expected: Self.durationHelp) else {
+            return nil
+        }
         guard let value = ScenarioUnits.duration(text) else {
             fail("`\(key)` must be \(Self.durationHelp), found \(node.kindDescription)", at: node.mark)
             return nil
@@ -30,7 +32,9 @@ extension ScenarioValidator {
         return value
     }
 
-    mutating func duration(_ node: YamlNode?, key: String, default fallback: Duration, allowZero: Bool = false) -> Duration {
+    mutating func duration(_ node: YamlNode?, key: String, default fallback: Duration, allowZero: Bool = false)
+        -> Duration
+    {
         optionalDuration(node, key: key, allowZero: allowZero) ?? fallback
     }
 
@@ -57,7 +61,9 @@ extension ScenarioValidator {
         }
         if value < 0 || value > 1 || (value == 0 && !allowZero) {
             let range = allowZero ? "from 0% to 100%" : "more than 0% and at most 100%"
-            fail("`\(key)` must be \(range) (a fraction such as 0.5 or a percentage such as 50%), found \(text)", at: node.mark)
+            fail(
+                "`\(key)` must be \(range) (a fraction such as 0.5 or a percentage such as 50%), found \(text)",
+                at: node.mark)
             return nil
         }
         return value
@@ -71,7 +77,9 @@ extension ScenarioValidator {
         if let value = Choice(rawValue: raw.value) { return value }
         let words = Choice.allCases.map(\.rawValue)
         var message = "`\(key)` must be one of \(words.joined(separator: ", ")), found `\(raw.value)`"
-        if let suggestion = YamlKnownKeys.closest(to: raw.value, among: words) { message += "; did you mean `\(suggestion)`?" }
+        if let suggestion = YamlKnownKeys.closest(to: raw.value, among: words) {
+            message += "; did you mean `\(suggestion)`?"
+        }
         fail(message, at: raw.mark)
         return fallback
     }

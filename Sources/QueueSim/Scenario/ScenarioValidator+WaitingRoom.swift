@@ -3,7 +3,8 @@ extension ScenarioValidator {
     mutating func waitingRoomSettings(_ raw: RawWaitingRoom) -> WaitingRoomSettings {
         var room = WaitingRoomSettings()
         room.mode = choice(raw.mode, key: "waitingRoom.mode", default: RoomMode.queue)
-        room.eventStart = duration(raw.eventStart, key: "waitingRoom.eventStart", default: room.eventStart, allowZero: true)
+        room.eventStart = duration(
+            raw.eventStart, key: "waitingRoom.eventStart", default: room.eventStart, allowZero: true)
         if let outflow = rate(raw.outflow, key: "waitingRoom.outflow") { room.outflowPerSecond = outflow }
         if let secret = raw.secretKey { room.secretKey = nonEmpty(secret, key: "waitingRoom.secretKey") }
         room.tokenValidity = duration(raw.tokenValidity, key: "waitingRoom.tokenValidity", default: room.tokenValidity)
@@ -14,8 +15,10 @@ extension ScenarioValidator {
         if let latency = raw.latency?.value {
             room.latency = LatencySettings(
                 enqueue: duration(latency.enqueue, key: "waitingRoom.latency.enqueue", default: .zero, allowZero: true),
-                queuePage: duration(latency.queuePage, key: "waitingRoom.latency.queuePage", default: .zero, allowZero: true),
-                protectedApi: duration(latency.protectedApi, key: "waitingRoom.latency.protectedApi", default: .zero, allowZero: true),
+                queuePage: duration(
+                    latency.queuePage, key: "waitingRoom.latency.queuePage", default: .zero, allowZero: true),
+                protectedApi: duration(
+                    latency.protectedApi, key: "waitingRoom.latency.protectedApi", default: .zero, allowZero: true),
                 jitter: duration(latency.jitter, key: "waitingRoom.latency.jitter", default: .zero, allowZero: true))
         }
         for (index, fault) in (raw.faults?.elements ?? []).enumerated() {
@@ -28,20 +31,25 @@ extension ScenarioValidator {
         let fault = positioned.value
         let effects: [(String, Bool)] = [
             ("status", fault.status != nil), ("latency", fault.latency != nil), ("reset", fault.reset != nil),
-            ("timeout", fault.timeout != nil), ("malformed", fault.malformed != nil), ("navigate", fault.navigate != nil),
+            ("timeout", fault.timeout != nil), ("malformed", fault.malformed != nil),
+            ("navigate", fault.navigate != nil),
             ("mode", fault.mode != nil),
         ]
         let present = effects.filter(\.1).map(\.0)
         guard present.count == 1 else {
             let found = present.isEmpty ? "none" : present.map { "`\($0)`" }.joined(separator: " and ")
-            fail("\(key) needs exactly one effect (status, latency, reset, timeout, malformed, navigate or mode), found \(found)", at: positioned.mark)
+            fail(
+                "\(key) needs exactly one effect (status, latency, reset, timeout, malformed, navigate or mode), found \(found)",
+                at: positioned.mark)
             return nil
         }
         let problemsBefore = problems.count
         let from = duration(fault.from, key: "\(key).from", default: .zero, allowZero: true)
         let to = optionalDuration(fault.to, key: "\(key).to", allowZero: false)
         if let to, to <= from, let node = fault.to {
-            fail("`\(key).to` must be later than `from` (\(ScenarioUnits.describe(from))), found \(ScenarioUnits.describe(to))", at: node.mark)
+            fail(
+                "`\(key).to` must be later than `from` (\(ScenarioUnits.describe(from))), found \(ScenarioUnits.describe(to))",
+                at: node.mark)
         }
         var endpoint = choice(fault.endpoint, key: "\(key).endpoint", default: RoomEndpoint.any)
         let rate = fault.rate.flatMap { fraction($0, key: "\(key).rate") } ?? 1
@@ -51,7 +59,9 @@ extension ScenarioValidator {
         let effect: FaultEffect?
         if let status = fault.status {
             if !(100...599).contains(status.value) {
-                fail("`\(key).status` must be an HTTP status from 100 to 599, such as 503, found \(status.value)", at: status.mark)
+                fail(
+                    "`\(key).status` must be an HTTP status from 100 to 599, such as 503, found \(status.value)",
+                    at: status.mark)
             }
             effect = .status(status.value)
         } else if let latency = fault.latency {
@@ -60,19 +70,25 @@ extension ScenarioValidator {
             effect = delay.map { .latency($0, jitter: jitter) }
         } else if let flag = fault.reset ?? fault.timeout ?? fault.malformed {
             if !flag.value {
-                fail("`\(key).\(present[0])` is an effect: write `\(present[0]): true` or remove the fault", at: flag.mark)
+                fail(
+                    "`\(key).\(present[0])` is an effect: write `\(present[0]): true` or remove the fault",
+                    at: flag.mark)
             }
             effect = fault.reset != nil ? .reset : fault.timeout != nil ? .timeout : .malformedBody
         } else if let navigate = fault.navigate {
             if fault.endpoint == nil {
                 endpoint = .queuePage
             } else if endpoint != .queuePage, let mark = fault.endpoint?.mark {
-                fail("`\(key).navigate` acts on the queue page: expected `endpoint: queuePage`, found `\(endpoint.rawValue)`", at: mark)
+                fail(
+                    "`\(key).navigate` acts on the queue page: expected `endpoint: queuePage`, found `\(endpoint.rawValue)`",
+                    at: mark)
             }
             effect = .navigate(choice(navigate, key: "\(key).navigate", default: QueuePageNavigation.close))
         } else if let mode = fault.mode {
             for (name, mark) in [("endpoint", fault.endpoint?.mark), ("rate", fault.rate?.mark)] {
-                if let mark { fail("a `mode` fault switches the whole room; `\(name)` does not apply, remove it", at: mark) }
+                if let mark {
+                    fail("a `mode` fault switches the whole room; `\(name)` does not apply, remove it", at: mark)
+                }
             }
             effect = .mode(choice(mode, key: "\(key).mode", default: RoomMode.queue))
         } else {

@@ -105,7 +105,9 @@ struct ScenarioValidator {
         guard let raw else { return defaultName }
         let name = raw.value
         if name.trimmingSpaces.isEmpty || name == "." || name == ".." || name.contains("/") || name.contains("\\") {
-            fail("`name` names the report folder: expected a non-empty name without `/`, found \"\(name)\"", at: raw.mark)
+            fail(
+                "`name` names the report folder: expected a non-empty name without `/`, found \"\(name)\"", at: raw.mark
+            )
         }
         return name
     }
@@ -115,7 +117,8 @@ struct ScenarioValidator {
         guard let raw else { return settings }
         if let sdkVersion = raw.sdkVersion { settings.sdkVersion = nonEmpty(sdkVersion, key: "client.sdkVersion") }
         if let userAgent = raw.userAgent { settings.userAgent = userAgent.value }
-        settings.requestTimeout = duration(raw.requestTimeout, key: "client.requestTimeout", default: settings.requestTimeout)
+        settings.requestTimeout = duration(
+            raw.requestTimeout, key: "client.requestTimeout", default: settings.requestTimeout)
         settings.pollInterval = duration(raw.pollInterval, key: "client.pollInterval", default: settings.pollInterval)
         settings.maxWait = duration(raw.maxWait, key: "client.maxWait", default: settings.maxWait)
         if let maxRestarts = raw.maxRestarts {
@@ -145,7 +148,9 @@ struct ScenarioValidator {
         var thresholds: [Threshold] = []
         for node in raw.elements {
             guard case .scalar(let text, let style) = node.content, !node.isNull else {
-                fail("a threshold is one line such as `passed >= 99%` or `wait.p95 < 5m`, found \(node.kindDescription)", at: node.mark)
+                fail(
+                    "a threshold is one line such as `passed >= 99%` or `wait.p95 < 5m`, found \(node.kindDescription)",
+                    at: node.mark)
                 continue
             }
             switch ThresholdParser.parse(text) {

@@ -14,7 +14,8 @@ extension Target {
 
 extension String {
     fileprivate func trimmingCharacters(in set: String) -> String {
-        guard let first = firstIndex(where: { !set.contains($0) }), let last = lastIndex(where: { !set.contains($0) }) else {
+        guard let first = firstIndex(where: { !set.contains($0) }), let last = lastIndex(where: { !set.contains($0) })
+        else {
             return ""
         }
         return String(self[first...last])

@@ -15,13 +15,17 @@ public enum ThresholdParser {
         let characters = Array(line)
         // The operator is the first run of <, >, =, ! characters.
         guard let operatorStart = characters.firstIndex(where: { "<>=!".contains($0) }) else {
-            return .failure(Problem(offset: 0, message: "\(shape); no comparison operator (<, <=, >, >=, ==, !=) in \"\(line)\""))
+            return .failure(
+                Problem(offset: 0, message: "\(shape); no comparison operator (<, <=, >, >=, ==, !=) in \"\(line)\""))
         }
         var operatorEnd = operatorStart
         while operatorEnd < characters.count, "<>=!".contains(characters[operatorEnd]) { operatorEnd += 1 }
         let operatorText = String(characters[operatorStart..<operatorEnd])
         guard let comparator = Threshold.Comparator(rawValue: operatorText) else {
-            return .failure(Problem(offset: operatorStart, message: "`\(operatorText)` is not an operator; expected <, <=, >, >=, == or !="))
+            return .failure(
+                Problem(
+                    offset: operatorStart,
+                    message: "`\(operatorText)` is not an operator; expected <, <=, >, >=, == or !="))
         }
         let metricText = String(characters[..<operatorStart]).trimmingSpaces
         let metricOffset = characters.firstIndex(where: { $0 != " " }) ?? 0
@@ -31,10 +35,12 @@ public enum ThresholdParser {
             return .failure(Problem(offset: 0, message: "\(shape); the metric is missing"))
         }
         guard let metric = metric(String(metricText)) else {
-            return .failure(Problem(offset: metricOffset, message: "unknown metric `\(metricText)`; expected \(metricHelp)"))
+            return .failure(
+                Problem(offset: metricOffset, message: "unknown metric `\(metricText)`; expected \(metricHelp)"))
         }
         guard !valueText.isEmpty else {
-            return .failure(Problem(offset: operatorEnd, message: "\(shape); the value after `\(operatorText)` is missing"))
+            return .failure(
+                Problem(offset: operatorEnd, message: "\(shape); the value after `\(operatorText)` is missing"))
         }
         let value = String(valueText)
         let limit: Double?
@@ -51,9 +57,11 @@ public enum ThresholdParser {
             expected = "a duration such as 300ms, 2s or 5m"
         }
         guard let limit else {
-            return .failure(Problem(offset: valueOffset, message: "`\(metricText)` is compared with \(expected), found `\(value)`"))
+            return .failure(
+                Problem(offset: valueOffset, message: "`\(metricText)` is compared with \(expected), found `\(value)`"))
         }
-        return .success(Threshold(metric: metric, comparator: comparator, limit: limit, source: line.trimmingSpaces.description))
+        return .success(
+            Threshold(metric: metric, comparator: comparator, limit: limit, source: line.trimmingSpaces.description))
     }
 
     static let metricHelp =
@@ -72,7 +80,9 @@ public enum ThresholdParser {
         case "min": return .timing(timing, .min)
         case "mean": return .timing(timing, .mean)
         default:
-            guard tail.hasPrefix("p"), let percentile = ScenarioUnits.decimal(tail.dropFirst()), percentile > 0, percentile <= 100 else {
+            guard tail.hasPrefix("p"), let percentile = ScenarioUnits.decimal(tail.dropFirst()), percentile > 0,
+                percentile <= 100
+            else {
                 return nil
             }
             return .timing(timing, .percentile(percentile))

@@ -72,7 +72,9 @@ struct YamlKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func decode<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T { try T(from: required(key)) }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         try required(key).container(keyedBy: type)
     }
 
@@ -109,7 +111,9 @@ struct YamlUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: next()) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         try next().container(keyedBy: type)
     }
 
@@ -144,7 +148,9 @@ struct YamlScalarContainer: SingleValueDecodingContainer {
     }
 
     private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        guard case .scalar(let text, .plain) = node.content, let value = T(text.hasPrefix("+") ? String(text.dropFirst()) : text) else {
+        guard case .scalar(let text, .plain) = node.content,
+            let value = T(text.hasPrefix("+") ? String(text.dropFirst()) : text)
+        else {
             throw mismatch(T.isSigned ? "a whole number" : "a whole number of 0 or more")
         }
         return value

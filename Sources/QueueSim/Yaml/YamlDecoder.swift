@@ -35,7 +35,8 @@ public struct Positioned<Value: Decodable & Sendable>: Decodable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         guard let yaml = decoder as? YamlNodeDecoder else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "Positioned decodes only from YAML"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "Positioned decodes only from YAML"))
         }
         self.mark = yaml.node.mark
         self.value = try Value(from: decoder)
@@ -47,7 +48,8 @@ extension YamlNode: Decodable {
     /// feeder, a duration written as a number or a string).
     public init(from decoder: any Decoder) throws {
         guard let yaml = decoder as? YamlNodeDecoder else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "YamlNode decodes only from YAML"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "YamlNode decodes only from YAML"))
         }
         self = yaml.node
     }
@@ -81,12 +83,16 @@ struct YamlNodeDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .mapping(let pairs) = node.content else {
-            throw YamlError("expected a mapping (key: value lines) for \(pathDescription), found \(node.kindDescription)", at: node.mark)
+            throw YamlError(
+                "expected a mapping (key: value lines) for \(pathDescription), found \(node.kindDescription)",
+                at: node.mark)
         }
         if let known = YamlKnownKeys.names(of: Key.self) {
             for pair in pairs {
                 guard let name = pair.key.scalarText, !known.contains(name) else { continue }
-                state.record(YamlKnownKeys.unknownKeyError(name, at: pair.key.mark, known: known, in: pathDescription), at: pair.key.mark)
+                state.record(
+                    YamlKnownKeys.unknownKeyError(name, at: pair.key.mark, known: known, in: pathDescription),
+                    at: pair.key.mark)
             }
         }
         return KeyedDecodingContainer(YamlKeyedContainer<Key>(decoder: self, pairs: pairs))
@@ -94,7 +100,9 @@ struct YamlNodeDecoder: Decoder {
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .sequence(let items) = node.content else {
-            throw YamlError("expected a list (lines starting with `- `, or [a, b]) for \(pathDescription), found \(node.kindDescription)", at: node.mark)
+            throw YamlError(
+                "expected a list (lines starting with `- `, or [a, b]) for \(pathDescription), found \(node.kindDescription)",
+                at: node.mark)
         }
         return YamlUnkeyedContainer(decoder: self, items: items)
     }

@@ -52,9 +52,11 @@ enum YamlEnvironmentError: Error {
         case .unset(let name):
             return "the environment variable \(name) is not set; set it or give a default with ${\(name):-default}"
         case .unclosed(let text):
-            return "`\(text.prefix(30))` opens an environment reference that is never closed; expected ${NAME} or ${NAME:-default}"
+            return
+                "`\(text.prefix(30))` opens an environment reference that is never closed; expected ${NAME} or ${NAME:-default}"
         case .badName(let name):
-            return "`${\(name)}` is not an environment reference; expected ${NAME} or ${NAME:-default} with NAME made of letters, digits and _"
+            return
+                "`${\(name)}` is not an environment reference; expected ${NAME} or ${NAME:-default} with NAME made of letters, digits and _"
         }
     }
 }

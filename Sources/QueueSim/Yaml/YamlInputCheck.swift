@@ -12,7 +12,8 @@ enum YamlInputCheck {
             let byte = bytes[index]
             let mark = YamlMark(line: line, column: column)
             if byte == 0 {
-                throw YamlError("found a NUL byte; a scenario must be UTF-8 text, this looks like a binary file", at: mark)
+                throw YamlError(
+                    "found a NUL byte; a scenario must be UTF-8 text, this looks like a binary file", at: mark)
             }
             let length = sequenceLength(bytes, at: index)
             guard length > 0 else {

@@ -6,7 +6,8 @@ public struct YamlList<Element: Decodable & Sendable>: Decodable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         guard let yaml = decoder as? YamlNodeDecoder else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "YamlList decodes only from YAML"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "YamlList decodes only from YAML"))
         }
         mark = yaml.node.mark
         guard case .sequence(let items) = yaml.node.content else {

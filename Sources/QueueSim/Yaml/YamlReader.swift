@@ -81,7 +81,9 @@ private struct YamlTreeBuilder {
             parser.deallocate()
             event.deallocate()
         }
-        guard yaml_parser_initialize(parser) != 0 else { throw YamlError("libyaml could not start (out of memory)", at: nil) }
+        guard yaml_parser_initialize(parser) != 0 else {
+            throw YamlError("libyaml could not start (out of memory)", at: nil)
+        }
         defer { yaml_parser_delete(parser) }
         let bytes = input  // a copy, so the closure below may mutate self
         return try bytes.withUnsafeBufferPointer { buffer throws -> YamlNode? in
@@ -137,7 +139,9 @@ private struct YamlTreeBuilder {
             try add(anchored.node, size: anchored.expandedSize, anchor: nil)
         case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
             if stack.count >= reader.maxDepth {
-                throw YamlError("lists and mappings nest deeper than \(reader.maxDepth) levels; a scenario needs only a few", at: mark)
+                throw YamlError(
+                    "lists and mappings nest deeper than \(reader.maxDepth) levels; a scenario needs only a few",
+                    at: mark)
             }
             let isMapping = event.type == YAML_MAPPING_START_EVENT
             let anchor = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
@@ -185,7 +189,9 @@ private struct YamlTreeBuilder {
                 continue
             }
             if let first = seen[text] {
-                problems.append(YamlError("duplicate key `\(text)` (first written at \(first)); each key may appear once", at: key.mark))
+                problems.append(
+                    YamlError(
+                        "duplicate key `\(text)` (first written at \(first)); each key may appear once", at: key.mark))
                 continue
             }
             seen[text] = key.mark
@@ -196,7 +202,9 @@ private struct YamlTreeBuilder {
             if case .sequence(let nodes) = merge.content { sources = nodes } else { sources = [merge] }
             for source in sources {
                 guard case .mapping(let merged) = source.content else {
-                    throw YamlError("`<<` merges a mapping (or a list of mappings) into this one, found \(source.kindDescription)", at: source.mark)
+                    throw YamlError(
+                        "`<<` merges a mapping (or a list of mappings) into this one, found \(source.kindDescription)",
+                        at: source.mark)
                 }
                 for pair in merged {
                     guard let name = pair.key.scalarText, seen[name] == nil else { continue }
