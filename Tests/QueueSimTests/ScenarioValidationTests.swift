@@ -344,3 +344,22 @@ struct ScenarioEmptyValueTests {
                 ])
     }
 }
+
+@Suite("Scenario validation: misplaced keys")
+struct ScenarioMisplacedKeyTests {
+    @Test func aKeyInTheWrongSectionIsSentWhereItBelongs() {
+        let yaml = ScenarioTestSupport.minimal + "outflow: 600/min\nclient:\n  concurrency: 5\n"
+        #expect(
+            ScenarioTestSupport.problems(yaml) == [
+                "8:1: unknown key `outflow` in the top level; `outflow` belongs in `waitingRoom`",
+                "10:3: unknown key `concurrency` in `client`; `concurrency` belongs in `run`",
+            ])
+    }
+
+    @Test func libyamlIndentationErrorsGetAHint() {
+        #expect(
+            ScenarioTestSupport.problems("version: 1\ntarget:\n  customerId: acme\n   waitingRoomId: x\n") == [
+                "4:17: mapping values are not allowed in this context; check this line's indentation, and quote values that contain `: `"
+            ])
+    }
+}

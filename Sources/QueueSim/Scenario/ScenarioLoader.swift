@@ -99,7 +99,8 @@ public enum ScenarioLoader {
                 "expected a mapping at the top of the file (`version: 1`, `target:`, `arrivals:` …), found \(root.kindDescription)"
             throw ScenarioLoadError(diagnostics: diagnostics([YamlError(message, at: root.mark)], path: path))
         }
-        let (raw, decodingProblems) = YamlDecoder().decode(RawScenario.self, from: root)
+        let (raw, decodingProblems) = YamlDecoder(misplacedKeyHints: RawScenario.misplacedKeyHints).decode(
+            RawScenario.self, from: root)
         let fileName = (path as NSString).lastPathComponent
         var validator = ScenarioValidator(
             root: root, scenarioDirectory: directory(of: path),

@@ -20,6 +20,23 @@ struct RawScenario: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case version, name, seed, clock, target, client, arrivals, visitors, waitingRoom, run, thresholds, reports
     }
+
+    /// Keys people write in the wrong section, and where they go.
+    static let misplacedKeyHints: [String: String] = {
+        var hints: [String: String] = ["groups": "`visitors` (the list of groups)", "dir": "`reports`"]
+        let sections: [(String, [String])] = [
+            ("`target`", RawTarget.CodingKeys.allCases.map(\.rawValue)),
+            ("`client`", RawClient.CodingKeys.allCases.map(\.rawValue)),
+            ("`arrivals`", RawArrivals.CodingKeys.allCases.map(\.rawValue)),
+            ("`waitingRoom`", RawWaitingRoom.CodingKeys.allCases.map(\.rawValue)),
+            ("`run`", ["concurrency"]),
+            ("a phase of `arrivals.phases`", ["rate", "rampTo", "burst", "pause"]),
+        ]
+        for (section, keys) in sections {
+            for key in keys where hints[key] == nil { hints[key] = section }
+        }
+        return hints
+    }()
 }
 
 struct RawTarget: Decodable, Sendable {

@@ -8,10 +8,16 @@
 ///   problems, with a "did you mean" when a known key is close.
 /// Every problem carries the position of the node it is about.
 public struct YamlDecoder: Sendable {
-    public init() {}
+    /// Where an unknown key belongs instead (`outflow` → "`waitingRoom`"), for keys written in
+    /// the wrong section; used when no known key of the section is close.
+    public var misplacedKeyHints: [String: String]
+
+    public init(misplacedKeyHints: [String: String] = [:]) {
+        self.misplacedKeyHints = misplacedKeyHints
+    }
 
     public func decode<T: Decodable>(_ type: T.Type, from node: YamlNode) -> (value: T?, problems: [YamlError]) {
-        let state = YamlDecodingState()
+        let state = YamlDecodingState(misplacedKeyHints: misplacedKeyHints)
         let decoder = YamlNodeDecoder(node: node, codingPath: [], state: state)
         do {
             let value = try T(from: decoder)
@@ -57,6 +63,11 @@ extension YamlNode: Decodable {
 
 final class YamlDecodingState {
     private(set) var problems: [YamlError] = []
+    let misplacedKeyHints: [String: String]
+
+    init(misplacedKeyHints: [String: String]) {
+        self.misplacedKeyHints = misplacedKeyHints
+    }
 
     func record(_ error: any Error, at mark: YamlMark) {
         if let yaml = error as? YamlError {
@@ -91,7 +102,9 @@ struct YamlNodeDecoder: Decoder {
             for pair in pairs {
                 guard let name = pair.key.scalarText, !known.contains(name) else { continue }
                 state.record(
-                    YamlKnownKeys.unknownKeyError(name, at: pair.key.mark, known: known, in: pathDescription),
+                    YamlKnownKeys.unknownKeyError(
+                        name, at: pair.key.mark, known: known, in: pathDescription,
+                        belongsIn: state.misplacedKeyHints[name]),
                     at: pair.key.mark)
             }
         }

@@ -5,10 +5,14 @@ enum YamlKnownKeys {
         return iterable.caseNames()
     }
 
-    static func unknownKeyError(_ name: String, at mark: YamlMark, known: [String], in place: String) -> YamlError {
+    static func unknownKeyError(
+        _ name: String, at mark: YamlMark, known: [String], in place: String, belongsIn home: String? = nil
+    ) -> YamlError {
         var message = "unknown key `\(name)` in \(place)"
         if let suggestion = closest(to: name, among: known) {
             message += "; did you mean `\(suggestion)`?"
+        } else if let home {
+            message += "; `\(name)` belongs in \(home)"
         } else {
             message += "; expected one of: \(known.joined(separator: ", "))"
         }

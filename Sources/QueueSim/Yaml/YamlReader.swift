@@ -233,6 +233,8 @@ private struct YamlTreeBuilder {
             }
             if character(at: mark) == UInt8(ascii: "\t") || problem.contains("tab") {
                 message += "; this is a tab character: YAML indents with spaces only"
+            } else if problem == "mapping values are not allowed in this context" {
+                message += "; check this line's indentation, and quote values that contain `: `"
             }
             return YamlError(message, at: mark)
         }
