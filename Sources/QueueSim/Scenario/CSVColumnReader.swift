@@ -1,0 +1,118 @@
+import Foundation
+
+/// Reads one named column of a CSV file with a header row (RFC 4180: fields may be quoted
+/// with `"`, quotes inside doubled, quoted fields may hold commas and line breaks).
+/// Used by validation (the column exists) and by visitor planning (the values).
+public enum CSVColumnReader {
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case unreadable(path: String, reason: String)
+        case empty(path: String)
+        case missingColumn(path: String, column: String, available: [String])
+        case malformed(path: String, line: Int, reason: String)
+
+        public var description: String {
+            switch self {
+            case .unreadable(let path, let reason): return "cannot read \(path): \(reason)"
+            case .empty(let path): return "\(path) is empty; expected a header row naming the columns"
+            case .missingColumn(let path, let column, let available):
+                return "\(path) has no column `\(column)`; its header names: \(available.joined(separator: ", "))"
+            case .malformed(let path, let line, let reason): return "\(path):\(line): \(reason)"
+            }
+        }
+    }
+
+    /// The values of `column`, one per data row, in file order (empty lines are skipped).
+    public static func read(path: String, column: String) throws(Failure) -> [String] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: path) ? "the file cannot be opened" : "no such file"
+            throw .unreadable(path: path, reason: reason)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .unreadable(path: path, reason: "the file is not UTF-8 text")
+        }
+        let rows = try parse(text, path: path)
+        guard let header = rows.first else { throw .empty(path: path) }
+        let names = header.map { String($0.trimmingSpaces) }
+        guard let index = names.firstIndex(of: column) else {
+            throw .missingColumn(path: path, column: column, available: names)
+        }
+        var values: [String] = []
+        for row in rows.dropFirst() {
+            guard index < row.count else {
+                throw .malformed(
+                    path: path, line: values.count + 2,
+                    reason: "this row has \(row.count) fields, the header \(names.count)")
+            }
+            values.append(row[index])
+        }
+        return values
+    }
+
+    /// Rows of fields; blank lines are dropped.
+    static func parse(_ text: String, path: String) throws(Failure) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = ""
+        var inQuotes = false
+        var fieldWasQuoted = false
+        var line = 1
+        var quoteLine = 1
+        var characters = Array(text.unicodeScalars)[...]
+        if characters.first == "\u{FEFF}" { characters = characters.dropFirst() }
+        var index = characters.startIndex
+        func endRow() {
+            row.append(field)
+            if !(row.count == 1 && row[0].isEmpty && !fieldWasQuoted) { rows.append(row) }
+            row = []
+            field = ""
+            fieldWasQuoted = false
+        }
+        while index < characters.endIndex {
+            let character = characters[index]
+            index += 1
+            if inQuotes {
+                if character == "\"" {
+                    if index < characters.endIndex, characters[index] == "\"" {
+                        field.unicodeScalars.append("\"")
+                        index += 1
+                    } else {
+                        inQuotes = false
+                    }
+                } else {
+                    if character == "\n" { line += 1 }
+                    field.unicodeScalars.append(character)
+                }
+                continue
+            }
+            switch character {
+            case "\"":
+                guard field.isEmpty else {
+                    throw .malformed(
+                        path: path, line: line, reason: "a quote inside an unquoted field; quote the whole field")
+                }
+                inQuotes = true
+                fieldWasQuoted = true
+                quoteLine = line
+            case ",":
+                row.append(field)
+                field = ""
+                fieldWasQuoted = false
+            case "\r":
+                if index < characters.endIndex, characters[index] == "\n" { index += 1 }
+                endRow()
+                line += 1
+            case "\n":
+                endRow()
+                line += 1
+            default:
+                field.unicodeScalars.append(character)
+            }
+        }
+        if inQuotes { throw .malformed(path: path, line: quoteLine, reason: "a quoted field is never closed") }
+        if !field.isEmpty || !row.isEmpty || fieldWasQuoted { endRow() }
+        return rows
+    }
+}

@@ -1,0 +1,140 @@
+import Crypto
+import Foundation
+
+/// One problem in a scenario file: `FILE:LINE:COLUMN: message` (line and column 1-based, absent
+/// when the problem has no place in the file, such as a file that cannot be read).
+public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var column: Int?
+    public var message: String
+
+    public init(file: String, line: Int? = nil, column: Int? = nil, message: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    public var description: String {
+        guard let line else { return "\(file): \(message)" }
+        guard let column else { return "\(file):\(line): \(message)" }
+        return "\(file):\(line):\(column): \(message)"
+    }
+}
+
+/// Every problem that kept a scenario from loading, in file order.
+public struct ScenarioLoadError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+
+    public init(diagnostics: [Diagnostic]) {
+        self.diagnostics = diagnostics
+    }
+
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}
+
+/// Reads, decodes and validates a scenario file into a `Scenario`.
+public enum ScenarioLoader {
+    /// A scenario is a few kilobytes; anything past this is not one.
+    public static let maximumFileSize = 16 << 20
+
+    public static func load(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ScenarioLoadError) -> Scenario {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw failure(path, "no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw failure(path, "this is a folder; expected a scenario file such as scenarios/launch.yaml")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw failure(path, "the file cannot be opened") }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
+        } catch {
+            throw failure(path, "the file cannot be read (\(error.localizedDescription))")
+        }
+        guard data.count <= maximumFileSize else {
+            throw failure(
+                path, "the file is larger than \(maximumFileSize >> 20) MB; a scenario file is a few kilobytes of YAML")
+        }
+        return try load(bytes: [UInt8](data), path: path, environment: environment)
+    }
+
+    public static func load(
+        yaml: String, path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ScenarioLoadError) -> Scenario {
+        try load(bytes: Array(yaml.utf8), path: path, environment: environment)
+    }
+
+    /// `path` names the file in messages, gives the default scenario name and the folder CSV
+    /// feeders are resolved against; the bytes are not read from it.
+    public static func load(
+        bytes: [UInt8], path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ScenarioLoadError) -> Scenario {
+        let root: YamlNode
+        do {
+            guard let document = try YamlReader(environment: environment).read(bytes) else {
+                throw ScenarioLoadError(diagnostics: [
+                    Diagnostic(
+                        file: path, line: 1, column: 1,
+                        message:
+                            "the file is empty; expected a mapping with `version: 1`, `target:` and `arrivals:` (see docs/scenarios.md)"
+                    )
+                ])
+            }
+            root = document
+        } catch let error as ScenarioLoadError {
+            throw error
+        } catch let error as YamlReadError {
+            throw ScenarioLoadError(diagnostics: diagnostics(error.errors, path: path))
+        } catch {
+            throw failure(path, "\(error)")
+        }
+        guard case .mapping = root.content else {
+            let message =
+                "expected a mapping at the top of the file (`version: 1`, `target:`, `arrivals:` …), found \(root.kindDescription)"
+            throw ScenarioLoadError(diagnostics: diagnostics([YamlError(message, at: root.mark)], path: path))
+        }
+        let (raw, decodingProblems) = YamlDecoder(misplacedKeyHints: RawScenario.misplacedKeyHints).decode(
+            RawScenario.self, from: root)
+        let fileName = (path as NSString).lastPathComponent
+        var validator = ScenarioValidator(
+            root: root, scenarioDirectory: directory(of: path),
+            defaultName: (fileName as NSString).deletingPathExtension.isEmpty
+                ? "scenario" : (fileName as NSString).deletingPathExtension)
+        let scenario = raw.flatMap { validator.validate($0) }
+        var problems = decodingProblems + validator.problems
+        if scenario == nil, problems.isEmpty {
+            // Not expected: every path that gives up records why. Never fail without a word.
+            problems.append(
+                YamlError("the scenario could not be read; see docs/scenarios.md for the format", at: root.mark))
+        }
+        guard problems.isEmpty, var scenario else {
+            throw ScenarioLoadError(diagnostics: diagnostics(problems, path: path))
+        }
+        scenario.sourcePath = path
+        scenario.sourceSHA256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        return scenario
+    }
+
+    private static func directory(of path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
+    }
+
+    private static func failure(_ path: String, _ message: String) -> ScenarioLoadError {
+        ScenarioLoadError(diagnostics: [Diagnostic(file: path, message: message)])
+    }
+
+    /// In file order (problems without a position first), each once.
+    private static func diagnostics(_ errors: [YamlError], path: String) -> [Diagnostic] {
+        var seen: Set<String> = []
+        return errors.filter { seen.insert($0.description).inserted }
+            .sorted { ($0.mark ?? YamlMark(line: 0, column: 0)) < ($1.mark ?? YamlMark(line: 0, column: 0)) }
+            .map { Diagnostic(file: path, line: $0.mark?.line, column: $0.mark?.column, message: $0.message) }
+    }
+}

@@ -1,0 +1,205 @@
+/// The scenario file as written: `Decodable` over the YAML tree, every value optional and
+/// positioned, so that `ScenarioValidator` can say exactly where a value is missing or wrong.
+/// Values with units stay `YamlNode`s (a duration may be `30s` or `30`); the validator reads them.
+/// The coding keys are `CaseIterable`, which makes the decoder report unknown keys.
+
+struct RawScenario: Decodable {
+    var version: YamlNode?
+    var name: Positioned<String>?
+    var seed: Positioned<UInt64>?
+    var clock: Positioned<String>?
+    var target: Positioned<RawTarget>?
+    var client: Positioned<RawClient>?
+    var arrivals: Positioned<RawArrivals>?
+    var visitors: YamlList<Positioned<RawGroup>>?
+    var waitingRoom: Positioned<RawWaitingRoom>?
+    var run: Positioned<RawRun>?
+    var thresholds: YamlList<YamlNode>?
+    var reports: Positioned<RawReports>?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case version, name, seed, clock, target, client, arrivals, visitors, waitingRoom, run, thresholds, reports
+    }
+
+    /// Keys people write in the wrong section, and where they go.
+    static let misplacedKeyHints: [String: String] = {
+        var hints: [String: String] = ["groups": "`visitors` (the list of groups)", "dir": "`reports`"]
+        let sections: [(String, [String])] = [
+            ("`target`", RawTarget.CodingKeys.allCases.map(\.rawValue)),
+            ("`client`", RawClient.CodingKeys.allCases.map(\.rawValue)),
+            ("`arrivals`", RawArrivals.CodingKeys.allCases.map(\.rawValue)),
+            ("`waitingRoom`", RawWaitingRoom.CodingKeys.allCases.map(\.rawValue)),
+            ("`run`", ["concurrency"]),
+            ("a phase of `arrivals.phases`", ["rate", "rampTo", "burst", "pause"]),
+        ]
+        for (section, keys) in sections {
+            for key in keys where hints[key] == nil { hints[key] = section }
+        }
+        return hints
+    }()
+}
+
+struct RawTarget: Decodable, Sendable {
+    var customerId: Positioned<String>?
+    var waitingRoomId: Positioned<String>?
+    var waitingRoomDomain: Positioned<String>?
+    var queuePathPrefix: Positioned<String>?
+    var layoutName: Positioned<String>?
+    var language: Positioned<String>?
+    var endpoint: Positioned<String>?
+    var protectedApi: Positioned<String>?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case customerId, waitingRoomId, waitingRoomDomain, queuePathPrefix, layoutName, language, endpoint, protectedApi
+    }
+}
+
+struct RawClient: Decodable, Sendable {
+    var sdkVersion: Positioned<String>?
+    var userAgent: Positioned<String>?
+    var requestTimeout: YamlNode?
+    var pollInterval: YamlNode?
+    var maxWait: YamlNode?
+    var maxRestarts: Positioned<Int>?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case sdkVersion, userAgent, requestTimeout, pollInterval, maxWait, maxRestarts
+    }
+}
+
+struct RawArrivals: Decodable, Sendable {
+    var process: Positioned<String>?
+    var phases: YamlList<Positioned<RawPhase>>?
+    var maxVisitors: Positioned<Int>?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case process, phases, maxVisitors
+    }
+}
+
+struct RawPhase: Decodable, Sendable {
+    var duration: YamlNode?
+    var rate: YamlNode?
+    var rampTo: YamlNode?
+    var burst: Positioned<Int>?
+    var pause: YamlNode?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case duration, rate, rampTo, burst, pause
+    }
+}
+
+struct RawGroup: Decodable, Sendable {
+    var name: Positioned<String>?
+    var weight: Positioned<Double>?
+    var flow: Positioned<String>?
+    var enqueueKey: Positioned<RawVisitorValue>?
+    var enqueueToken: Positioned<RawVisitorValue>?
+    var customerId: Positioned<String>?
+    var waitingRoomId: Positioned<String>?
+    var waitingRoomDomain: Positioned<String>?
+    var queuePathPrefix: Positioned<String>?
+    var layoutName: Positioned<String>?
+    var language: Positioned<String>?
+    var protectedApi: Positioned<String>?
+    /// Not allowed in a group; decoded only to say so plainly.
+    var endpoint: YamlNode?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, weight, flow, enqueueKey, enqueueToken, customerId, waitingRoomId, waitingRoomDomain
+        case queuePathPrefix, layoutName, language, protectedApi, endpoint
+    }
+}
+
+/// `enqueueKey: KEY` or `enqueueKey: { csv: FILE, column: NAME, order: … }`.
+enum RawVisitorValue: Decodable, Sendable {
+    case literal(String)
+    case feeder(RawFeeder)
+
+    init(from decoder: any Decoder) throws {
+        guard let yaml = decoder as? YamlNodeDecoder else { throw YamlError("not YAML", at: nil) }
+        switch yaml.node.content {
+        case .scalar(let text, _):
+            self = .literal(text)
+        case .mapping:
+            self = .feeder(try RawFeeder(from: decoder))
+        case .sequence:
+            throw YamlError(
+                "expected a text value or { csv: FILE, column: NAME, order: unique|sequence|random|cycle } for \(yaml.pathDescription), found a list",
+                at: yaml.node.mark)
+        }
+    }
+}
+
+struct RawFeeder: Decodable, Sendable {
+    var csv: Positioned<String>?
+    var column: Positioned<String>?
+    var order: Positioned<String>?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case csv, column, order
+    }
+}
+
+struct RawWaitingRoom: Decodable, Sendable {
+    var mode: Positioned<String>?
+    var eventStart: YamlNode?
+    var outflow: YamlNode?
+    var secretKey: Positioned<String>?
+    var tokenValidity: YamlNode?
+    var inviteOnly: Positioned<Bool>?
+    var enqueueKeys: Positioned<RawFeeder>?
+    var latency: Positioned<RawLatency>?
+    var faults: YamlList<Positioned<RawFault>>?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case mode, eventStart, outflow, secretKey, tokenValidity, inviteOnly, enqueueKeys, latency, faults
+    }
+}
+
+struct RawLatency: Decodable, Sendable {
+    var enqueue: YamlNode?
+    var queuePage: YamlNode?
+    var protectedApi: YamlNode?
+    var jitter: YamlNode?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case enqueue, queuePage, protectedApi, jitter
+    }
+}
+
+struct RawFault: Decodable, Sendable {
+    var from: YamlNode?
+    var to: YamlNode?
+    var endpoint: Positioned<String>?
+    var rate: YamlNode?
+    var status: Positioned<Int>?
+    var mode: Positioned<String>?
+    var latency: YamlNode?
+    var jitter: YamlNode?
+    var reset: Positioned<Bool>?
+    var timeout: Positioned<Bool>?
+    var malformed: Positioned<Bool>?
+    var navigate: Positioned<String>?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case from, to, endpoint, rate, status, mode, latency, jitter, reset, timeout, malformed, navigate
+    }
+}
+
+struct RawRun: Decodable, Sendable {
+    var concurrency: Positioned<Int>?
+    var duration: YamlNode?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case concurrency, duration
+    }
+}
+
+struct RawReports: Decodable, Sendable {
+    var dir: Positioned<String>?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case dir
+    }
+}

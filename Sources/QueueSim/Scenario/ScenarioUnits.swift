@@ -1,0 +1,77 @@
+/// The units of scenario values (SCENARIO-CONTRACT.md): durations (`250ms`, `1.5s`, `30s`,
+/// `5m`, `2h`, or a bare number of seconds), rates (per second, or `600/min`) and shares
+/// (`0.5%` or a fraction such as `0.005`). Each parser returns nil for text it cannot read;
+/// range checks (negative, zero) belong to the validator, which knows what the key needs.
+public enum ScenarioUnits {
+    /// The longest duration accepted: a hundred years is longer than any rehearsal.
+    static let longestSeconds = 100.0 * 365 * 24 * 3600
+
+    public static func duration(_ text: String) -> Duration? {
+        let trimmed = text.trimmingSpaces
+        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = Substring(trimmed)
+        var scale = 1.0
+        for unit in units where trimmed.hasSuffix(unit.suffix) {
+            number = trimmed.dropLast(unit.suffix.count)
+            scale = unit.seconds
+            break
+        }
+        guard let value = decimal(number.trimmingSpaces) else { return nil }
+        let seconds = value * scale
+        guard abs(seconds) <= longestSeconds else { return nil }
+        return .nanoseconds(Int64((seconds * 1e9).rounded()))
+    }
+
+    /// Per second.
+    public static func rate(_ text: String) -> Double? {
+        let trimmed = text.trimmingSpaces
+        guard let slash = trimmed.firstIndex(of: "/") else { return decimal(Substring(trimmed)) }
+        guard let value = decimal(trimmed[..<slash].trimmingSpaces) else { return nil }
+        switch trimmed[trimmed.index(after: slash)...].trimmingSpaces {
+        case "s", "sec", "second": return value
+        case "min", "minute": return value / 60
+        case "h", "hour": return value / 3600
+        default: return nil
+        }
+    }
+
+    /// A fraction: `50%` is 0.5, `0.5` is 0.5. Values past 100% are the validator's to refuse.
+    public static func fraction(_ text: String) -> Double? {
+        let trimmed = text.trimmingSpaces
+        if trimmed.hasSuffix("%") {
+            return decimal(trimmed.dropLast().trimmingSpaces).map { $0 / 100 }
+        }
+        return decimal(Substring(trimmed))
+    }
+
+    /// A plain decimal number: digits with an optional sign and fraction (no exponents, no
+    /// `inf` or `nan`, which `Double(_:)` would accept).
+    static func decimal(_ text: Substring) -> Double? {
+        var digits = text
+        if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.first != ".", digits.last != ".",
+            digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "_") }),
+            digits.filter({ $0 == "." }).count <= 1
+        else { return nil }
+        return Double(String(text.filter { $0 != "_" }))
+    }
+
+    /// A short form for summaries: `2h`, `5m`, `30s`, `250ms`, `1.5s`.
+    public static func describe(_ duration: Duration) -> String {
+        let milliseconds = duration.wholeMilliseconds
+        if milliseconds % 3_600_000 == 0, milliseconds >= 3_600_000 { return "\(milliseconds / 3_600_000)h" }
+        if milliseconds % 60_000 == 0, milliseconds >= 60_000 { return "\(milliseconds / 60_000)m" }
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
+        if milliseconds < 1000 { return "\(milliseconds)ms" }
+        return "\(Double(milliseconds) / 1000)s"
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: Substring {
+        let text = Substring(self)
+        guard let first = text.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return text[text.endIndex...] }
+        let last = text.lastIndex(where: { $0 != " " && $0 != "\t" })!
+        return text[first...last]
+    }
+}

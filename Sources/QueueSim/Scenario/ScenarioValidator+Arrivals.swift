@@ -1,0 +1,77 @@
+/// `arrivals:` — the process and the phases, one after another.
+extension ScenarioValidator {
+    mutating func arrivals(_ raw: Positioned<RawArrivals>?) -> Arrivals? {
+        guard let raw else {
+            reportMissing(
+                "arrivals", in: root, path: "arrivals",
+                expected: "a mapping with `phases:`, e.g. - { duration: 30s, rate: 10 }")
+            return nil
+        }
+        let process = choice(raw.value.process, key: "arrivals.process", default: ArrivalProcess.uniform)
+        guard let rawPhases = raw.value.phases else {
+            reportMissing(
+                "phases", in: root["arrivals"], path: "arrivals.phases",
+                expected: "a list such as - { duration: 30s, rate: 10 }")
+            return nil
+        }
+        if rawPhases.elements.isEmpty, root["arrivals"]?["phases"]?.content == .sequence([]) {
+            fail(
+                "`arrivals.phases` needs at least one phase, such as - { duration: 30s, rate: 10 }", at: rawPhases.mark)
+        }
+        let problemsBefore = problems.count
+        var phases: [ArrivalPhase] = []
+        for (index, phase) in rawPhases.elements.enumerated() {
+            if let parsed = self.phase(phase, key: "arrivals.phases[\(index)]") { phases.append(parsed) }
+        }
+        var maxVisitors: Int?
+        if let cap = raw.value.maxVisitors {
+            if cap.value < 1 { fail("`arrivals.maxVisitors` must be 1 or more, found \(cap.value)", at: cap.mark) }
+            maxVisitors = cap.value
+        }
+        guard problems.count == problemsBefore, !phases.isEmpty else { return nil }
+        let arrivals = Arrivals(process: process, phases: phases, maxVisitors: maxVisitors)
+        if arrivals.plannedVisitorCount == 0 {
+            fail("these phases bring no visitors; give a phase a rate above 0 or a burst", at: rawPhases.mark)
+            return nil
+        }
+        return arrivals
+    }
+
+    private mutating func phase(_ raw: Positioned<RawPhase>, key: String) -> ArrivalPhase? {
+        let phase = raw.value
+        let shape =
+            "a phase is { duration: 30s, rate: 10 } (optionally with rampTo: 100), { burst: 500 } or { pause: 30s }"
+        let kinds = [
+            phase.burst != nil, phase.pause != nil, phase.duration != nil || phase.rate != nil || phase.rampTo != nil,
+        ]
+        if kinds.filter({ $0 }).count > 1 {
+            fail("\(shape); this one mixes them", at: raw.mark)
+            return nil
+        }
+        if let burst = phase.burst {
+            guard burst.value >= 1 else {
+                fail("`\(key).burst` must be 1 or more visitors, found \(burst.value)", at: burst.mark)
+                return nil
+            }
+            return .burst(count: burst.value)
+        }
+        if let pause = phase.pause {
+            return optionalDuration(pause, key: "\(key).pause", allowZero: false).map { .pause(duration: $0) }
+        }
+        guard phase.duration != nil, phase.rate != nil else {
+            let missing = phase.duration == nil ? "duration" : "rate"
+            fail("missing `\(missing)` in \(key); \(shape)", at: raw.mark)
+            return nil
+        }
+        let duration = optionalDuration(phase.duration, key: "\(key).duration", allowZero: false)
+        let rampTo = phase.rampTo.flatMap { rate($0, key: "\(key).rampTo", allowZero: true) }
+        // A ramp may start from 0; a steady phase needs a rate.
+        let startRate = rate(phase.rate, key: "\(key).rate", allowZero: phase.rampTo != nil)
+        guard let duration, let startRate else { return nil }
+        if startRate == 0, rampTo == 0, let node = phase.rampTo {
+            fail("`\(key).rampTo` must be more than 0 when `rate` is 0, or the phase brings nobody", at: node.mark)
+            return nil
+        }
+        return .steady(duration: duration, rate: startRate, rampTo: rampTo)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// `visitors:` — the groups, their flows, enqueue keys and tokens, and target overrides.
+extension ScenarioValidator {
+    mutating func groups(_ raw: YamlList<Positioned<RawGroup>>?, target: Target?) -> [VisitorGroup]? {
+        guard let raw else {
+            // No `visitors:` at all: everybody is one plain group (a broken one was reported).
+            guard let written = root["visitors"] else { return [VisitorGroup(name: "default")] }
+            if written.isNull {
+                fail(
+                    "`visitors` is empty; expected a list of groups such as - { name: app, weight: 1 }, or no `visitors:` at all",
+                    at: keyMark("visitors", in: root))
+            }
+            return nil
+        }
+        if raw.elements.isEmpty, root["visitors"]?.content == .sequence([]) {
+            fail("`visitors` needs at least one group, such as - { name: app, weight: 1 }", at: raw.mark)
+        }
+        let problemsBefore = problems.count
+        var groups: [VisitorGroup] = []
+        var names: [String: YamlMark] = [:]
+        for (index, positioned) in raw.elements.enumerated() {
+            let group = positioned.value
+            let key = "visitors[\(index)]"
+            guard let name = group.name else {
+                fail(
+                    "missing the required key `name` in \(key); every group needs a name for the reports",
+                    at: positioned.mark)
+                continue
+            }
+            if name.value.trimmingSpaces.isEmpty || name.value == "all" {
+                fail(
+                    "`\(key).name` must be a non-empty name other than `all` (reports use `all` for the total), found \"\(name.value)\"",
+                    at: name.mark)
+            }
+            if let first = names[name.value] {
+                fail(
+                    "a second group named `\(name.value)` (the first is at \(first)); group names must be unique",
+                    at: name.mark)
+            }
+            names[name.value] = name.mark
+            var weight = 1.0
+            if let rawWeight = group.weight {
+                if rawWeight.value <= 0 {
+                    fail("`\(key).weight` must be more than 0, found \(rawWeight.value)", at: rawWeight.mark)
+                }
+                weight = rawWeight.value
+            }
+            if let endpoint = group.endpoint {
+                fail("a group cannot override `endpoint`; every group talks to `target.endpoint`", at: endpoint.mark)
+            }
+            let flow = choice(group.flow, key: "\(key).flow", default: VisitorFlow.run)
+            let overrides = self.overrides(
+                customerId: group.customerId, waitingRoomId: group.waitingRoomId,
+                waitingRoomDomain: group.waitingRoomDomain,
+                queuePathPrefix: group.queuePathPrefix, layoutName: group.layoutName, language: group.language,
+                protectedApi: group.protectedApi, prefix: key)
+            if flow == .protectedApi, let target, target.endpoint != .embedded,
+                overrides.protectedApi ?? target.protectedApi == nil
+            {
+                fail(
+                    "`flow: protectedApi` needs a `protectedApi` URL (in `target` or this group) when the endpoint is not embedded",
+                    at: group.flow?.mark ?? positioned.mark)
+            }
+            let enqueueKey = group.enqueueKey.flatMap { visitorValue($0, key: "\(key).enqueueKey") }
+            let enqueueToken = group.enqueueToken.flatMap { visitorValue($0, key: "\(key).enqueueToken") }
+            if let token = group.enqueueToken, group.enqueueKey != nil {
+                fail(
+                    "a group gives either `enqueueKey` or `enqueueToken`, not both (the SDK sends one)", at: token.mark)
+            }
+            groups.append(
+                VisitorGroup(
+                    name: name.value, weight: weight, flow: flow, enqueueKey: enqueueKey, enqueueToken: enqueueToken,
+                    overrides: overrides))
+        }
+        return problems.count == problemsBefore && !groups.isEmpty ? groups : nil
+    }
+
+    private mutating func visitorValue(_ raw: Positioned<RawVisitorValue>, key: String) -> VisitorValue? {
+        switch raw.value {
+        case .literal(let text):
+            if text.isEmpty { fail("`\(key)` must not be empty", at: raw.mark) }
+            return .literal(text)
+        case .feeder(let feeder):
+            return self.feeder(feeder, at: raw.mark, key: key).map { .feeder($0) }
+        }
+    }
+
+    /// `{ csv: FILE, column: NAME, order: … }`: the file must exist (relative to the scenario's
+    /// folder) and have the column; the resolved path is kept.
+    mutating func feeder(_ raw: RawFeeder, at mark: YamlMark, key: String) -> CSVFeeder? {
+        let order = choice(raw.order, key: "\(key).order", default: FeederOrder.sequence)
+        guard let csv = raw.csv, let column = raw.column else {
+            fail("`\(key)` as a CSV feeder needs both `csv: FILE` and `column: NAME`", at: mark)
+            return nil
+        }
+        let path =
+            csv.value.hasPrefix("/") ? csv.value : (scenarioDirectory as NSString).appendingPathComponent(csv.value)
+        do {
+            let values = try CSVColumnReader.read(path: path, column: column.value)
+            if values.isEmpty {
+                fail("`\(key)`: \(csv.value) has a header but no rows", at: csv.mark)
+                return nil
+            }
+        } catch {
+            switch error {
+            case .missingColumn: fail("`\(key).column`: \(error)", at: column.mark)
+            default: fail("`\(key).csv`: \(error)", at: csv.mark)
+            }
+            return nil
+        }
+        return CSVFeeder(path: path, column: column.value, order: order)
+    }
+}

@@ -1,0 +1,137 @@
+/// `target:` and the target keys a group may override.
+extension ScenarioValidator {
+    mutating func target(_ raw: Positioned<RawTarget>?) -> Target? {
+        guard let raw else {
+            reportMissing(
+                "target", in: root, path: "target", expected: "a mapping with at least customerId and waitingRoomId")
+            return nil
+        }
+        let value = raw.value
+        let customerId = required(value.customerId, key: "target.customerId", in: raw.mark)
+        let waitingRoomId = required(value.waitingRoomId, key: "target.waitingRoomId", in: raw.mark)
+        var endpoint = Endpoint.embedded
+        if let rawEndpoint = value.endpoint {
+            endpoint = self.endpoint(rawEndpoint) ?? .embedded
+        }
+        let overrides = self.overrides(
+            customerId: customerId, waitingRoomId: waitingRoomId, waitingRoomDomain: value.waitingRoomDomain,
+            queuePathPrefix: value.queuePathPrefix, layoutName: value.layoutName, language: value.language,
+            protectedApi: value.protectedApi, prefix: "target")
+        guard let customerId = customerId?.value, let waitingRoomId = waitingRoomId?.value else { return nil }
+        return Target(
+            customerId: customerId, waitingRoomId: waitingRoomId, waitingRoomDomain: overrides.waitingRoomDomain,
+            queuePathPrefix: overrides.queuePathPrefix, layoutName: overrides.layoutName, language: overrides.language,
+            endpoint: endpoint, protectedApi: overrides.protectedApi)
+    }
+
+    private mutating func required(_ raw: Positioned<String>?, key: String, in mark: YamlMark) -> Positioned<String>? {
+        guard let raw else {
+            fail("missing the required key `\(key)`", at: mark)
+            return nil
+        }
+        return raw
+    }
+
+    /// Checks the target keys (shared by `target:` and groups) and collects them.
+    mutating func overrides(
+        customerId: Positioned<String>?, waitingRoomId: Positioned<String>?, waitingRoomDomain: Positioned<String>?,
+        queuePathPrefix: Positioned<String>?, layoutName: Positioned<String>?, language: Positioned<String>?,
+        protectedApi: Positioned<String>?, prefix: String
+    ) -> TargetOverrides {
+        if let customerId,
+            !customerId.value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+                || customerId.value.isEmpty
+        {
+            fail(
+                "`\(prefix).customerId` becomes part of a host name ({customerId}.queue-it.net): expected letters, digits and -, found \"\(customerId.value)\"",
+                at: customerId.mark)
+        }
+        if let waitingRoomId,
+            waitingRoomId.value.isEmpty || waitingRoomId.value.contains(where: { "/?# ".contains($0) })
+        {
+            fail(
+                "`\(prefix).waitingRoomId` becomes a URL path segment: expected an id without /, ?, # or spaces, found \"\(waitingRoomId.value)\"",
+                at: waitingRoomId.mark)
+        }
+        if let domain = waitingRoomDomain {
+            if domain.value.contains("://") || domain.value.contains("/") {
+                fail(
+                    "`\(prefix).waitingRoomDomain` is a host name only (the SDK always uses https and its own path), such as queue.example.com; found \"\(domain.value)\"",
+                    at: domain.mark)
+            } else if domain.value.isEmpty
+                || !domain.value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) })
+            {
+                fail(
+                    "`\(prefix).waitingRoomDomain` must be a host name such as queue.example.com, found \"\(domain.value)\"",
+                    at: domain.mark)
+            }
+        }
+        if let protectedApi, !isHTTPURL(protectedApi.value) {
+            fail(
+                "`\(prefix).protectedApi` must be an http:// or https:// URL such as https://shop.example/api/protected, found \"\(protectedApi.value)\"",
+                at: protectedApi.mark)
+        }
+        return TargetOverrides(
+            customerId: customerId?.value, waitingRoomId: waitingRoomId?.value,
+            waitingRoomDomain: waitingRoomDomain?.value,
+            queuePathPrefix: queuePathPrefix?.value, layoutName: layoutName?.value, language: language?.value,
+            protectedApi: protectedApi?.value)
+    }
+
+    private func isHTTPURL(_ text: String) -> Bool {
+        for scheme in ["http://", "https://"] where text.hasPrefix(scheme) {
+            let host = text.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            return !host.isEmpty && !text.contains(" ")
+        }
+        return false
+    }
+
+    /// `embedded`, or `http(s)://host[:port]` with no path.
+    mutating func endpoint(_ raw: Positioned<String>) -> Endpoint? {
+        let text = raw.value
+        if text == "embedded" { return .embedded }
+        let help =
+            "`target.endpoint` must be `embedded` or a base URL such as https://host or http://127.0.0.1:8080 (scheme, host and port only)"
+        var scheme: String?
+        for candidate in ["http", "https"] where text.hasPrefix(candidate + "://") { scheme = candidate }
+        guard let scheme else {
+            fail("\(help), found \"\(text)\"", at: raw.mark)
+            return nil
+        }
+        var rest = Substring(text.dropFirst(scheme.count + 3))
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        if rest.contains("/") || rest.contains("?") || rest.contains("#") {
+            fail("\(help); a path is not allowed, found \"\(text)\"", at: raw.mark)
+            return nil
+        }
+        var host = rest
+        var port: Int?
+        let portSeparator =
+            rest.hasPrefix("[")
+            ? rest.range(of: "]:").map { rest.index(after: $0.lowerBound) } : rest.lastIndex(of: ":")
+        if let portSeparator {
+            host = rest[..<portSeparator]
+            let portText = rest[rest.index(after: portSeparator)...]
+            guard let number = Int(portText), (1...65535).contains(number) else {
+                fail("\(help); the port must be a number from 1 to 65535, found \"\(portText)\"", at: raw.mark)
+                return nil
+            }
+            port = number
+        }
+        if host.isEmpty || host.contains(" ") || host.contains("@") {
+            fail("\(help), found \"\(text)\"", at: raw.mark)
+            return nil
+        }
+        return .baseURL(scheme: scheme, host: String(host), port: port)
+    }
+}
+
+extension Target {
+    /// `embedded` or the base URL, for messages and summaries.
+    public var endpointDescription: String {
+        switch endpoint {
+        case .embedded: return "embedded"
+        case .baseURL(let scheme, let host, let port): return "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "")
+        }
+    }
+}

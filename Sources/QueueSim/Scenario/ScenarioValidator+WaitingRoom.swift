@@ -1,0 +1,100 @@
+/// `waitingRoom:` — the embedded room's settings, latency model and scripted faults.
+extension ScenarioValidator {
+    mutating func waitingRoomSettings(_ raw: RawWaitingRoom) -> WaitingRoomSettings {
+        var room = WaitingRoomSettings()
+        room.mode = choice(raw.mode, key: "waitingRoom.mode", default: RoomMode.queue)
+        room.eventStart = duration(
+            raw.eventStart, key: "waitingRoom.eventStart", default: room.eventStart, allowZero: true)
+        if let outflow = rate(raw.outflow, key: "waitingRoom.outflow") { room.outflowPerSecond = outflow }
+        if let secret = raw.secretKey { room.secretKey = nonEmpty(secret, key: "waitingRoom.secretKey") }
+        room.tokenValidity = duration(raw.tokenValidity, key: "waitingRoom.tokenValidity", default: room.tokenValidity)
+        if let inviteOnly = raw.inviteOnly { room.inviteOnly = inviteOnly.value }
+        if let keys = raw.enqueueKeys {
+            room.enqueueKeys = feeder(keys.value, at: keys.mark, key: "waitingRoom.enqueueKeys")
+        }
+        if let latency = raw.latency?.value {
+            room.latency = LatencySettings(
+                enqueue: duration(latency.enqueue, key: "waitingRoom.latency.enqueue", default: .zero, allowZero: true),
+                queuePage: duration(
+                    latency.queuePage, key: "waitingRoom.latency.queuePage", default: .zero, allowZero: true),
+                protectedApi: duration(
+                    latency.protectedApi, key: "waitingRoom.latency.protectedApi", default: .zero, allowZero: true),
+                jitter: duration(latency.jitter, key: "waitingRoom.latency.jitter", default: .zero, allowZero: true))
+        }
+        for (index, fault) in (raw.faults?.elements ?? []).enumerated() {
+            if let rule = faultRule(fault, key: "waitingRoom.faults[\(index)]") { room.faults.append(rule) }
+        }
+        return room
+    }
+
+    private mutating func faultRule(_ positioned: Positioned<RawFault>, key: String) -> FaultRule? {
+        let fault = positioned.value
+        let effects: [(String, Bool)] = [
+            ("status", fault.status != nil), ("latency", fault.latency != nil), ("reset", fault.reset != nil),
+            ("timeout", fault.timeout != nil), ("malformed", fault.malformed != nil),
+            ("navigate", fault.navigate != nil),
+            ("mode", fault.mode != nil),
+        ]
+        let present = effects.filter(\.1).map(\.0)
+        guard present.count == 1 else {
+            let found = present.isEmpty ? "none" : present.map { "`\($0)`" }.joined(separator: " and ")
+            fail(
+                "\(key) needs exactly one effect (status, latency, reset, timeout, malformed, navigate or mode), found \(found)",
+                at: positioned.mark)
+            return nil
+        }
+        let problemsBefore = problems.count
+        let from = duration(fault.from, key: "\(key).from", default: .zero, allowZero: true)
+        let to = optionalDuration(fault.to, key: "\(key).to", allowZero: false)
+        if let to, to <= from, let node = fault.to {
+            fail(
+                "`\(key).to` must be later than `from` (\(ScenarioUnits.describe(from))), found \(ScenarioUnits.describe(to))",
+                at: node.mark)
+        }
+        var endpoint = choice(fault.endpoint, key: "\(key).endpoint", default: RoomEndpoint.any)
+        let rate = fault.rate.flatMap { fraction($0, key: "\(key).rate") } ?? 1
+        if fault.jitter != nil, fault.latency == nil, let node = fault.jitter {
+            fail("`\(key).jitter` goes with `latency`; this fault has none", at: node.mark)
+        }
+        let effect: FaultEffect?
+        if let status = fault.status {
+            if !(100...599).contains(status.value) {
+                fail(
+                    "`\(key).status` must be an HTTP status from 100 to 599, such as 503, found \(status.value)",
+                    at: status.mark)
+            }
+            effect = .status(status.value)
+        } else if let latency = fault.latency {
+            let delay = optionalDuration(latency, key: "\(key).latency", allowZero: false)
+            let jitter = duration(fault.jitter, key: "\(key).jitter", default: .zero, allowZero: true)
+            effect = delay.map { .latency($0, jitter: jitter) }
+        } else if let flag = fault.reset ?? fault.timeout ?? fault.malformed {
+            if !flag.value {
+                fail(
+                    "`\(key).\(present[0])` is an effect: write `\(present[0]): true` or remove the fault",
+                    at: flag.mark)
+            }
+            effect = fault.reset != nil ? .reset : fault.timeout != nil ? .timeout : .malformedBody
+        } else if let navigate = fault.navigate {
+            if fault.endpoint == nil {
+                endpoint = .queuePage
+            } else if endpoint != .queuePage, let mark = fault.endpoint?.mark {
+                fail(
+                    "`\(key).navigate` acts on the queue page: expected `endpoint: queuePage`, found `\(endpoint.rawValue)`",
+                    at: mark)
+            }
+            effect = .navigate(choice(navigate, key: "\(key).navigate", default: QueuePageNavigation.close))
+        } else if let mode = fault.mode {
+            for (name, mark) in [("endpoint", fault.endpoint?.mark), ("rate", fault.rate?.mark)] {
+                if let mark {
+                    fail("a `mode` fault switches the whole room; `\(name)` does not apply, remove it", at: mark)
+                }
+            }
+            effect = .mode(choice(mode, key: "\(key).mode", default: RoomMode.queue))
+        } else {
+            effect = nil
+        }
+        guard problems.count == problemsBefore, let effect else { return nil }
+        return FaultRule(from: from, to: to, endpoint: endpoint, rate: rate, effect: effect)
+    }
+}

@@ -1,0 +1,169 @@
+/// Turns a `RawScenario` into a `Scenario`: defaults, units, ranges and the rules that tie keys
+/// together. Every problem is collected with its position; nothing stops at the first one.
+struct ScenarioValidator {
+    let root: YamlNode
+    /// The folder of the scenario file; CSV feeder paths are resolved against it.
+    let scenarioDirectory: String
+    let defaultName: String
+    var problems: [YamlError] = []
+
+    init(root: YamlNode, scenarioDirectory: String, defaultName: String) {
+        self.root = root
+        self.scenarioDirectory = scenarioDirectory
+        self.defaultName = defaultName
+    }
+
+    mutating func fail(_ message: String, at mark: YamlMark) {
+        problems.append(YamlError(message, at: mark))
+    }
+
+    /// Where `key` is written in `mapping` (the mapping's own position if it is absent).
+    func keyMark(_ key: String, in mapping: YamlNode) -> YamlMark {
+        guard case .mapping(let pairs) = mapping.content else { return mapping.mark }
+        return pairs.first { $0.key.scalarText == key }?.key.mark ?? mapping.mark
+    }
+
+    func has(_ key: String, in mapping: YamlNode) -> Bool { mapping[key] != nil }
+
+    /// A required key without a usable value: written but empty (`target:` with nothing after
+    /// it) is reported at the key, absent at the mapping that should hold it. A value that is
+    /// there but wrong was already reported by the decoder.
+    mutating func reportMissing(_ key: String, in mapping: YamlNode?, path: String, expected: String) {
+        guard let mapping else { return }
+        guard let value = mapping[key] else {
+            fail("missing the required key `\(path)` (\(expected))", at: mapping.mark)
+            return
+        }
+        if value.isNull { fail("`\(path)` is empty; expected \(expected)", at: keyMark(key, in: mapping)) }
+    }
+
+    mutating func validate(_ raw: RawScenario) -> Scenario? {
+        let problemsBefore = problems.count
+        checkVersion(raw.version)
+        let name = scenarioName(raw.name)
+        let seed = raw.seed?.value ?? 1
+        let endpointMark = raw.target.flatMap { $0.value.endpoint?.mark }
+        let target = target(raw.target)
+        let isEmbedded = target?.endpoint == .embedded
+        let clock = choice(raw.clock, key: "clock", default: ClockKind.wall)
+        if clock == .virtual, let target, !isEmbedded, let mark = raw.clock?.mark {
+            fail(
+                "`clock: virtual` needs `target.endpoint: embedded` (virtual time cannot drive a real server at \(target.endpointDescription))",
+                at: mark)
+        }
+        let client = clientSettings(raw.client?.value)
+        let arrivals = arrivals(raw.arrivals)
+        let groups = groups(raw.visitors, target: target)
+        var waitingRoom: WaitingRoomSettings?
+        if let rawRoom = raw.waitingRoom {
+            if let target, !isEmbedded {
+                let where_ = endpointMark.map { " (set at \($0))" } ?? ""
+                fail(
+                    "`waitingRoom` configures the embedded room, but `target.endpoint` is \(target.endpointDescription)\(where_); remove `waitingRoom` or use `endpoint: embedded`",
+                    at: keyMark("waitingRoom", in: root))
+            }
+            waitingRoom = waitingRoomSettings(rawRoom.value)
+        } else if isEmbedded {
+            waitingRoom = WaitingRoomSettings()
+        }
+        let run = runSettings(raw.run?.value)
+        let thresholds = thresholds(raw.thresholds)
+        var reportsDirectory: String?
+        if let dir = raw.reports?.value.dir {
+            if dir.value.trimmingSpaces.isEmpty {
+                fail("`reports.dir` must name a folder, found an empty text", at: dir.mark)
+            } else {
+                reportsDirectory = dir.value
+            }
+        }
+        guard problems.count == problemsBefore, let target, let arrivals, let groups else { return nil }
+        return Scenario(
+            version: 1, name: name, seed: seed, clock: clock, target: target, client: client, arrivals: arrivals,
+            groups: groups, waitingRoom: isEmbedded ? waitingRoom : nil, run: run, thresholds: thresholds,
+            reportsDirectory: reportsDirectory)
+    }
+
+    private mutating func checkVersion(_ node: YamlNode?) {
+        guard let node else {
+            if let empty = root["version"], empty.isNull {
+                fail("`version` is empty; expected `version: 1`", at: keyMark("version", in: root))
+            } else {
+                fail("missing the required key `version`; add `version: 1` at the top of the file", at: root.mark)
+            }
+            return
+        }
+        guard case .scalar(let text, .plain) = node.content, let number = Int(text) else {
+            fail("`version` must be the number 1, found \(node.kindDescription)", at: node.mark)
+            return
+        }
+        if number != 1 {
+            fail("`version: \(number)` is not supported; this queuesim reads scenario format version 1", at: node.mark)
+        }
+    }
+
+    private mutating func scenarioName(_ raw: Positioned<String>?) -> String {
+        guard let raw else { return defaultName }
+        let name = raw.value
+        if name.trimmingSpaces.isEmpty || name == "." || name == ".." || name.contains("/") || name.contains("\\") {
+            fail(
+                "`name` names the report folder: expected a non-empty name without `/`, found \"\(name)\"", at: raw.mark
+            )
+        }
+        return name
+    }
+
+    private mutating func clientSettings(_ raw: RawClient?) -> ClientSettings {
+        var settings = ClientSettings()
+        guard let raw else { return settings }
+        if let sdkVersion = raw.sdkVersion { settings.sdkVersion = nonEmpty(sdkVersion, key: "client.sdkVersion") }
+        if let userAgent = raw.userAgent { settings.userAgent = userAgent.value }
+        settings.requestTimeout = duration(
+            raw.requestTimeout, key: "client.requestTimeout", default: settings.requestTimeout)
+        settings.pollInterval = duration(raw.pollInterval, key: "client.pollInterval", default: settings.pollInterval)
+        settings.maxWait = duration(raw.maxWait, key: "client.maxWait", default: settings.maxWait)
+        if let maxRestarts = raw.maxRestarts {
+            if maxRestarts.value < 0 {
+                fail("`client.maxRestarts` must be 0 or more, found \(maxRestarts.value)", at: maxRestarts.mark)
+            }
+            settings.maxRestarts = max(0, maxRestarts.value)
+        }
+        return settings
+    }
+
+    private mutating func runSettings(_ raw: RawRun?) -> RunSettings {
+        var settings = RunSettings()
+        guard let raw else { return settings }
+        if let concurrency = raw.concurrency {
+            if concurrency.value < 1 {
+                fail("`run.concurrency` must be 1 or more, found \(concurrency.value)", at: concurrency.mark)
+            }
+            settings.concurrency = max(1, concurrency.value)
+        }
+        settings.duration = optionalDuration(raw.duration, key: "run.duration", allowZero: false)
+        return settings
+    }
+
+    private mutating func thresholds(_ raw: YamlList<YamlNode>?) -> [Threshold] {
+        guard let raw else { return [] }
+        var thresholds: [Threshold] = []
+        for node in raw.elements {
+            guard case .scalar(let text, let style) = node.content, !node.isNull else {
+                fail(
+                    "a threshold is one line such as `passed >= 99%` or `wait.p95 < 5m`, found \(node.kindDescription)",
+                    at: node.mark)
+                continue
+            }
+            switch ThresholdParser.parse(text) {
+            case .success(let threshold):
+                thresholds.append(threshold)
+            case .failure(let problem):
+                // On a one-line plain scalar the offset points at the offending word.
+                var mark = node.mark
+                if style == .plain, !text.contains("\n") { mark.column += problem.offset }
+                if style == .singleQuoted || style == .doubleQuoted { mark.column += problem.offset + 1 }
+                fail(problem.message, at: mark)
+            }
+        }
+        return thresholds
+    }
+}

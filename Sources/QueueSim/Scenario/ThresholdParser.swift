@@ -1,0 +1,91 @@
+import QueueClientCore
+
+/// Parses `METRIC OP VALUE` threshold lines: `passed >= 99%`, `error < 0.5%`,
+/// `passed.count > 100`, `visitors >= 1000`, `wait.p95 < 5m`, `enqueue.p99.9 <= 300ms`.
+public enum ThresholdParser {
+    public struct Problem: Error, Equatable {
+        /// Where in the line the problem starts (0 = the first character).
+        public var offset: Int
+        public var message: String
+    }
+
+    static let shape = "a threshold reads METRIC OPERATOR VALUE, such as `passed >= 99%` or `wait.p95 < 5m`"
+
+    public static func parse(_ line: String) -> Result<Threshold, Problem> {
+        let characters = Array(line)
+        // The operator is the first run of <, >, =, ! characters.
+        guard let operatorStart = characters.firstIndex(where: { "<>=!".contains($0) }) else {
+            return .failure(
+                Problem(offset: 0, message: "\(shape); no comparison operator (<, <=, >, >=, ==, !=) in \"\(line)\""))
+        }
+        var operatorEnd = operatorStart
+        while operatorEnd < characters.count, "<>=!".contains(characters[operatorEnd]) { operatorEnd += 1 }
+        let operatorText = String(characters[operatorStart..<operatorEnd])
+        guard let comparator = Threshold.Comparator(rawValue: operatorText) else {
+            return .failure(
+                Problem(
+                    offset: operatorStart,
+                    message: "`\(operatorText)` is not an operator; expected <, <=, >, >=, == or !="))
+        }
+        let metricText = String(characters[..<operatorStart]).trimmingSpaces
+        let metricOffset = characters.firstIndex(where: { $0 != " " }) ?? 0
+        let valueText = String(characters[operatorEnd...]).trimmingSpaces
+        let valueOffset = characters[operatorEnd...].firstIndex(where: { $0 != " " }) ?? operatorEnd
+        guard !metricText.isEmpty else {
+            return .failure(Problem(offset: 0, message: "\(shape); the metric is missing"))
+        }
+        guard let metric = metric(String(metricText)) else {
+            return .failure(
+                Problem(offset: metricOffset, message: "unknown metric `\(metricText)`; expected \(metricHelp)"))
+        }
+        guard !valueText.isEmpty else {
+            return .failure(
+                Problem(offset: operatorEnd, message: "\(shape); the value after `\(operatorText)` is missing"))
+        }
+        let value = String(valueText)
+        let limit: Double?
+        let expected: String
+        switch metric {
+        case .outcomeRatio:
+            limit = ScenarioUnits.fraction(value).flatMap { (0...1).contains($0) ? $0 : nil }
+            expected = "a share from 0% to 100% such as 99% or 0.99"
+        case .outcomeCount, .visitorCount:
+            limit = Int(value).flatMap { $0 >= 0 ? Double($0) : nil }
+            expected = "a whole number of visitors (0 or more)"
+        case .timing:
+            limit = ScenarioUnits.duration(value).flatMap { $0 >= .zero ? Double($0.wholeMilliseconds) : nil }
+            expected = "a duration such as 300ms, 2s or 5m"
+        }
+        guard let limit else {
+            return .failure(
+                Problem(offset: valueOffset, message: "`\(metricText)` is compared with \(expected), found `\(value)`"))
+        }
+        return .success(
+            Threshold(metric: metric, comparator: comparator, limit: limit, source: line.trimmingSpaces.description))
+    }
+
+    static let metricHelp =
+        "an outcome (passed, error, …) for its share, OUTCOME.count, visitors, or enqueue|wait|total with .p50, .p95, .p99.9, .min, .max or .mean"
+
+    static func metric(_ text: String) -> Threshold.Metric? {
+        if text == "visitors" { return .visitorCount }
+        if let outcome = VisitorOutcome(rawValue: text) { return .outcomeRatio(outcome) }
+        guard let dot = text.firstIndex(of: ".") else { return nil }
+        let head = String(text[..<dot])
+        let tail = String(text[text.index(after: dot)...])
+        if let outcome = VisitorOutcome(rawValue: head), tail == "count" { return .outcomeCount(outcome) }
+        guard let timing = Threshold.Timing(rawValue: head) else { return nil }
+        switch tail {
+        case "max": return .timing(timing, .max)
+        case "min": return .timing(timing, .min)
+        case "mean": return .timing(timing, .mean)
+        default:
+            guard tail.hasPrefix("p"), let percentile = ScenarioUnits.decimal(tail.dropFirst()), percentile > 0,
+                percentile <= 100
+            else {
+                return nil
+            }
+            return .timing(timing, .percentile(percentile))
+        }
+    }
+}

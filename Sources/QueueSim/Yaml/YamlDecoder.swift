@@ -1,0 +1,152 @@
+/// A `Decoder` over a `YamlNode` tree, so scenario files decode into plain `Decodable` types.
+///
+/// Two things differ from `JSONDecoder`, both so that one pass reports every problem:
+/// - a value that fails to decode where the type allows it to be absent (`decodeIfPresent`,
+///   which synthesized `init(from:)` uses for optionals) is recorded as a problem and read as
+///   nil, and decoding goes on;
+/// - when a type's `CodingKeys` are `CaseIterable`, keys not among them are recorded as
+///   problems, with a "did you mean" when a known key is close.
+/// Every problem carries the position of the node it is about.
+public struct YamlDecoder: Sendable {
+    /// Where an unknown key belongs instead (`outflow` → "`waitingRoom`"), for keys written in
+    /// the wrong section; used when no known key of the section is close.
+    public var misplacedKeyHints: [String: String]
+
+    public init(misplacedKeyHints: [String: String] = [:]) {
+        self.misplacedKeyHints = misplacedKeyHints
+    }
+
+    public func decode<T: Decodable>(_ type: T.Type, from node: YamlNode) -> (value: T?, problems: [YamlError]) {
+        let state = YamlDecodingState(misplacedKeyHints: misplacedKeyHints)
+        let decoder = YamlNodeDecoder(node: node, codingPath: [], state: state)
+        do {
+            let value = try T(from: decoder)
+            return (value, state.uniqueProblems)
+        } catch {
+            state.record(error, at: node.mark)
+            return (nil, state.uniqueProblems)
+        }
+    }
+}
+
+/// `Positioned<Value>`: a decoded value and where it was written.
+public struct Positioned<Value: Decodable & Sendable>: Decodable, Sendable {
+    public var value: Value
+    public var mark: YamlMark
+
+    public init(_ value: Value, at mark: YamlMark) {
+        self.value = value
+        self.mark = mark
+    }
+
+    public init(from decoder: any Decoder) throws {
+        guard let yaml = decoder as? YamlNodeDecoder else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "Positioned decodes only from YAML"))
+        }
+        self.mark = yaml.node.mark
+        self.value = try Value(from: decoder)
+    }
+}
+
+extension YamlNode: Decodable {
+    /// The node itself, for values whose meaning depends on their shape (a literal or a CSV
+    /// feeder, a duration written as a number or a string).
+    public init(from decoder: any Decoder) throws {
+        guard let yaml = decoder as? YamlNodeDecoder else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "YamlNode decodes only from YAML"))
+        }
+        self = yaml.node
+    }
+}
+
+final class YamlDecodingState {
+    private(set) var problems: [YamlError] = []
+    let misplacedKeyHints: [String: String]
+
+    init(misplacedKeyHints: [String: String]) {
+        self.misplacedKeyHints = misplacedKeyHints
+    }
+
+    func record(_ error: any Error, at mark: YamlMark) {
+        if let yaml = error as? YamlError {
+            problems.append(yaml)
+        } else {
+            problems.append(YamlError("\(error)", at: mark))
+        }
+    }
+
+    var uniqueProblems: [YamlError] {
+        var seen: Set<String> = []
+        return problems.filter { seen.insert($0.description).inserted }
+    }
+}
+
+struct YamlNodeDecoder: Decoder {
+    let node: YamlNode
+    let codingPath: [any CodingKey]
+    let state: YamlDecodingState
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// "`target.customerId`", or "the file" at the top.
+    var pathDescription: String { YamlPath.describe(codingPath) }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .mapping(let pairs) = node.content else {
+            throw YamlError(
+                "expected a mapping (key: value lines) for \(pathDescription), found \(node.kindDescription)",
+                at: node.mark)
+        }
+        if let known = YamlKnownKeys.names(of: Key.self) {
+            for pair in pairs {
+                guard let name = pair.key.scalarText, !known.contains(name) else { continue }
+                state.record(
+                    YamlKnownKeys.unknownKeyError(
+                        name, at: pair.key.mark, known: known, in: pathDescription,
+                        belongsIn: state.misplacedKeyHints[name]),
+                    at: pair.key.mark)
+            }
+        }
+        return KeyedDecodingContainer(YamlKeyedContainer<Key>(decoder: self, pairs: pairs))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .sequence(let items) = node.content else {
+            throw YamlError(
+                "expected a list (lines starting with `- `, or [a, b]) for \(pathDescription), found \(node.kindDescription)",
+                at: node.mark)
+        }
+        return YamlUnkeyedContainer(decoder: self, items: items)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        YamlScalarContainer(decoder: self)
+    }
+
+    func child(_ node: YamlNode, key: any CodingKey) -> YamlNodeDecoder {
+        YamlNodeDecoder(node: node, codingPath: codingPath + [key], state: state)
+    }
+}
+
+enum YamlPath {
+    static func describe(_ path: [any CodingKey]) -> String {
+        guard !path.isEmpty else { return "the top level" }
+        var text = ""
+        for key in path {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return "`\(text)`"
+    }
+}
+
+struct YamlIndexKey: CodingKey {
+    var intValue: Int?
+    var stringValue: String { "\(intValue ?? 0)" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
+}

@@ -1,0 +1,27 @@
+/// A list whose items decode one by one: an item that fails is recorded as a problem and left
+/// out, and the others are still decoded (and checked).
+public struct YamlList<Element: Decodable & Sendable>: Decodable, Sendable {
+    public var elements: [Element]
+    public var mark: YamlMark
+
+    public init(from decoder: any Decoder) throws {
+        guard let yaml = decoder as? YamlNodeDecoder else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "YamlList decodes only from YAML"))
+        }
+        mark = yaml.node.mark
+        guard case .sequence(let items) = yaml.node.content else {
+            throw YamlError(
+                "expected a list (lines starting with `- `, or [a, b]) for \(yaml.pathDescription), found \(yaml.node.kindDescription)",
+                at: yaml.node.mark)
+        }
+        elements = []
+        for (index, item) in items.enumerated() {
+            do {
+                elements.append(try Element(from: yaml.child(item, key: YamlIndexKey(intValue: index))))
+            } catch {
+                yaml.state.record(error, at: item.mark)
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import QueueSim
+
+@main
+struct QueueSimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queuesim",
+        abstract: "Rehearse a Queue-it waiting-room launch with virtual app visitors.",
+        discussion: """
+            A YAML scenario describes the waiting room, how visitors arrive and
+            what must hold (thresholds). See docs/scenarios.md for every key.
+
+            Examples:
+              queuesim validate scenarios/launch.yaml
+              queuesim validate scenarios/*.yaml
+              queuesim validate --quiet my-launch.yaml
+
+            Exit codes: 0 valid / every threshold held, 1 a threshold failed,
+            2 the scenario or the command line is invalid, 3 the run could not start,
+            130 interrupted.
+            """,
+        version: QueueSimVersion.current,
+        subcommands: [ValidateCommand.self, RunCommand.self, ServeCommand.self]
+    )
+
+    /// Like ArgumentParser's own `main()`, except that command-line mistakes exit with 2 (the
+    /// contract's "invalid" code) instead of its default 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                Foundation.exit(0)
+            }
+            if !message.isEmpty { StandardError.print(message) }
+            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+        }
+    }
+}

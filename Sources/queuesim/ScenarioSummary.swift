@@ -1,0 +1,137 @@
+import QueueSim
+
+/// The screen `queuesim validate` prints for a valid scenario: what the run will do, in the
+/// terms a launch team checks (URLs, visitor numbers, rates, the room's settings). Enqueue
+/// tokens and keys are credentials: only their source is shown, never a value.
+struct ScenarioSummary {
+    let scenario: Scenario
+
+    init(_ scenario: Scenario) {
+        self.scenario = scenario
+    }
+
+    var text: String {
+        var lines = ["\(scenario.sourcePath): valid (scenario format v1)"]
+        func row(_ label: String, _ value: String) { lines.append("  " + label.padding(12) + value) }
+        row(
+            "name",
+            "\(scenario.name) (reports in \(scenario.reportsDirectory)), seed \(scenario.seed), \(scenario.clock.rawValue) clock"
+        )
+        let arrivals = scenario.arrivals
+        row(
+            "visitors",
+            "\(Self.count(arrivals.plannedVisitorCount)) planned, arriving over \(ScenarioUnits.describe(arrivals.plannedDuration)) "
+                + "(\(arrivals.process.rawValue)), peak \(Self.rate(arrivals.peakRatePerSecond))")
+        row("phases", phases.joined(separator: "; "))
+        if let cap = arrivals.maxVisitors { row("cap", "at most \(Self.count(cap)) visitors") }
+        lines.append("  groups")
+        let totalWeight = scenario.groups.reduce(0) { $0 + $1.weight }
+        for group in scenario.groups {
+            let share = totalWeight > 0 ? group.weight / totalWeight * 100 : 0
+            lines.append(
+                "    \(group.name.padding(10)) \((Self.number(share) + "%").padding(5)) flow \(group.flow.rawValue)\(credentials(group))"
+            )
+            let target = scenario.target.applying(group.overrides)
+            var url = "      enqueue \(target.enqueueURLDescription)"
+            if case .baseURL = target.endpoint { url += " (connected via \(target.endpointDescription))" }
+            lines.append(url)
+            if group.flow == .protectedApi {
+                lines.append("      protected API \(target.protectedApi ?? "the embedded room's /api/protected")")
+            }
+        }
+        if let room = scenario.waitingRoom {
+            row(
+                "room",
+                "embedded, mode \(room.mode.rawValue), outflow \(Self.count(Int((room.outflowPerSecond * 60).rounded())))/min "
+                    + "(\(Self.number(room.outflowPerSecond))/s), event start at \(ScenarioUnits.describe(room.eventStart)), "
+                    + "tokens valid \(ScenarioUnits.describe(room.tokenValidity))"
+                    + (room.inviteOnly ? ", invite only" : ""))
+            if let keys = room.enqueueKeys { row("", "known enqueue keys from \(keys.path), column \(keys.column)") }
+            for fault in room.faults { row("fault", Self.describe(fault)) }
+        } else {
+            row("endpoint", scenario.target.endpointDescription)
+        }
+        row(
+            "client",
+            "poll every \(ScenarioUnits.describe(scenario.client.pollInterval)), give up after \(ScenarioUnits.describe(scenario.client.maxWait)) in the queue, request timeout \(ScenarioUnits.describe(scenario.client.requestTimeout))"
+        )
+        let stop =
+            scenario.run.duration.map { "stop after \(ScenarioUnits.describe($0))" }
+            ?? "until every visitor has finished"
+        row("run", "\(stop), at most \(Self.count(scenario.run.concurrency)) visitors in flight")
+        row(
+            "thresholds",
+            scenario.thresholds.isEmpty
+                ? "none (exit code 0 whenever the run finishes)"
+                : scenario.thresholds.map(\.source).joined(separator: "; "))
+        return lines.joined(separator: "\n")
+    }
+
+    private var phases: [String] {
+        var at = Duration.zero
+        return scenario.arrivals.phases.map { phase in
+            defer { at += phase.duration }
+            switch phase {
+            case .steady(let duration, let rate, let rampTo):
+                if let rampTo {
+                    return "\(ScenarioUnits.describe(duration)) ramp \(Self.rate(rate)) → \(Self.rate(rampTo))"
+                }
+                return "\(ScenarioUnits.describe(duration)) at \(Self.rate(rate))"
+            case .burst(let count): return "burst of \(Self.count(count)) at \(ScenarioUnits.describe(at))"
+            case .pause(let duration): return "pause \(ScenarioUnits.describe(duration))"
+            }
+        }
+    }
+
+    private func credentials(_ group: VisitorGroup) -> String {
+        func source(_ value: VisitorValue?, _ name: String) -> String {
+            switch value {
+            case nil: return ""
+            case .literal: return ", \(name): literal (hidden)"
+            case .feeder(let feeder):
+                return ", \(name) from \(feeder.path) column \(feeder.column) (\(feeder.order.rawValue))"
+            }
+        }
+        return source(group.enqueueKey, "enqueue key") + source(group.enqueueToken, "enqueue token")
+    }
+
+    static func describe(_ fault: FaultRule) -> String {
+        let window = "\(ScenarioUnits.describe(fault.from))–\(fault.to.map(ScenarioUnits.describe) ?? "end")"
+        let share = fault.rate < 1 ? " on \(number(fault.rate * 100))% of requests" : ""
+        let effect: String
+        switch fault.effect {
+        case .status(let status): effect = "answer \(status)"
+        case .latency(let delay, let jitter):
+            effect = "add \(ScenarioUnits.describe(delay)) ± \(ScenarioUnits.describe(jitter)) latency"
+        case .reset: effect = "reset the connection"
+        case .timeout: effect = "never answer"
+        case .malformedBody: effect = "answer with a body that is not JSON"
+        case .navigate(let target): effect = "send the queue page to queueit://\(target.rawValue)"
+        case .mode(let mode): return "\(window): room mode \(mode.rawValue)"
+        }
+        return "\(window): \(fault.endpoint.rawValue) requests: \(effect)\(share)"
+    }
+
+    static func rate(_ perSecond: Double) -> String { "\(number(perSecond))/s" }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? count(Int(value)) : String((value * 10).rounded() / 10)
+    }
+
+    /// 12,345
+    static func count(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { grouped += "," }
+            grouped.append(digit)
+        }
+        return (value < 0 ? "-" : "") + grouped
+    }
+}
+
+extension String {
+    fileprivate func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import QueueSim
+
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check scenario files and show what each will do.",
+        discussion: """
+            Reads each file, reports every problem as FILE:LINE:COLUMN: message on standard error,
+            and for a valid file prints a short description: the enqueue URL each group calls,
+            planned visitors, arrival rates, the room's mode and outflow, faults and thresholds.
+            Exits 0 when every file is valid, 2 otherwise.
+
+            Examples:
+              queuesim validate scenarios/launch.yaml
+              queuesim validate scenarios/*.yaml
+            """
+    )
+
+    @Argument(help: "Scenario files (YAML).")
+    var files: [String] = []
+
+    @Flag(name: .shortAndLong, help: "Print only problems, not the description of valid files.")
+    var quiet = false
+
+    func validate() throws {
+        if files.isEmpty {
+            throw ValidationError("give at least one scenario file, e.g. queuesim validate scenarios/launch.yaml")
+        }
+    }
+
+    func run() throws {
+        var invalid = 0
+        for (index, file) in files.enumerated() {
+            do {
+                let scenario = try ScenarioLoader.load(path: file)
+                if !quiet {
+                    if index > 0 { print("") }
+                    print(ScenarioSummary(scenario).text)
+                }
+            } catch {
+                StandardError.print(error.description)
+                invalid += 1
+            }
+        }
+        if invalid > 0 {
+            if files.count > 1 { StandardError.print("\(invalid) of \(files.count) scenario files are invalid") }
+            throw ExitCode(2)
+        }
+    }
+}

@@ -1,4 +1,0 @@
-import QueueSim
-
-// Replaced by the ArgumentParser command tree.
-print("queuesim \(QueueSimVersion.current)")

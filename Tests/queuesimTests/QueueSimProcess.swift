@@ -1,0 +1,90 @@
+import Foundation
+
+/// Runs the built `queuesim` executable as a child process, with a time bound.
+struct QueueSimProcess {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var elapsed: Duration
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case executableNotFound([String])
+        case timedOut(Duration)
+
+        var description: String {
+            switch self {
+            case .executableNotFound(let looked):
+                return "queuesim executable not found; looked in: \(looked.joined(separator: ", "))"
+            case .timedOut(let limit): return "queuesim did not finish within \(limit)"
+            }
+        }
+    }
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// The products folder holds both the test bundle and the executable, whatever the scratch
+    /// path: walk up from the test bundle (or the test runner) until a `queuesim` file shows up.
+    static func executable() throws -> String {
+        if let override = ProcessInfo.processInfo.environment["QUEUESIM_BINARY"] { return override }
+        var starts = Bundle.allBundles.map(\.bundlePath).filter { $0.hasSuffix(".xctest") }
+        starts += [Bundle.main.bundlePath, CommandLine.arguments.first ?? ""]
+        var looked: [String] = []
+        for start in starts where !start.isEmpty {
+            var folder = URL(fileURLWithPath: start)
+            for _ in 0..<5 {
+                folder.deleteLastPathComponent()
+                let candidate = folder.appendingPathComponent("queuesim").path
+                looked.append(candidate)
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+                    FileManager.default.isExecutableFile(atPath: candidate)
+                {
+                    return candidate
+                }
+            }
+        }
+        throw Failure.executableNotFound(looked)
+    }
+
+    static func run(_ arguments: [String], limit: Duration = .seconds(10)) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try executable())
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+        // Output goes to files, so a chatty child can never block on a full pipe.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("queuesim-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("stdout")
+        let err = folder.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        let outHandle = try FileHandle(forWritingTo: out)
+        let errHandle = try FileHandle(forWritingTo: err)
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = FileHandle.nullDevice
+        let start = ContinuousClock.now
+        try process.run()
+        while process.isRunning {
+            if ContinuousClock.now - start > limit {
+                process.terminate()
+                process.waitUntilExit()
+                throw Failure.timedOut(limit)
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        process.waitUntilExit()
+        let elapsed = ContinuousClock.now - start
+        try outHandle.close()
+        try errHandle.close()
+        return Result(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "",
+            elapsed: elapsed)
+    }
+}
