@@ -1,17 +1,88 @@
 import ArgumentParser
+import Foundation
+import Logging
+import QueueClientCore
+import QueueSim
 
-/// Placeholder until the embedded room's HTTP front lands: says so plainly and exits 2.
-struct ServeCommand: ParsableCommand {
+struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the embedded waiting room (not available yet in this build)."
+        abstract: "Serve a scenario's embedded waiting room, for a real app or another load tool.",
+        discussion: """
+            Starts the scenario's waiting room (mode, outflow, event start, invite-only keys,
+            faults on the timeline, which starts now) as an HTTP server and prints the URLs to
+            configure. Binds 127.0.0.1 unless --host says otherwise. Stops on SIGINT/SIGTERM.
+
+            The room answers by path; when the scenario has a waitingRoomDomain, requests must
+            carry that Host (point the domain at this server, or send the Host header).
+
+            Examples:
+              queuesim serve scenarios/launch.yaml
+              queuesim serve scenarios/proxy.yaml --port 8080 --log-level debug
+              curl -X POST -H 'Content-Type: application/json' \\
+                -d '{"userId":"u1","userAgent":"curl","sdkVersion":"iOS-3.5.2"}' \\
+                http://127.0.0.1:8080/api/mobileapp/queue/acme/spring-launch/enqueue
+            """
     )
 
-    @Argument(parsing: .captureForPassthrough, help: .hidden)
-    var ignored: [String] = []
+    @Argument(help: "The scenario file (YAML); its endpoint must be embedded.")
+    var file: String
 
-    func run() throws {
-        StandardError.print("queuesim serve is not available yet in this build")
-        throw ExitCode(2)
+    @Option(help: "Address to bind.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "Port to bind (0: any free port).")
+    var port: Int = 8080
+
+    @Option(help: "debug logs one line per request; info, warning or error log less.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535 (got \(port))") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    func run() async throws {
+        let scenario: Scenario
+        do {
+            scenario = try ScenarioLoader.load(path: file)
+        } catch {
+            StandardError.print(error.description)
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        guard scenario.target.endpoint == .embedded else {
+            StandardError.print("\(file): serve needs endpoint: embedded; this scenario targets a real endpoint")
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        let configuration: WaitingRoomConfiguration
+        do {
+            configuration = try RoomSetup.configuration(
+                for: scenario, epochUnixSeconds: Int64(Date().timeIntervalSince1970))
+        } catch {
+            StandardError.print("\(file): \(error)")
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        var logger = Logger(label: "queuesim.serve")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let host = host
+        let server = WaitingRoomServer(
+            configuration: configuration, host: host, port: port, clock: WallClock(), logger: logger,
+            onServerRunning: { boundPort in
+                print(ServeBanner(configuration: configuration, host: host, port: boundPort).text)
+                fflush(stdout)
+            })
+        let serving = Task { try await server.run() }
+        let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { serving.cancel() }
+        defer { signals.restore() }
+        do {
+            try await serving.value
+        } catch is CancellationError {
+        } catch {
+            StandardError.print("queuesim serve: could not serve on \(host):\(port): \(error)")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        StandardError.print("queuesim serve: stopped")
     }
 }

@@ -1,0 +1,54 @@
+import QueueClientCore
+import QueueSim
+
+/// The one-screen summary printed when a run ends: outcomes, timings, thresholds, reports.
+struct RunSummaryScreen {
+    let report: RunReport
+    let run: PreparedRun
+
+    var text: String {
+        var lines: [String] = []
+        let scenario = run.scenario
+        lines.append(
+            "queuesim run \(scenario.name): \(report.visitorCount) visitors, \(report.requestCount) requests, "
+                + "clock \(scenario.clock.rawValue), seed \(scenario.seed)")
+        lines.append("")
+        lines.append("outcome      count   share")
+        for outcome in VisitorOutcome.allCases {
+            let count = report.outcomeCounts[outcome] ?? 0
+            guard count > 0 else { continue }
+            let share = report.visitorCount > 0 ? Double(count) / Double(report.visitorCount) * 100 : 0
+            lines.append(
+                outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
+                    + String(count).leftPadded(to: 7) + " " + String(format: "%6.2f%%", share))
+        }
+        lines.append("")
+        lines.append("timing       p50       p95       max")
+        for timing in Threshold.Timing.allCases {
+            let values = [Threshold.Statistic.percentile(50), .percentile(95), .max].map { statistic in
+                report.measurements.measure(
+                    Threshold(metric: .timing(timing, statistic), comparator: .lessThan, limit: 0, source: ""))
+            }
+            guard values.contains(where: { $0 != nil }) else { continue }
+            lines.append(
+                timing.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
+                    + values.map { value in
+                        (value.map { ThresholdTable.formatMilliseconds($0) } ?? "-").leftPadded(to: 10)
+                    }.joined())
+        }
+        if !report.verdicts.isEmpty {
+            lines.append("")
+            lines.append(report.thresholdTable)
+        }
+        lines.append("")
+        lines.append("reports: \(report.directory)/{visitors,summary,timeline}.csv, run.json")
+        lines.append("exit \(report.exitStatus.rawValue): \(report.exitStatus.meaning)")
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

@@ -1,0 +1,26 @@
+import Dispatch
+import Foundation
+
+/// Turns SIGINT/SIGTERM into a callback instead of process death, so a run can stop its
+/// visitors and still write every report (exit 130). A second signal while the reports are
+/// being written is ignored for the same reason: nothing a visitor did may be lost.
+final class SignalTrap: Sendable {
+    private let sources: [any DispatchSourceSignal]
+    private let signals: [Int32]
+
+    init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
+        self.signals = signals
+        sources = signals.map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
+        }
+    }
+
+    func restore() {
+        for source in sources { source.cancel() }
+        for signalNumber in signals { signal(signalNumber, SIG_DFL) }
+    }
+}
