@@ -65,7 +65,7 @@ struct OutcomeStatistics {
         self.groupNames = unique
         declaredGroupCount = unique.count
         groupIndexByName = Dictionary(uniqueKeysWithValues: unique.enumerated().map { ($1, $0) })
-        cells = Array(repeating: Array(repeating: nil, count: Self.outcomes.count), count: unique.count)
+        cells = Array(repeating: [Cell?](repeating: nil, count: Self.outcomes.count), count: unique.count)
         visitorsPerGroup = Array(repeating: 0, count: unique.count)
     }
 
@@ -86,7 +86,7 @@ struct OutcomeStatistics {
         let index = groupNames.count
         groupNames.append(name)
         groupIndexByName[name] = index
-        cells.append(Array(repeating: nil, count: Self.outcomes.count))
+        cells.append([Cell?](repeating: nil, count: Self.outcomes.count))
         visitorsPerGroup.append(0)
         return index
     }

@@ -63,6 +63,6 @@ public struct RunMeasurements: Sendable {
     }
 
     public func judge(_ thresholds: [Threshold]) -> [ThresholdVerdict] {
-        thresholds.map(judge)
+        thresholds.map { judge($0) }
     }
 }
