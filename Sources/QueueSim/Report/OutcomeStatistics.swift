@@ -65,7 +65,8 @@ struct OutcomeStatistics {
         self.groupNames = unique
         declaredGroupCount = unique.count
         groupIndexByName = Dictionary(uniqueKeysWithValues: unique.enumerated().map { ($1, $0) })
-        cells = Array(repeating: [Cell?](repeating: nil, count: Self.outcomes.count), count: unique.count)
+        cells = Array(
+            repeating: [Cell?](repeating: nil, count: Self.outcomes.count), count: unique.count)
         visitorsPerGroup = Array(repeating: 0, count: unique.count)
     }
 
@@ -94,7 +95,9 @@ struct OutcomeStatistics {
     /// Group indexes in report order: declared groups in scenario order, then undeclared ones
     /// sorted by name.
     var reportGroupOrder: [Int] {
-        let undeclared = (declaredGroupCount..<groupNames.count).sorted { groupNames[$0] < groupNames[$1] }
+        let undeclared = (declaredGroupCount..<groupNames.count).sorted {
+            groupNames[$0] < groupNames[$1]
+        }
         return Array(0..<declaredGroupCount) + undeclared
     }
 

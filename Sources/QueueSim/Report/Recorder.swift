@@ -102,8 +102,10 @@ public final class Recorder {
             try spool.copyOrdered(header: VisitorRowFormat.header, into: file)
         }
         spool.discard()
-        try AtomicFileWriter.write(SummaryReport.render(statistics), to: Self.path(directory, Self.summaryFile))
-        try AtomicFileWriter.write(timeline.render(end: ending.end), to: Self.path(directory, Self.timelineFile))
+        try AtomicFileWriter.write(
+            SummaryReport.render(statistics), to: Self.path(directory, Self.summaryFile))
+        try AtomicFileWriter.write(
+            timeline.render(end: ending.end), to: Self.path(directory, Self.timelineFile))
         let manifest = RunManifest(
             description: run, ending: ending, visitors: report.visitorCount,
             outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: verdicts,

@@ -17,7 +17,8 @@ public enum ReportWriteError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .cannotOpen(let path, let code): "cannot open \(path): \(describe(code))"
         case .cannotWrite(let path, let code): "cannot write \(path): \(describe(code))"
-        case .cannotRename(let from, let to, let code): "cannot rename \(from) to \(to): \(describe(code))"
+        case .cannotRename(let from, let to, let code):
+            "cannot rename \(from) to \(to): \(describe(code))"
         case .cannotMap(let path, let code): "cannot read back \(path): \(describe(code))"
         }
     }
@@ -60,7 +61,9 @@ final class ReportFile {
     /// buffer (mmap refuses zero lengths).
     func withMappedBytes<T>(length: Int, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         guard length > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
+        guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0),
+            address != MAP_FAILED
+        else {
             throw ReportWriteError.cannotMap(path: path, errno: errno)
         }
         defer { munmap(address, length) }

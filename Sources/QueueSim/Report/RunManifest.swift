@@ -118,7 +118,8 @@ struct RunManifest: Encodable {
         durationMs = max(0, ending.end.milliseconds)
         self.visitors = visitors
         // Every outcome word, zeros included, so readers need not know which are missing.
-        self.outcomes = Dictionary(uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0.rawValue, outcomes[$0] ?? 0) })
+        self.outcomes = Dictionary(
+            uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0.rawValue, outcomes[$0] ?? 0) })
         self.requests = requests
         thresholds = verdicts.map {
             ThresholdEntry(threshold: $0.threshold.source, measured: $0.measured, passed: $0.passed)

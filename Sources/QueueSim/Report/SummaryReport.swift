@@ -25,7 +25,8 @@ enum SummaryReport {
         }
         for outcome in VisitorOutcome.allCases {
             guard let cell = statistics.cellAcrossGroups(outcome: outcome) else { continue }
-            appendRow(group: allGroups, outcome: outcome, cell: cell, of: statistics.visitorCount, into: &row)
+            appendRow(
+                group: allGroups, outcome: outcome, cell: cell, of: statistics.visitorCount, into: &row)
         }
         return columns.joined(separator: ",") + "\n" + String(decoding: row.bytes, as: UTF8.self)
     }
@@ -44,7 +45,9 @@ enum SummaryReport {
     }
 
     /// p50, p90, p95, p99 and max; five empty cells when nothing was recorded.
-    private static func appendDistribution(_ histogram: Histogram<UInt64>, into row: inout CSVRowBuilder) {
+    private static func appendDistribution(
+        _ histogram: Histogram<UInt64>, into row: inout CSVRowBuilder
+    ) {
         guard histogram.totalCount > 0 else {
             for _ in 0..<5 { row.empty() }
             return

@@ -20,7 +20,8 @@ public enum ThresholdTable {
         }
         func line(_ cells: [String]) -> String {
             let padded = cells.enumerated().map { column, cell in
-                column == cells.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+                column == cells.count - 1
+                    ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
             }
             return padded.joined(separator: " | ")
         }

@@ -13,7 +13,8 @@ struct Timeline {
     private var requests = PerSecondCounts()
     /// +1 at the first second a visitor is counted in the queue, −1 after its last one.
     private var inQueueChanges = PerSecondCounts()
-    private var endedByOutcome = Array(repeating: PerSecondCounts(), count: VisitorOutcome.allCases.count)
+    private var endedByOutcome = Array(
+        repeating: PerSecondCounts(), count: VisitorOutcome.allCases.count)
     /// `second << 32 | enqueue_ms` per enqueue decision; sorted once at the end, it gives each
     /// second's exact p95 in 8 bytes per decision instead of a histogram per second.
     private var enqueueDecisions: [UInt64] = []

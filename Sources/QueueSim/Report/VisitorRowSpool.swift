@@ -70,7 +70,8 @@ final class VisitorRowSpool {
             out.append(contentsOf: header.utf8)
             for index in lengths.indices {
                 let start = Int(offsets[index])
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: rows[start..<start + Int(lengths[index])]))
+                out.append(
+                    contentsOf: UnsafeRawBufferPointer(rebasing: rows[start..<start + Int(lengths[index])]))
                 if out.count >= flushThreshold * 4 {
                     try destination.write(out)
                     out.removeAll(keepingCapacity: true)

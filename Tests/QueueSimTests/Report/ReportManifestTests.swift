@@ -10,10 +10,15 @@ struct ReportManifestTests {
     func manifest() throws {
         let directory = try makeReportDirectory()
         let thresholds = [
-            Threshold(metric: .outcomeRatio(.passed), comparator: .greaterOrEqual, limit: 0.99, source: "passed >= 99%"),
-            Threshold(metric: .timing(.wait, .percentile(95)), comparator: .lessThan, limit: 300_000, source: "wait.p95 < 5m"),
+            Threshold(
+                metric: .outcomeRatio(.passed), comparator: .greaterOrEqual, limit: 0.99,
+                source: "passed >= 99%"),
+            Threshold(
+                metric: .timing(.wait, .percentile(95)), comparator: .lessThan, limit: 300_000,
+                source: "wait.p95 < 5m"),
         ]
-        let recorder = try Recorder(directory: directory, description: describeRun(thresholds: thresholds))
+        let recorder = try Recorder(
+            directory: directory, description: describeRun(thresholds: thresholds))
         try recorder.record(directVisitor(0, enqueueMs: 10, outcome: .passed))
         try recorder.record(directVisitor(1, enqueueMs: 10, outcome: .error, status: 400))
         recorder.recordRequest(at: at(1))
@@ -21,7 +26,8 @@ struct ReportManifestTests {
         let report = try recorder.finish(ending(at: 61_250))
         #expect(report.exitStatus == .thresholdFailed)
 
-        let data = try Data(contentsOf: URL(fileURLWithPath: Recorder.path(directory, Recorder.manifestFile)))
+        let data = try Data(
+            contentsOf: URL(fileURLWithPath: Recorder.path(directory, Recorder.manifestFile)))
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(
             Set(json.keys) == [
@@ -74,8 +80,12 @@ struct ReportManifestTests {
     func finishOrderDoesNotMatter() throws {
         var records = (0..<300).map { index in
             index % 3 == 0
-                ? directVisitor(index, group: index % 2 == 0 ? "app" : "invited", arrival: index * 37, enqueueMs: index % 50, outcome: .disabled)
-                : queuedVisitor(index, group: index % 2 == 0 ? "app" : "invited", arrival: index * 37, enqueueMs: index % 70, waitMs: index * 11)
+                ? directVisitor(
+                    index, group: index % 2 == 0 ? "app" : "invited", arrival: index * 37,
+                    enqueueMs: index % 50, outcome: .disabled)
+                : queuedVisitor(
+                    index, group: index % 2 == 0 ? "app" : "invited", arrival: index * 37,
+                    enqueueMs: index % 70, waitMs: index * 11)
         }
         func write(_ records: [VisitorRecord]) throws -> [String] {
             let directory = try makeReportDirectory()
@@ -85,8 +95,10 @@ struct ReportManifestTests {
                 recorder.recordRequest(at: record.start)
             }
             _ = try recorder.finish(ending(at: 15_000))
-            return try [Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile, Recorder.manifestFile]
-                .map { try readReport(directory, $0) }
+            return try [
+                Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile, Recorder.manifestFile,
+            ]
+            .map { try readReport(directory, $0) }
         }
         let inOrder = try write(records)
         var generator = SplitMix(seed: 7)

@@ -6,7 +6,8 @@ import Testing
 
 @Suite("recorder at scale")
 struct ReportScaleTests {
-    @Test("200 000 visitors finishing out of order are written in arrival order", .timeLimit(.minutes(1)))
+    @Test(
+        "200 000 visitors finishing out of order are written in arrival order", .timeLimit(.minutes(1)))
     func twoHundredThousand() throws {
         let count = 200_000
         let directory = try makeReportDirectory()
@@ -33,7 +34,8 @@ struct ReportScaleTests {
 
         let summary = try readReport(directory, Recorder.summaryFile)
         #expect(summary.contains("\nall,disabled,50000,0.2500,15,15,15,15,15,,,,,\n"))
-        #expect(summary.contains("\nall,passed,150000,0.7500,25,25,25,25,25,2000,2000,2000,2000,2000\n"))
+        #expect(
+            summary.contains("\nall,passed,150000,0.7500,25,25,25,25,25,2000,2000,2000,2000,2000\n"))
     }
 
     /// A million visitors, run only with `QUEUESIM_HEAVY_TESTS=1` (too slow for every debug
@@ -49,7 +51,8 @@ struct ReportScaleTests {
         for step in 0..<count {
             let index = (step * 7919) % count
             let arrival = index / 2
-            try recorder.record(queuedVisitor(index, arrival: arrival, enqueueMs: index % 300, waitMs: index % 60_000))
+            try recorder.record(
+                queuedVisitor(index, arrival: arrival, enqueueMs: index % 300, waitMs: index % 60_000))
             recorder.recordRequest(at: at(arrival))
         }
         let report = try recorder.finish(ending(at: count / 2 + 61_000))
@@ -57,7 +60,8 @@ struct ReportScaleTests {
         #if os(Linux)
             let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
             let peakLine = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-            let peakKiB = try #require(Int(peakLine.split(separator: " ", omittingEmptySubsequences: true)[1]))
+            let peakKiB = try #require(
+                Int(peakLine.split(separator: " ", omittingEmptySubsequences: true)[1]))
             #expect(peakKiB < 1_048_576)
         #endif
     }

@@ -20,7 +20,9 @@ func readReport(_ directory: String, _ file: String) throws -> String {
     try String(contentsOfFile: Recorder.path(directory, file), encoding: .utf8)
 }
 
-func describeRun(groups: [String] = ["app", "invited"], thresholds: [Threshold] = [], seed: UInt64 = 42)
+func describeRun(
+    groups: [String] = ["app", "invited"], thresholds: [Threshold] = [], seed: UInt64 = 42
+)
     -> RunDescription
 {
     RunDescription(
@@ -47,7 +49,8 @@ func queuedVisitor(
         index: index, group: group, flow: "run", arrival: at(arrival), start: at(started),
         outcome: outcome, redirectType: "queue", httpStatus: 200, attempts: 1, polls: 1,
         requests: 3, enqueueDecided: at(decided), queueEntered: at(decided),
-        ended: at(decided + waitMs), queueId: "q-\(index)", token: outcome == .passed ? .present : .absent)
+        ended: at(decided + waitMs), queueId: "q-\(index)",
+        token: outcome == .passed ? .present : .absent)
 }
 
 /// A visitor whose enqueue was decided but that never entered the queue.
@@ -58,5 +61,6 @@ func directVisitor(
     VisitorRecord(
         index: index, group: group, flow: "run", arrival: at(arrival), start: at(arrival),
         outcome: outcome, redirectType: outcome == .error ? nil : outcome.rawValue, httpStatus: status,
-        attempts: 1, requests: 1, enqueueDecided: at(arrival + enqueueMs), ended: at(arrival + enqueueMs))
+        attempts: 1, requests: 1, enqueueDecided: at(arrival + enqueueMs),
+        ended: at(arrival + enqueueMs))
 }

@@ -57,7 +57,9 @@ struct ReportVisitorsTests {
         row.optionalText(nil)
         row.integer(-42)
         row.endRow()
-        #expect(String(decoding: row.bytes, as: UTF8.self) == "plain,\"a,b\",\"say \"\"hi\"\"\",\"line\r\nbreak\",,-42\n")
+        #expect(
+            String(decoding: row.bytes, as: UTF8.self)
+                == "plain,\"a,b\",\"say \"\"hi\"\"\",\"line\r\nbreak\",,-42\n")
     }
 
     @Test("a token quoted in an error message never reaches the report")
@@ -68,7 +70,8 @@ struct ReportVisitorsTests {
         try recorder.record(
             VisitorRecord(
                 index: 0, group: "app", flow: "run", arrival: at(0), start: at(0), outcome: .error,
-                error: "missing target: https://shop.example/?QueueItToken=\(secret)&x=1 enqueuetoken=abc.def",
+                error:
+                    "missing target: https://shop.example/?QueueItToken=\(secret)&x=1 enqueuetoken=abc.def",
                 ended: at(10)))
         _ = try recorder.finish(ending(at: 1000))
         let csv = try readReport(directory, Recorder.visitorsFile)
@@ -87,7 +90,8 @@ struct ReportVisitorsTests {
         #expect(throws: Recorder.Failure.unrecordedVisitors(count: 2, firstIndex: 1, spoolPath: spool)) {
             try recorder.finish(ending(at: 1000))
         }
-        #expect(!FileManager.default.fileExists(atPath: Recorder.path(directory, Recorder.visitorsFile)))
+        #expect(
+            !FileManager.default.fileExists(atPath: Recorder.path(directory, Recorder.visitorsFile)))
         #expect(FileManager.default.fileExists(atPath: spool))
     }
 
@@ -104,7 +108,8 @@ struct ReportVisitorsTests {
     func atomicWritesLeaveNoTemporaryFiles() throws {
         let directory = try makeReportDirectory()
         // An old report in place must be replaced, not appended to.
-        try "stale".write(toFile: Recorder.path(directory, Recorder.summaryFile), atomically: false, encoding: .utf8)
+        try "stale".write(
+            toFile: Recorder.path(directory, Recorder.summaryFile), atomically: false, encoding: .utf8)
         let recorder = try Recorder(directory: directory, description: describeRun())
         try recorder.record(directVisitor(0, enqueueMs: 10, outcome: .disabled))
         _ = try recorder.finish(ending(at: 1000))
