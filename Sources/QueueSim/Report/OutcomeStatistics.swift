@@ -1,0 +1,133 @@
+import Histogram
+import QueueClientCore
+
+/// The three timings of a visitor, in whole milliseconds, as HdrHistograms.
+///
+/// What goes in (documented in docs/reports.md): `enqueue` holds every visitor whose enqueue
+/// was decided; `wait` every visitor that entered the queue page; `total` every visitor. A
+/// visitor that never waited is not a zero in `wait`: "p95 wait" means "of those who waited".
+struct TimingHistograms {
+    var enqueue = TimingHistograms.makeHistogram()
+    var wait = TimingHistograms.makeHistogram()
+    var total = TimingHistograms.makeHistogram()
+
+    /// Auto-resizing with three significant digits: exact up to 2 s, within 0.1 % above, and a
+    /// few hundred kilobytes at most however long the run.
+    static func makeHistogram() -> Histogram<UInt64> {
+        Histogram<UInt64>(numberOfSignificantValueDigits: .three)
+    }
+
+    mutating func add(_ record: VisitorRecord) {
+        if let enqueue = record.enqueueMilliseconds { self.enqueue.record(UInt64(enqueue)) }
+        if record.queueEntered != nil { wait.record(UInt64(record.waitMilliseconds)) }
+        total.record(UInt64(record.totalMilliseconds))
+    }
+
+    mutating func merge(_ other: TimingHistograms) {
+        enqueue.add(other.enqueue)
+        wait.add(other.wait)
+        total.add(other.total)
+    }
+
+    func histogram(for timing: Threshold.Timing) -> Histogram<UInt64> {
+        switch timing {
+        case .enqueue: enqueue
+        case .wait: wait
+        case .total: total
+        }
+    }
+}
+
+/// Counts and timing histograms per (group, outcome): the source of `summary.csv` and of the
+/// threshold measurements. Groups are kept in scenario order; a group name the scenario did
+/// not declare (a runner bug, but reports must not drop the visitor) is added after them, and
+/// the summary sorts such names so the output stays deterministic.
+struct OutcomeStatistics {
+    struct Cell {
+        var count = 0
+        var timings = TimingHistograms()
+    }
+
+    private(set) var groupNames: [String]
+    private let declaredGroupCount: Int
+    private var groupIndexByName: [String: Int]
+    /// `cells[group][outcome]`, outcome in `VisitorOutcome.allCases` order.
+    private var cells: [[Cell?]]
+    private(set) var visitorsPerGroup: [Int]
+
+    static let outcomes = VisitorOutcome.allCases
+    private static let outcomeIndex: [VisitorOutcome: Int] = Dictionary(
+        uniqueKeysWithValues: VisitorOutcome.allCases.enumerated().map { ($1, $0) })
+
+    init(groupNames: [String]) {
+        var unique: [String] = []
+        for name in groupNames where !unique.contains(name) { unique.append(name) }
+        self.groupNames = unique
+        declaredGroupCount = unique.count
+        groupIndexByName = Dictionary(uniqueKeysWithValues: unique.enumerated().map { ($1, $0) })
+        cells = Array(
+            repeating: [Cell?](repeating: nil, count: Self.outcomes.count), count: unique.count)
+        visitorsPerGroup = Array(repeating: 0, count: unique.count)
+    }
+
+    var visitorCount: Int { visitorsPerGroup.reduce(0, +) }
+
+    mutating func add(_ record: VisitorRecord) {
+        let group = groupIndex(for: record.group)
+        let outcome = Self.outcomeIndex[record.outcome]!
+        // Mutated in place: copying a cell out would copy its histograms' buffers per visitor.
+        if cells[group][outcome] == nil { cells[group][outcome] = Cell() }
+        cells[group][outcome]!.count += 1
+        cells[group][outcome]!.timings.add(record)
+        visitorsPerGroup[group] += 1
+    }
+
+    private mutating func groupIndex(for name: String) -> Int {
+        if let index = groupIndexByName[name] { return index }
+        let index = groupNames.count
+        groupNames.append(name)
+        groupIndexByName[name] = index
+        cells.append([Cell?](repeating: nil, count: Self.outcomes.count))
+        visitorsPerGroup.append(0)
+        return index
+    }
+
+    /// Group indexes in report order: declared groups in scenario order, then undeclared ones
+    /// sorted by name.
+    var reportGroupOrder: [Int] {
+        let undeclared = (declaredGroupCount..<groupNames.count).sorted {
+            groupNames[$0] < groupNames[$1]
+        }
+        return Array(0..<declaredGroupCount) + undeclared
+    }
+
+    func cell(group: Int, outcome: VisitorOutcome) -> Cell? {
+        cells[group][Self.outcomeIndex[outcome]!]
+    }
+
+    /// One outcome across every group (the `all` rows).
+    func cellAcrossGroups(outcome: VisitorOutcome) -> Cell? {
+        var merged: Cell?
+        for group in cells.indices {
+            guard let cell = cells[group][Self.outcomeIndex[outcome]!] else { continue }
+            var sum = merged ?? Cell()
+            sum.count += cell.count
+            sum.timings.merge(cell.timings)
+            merged = sum
+        }
+        return merged
+    }
+
+    func count(of outcome: VisitorOutcome) -> Int {
+        cells.reduce(0) { $0 + ($1[Self.outcomeIndex[outcome]!]?.count ?? 0) }
+    }
+
+    /// Every visitor of every group and outcome: what latency thresholds measure.
+    func timingsOfEveryone() -> TimingHistograms {
+        var merged = TimingHistograms()
+        for row in cells {
+            for case let cell? in row { merged.merge(cell.timings) }
+        }
+        return merged
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import QueueClientCore
+
+/// Collects every finished visitor and every HTTP request of one run, then writes the reports.
+///
+/// Owned by one task (the virtual-clock loop), or shared through `SharedRecorder` (wall clock).
+/// Rows stream to a spool file in the report directory as visitors finish; memory holds only
+/// twelve bytes per visitor, histograms and per-second counters. `finish` writes
+/// `visitors.csv` (in arrival order), `summary.csv`, `timeline.csv` and `run.json`, each
+/// through a `.tmp` file and a rename.
+public final class Recorder {
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// The runner recorded the same visitor twice.
+        case duplicateVisitor(index: Int)
+        case negativeVisitorIndex(Int)
+        /// Visitors below the highest recorded index never got a row. Nothing was written; the
+        /// rows recorded so far are still in `spoolPath`.
+        case unrecordedVisitors(count: Int, firstIndex: Int, spoolPath: String)
+        case alreadyFinished
+
+        public var description: String {
+            switch self {
+            case .duplicateVisitor(let index): "visitor \(index + 1) was recorded twice"
+            case .negativeVisitorIndex(let index): "visitor index \(index) is negative"
+            case .unrecordedVisitors(let count, let first, let spool):
+                "\(count) visitor(s) never recorded, the first is visitor \(first + 1); rows so far are in \(spool)"
+            case .alreadyFinished: "the recorder already wrote its reports"
+            }
+        }
+    }
+
+    public static let visitorsFile = "visitors.csv"
+    public static let summaryFile = "summary.csv"
+    public static let timelineFile = "timeline.csv"
+    public static let manifestFile = "run.json"
+    static let spoolFile = ".visitors.unordered.tmp"
+
+    public let directory: String
+    public let run: RunDescription
+    private let spool: VisitorRowSpool
+    private var statistics: OutcomeStatistics
+    private var timeline = Timeline()
+    private var row = CSVRowBuilder()
+    private var finished = false
+
+    /// Creates `directory` (and parents) if needed and opens the row spool in it, so that the
+    /// final rename of `visitors.csv` stays on one file system.
+    public init(directory: String, description: RunDescription) throws {
+        self.directory = directory
+        self.run = description
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        spool = try VisitorRowSpool(spoolPath: Self.path(directory, Self.spoolFile))
+        statistics = OutcomeStatistics(groupNames: description.groupNames)
+    }
+
+    /// Visitors recorded so far.
+    public var recordedCount: Int { spool.recordedCount }
+
+    /// Records one finished visitor, in any order. Every visitor that arrived must be recorded
+    /// exactly once, whatever its outcome.
+    public func record(_ record: VisitorRecord) throws {
+        guard !finished else { throw Failure.alreadyFinished }
+        VisitorRowFormat.encode(record, into: &row)
+        do {
+            try spool.append(row: row.bytes, index: record.index)
+        } catch VisitorRowSpool.Failure.duplicate(let index) {
+            throw Failure.duplicateVisitor(index: index)
+        } catch VisitorRowSpool.Failure.negativeIndex(let index) {
+            throw Failure.negativeVisitorIndex(index)
+        }
+        statistics.add(record)
+        timeline.add(record)
+    }
+
+    /// Counts one HTTP request sent at `instant` (the timeline's `requests` column).
+    public func recordRequest(at instant: Instant) {
+        timeline.addRequest(at: instant)
+    }
+
+    /// Threshold measurements over what has been recorded so far.
+    public var measurements: RunMeasurements { RunMeasurements(statistics: statistics) }
+
+    /// Writes every report and returns what the command line shows and exits with.
+    public func finish(_ ending: RunEnding) throws -> RunReport {
+        guard !finished else { throw Failure.alreadyFinished }
+        do {
+            try spool.checkComplete()
+        } catch VisitorRowSpool.Failure.unrecorded(let count, let first) {
+            throw Failure.unrecordedVisitors(count: count, firstIndex: first, spoolPath: spool.spoolPath)
+        }
+        finished = true
+
+        let measurements = self.measurements
+        let verdicts = measurements.judge(run.thresholds)
+        let exitStatus = RunExitStatus.afterRun(interrupted: ending.interrupted, verdicts: verdicts)
+        let report = RunReport(
+            directory: directory, visitorCount: statistics.visitorCount,
+            outcomeCounts: measurements.outcomeCounts, requestCount: timeline.requestCount,
+            verdicts: verdicts, exitStatus: exitStatus)
+
+        try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
+            try spool.copyOrdered(header: VisitorRowFormat.header, into: file)
+        }
+        spool.discard()
+        try AtomicFileWriter.write(
+            SummaryReport.render(statistics), to: Self.path(directory, Self.summaryFile))
+        try AtomicFileWriter.write(
+            timeline.render(end: ending.end), to: Self.path(directory, Self.timelineFile))
+        let manifest = RunManifest(
+            description: run, ending: ending, visitors: report.visitorCount,
+            outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: verdicts,
+            exitStatus: exitStatus)
+        try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
+        return report
+    }
+
+    static func path(_ directory: String, _ file: String) -> String {
+        directory.hasSuffix("/") ? directory + file : directory + "/" + file
+    }
+}
+
+/// What a finished run amounts to: the numbers for the end-of-run screen and the exit code.
+public struct RunReport: Sendable, Equatable {
+    public var directory: String
+    public var visitorCount: Int
+    public var outcomeCounts: [VisitorOutcome: Int]
+    public var requestCount: Int
+    public var verdicts: [ThresholdVerdict]
+    public var exitStatus: RunExitStatus
+
+    /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
+    public var thresholdTable: String { ThresholdTable.render(verdicts) }
+}

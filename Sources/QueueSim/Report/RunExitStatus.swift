@@ -1,0 +1,20 @@
+/// The process exit codes of `queuesim run` (SCENARIO-CONTRACT.md "Exit codes").
+public enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
+    /// The run finished and every threshold held.
+    case success = 0
+    /// The run finished, reports were written, and a threshold failed.
+    case thresholdFailed = 1
+    /// The scenario or the command line is invalid: nothing ran, no reports.
+    case invalidInput = 2
+    /// The run could not start or was aborted (port in use, target unreachable before any visitor).
+    case aborted = 3
+    /// Interrupted by SIGINT/SIGTERM; reports were written with `interrupted` rows.
+    case interrupted = 130
+
+    /// The status of a run that produced reports. An interruption wins over threshold
+    /// verdicts: thresholds measured on a cut-short run say little, and shells expect 130.
+    public static func afterRun(interrupted: Bool, verdicts: [ThresholdVerdict]) -> RunExitStatus {
+        if interrupted { return .interrupted }
+        return verdicts.allSatisfy(\.passed) ? .success : .thresholdFailed
+    }
+}

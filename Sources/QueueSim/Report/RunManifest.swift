@@ -1,0 +1,144 @@
+import Foundation
+import QueueClientCore
+
+/// What a run was, as the reports need it: known before the first visitor arrives.
+public struct RunDescription: Sendable, Equatable {
+    public var scenarioName: String
+    /// The scenario file as given on the command line, and the SHA-256 (hex) of its bytes.
+    public var scenarioPath: String
+    public var scenarioSHA256: String
+    public var seed: UInt64
+    public var clock: ClockKind
+    /// Visitor groups in scenario order: the order of `summary.csv`.
+    public var groupNames: [String]
+    public var thresholds: [Threshold]
+
+    public init(
+        scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
+        clock: ClockKind, groupNames: [String], thresholds: [Threshold]
+    ) {
+        self.scenarioName = scenarioName
+        self.scenarioPath = scenarioPath
+        self.scenarioSHA256 = scenarioSHA256
+        self.seed = seed
+        self.clock = clock
+        self.groupNames = groupNames
+        self.thresholds = thresholds
+    }
+
+    /// The description of `scenario`, run on `clock` (the scenario's own unless overridden).
+    public init(scenario: Scenario, clock: ClockKind? = nil) {
+        self.init(
+            scenarioName: scenario.name, scenarioPath: scenario.sourcePath,
+            scenarioSHA256: scenario.sourceSHA256, seed: scenario.seed, clock: clock ?? scenario.clock,
+            groupNames: scenario.groups.map(\.name), thresholds: scenario.thresholds)
+    }
+}
+
+/// How a run ended, as the runner saw it.
+public struct RunEnding: Sendable, Equatable {
+    /// The end on the run's own clock (virtual time in virtual runs): the length of the timeline.
+    public var end: Instant
+    /// Wall-clock start and end, for `run.json` only: the two fields that may differ between two
+    /// identical virtual runs.
+    public var startedAt: Date
+    public var endedAt: Date
+    /// Stopped by SIGINT/SIGTERM (not by `run.duration`, which is a normal end).
+    public var interrupted: Bool
+
+    public init(end: Instant, startedAt: Date, endedAt: Date, interrupted: Bool = false) {
+        self.end = end
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.interrupted = interrupted
+    }
+}
+
+/// The bytes of `run.json`: sorted keys, pretty-printed, so identical runs give identical files
+/// apart from `started_at` and `ended_at`.
+struct RunManifest: Encodable {
+    struct ThresholdEntry: Encodable {
+        var threshold: String
+        var measured: Double?
+        var passed: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(threshold, forKey: .threshold)
+            // `null`, not a missing key, when there was no data: readers should not guess.
+            try container.encode(measured, forKey: .measured)
+            try container.encode(passed, forKey: .passed)
+        }
+
+        enum CodingKeys: String, CodingKey { case threshold, measured, passed }
+    }
+
+    var scenario: String
+    var scenarioFile: String
+    var scenarioSHA256: String
+    var seed: UInt64
+    var clock: String
+    var queuesimVersion: String
+    var startedAt: String
+    var endedAt: String
+    var durationMs: Int64
+    var visitors: Int
+    var outcomes: [String: Int]
+    var requests: Int
+    var thresholds: [ThresholdEntry]
+    var exitCode: Int32
+    var interrupted: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case scenario
+        case scenarioFile = "scenario_file"
+        case scenarioSHA256 = "scenario_sha256"
+        case seed, clock
+        case queuesimVersion = "queuesim_version"
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+        case durationMs = "duration_ms"
+        case visitors, outcomes, requests, thresholds
+        case exitCode = "exit_code"
+        case interrupted
+    }
+
+    init(
+        description: RunDescription, ending: RunEnding, visitors: Int, outcomes: [VisitorOutcome: Int],
+        requests: Int, verdicts: [ThresholdVerdict], exitStatus: RunExitStatus
+    ) {
+        scenario = description.scenarioName
+        scenarioFile = description.scenarioPath
+        scenarioSHA256 = description.scenarioSHA256
+        seed = description.seed
+        clock = description.clock.rawValue
+        queuesimVersion = QueueSimVersion.current
+        startedAt = Self.timestamp(ending.startedAt)
+        endedAt = Self.timestamp(ending.endedAt)
+        durationMs = max(0, ending.end.milliseconds)
+        self.visitors = visitors
+        // Every outcome word, zeros included, so readers need not know which are missing.
+        self.outcomes = Dictionary(
+            uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0.rawValue, outcomes[$0] ?? 0) })
+        self.requests = requests
+        thresholds = verdicts.map {
+            ThresholdEntry(threshold: $0.threshold.source, measured: $0.measured, passed: $0.passed)
+        }
+        exitCode = exitStatus.rawValue
+        interrupted = ending.interrupted
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+
+    /// ISO 8601 in UTC with milliseconds, e.g. `2025-03-01T12:00:00.250Z`.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}

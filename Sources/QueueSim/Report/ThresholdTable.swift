@@ -1,0 +1,84 @@
+import QueueClientCore
+
+/// The end-of-run threshold table: `metric | limit | measured | verdict`, aligned for a
+/// terminal, with ratios as percentages and timings with units.
+public enum ThresholdTable {
+    public static func render(_ verdicts: [ThresholdVerdict]) -> String {
+        guard !verdicts.isEmpty else { return "" }
+        let header = ["metric", "limit", "measured", "verdict"]
+        let rows = verdicts.map { verdict -> [String] in
+            let threshold = verdict.threshold
+            return [
+                metricName(threshold.metric),
+                "\(threshold.comparator.rawValue) \(format(threshold.limit, as: threshold.metric))",
+                verdict.measured.map { format($0, as: threshold.metric) } ?? "no data",
+                verdict.passed ? "pass" : "FAIL",
+            ]
+        }
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0[column].count }.max() ?? 0
+        }
+        func line(_ cells: [String]) -> String {
+            let padded = cells.enumerated().map { column, cell in
+                column == cells.count - 1
+                    ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            return padded.joined(separator: " | ")
+        }
+        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-")
+        return ([line(header), rule] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+
+    /// The metric as a scenario writes it: `passed`, `passed.count`, `visitors`, `wait.p95`.
+    public static func metricName(_ metric: Threshold.Metric) -> String {
+        switch metric {
+        case .outcomeRatio(let outcome): outcome.rawValue
+        case .outcomeCount(let outcome): "\(outcome.rawValue).count"
+        case .visitorCount: "visitors"
+        case .timing(let timing, let statistic):
+            switch statistic {
+            case .percentile(let percentile): "\(timing.rawValue).p\(trimmed(percentile, decimals: 3))"
+            case .max: "\(timing.rawValue).max"
+            case .min: "\(timing.rawValue).min"
+            case .mean: "\(timing.rawValue).mean"
+            }
+        }
+    }
+
+    /// A value in the metric's unit: `99.5%`, `1200`, `850ms`.
+    public static func format(_ value: Double, as metric: Threshold.Metric) -> String {
+        switch metric {
+        case .outcomeRatio: "\(trimmed(value * 100, decimals: 2))%"
+        case .outcomeCount, .visitorCount: trimmed(value, decimals: 0)
+        case .timing: formatMilliseconds(value)
+        }
+    }
+
+    /// `850ms`, `1.23s`, `5m 0s`, `2h 5m`: precise for short timings, readable for long ones.
+    public static func formatMilliseconds(_ milliseconds: Double) -> String {
+        let ms = milliseconds.rounded()
+        if ms < 1000 { return "\(Int64(ms))ms" }
+        if ms < 60_000 { return "\(trimmed(ms / 1000, decimals: 2))s" }
+        let totalSeconds = Int64((ms / 1000).rounded())
+        if totalSeconds < 3600 { return "\(totalSeconds / 60)m \(totalSeconds % 60)s" }
+        let totalMinutes = Int64((ms / 60_000).rounded())
+        return "\(totalMinutes / 60)h \(totalMinutes % 60)m"
+    }
+
+    /// At most `decimals` digits after the point, trailing zeros dropped: `99.5`, `99`, `12.35`.
+    static func trimmed(_ value: Double, decimals: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        guard scaled < 9e15 else { return "\(value)" }
+        let integer = Int64(scaled)
+        let whole = integer / Int64(scale)
+        var fraction = decimals > 0 ? String(integer % Int64(scale)) : ""
+        if decimals > 0 {
+            fraction = String(repeating: "0", count: decimals - fraction.count) + fraction
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+        }
+        let sign = value < 0 && integer != 0 ? "-" : ""
+        return sign + "\(whole)" + (fraction.isEmpty ? "" : "." + fraction)
+    }
+}

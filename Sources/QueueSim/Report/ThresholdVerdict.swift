@@ -1,0 +1,68 @@
+import Histogram
+import QueueClientCore
+
+/// A threshold judged against a finished run.
+public struct ThresholdVerdict: Sendable, Equatable {
+    public var threshold: Threshold
+    /// In the threshold's own unit: a fraction for ratios, a count, or milliseconds. Nil when
+    /// the metric had no data (a timing nobody produced, e.g. `wait.p95` when nobody waited).
+    public var measured: Double?
+    /// False when the comparison fails, and also when there was nothing to measure: a limit
+    /// on a timing nobody produced cannot be said to hold.
+    public var passed: Bool
+
+    public init(threshold: Threshold, measured: Double?, passed: Bool) {
+        self.threshold = threshold
+        self.measured = measured
+        self.passed = passed
+    }
+}
+
+/// Everything a threshold can measure, frozen at the end of a run.
+///
+/// Ratio and count metrics always have a value (0 of 0 visitors is a ratio of 0); timing
+/// metrics read the histogram of every visitor across groups and outcomes and have no value
+/// when that histogram is empty.
+public struct RunMeasurements: Sendable {
+    let visitorCount: Int
+    let outcomeCounts: [VisitorOutcome: Int]
+    let timings: TimingHistograms
+
+    init(statistics: OutcomeStatistics) {
+        visitorCount = statistics.visitorCount
+        outcomeCounts = Dictionary(
+            uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0, statistics.count(of: $0)) })
+        timings = statistics.timingsOfEveryone()
+    }
+
+    public func measure(_ threshold: Threshold) -> Double? {
+        switch threshold.metric {
+        case .visitorCount:
+            return Double(visitorCount)
+        case .outcomeCount(let outcome):
+            return Double(outcomeCounts[outcome] ?? 0)
+        case .outcomeRatio(let outcome):
+            guard visitorCount > 0 else { return 0 }
+            return Double(outcomeCounts[outcome] ?? 0) / Double(visitorCount)
+        case .timing(let timing, let statistic):
+            let histogram = timings.histogram(for: timing)
+            guard histogram.totalCount > 0 else { return nil }
+            switch statistic {
+            case .percentile(let percentile): return Double(histogram.valueAtPercentile(percentile))
+            case .max: return Double(histogram.maxRecorded)
+            case .min: return Double(histogram.min)
+            case .mean: return histogram.mean
+            }
+        }
+    }
+
+    public func judge(_ threshold: Threshold) -> ThresholdVerdict {
+        let measured = measure(threshold)
+        let passed = measured.map { threshold.comparator.holds($0, threshold.limit) } ?? false
+        return ThresholdVerdict(threshold: threshold, measured: measured, passed: passed)
+    }
+
+    public func judge(_ thresholds: [Threshold]) -> [ThresholdVerdict] {
+        thresholds.map { judge($0) }
+    }
+}

@@ -1,0 +1,94 @@
+import QueueClientCore
+
+/// What the report says about a visitor's token: never the token itself (it is a credential).
+public enum TokenState: String, Sendable, Hashable, CaseIterable {
+    /// A token came back and its shape was valid.
+    case present
+    /// The visitor ended without a token.
+    case absent
+    /// A token came back but could not be read (bad shape, bad hash or expired).
+    case invalid
+}
+
+/// One finished visitor: its `visitors.csv` row and the marks the summary and timeline need.
+///
+/// The runner maps the client core's result to this type; the recorder never sees a token,
+/// only `token`'s state. All instants are on the run's own clock (since its origin).
+public struct VisitorRecord: Sendable, Equatable {
+    /// 0-based arrival order. The `visitor` column prints `index + 1`.
+    public var index: Int
+    public var group: String
+    /// The flow word (`run`, `tryPass`, `protectedApi`).
+    public var flow: String
+    /// The intended arrival from the plan (`arrival_ms`).
+    public var arrival: Instant
+    /// When the visitor actually started (`start_ms`); later than `arrival` when the generator
+    /// was saturated.
+    public var start: Instant
+    public var outcome: VisitorOutcome
+    /// The enqueue answer's redirect type (`queue`, `safetynet`, `disabled`, …), if one came.
+    public var redirectType: String?
+    /// The last HTTP status the visitor saw, if any.
+    public var httpStatus: Int?
+    /// A short human message for `error`/`unavailable` outcomes. Any `queueittoken=` or
+    /// `enqueuetoken=` value in it is redacted before it is written.
+    public var error: String?
+    public var attempts: Int
+    public var polls: Int
+    public var restarts: Int
+    /// HTTP requests this visitor sent (the extra `requests` column).
+    public var requests: Int
+    /// When the enqueue decision arrived (after retries); nil if it never did.
+    public var enqueueDecided: Instant?
+    /// When the visitor entered the queue page; nil if it never did.
+    public var queueEntered: Instant?
+    /// When the final outcome was decided.
+    public var ended: Instant
+    public var queueId: String?
+    public var token: TokenState
+
+    public init(
+        index: Int, group: String, flow: String, arrival: Instant, start: Instant,
+        outcome: VisitorOutcome, redirectType: String? = nil, httpStatus: Int? = nil,
+        error: String? = nil, attempts: Int = 0, polls: Int = 0, restarts: Int = 0,
+        requests: Int = 0, enqueueDecided: Instant? = nil, queueEntered: Instant? = nil,
+        ended: Instant, queueId: String? = nil, token: TokenState = .absent
+    ) {
+        self.index = index
+        self.group = group
+        self.flow = flow
+        self.arrival = arrival
+        self.start = start
+        self.outcome = outcome
+        self.redirectType = redirectType
+        self.httpStatus = httpStatus
+        self.error = error
+        self.attempts = attempts
+        self.polls = polls
+        self.restarts = restarts
+        self.requests = requests
+        self.enqueueDecided = enqueueDecided
+        self.queueEntered = queueEntered
+        self.ended = ended
+        self.queueId = queueId
+        self.token = token
+    }
+
+    /// `enqueue_ms`: start → enqueue decision; nil (an empty cell) when no decision was made.
+    public var enqueueMilliseconds: Int64? {
+        enqueueDecided.map { nonNegative(($0 - start).wholeMilliseconds) }
+    }
+
+    /// `wait_ms`: time in the queue page, 0 when the visitor never entered it.
+    public var waitMilliseconds: Int64 {
+        queueEntered.map { nonNegative((ended - $0).wholeMilliseconds) } ?? 0
+    }
+
+    /// `total_ms`: intended arrival → final outcome, so a late start counts against the run.
+    public var totalMilliseconds: Int64 {
+        nonNegative((ended - arrival).wholeMilliseconds)
+    }
+}
+
+/// Clock jitter between two reads must not print a negative duration.
+private func nonNegative(_ value: Int64) -> Int64 { max(0, value) }
