@@ -70,8 +70,8 @@ struct ServeCommand: AsyncParsableCommand {
         let server = WaitingRoomServer(
             configuration: configuration, host: host, port: port, clock: WallClock(), logger: logger,
             onServerRunning: { boundPort in
-                print(ServeBanner(configuration: configuration, host: host, port: boundPort).text)
-                fflush(stdout)
+                let banner = ServeBanner(configuration: configuration, host: host, port: boundPort).text
+                FileHandle.standardOutput.write(Data((banner + "\n").utf8))
             })
         let serving = Task { try await server.run() }
         let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { serving.cancel() }

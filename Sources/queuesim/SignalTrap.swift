@@ -4,7 +4,10 @@ import Foundation
 /// Turns SIGINT/SIGTERM into a callback instead of process death, so a run can stop its
 /// visitors and still write every report (exit 130). A second signal while the reports are
 /// being written is ignored for the same reason: nothing a visitor did may be lost.
-final class SignalTrap: Sendable {
+///
+/// `@unchecked Sendable`: the sources are set once in `init` and only cancelled afterwards,
+/// which Dispatch allows from any thread.
+final class SignalTrap: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     private let signals: [Int32]
 

@@ -24,9 +24,15 @@ public struct ConnectTarget: Sendable, Hashable {
         self.init(scheme: url.scheme, host: url.host, port: url.port)
     }
 
-    var origin: String {
-        guard let port else { return "\(scheme)://\(host)" }
-        return "\(scheme)://\(host):\(port)"
+    /// `scheme://host[:port]`.
+    public var origin: String {
+        "\(scheme)://\(authority)"
+    }
+
+    /// `host[:port]`, as a request's authority.
+    public var authority: String {
+        guard let port else { return host }
+        return "\(host):\(port)"
     }
 }
 

@@ -96,7 +96,7 @@ public final class Recorder {
         let report = RunReport(
             directory: directory, visitorCount: statistics.visitorCount,
             outcomeCounts: measurements.outcomeCounts, requestCount: timeline.requestCount,
-            verdicts: verdicts, exitStatus: exitStatus)
+            verdicts: verdicts, exitStatus: exitStatus, measurements: measurements)
 
         try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
             try spool.copyOrdered(header: VisitorRowFormat.header, into: file)
@@ -120,13 +120,15 @@ public final class Recorder {
 }
 
 /// What a finished run amounts to: the numbers for the end-of-run screen and the exit code.
-public struct RunReport: Sendable, Equatable {
+public struct RunReport: Sendable {
     public var directory: String
     public var visitorCount: Int
     public var outcomeCounts: [VisitorOutcome: Int]
     public var requestCount: Int
     public var verdicts: [ThresholdVerdict]
     public var exitStatus: RunExitStatus
+    /// Everything a threshold (or the end-of-run screen) can measure.
+    public var measurements: RunMeasurements
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
     public var thresholdTable: String { ThresholdTable.render(verdicts) }

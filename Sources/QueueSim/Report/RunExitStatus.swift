@@ -17,4 +17,15 @@ public enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
         if interrupted { return .interrupted }
         return verdicts.allSatisfy(\.passed) ? .success : .thresholdFailed
     }
+
+    /// A few words for the end-of-run screen.
+    public var meaning: String {
+        switch self {
+        case .success: "the run finished and every threshold held"
+        case .thresholdFailed: "a threshold failed (reports written)"
+        case .invalidInput: "the scenario or the command line is invalid"
+        case .aborted: "the run could not start or was aborted"
+        case .interrupted: "interrupted (reports written, in-flight visitors interrupted)"
+        }
+    }
 }

@@ -124,9 +124,16 @@ public struct WallClockRunner: Sendable {
         }
         // Visitors whose intended arrival had come when the run stopped arrived: they get a row.
         let stoppedAt = clock.now
-        while let visitor = unstarted ?? (try plan.next()), visitor.arrival <= stoppedAt {
-            if unstarted == nil { status.arrived() }
-            unstarted = nil
+        while true {
+            let next: PlannedVisitor?
+            if let pending = unstarted {
+                next = pending
+                unstarted = nil
+            } else {
+                next = try plan.next()
+                if let next, next.arrival <= stoppedAt { status.arrived() }
+            }
+            guard let visitor = next, visitor.arrival <= stoppedAt else { break }
             try recorder.record(VisitorRecord(unstartedVisitor: visitor, run: run, stoppedAt: stoppedAt))
             status.finished(.interrupted, enqueueMilliseconds: nil)
         }
@@ -155,12 +162,12 @@ public struct WallClockRunner: Sendable {
     /// Before any visitor: a base URL that refuses connections is exit 3, not 10,000 `unavailable` rows.
     static func checkReachable(_ target: ConnectTarget, transport: AsyncHTTPTransport) async throws {
         var head = HTTPRequest(method: .get, scheme: target.scheme, authority: target.authority, path: "/")
-        head.headerFields[.userAgent] = "queuesim reachability check"
+        head.headerFields[HTTPField.Name.userAgent] = "queuesim reachability check"
         let outcome = await transport.execute(OutgoingRequest(head: head), timeout: .seconds(10))
         if case .failure(let error) = outcome {
             switch error {
             case .connectFailed, .tls, .timedOut:
-                throw RunAbort("the endpoint \(target.scheme)://\(target.authority) is not reachable: \(error)")
+                throw RunAbort("the endpoint \(target.origin) is not reachable: \(error)")
             case .connectionReset, .other:
                 return
             }

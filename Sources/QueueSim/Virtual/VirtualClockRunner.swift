@@ -44,7 +44,7 @@ public struct VirtualClockRunner: Sendable {
         let judge = TokenJudge(
             secretKey: roomConfiguration.settings.secretKey,
             epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
-        var simulation = Simulation(
+        var simulation = try Simulation(
             run: run, room: room, recorder: recorder, tokenJudge: judge, status: status, stopSignal: stopSignal)
         try simulation.run(until: scenario.run.duration.map { Instant.origin + $0 })
         return try recorder.finish(

@@ -24,6 +24,12 @@ public struct WaitingRoomServer: Sendable {
     private let onServerRunning: @Sendable (Int) async -> Void
     private let service: LockedWaitingRoomService
 
+    /// Pending connections the listening socket queues. A launch opens with a burst (800
+    /// visitors in the same millisecond, say); with the usual 256 the kernel drops the SYNs
+    /// past it, and those visitors' first enqueue waits out TCP's 1 s SYN retransmit — a
+    /// delay the real Queue-it edge would not add. The kernel caps it at `somaxconn`.
+    public static let listenBacklog = 8192
+
     /// Longest time a `.noAnswer` request is held open.
     public static let noAnswerHold: Duration = .seconds(60)
 
@@ -51,7 +57,8 @@ public struct WaitingRoomServer: Sendable {
         let onRunning = onServerRunning
         let app = Application(
             responder: responder,
-            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: nil, backlog: Self.listenBacklog),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
         try await app.run()
