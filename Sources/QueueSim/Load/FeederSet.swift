@@ -65,25 +65,38 @@ public struct FeederSet: Sendable {
 
     /// The enqueue key and token for a visitor of group `groupIndex`. Call in arrival order:
     /// `unique`, `sequence` and `cycle` hand rows out in the order of these calls.
+    /// Throws `PlanError` only. `@_optimize(none)`: Swift 6.3.1's optimizer crashes on this
+    /// function in release builds ("Found ownership error?!" in CopyPropagation), whatever its
+    /// shape; it runs once per visitor, so the unoptimized body costs nothing measurable.
+    @_optimize(none)
     public mutating func values(forGroup groupIndex: Int, visitorIndex: Int) throws(PlanError) -> (
         enqueueKey: String?, enqueueToken: String?
     ) {
         let sources = groups[groupIndex]
-        let keyRow = try draw(sources.key, group: sources.name, visitorIndex: visitorIndex)
-        let tokenRow =
-            sources.token.pool != nil && sources.token.pool == sources.key.pool
-            ? keyRow : try draw(sources.token, group: sources.name, visitorIndex: visitorIndex)
+        guard let keyRow = draw(sources.key, visitorIndex: visitorIndex) else {
+            throw exhausted(sources.key, group: sources.name)
+        }
+        var tokenRow = keyRow
+        if sources.token.pool == nil || sources.token.pool != sources.key.pool {
+            guard let row = draw(sources.token, visitorIndex: visitorIndex) else {
+                throw exhausted(sources.token, group: sources.name)
+            }
+            tokenRow = row
+        }
         return (resolve(sources.key, row: keyRow), resolve(sources.token, row: tokenRow))
     }
 
-    private mutating func draw(_ source: ValueSource, group: String, visitorIndex: Int) throws(PlanError) -> Int {
-        guard case .pool(let pool, let column) = source else { return 0 }
-        guard let row = pools[pool].nextRow(visitorIndex: visitorIndex) else {
-            let exhausted = pools[pool]
-            throw PlanError.feederExhausted(
-                group: group, file: exhausted.file, column: exhausted.columnNames[column], rows: exhausted.rows)
-        }
-        return row
+    /// The next row of the source's pool (0 for a literal or absent source), nil when it ran out.
+    private mutating func draw(_ source: ValueSource, visitorIndex: Int) -> Int? {
+        guard case .pool(let pool, _) = source else { return 0 }
+        return pools[pool].nextRow(visitorIndex: visitorIndex)
+    }
+
+    private func exhausted(_ source: ValueSource, group: String) -> PlanError {
+        guard case .pool(let pool, let column) = source else { preconditionFailure("only pools run out") }
+        let exhausted = pools[pool]
+        return PlanError.feederExhausted(
+            group: group, file: exhausted.file, column: exhausted.columnNames[column], rows: exhausted.rows)
     }
 
     private func resolve(_ source: ValueSource, row: Int) -> String? {
