@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import QueueClientCore
+import Synchronization
 
 /// Why a run could not start or had to be abandoned (exit code 3).
 public struct RunAbort: Error, CustomStringConvertible {
@@ -59,10 +60,17 @@ public struct WallClockRunner: Sendable {
         }
 
         let judge = TokenJudge(secretKey: roomConfiguration?.settings.secretKey, epochUnixSeconds: epoch)
+        // When the stop came: visitors whose intended arrival is after it never arrived.
+        let stoppedAt = Mutex<Instant?>(nil)
         let dispatch = Task {
-            try await dispatchVisitors(transport: transport, recorder: recorder, tokenJudge: judge)
+            try await dispatchVisitors(
+                transport: transport, recorder: recorder, tokenJudge: judge,
+                stoppedAt: { stoppedAt.withLock { $0 } })
         }
-        stopSignal.onStop { dispatch.cancel() }
+        stopSignal.onStop { [clock] in
+            stoppedAt.withLock { $0 = clock.now }
+            dispatch.cancel()
+        }
         let deadline = scenario.run.duration.map { Instant.origin + $0 }
         let deadlineWatch = deadline.map { deadline in
             Task { [clock, stopSignal] in
@@ -90,7 +98,8 @@ public struct WallClockRunner: Sendable {
     /// `run.concurrency` at once; a visitor that finds no free slot waits, and its `start_ms`
     /// shows it. When the run stops, visitors that had arrived but not started get their rows.
     private func dispatchVisitors(
-        transport: AsyncHTTPTransport, recorder: SharedRecorder, tokenJudge: TokenJudge
+        transport: AsyncHTTPTransport, recorder: SharedRecorder, tokenJudge: TokenJudge,
+        stoppedAt: @Sendable () -> Instant?
     ) async throws {
         var plan = try run.makePlan()
         let limit = max(1, run.scenario.run.concurrency)
@@ -123,7 +132,7 @@ public struct WallClockRunner: Sendable {
             try await group.waitForAll()
         }
         // Visitors whose intended arrival had come when the run stopped arrived: they get a row.
-        let stoppedAt = clock.now
+        let stoppedAt = stoppedAt() ?? clock.now
         while true {
             let next: PlannedVisitor?
             if let pending = unstarted {

@@ -50,8 +50,9 @@ public struct WaitingRoomServer: Sendable {
         service = LockedWaitingRoomService(WaitingRoomService(configuration: configuration))
     }
 
-    /// Runs until the task is cancelled or a graceful shutdown is triggered (the caller's
-    /// ServiceGroup, or cancellation; SIGINT/SIGTERM handling is the caller's choice).
+    /// Runs until the task is cancelled. Cancellation becomes a graceful shutdown (open
+    /// requests finish, then the listener closes), so stopping a run or `serve` logs no
+    /// errors; SIGINT/SIGTERM handling is the caller's choice.
     public func run() async throws {
         let responder = RoomResponder(service: service, clock: clock, logger: logger)
         let onRunning = onServerRunning
@@ -61,7 +62,13 @@ public struct WaitingRoomServer: Sendable {
                 address: .hostname(host, port: port), serverName: nil, backlog: Self.listenBacklog),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
-        try await app.run()
+        let group = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        try await withTaskCancellationHandler {
+            try await group.run()
+        } onCancel: {
+            Task { await group.triggerGracefulShutdown() }
+        }
     }
 
     /// The enqueue path to configure in a client, prefix included; requests must carry
