@@ -156,10 +156,12 @@ struct CommandLineTests {
     }
 
     @Test(arguments: ["run", "serve"])
-    func unfinishedCommandsSaySoAndExitTwo(command: String) throws {
-        let result = try QueueSimProcess.run([command, "scenarios/launch.yaml"])
+    func runAndServeRefuseAnInvalidScenarioWithTwo(command: String) throws {
+        let scenario = try TemporaryScenario(bytes: Array("version: 1\nname: broken\ntarget: { customerId: acme }\n".utf8))
+        let result = try QueueSimProcess.run([command, scenario.path])
         #expect(result.status == 2)
-        #expect(result.stderr == "queuesim \(command) is not available yet in this build\n")
+        #expect(result.stderr.hasPrefix(scenario.path + ":"), "\(result.stderr)")
+        #expect(result.stderr.contains("waitingRoomId"), "\(result.stderr)")
     }
 }
 
