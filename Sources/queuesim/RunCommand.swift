@@ -99,7 +99,8 @@ struct RunCommand: AsyncParsableCommand {
             switch prepared.clock {
             case .wall:
                 var logger = Logger(label: "queuesim.room")
-                logger.logLevel = .error
+                // The run reports what visitors saw; the server's own shutdown chatter is noise here.
+                logger.logLevel = .critical
                 report = try await WallClockRunner(
                     run: prepared, status: status, stopSignal: stopSignal, logger: logger
                 ).execute()

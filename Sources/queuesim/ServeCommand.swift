@@ -73,12 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
                 let banner = ServeBanner(configuration: configuration, host: host, port: boundPort).text
                 FileHandle.standardOutput.write(Data((banner + "\n").utf8))
             })
-        let serving = Task { try await server.run() }
-        let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { serving.cancel() }
-        defer { signals.restore() }
         do {
-            try await serving.value
-        } catch is CancellationError {
+            try await server.run(gracefulShutdownSignals: [.sigint, .sigterm])
         } catch {
             StandardError.print("queuesim serve: could not serve on \(host):\(port): \(error)")
             throw ExitCode(RunExitStatus.aborted.rawValue)

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import QueueClientCore
 import ServiceLifecycle
+import UnixSignals
 
 /// The embedded waiting room as a real HTTP server (Hummingbird 2): a thin adapter that turns
 /// each request into `(HTTPRequest, body)`, asks `WaitingRoomService` under a lock with
@@ -53,7 +54,9 @@ public struct WaitingRoomServer: Sendable {
     /// Runs until the task is cancelled. Cancellation becomes a graceful shutdown (open
     /// requests finish, then the listener closes), so stopping a run or `serve` logs no
     /// errors; SIGINT/SIGTERM handling is the caller's choice.
-    public func run() async throws {
+    /// - Parameter gracefulShutdownSignals: signals (SIGINT, SIGTERM for `queuesim serve`) that
+    ///   stop the server gracefully, without the cancellation noise Hummingbird logs otherwise.
+    public func run(gracefulShutdownSignals: [UnixSignal] = []) async throws {
         let responder = RoomResponder(service: service, clock: clock, logger: logger)
         let onRunning = onServerRunning
         let app = Application(
@@ -63,7 +66,7 @@ public struct WaitingRoomServer: Sendable {
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
         let group = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+            configuration: .init(services: [app], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
         try await withTaskCancellationHandler {
             try await group.run()
         } onCancel: {
