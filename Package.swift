@@ -82,7 +82,11 @@ let package = Package(
         ),
         .testTarget(
             name: "queuesimTests",
-            dependencies: ["QueueSim"]
+            dependencies: [
+                "QueueSim",
+                "QueueClientCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,139 @@
+import Foundation
+import HTTPTypes
+import QueueClientCore
+import QueueSim
+import Testing
+
+/// `queuesim serve` as a user runs it: a real process on 127.0.0.1, driven by the client core
+/// over HTTP, stopped with SIGINT.
+@Suite("queuesim serve", .serialized)
+struct ServeCommandTests {
+    static let scenario = """
+        version: 1
+        name: serve-test
+        target:
+          customerId: acme
+          waitingRoomId: spring-launch
+          waitingRoomDomain: shop.example.com
+          queuePathPrefix: /queue/
+        arrivals: { phases: [ { burst: 1 } ] }
+        waitingRoom:
+          mode: queue
+          outflow: 6000/min
+          secretKey: serve-test-secret
+          tokenValidity: 3m
+        """
+
+    @Test(.timeLimit(.minutes(1)))
+    func servesTheRoomToTheClientCoreAndStopsOnSIGINT() async throws {
+        let file = try TemporaryScenario(bytes: Array(Self.scenario.utf8))
+        let server = try ServeProcess(arguments: ["serve", file.path, "--port", "0"])
+        defer { server.kill() }
+        let port = try server.waitForPort()
+        let transport = AsyncHTTPTransport(connectTo: ConnectTarget(scheme: "http", host: "127.0.0.1", port: port))
+
+        // The SDK's whole journey: enqueue through the proxy domain and prefix, poll the queue
+        // page, reach the target with a token the room signed.
+        let configuration = VisitorConfiguration(
+            customerId: "acme", waitingRoomId: "spring-launch", waitingRoomDomain: "shop.example.com",
+            queuePathPrefix: "/queue/", userId: "serve-test-visitor", userAgent: "queuesim tests",
+            sdkVersion: "iOS-3.5.2", requestTimeout: .seconds(5), pollInterval: .milliseconds(200),
+            maxWait: .seconds(20))
+        let result = await runVisitor(configuration: configuration, transport: transport, clock: WallClock())
+        #expect(result.outcome == .passed)
+        #expect(result.redirectType == "queue")
+        let token = try #require(result.queueitToken)
+        let validator = KnownUserTokenValidator(secretKey: "serve-test-secret", eventId: "spring-launch")
+        let now = Int64(Date().timeIntervalSince1970)
+        guard case .success(let parsed) = validator.validate(token, nowUnixSeconds: now) else {
+            Issue.record("the room's token does not validate: \(validator.validate(token, nowUnixSeconds: now))")
+            return
+        }
+        #expect(parsed.queueId == result.queueId)
+        #expect((parsed.expiryUnixSeconds ?? 0) > now)
+
+        // A misconfigured proxy: the wrong host, or the right host without the prefix.
+        for (host, path) in [
+            ("evil.example", "/queue/api/mobileapp/queue/acme/spring-launch/enqueue"),
+            ("shop.example.com", "/api/mobileapp/queue/acme/spring-launch/enqueue"),
+        ] {
+            let head = HTTPRequest(method: .post, scheme: "https", authority: host, path: path)
+            let body = Array(#"{"userId":"u","userAgent":"t","sdkVersion":"iOS-3.5.2"}"#.utf8)
+            let answer = await transport.execute(OutgoingRequest(head: head, body: body), timeout: .seconds(5))
+            #expect((try? answer.get().status.code) == 404, "\(host)\(path)")
+        }
+        try await transport.shutdown()
+
+        let exit = try server.interruptAndWait(limit: .seconds(10))
+        #expect(exit.status == 0)
+        #expect(exit.stderr.contains("queuesim serve: stopped"))
+    }
+
+    @Test func aPortInUseIsExitThree() throws {
+        let file = try TemporaryScenario(bytes: Array(Self.scenario.utf8))
+        let first = try ServeProcess(arguments: ["serve", file.path, "--port", "0"])
+        defer { first.kill() }
+        let port = try first.waitForPort()
+        let second = try QueueSimProcess.run(["serve", file.path, "--port", String(port)])
+        #expect(second.status == 3, "\(second.stderr)")
+        #expect(second.stderr.contains("could not serve"), "\(second.stderr)")
+    }
+}
+
+/// A long-running `queuesim serve` child whose output goes to files.
+final class ServeProcess {
+    let process = Process()
+    let stdout: URL
+    let stderr: URL
+
+    init(arguments: [String]) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("queuesim-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        stdout = folder.appendingPathComponent("stdout")
+        stderr = folder.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: try QueueSimProcess.executable())
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: QueueSimProcess.repositoryRoot)
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// The port from the banner (`listening on http://127.0.0.1:PORT`), within 20 s.
+    func waitForPort() throws -> Int {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(20) {
+            let text = (try? String(contentsOf: stdout, encoding: .utf8)) ?? ""
+            if let range = text.range(of: "listening on http://127.0.0.1:") {
+                let digits = text[range.upperBound...].prefix { $0.isNumber }
+                if let port = Int(digits) { return port }
+            }
+            guard process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw QueueSimProcess.Failure.timedOut(.seconds(20))
+    }
+
+    func interruptAndWait(limit: Duration) throws -> (status: Int32, stderr: String) {
+        process.interrupt()
+        let start = ContinuousClock.now
+        while process.isRunning {
+            if ContinuousClock.now - start > limit {
+                kill()
+                throw QueueSimProcess.Failure.timedOut(limit)
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return (process.terminationStatus, (try? String(contentsOf: stderr, encoding: .utf8)) ?? "")
+    }
+
+    func kill() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
