@@ -65,13 +65,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let scenario: Scenario
-        do {
-            scenario = try ScenarioLoader.load(path: file)
-        } catch {
-            StandardError.print(error.description)
-            throw ExitCode(RunExitStatus.invalidInput.rawValue)
-        }
+        let scenario = try loadScenarioOrExit(file)
         let options = RunOptions(
             outputDirectory: outputDirectory, seed: seed, clock: clock.flatMap(ClockKind.init(rawValue:)),
             duration: duration.flatMap(ScenarioUnits.duration), visitors: visitors, concurrency: concurrency)

@@ -45,13 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let scenario: Scenario
-        do {
-            scenario = try ScenarioLoader.load(path: file)
-        } catch {
-            StandardError.print(error.description)
-            throw ExitCode(RunExitStatus.invalidInput.rawValue)
-        }
+        let scenario = try loadScenarioOrExit(file)
         guard scenario.target.endpoint == .embedded else {
             StandardError.print("\(file): serve needs endpoint: embedded; this scenario targets a real endpoint")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
