@@ -37,8 +37,6 @@ public struct WallClockRunner: Sendable {
         let startedAt = Date()
         let epoch = Int64(startedAt.timeIntervalSince1970)
         let scenario = run.scenario
-        let recorder = try SharedRecorder(directory: scenario.reportsDirectory, description: run.runDescription)
-
         let roomConfiguration = run.isEmbedded ? RoomSetup.configuration(for: run, epochUnixSeconds: epoch) : nil
         let room = roomConfiguration.map { EmbeddedRoomHandle(configuration: $0, clock: clock, logger: logger) }
         let connectTarget: ConnectTarget
@@ -59,6 +57,14 @@ public struct WallClockRunner: Sendable {
             throw error
         }
 
+        // Created only once the run can start: a run that aborts leaves no report folder debris.
+        let recorder: SharedRecorder
+        do {
+            recorder = try SharedRecorder(directory: scenario.reportsDirectory, description: run.runDescription)
+        } catch {
+            try? await transport.shutdown()
+            throw RunAbort("cannot write reports to \(scenario.reportsDirectory): \(error)")
+        }
         let judge = TokenJudge(secretKey: roomConfiguration?.settings.secretKey, epochUnixSeconds: epoch)
         // When the stop came: visitors whose intended arrival is after it never arrived.
         let stoppedAt = Mutex<Instant?>(nil)
