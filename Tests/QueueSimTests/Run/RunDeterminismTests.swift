@@ -24,8 +24,7 @@ struct RunDeterminismTests {
           - { name: invited, weight: 1, enqueueKey: { csv: \(keysFile), column: key, order: random } }
         waitingRoom:
           mode: safetynet
-          eventStart: 2s
-          outflow: 900/min
+          outflow: 120/min
           latency: { enqueue: 20ms, queuePage: 10ms, jitter: 8ms }
           faults: [ { from: 1s, to: 4s, endpoint: enqueue, status: 503, rate: 30% } ]
         """

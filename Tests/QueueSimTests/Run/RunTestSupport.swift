@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import QueueClientCore
+import Synchronization
 import Testing
 
 @testable import QueueSim
@@ -30,7 +31,8 @@ struct CSVTable {
 
     init(text: String) {
         var records = CSVTable.records(text)
-        header = records.isEmpty ? [] : records.removeFirst()
+        let header = records.isEmpty ? [] : records.removeFirst()
+        self.header = header
         rows = records.map { fields in
             Dictionary(zip(header, fields), uniquingKeysWith: { first, _ in first })
         }
@@ -186,4 +188,12 @@ enum RunFixture {
 extension Dictionary where Key == String, Value == String {
     /// A numeric cell; nil when empty.
     func int(_ column: String) -> Int? { self[column].flatMap { Int($0) } }
+}
+
+/// A value shared with a task the test starts (a `Mutex` cannot be captured by a closure).
+final class LockedBox<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    var value: Value { storage.withLock { $0 } }
+    func set(_ value: Value) { storage.withLock { $0 = value } }
 }

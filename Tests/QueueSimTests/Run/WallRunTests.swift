@@ -29,7 +29,7 @@ struct WallRunTests {
             arrivals: "{ phases: [ { duration: 1s, rate: 20 } ] }", room: "{ mode: queue, outflow: 6000/min }")
         let started = ContinuousClock.now
         let reports = try await RunFixture.wall(yaml)
-        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(ContinuousClock.now - started < .seconds(30))
         reports.expectContract(arrivals: 20)
         #expect(reports.outcomes == ["passed": 20])
         #expect(reports.report.exitStatus == .success)
@@ -38,8 +38,9 @@ struct WallRunTests {
             #expect(row["redirect_type"] == "queue")
             #expect(row["attempts"] == "1")
             #expect(row.int("polls")! >= 1)
-            // Arrivals are 50 ms apart; the generator starts each within a small gap.
-            #expect(row.int("start_ms")! - row.int("arrival_ms")! < 1000)
+            // Open model: nobody starts before its intended arrival (the gap after it depends on
+            // the machine's load, so it is not bounded here).
+            #expect(row.int("start_ms")! >= row.int("arrival_ms")!)
         }
         #expect(reports.manifest["clock"] as? String == "wall")
     }
@@ -51,22 +52,22 @@ struct WallRunTests {
             arrivals: "{ phases: [ { duration: 10s, rate: 100 } ] }",
             room: "{ mode: queue, eventStart: 1h, outflow: 600/min }")
         let before = ContinuousClock.now
-        let stoppedAfter = Mutex<Duration?>(nil)
+        let stoppedAfter = LockedBox<Duration?>(nil)
         let reports = try await RunFixture.wall(yaml) { stop, _ in
             try? await Task.sleep(for: .seconds(1))
             stop.stop(.interrupted)
-            stoppedAfter.withLock { $0 = ContinuousClock.now - before }
+            stoppedAfter.set(ContinuousClock.now - before)
         }
         #expect(reports.report.exitStatus == .interrupted)
         let rows = reports.visitors.rows
         reports.expectContract(arrivals: rows.count)
         #expect(reports.outcomes == ["interrupted": rows.count])
-        // Arrivals are 10 ms apart from the run's origin, which lies between `before` and the
-        // helper's start: the stop came at least 1 s after the origin (≥ 101 arrivals due) and
-        // at most `stoppedAfter` after it.
-        let upperBound = try #require(stoppedAfter.withLock { $0 })
-        #expect(rows.count >= 101)
-        #expect(rows.count <= Int(upperBound / .milliseconds(10)) + 1)
+        // Uniform arrivals at 5 ms, 15 ms, 25 ms, … from the run's origin, which lies between
+        // `before` and the helper's start: the stop came at least 1 s after the origin (100
+        // arrivals due) and at most `stoppedAfter` after it.
+        let upperBound = try #require(stoppedAfter.value)
+        #expect(rows.count >= 100)
+        #expect(rows.count <= Int((upperBound - .milliseconds(5)) / .milliseconds(10)) + 1)
     }
 
     @Test("run.duration ends while visitors wait: `queued`, total_ms at the deadline")
@@ -80,7 +81,8 @@ struct WallRunTests {
         // One place a minute: the first passes at once, everyone else is still in line at 2 s.
         #expect(reports.outcomes == ["passed": 1, "queued": 14])
         for row in reports.visitors.rows where row["outcome"] == "queued" {
-            #expect(row["total_ms"] == "2000")
+            // Stopped at the deadline; on the wall clock the stop reaches each task a little later.
+            #expect(row.int("total_ms")! >= 2000 && row.int("total_ms")! < 2500)
             #expect(row["token"] == "absent")
             #expect(row.int("polls")! >= 1)
         }
