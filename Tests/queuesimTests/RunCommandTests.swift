@@ -64,9 +64,11 @@ struct RunCommandTests {
         #expect(!Self.exists(out))
     }
 
-    @Test("invalid command lines exit 2 before anything runs", arguments: [
-        ["--clock", "bogus"], ["--duration", "soon"], ["--concurrency", "0"],
-    ])
+    @Test(
+        "invalid command lines exit 2 before anything runs",
+        arguments: [
+            ["--clock", "bogus"], ["--duration", "soon"], ["--concurrency", "0"],
+        ])
     func invalidCommandLineExitsTwo(extra: [String]) throws {
         let scenario = try TemporaryScenario(
             """

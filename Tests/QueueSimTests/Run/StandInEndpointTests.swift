@@ -33,7 +33,12 @@ struct StandInEndpointTests {
     final class CallCounter: Sendable {
         private let counts = Mutex<[String: Int]>([:])
         /// This call's number for `key`, from 1.
-        func next(_ key: String) -> Int { counts.withLock { $0[key, default: 0] += 1; return $0[key]! } }
+        func next(_ key: String) -> Int {
+            counts.withLock {
+                $0[key, default: 0] += 1
+                return $0[key]!
+            }
+        }
     }
 
     /// The script: what each group's enqueue key asks the stand-in to do.
@@ -115,12 +120,17 @@ struct StandInEndpointTests {
                 #expect(row["token"] == token, sourceLocation: sourceLocation)
             }
         }
-        expectRows("safetynet", outcome: "passed", attempts: 1, polls: 0, status: "200", redirect: "safetynet", token: "present")
-        expectRows("flaky", outcome: "passed", attempts: 3, polls: 0, status: "200", redirect: "safetynet", token: "present")
+        expectRows(
+            "safetynet", outcome: "passed", attempts: 1, polls: 0, status: "200", redirect: "safetynet",
+            token: "present")
+        expectRows(
+            "flaky", outcome: "passed", attempts: 3, polls: 0, status: "200", redirect: "safetynet", token: "present")
         expectRows("refused", outcome: "error", attempts: 1, polls: 0, status: "400", redirect: "", token: "absent")
         // An idle room still hands out a token (rt_idle): the visitor came back with one.
-        expectRows("idle", outcome: "disabled", attempts: 1, polls: 0, status: "200", redirect: "idle", token: "present")
-        expectRows("queue", outcome: "passed", attempts: 1, polls: 2, status: "302", redirect: "queue", token: "present")
+        expectRows(
+            "idle", outcome: "disabled", attempts: 1, polls: 0, status: "200", redirect: "idle", token: "present")
+        expectRows(
+            "queue", outcome: "passed", attempts: 1, polls: 2, status: "302", redirect: "queue", token: "present")
 
         for row in byGroup["flaky"] ?? [] {
             // Back-off of 1 s then 2 s between the three attempts.

@@ -71,9 +71,11 @@ struct VirtualRunOutcomeTests {
         }
     }
 
-    @Test("disabled, idle and afterevent rooms end `disabled` with that redirect type", arguments: [
-        "disabled", "idle", "afterevent",
-    ])
+    @Test(
+        "disabled, idle and afterevent rooms end `disabled` with that redirect type",
+        arguments: [
+            "disabled", "idle", "afterevent",
+        ])
     func disabledModes(mode: String) throws {
         let reports = try RunFixture.virtual(
             Self.scenario(room: "{ mode: \(mode), latency: { enqueue: 20ms } }"), label: "disabled\(mode)")
@@ -113,7 +115,8 @@ struct VirtualRunOutcomeTests {
     @Test("queued when run.duration ends while in the queue; total_ms ends at the deadline")
     func queuedAtRunEnd() throws {
         let reports = try RunFixture.virtual(
-            Self.scenario(room: "{ mode: queue, outflow: 1/min, latency: { enqueue: 40ms } }", run: "{ duration: 20s }"))
+            Self.scenario(room: "{ mode: queue, outflow: 1/min, latency: { enqueue: 40ms } }", run: "{ duration: 20s }")
+        )
         reports.expectContract(arrivals: 10)
         #expect(reports.outcomes == ["passed": 1, "queued": 9])
         for row in reports.visitors.rows.dropFirst() {
@@ -231,7 +234,9 @@ struct VirtualRunOutcomeTests {
 
     @Test("a failing threshold: exit status 1, and the reports are written with the verdict")
     func failingThreshold() throws {
-        let yaml = Self.scenario(room: "{ mode: disabled }") + "\nthresholds: [ \"passed >= 50%\", \"disabled.count <= 10\" ]\n"
+        let yaml =
+            Self.scenario(room: "{ mode: disabled }")
+            + "\nthresholds: [ \"passed >= 50%\", \"disabled.count <= 10\" ]\n"
         let reports = try RunFixture.virtual(yaml)
         reports.expectContract(arrivals: 10)
         #expect(reports.report.exitStatus == .thresholdFailed)
