@@ -67,8 +67,12 @@ public struct WaitingRoomServer: Sendable {
             logger: logger)
         let group = ServiceGroup(
             configuration: .init(services: [app], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
+        // The group runs in its own task: run inside the cancelled caller, Hummingbird's child
+        // tasks would inherit the cancellation and log "CancellationError" and "Already closed"
+        // as errors instead of shutting down gracefully.
+        let running = Task { try await group.run() }
         try await withTaskCancellationHandler {
-            try await group.run()
+            try await running.value
         } onCancel: {
             Task { await group.triggerGracefulShutdown() }
         }
