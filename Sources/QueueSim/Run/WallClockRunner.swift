@@ -31,6 +31,14 @@ public struct WallClockRunner: Sendable {
         clock = WallClock()
     }
 
+    /// Most HTTP connections the shared client keeps open. Visitors spend their time waiting
+    /// between polls, so far fewer requests are in flight than visitors; every open loopback
+    /// connection costs tens of KiB on each side (client and embedded room live in this
+    /// process), and an uncapped pool took 20,000 queued visitors past 1 GiB. A request that
+    /// finds every connection busy waits in the pool; under a launch burst that wait shows in
+    /// `enqueue_ms` — measured in docs/benchmarks.md.
+    public static let connectionPoolLimit = 1024
+
     /// Runs to the end (or the stop signal) and writes the reports. Throws `RunAbort` when the
     /// run cannot start; reports are written whenever a visitor could have arrived.
     public func execute() async throws -> RunReport {
@@ -48,7 +56,9 @@ public struct WallClockRunner: Sendable {
             }
             connectTarget = ConnectTarget(scheme: scheme, host: host, port: port)
         }
-        let transport = AsyncHTTPTransport(connectTo: connectTarget, maxConnectionsPerHost: scenario.run.concurrency)
+        let transport = AsyncHTTPTransport(
+            connectTo: connectTarget,
+            maxConnectionsPerHost: min(scenario.run.concurrency, Self.connectionPoolLimit))
         defer { room?.stop() }
         do {
             if room == nil { try await Self.checkReachable(connectTarget, transport: transport) }
