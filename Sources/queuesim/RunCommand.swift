@@ -77,7 +77,8 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
         if prepared.clock == .virtual, !prepared.isEmbedded {
-            StandardError.print("\(file): clock virtual needs endpoint: embedded (a real endpoint runs on the wall clock)")
+            StandardError.print(
+                "\(file): clock virtual needs endpoint: embedded (a real endpoint runs on the wall clock)")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
 

@@ -87,7 +87,8 @@ final class ServeProcess {
     let stderr: URL
 
     init(arguments: [String]) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("queuesim-serve-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "queuesim-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         stdout = folder.appendingPathComponent("stdout")
         stderr = folder.appendingPathComponent("stderr")

@@ -27,6 +27,7 @@ public enum RoomSetup {
 
     static func configuration(for run: PreparedRun, epochUnixSeconds: Int64) -> WaitingRoomConfiguration {
         // The keys were read when the run was prepared, so this cannot fail.
-        try! configuration(for: run.scenario, epochUnixSeconds: epochUnixSeconds, knownEnqueueKeys: run.knownEnqueueKeys)
+        try! configuration(
+            for: run.scenario, epochUnixSeconds: epochUnixSeconds, knownEnqueueKeys: run.knownEnqueueKeys)
     }
 }
