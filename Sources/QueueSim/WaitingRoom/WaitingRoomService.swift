@@ -174,17 +174,24 @@ public final class WaitingRoomService {
     // MARK: Enqueue
 
     private func enqueue(body: [UInt8], queueURLBase: String, at now: Instant) -> (HTTPResponse, [UInt8]) {
-        let fields: [String: Any]
+        let enqueueKey: String?
+        let enqueueToken: String?
         if body.isEmpty {
-            fields = [:]
+            (enqueueKey, enqueueToken) = (nil, nil)
+        } else if let members = EnqueueBodyReader.members(body) {
+            // The fast path reads what `JSONSerialization` would: only JSON strings are strings.
+            func string(_ key: String) -> String? {
+                if case .string(let text)? = members[key] { return text }
+                return nil
+            }
+            (enqueueKey, enqueueToken) = (string("enqueueKey"), string("enqueueToken"))
         } else {
             guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
                 return Self.jsonError(.badRequest, "The request body is not a JSON object")
             }
-            fields = object
+            (enqueueKey, enqueueToken) = (object["enqueueKey"] as? String, object["enqueueToken"] as? String)
         }
-        let decision = model.enqueue(
-            enqueueKey: fields["enqueueKey"] as? String, enqueueToken: fields["enqueueToken"] as? String, at: now)
+        let decision = model.enqueue(enqueueKey: enqueueKey, enqueueToken: enqueueToken, at: now)
         let queueId: String
         let token: String?
         switch decision {
