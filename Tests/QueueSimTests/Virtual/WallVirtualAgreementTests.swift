@@ -32,7 +32,14 @@ struct WallVirtualAgreementTests {
     @Test("Same outcome counts; wait p50 and p95 within one poll interval", .timeLimit(.minutes(1)))
     func agreement() async throws {
         let virtual = try VirtualRun.run(Self.scenario, label: "agreement-virtual")
-        let wall = try await VirtualRun.runOnWallClock(Self.scenario, label: "agreement-wall")
+        // The comparison means something only for a wall run that kept its schedule: on a
+        // machine busy with other work (the rest of the test suite, builds) a visitor can start
+        // late or wait seconds for an answer the room gave in 25 ms. Such a run is repeated, at
+        // most three times; the last one is judged whatever it looks like.
+        var wall = try await VirtualRun.runOnWallClock(Self.scenario, label: "agreement-wall")
+        for _ in 0..<2 where try Self.wasDisturbed(wall.directory) {
+            wall = try await VirtualRun.runOnWallClock(Self.scenario, label: "agreement-wall")
+        }
         #expect(virtual.report.visitorCount == 60)
         #expect(wall.report.visitorCount == 60)
         #expect(virtual.report.outcomeCounts == wall.report.outcomeCounts)
@@ -48,5 +55,15 @@ struct WallVirtualAgreementTests {
         }
         // The waits are not trivially zero: the queue does build up.
         #expect(Ranks.percentile(virtualWaits, 95) >= 1_000)
+    }
+
+    /// A visitor started more than 100 ms late, or its enqueue took more than 100 ms beyond the
+    /// modelled 25 ms.
+    static func wasDisturbed(_ directory: String) throws -> Bool {
+        try VirtualRun.visitors(directory).contains { row in
+            let lag = (Int64(row.cells["start_ms"] ?? "") ?? 0) - row.arrivalMs
+            let enqueue = Int64(row.cells["enqueue_ms"] ?? "") ?? 0
+            return lag > 100 || enqueue > 125
+        }
     }
 }
