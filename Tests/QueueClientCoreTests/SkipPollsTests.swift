@@ -35,7 +35,8 @@ struct SkipPollsTests {
     }
 
     /// Polls for real until the page lets the visitor through after `waitingAnswers` more "keep waiting".
-    private func pollThrough(_ machine: inout VisitorMachine, from due: Instant, waitingAnswers: Int) -> VisitorResult? {
+    private func pollThrough(_ machine: inout VisitorMachine, from due: Instant, waitingAnswers: Int) -> VisitorResult?
+    {
         var due = due
         for answer in 0...waitingAnswers {
             guard case .send = machine.waited(at: due) else { return nil }

@@ -158,7 +158,8 @@ extension SimpleURL {
                 if end > start {
                     let pair = bytes[start..<end]
                     let equals = pair.firstIndex(of: UInt8(ascii: "="))
-                    let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<(equals ?? end)]), as: UTF8.self)
+                    let keyBytes = UnsafeBufferPointer(rebasing: bytes[start..<(equals ?? end)])
+                    let key = String(decoding: keyBytes, as: UTF8.self)
                     if PercentEncoding.decode(key, plusAsSpace: true) == name {
                         guard let equals else { return .some("") }
                         let value = String(

@@ -122,10 +122,11 @@ struct Simulation {
             try finish(slot, result: result)
             return
         }
-        let number = number.map { number in
-            slots.put(slot, at: number)
-            return number
-        } ?? slots.insert(slot)
+        let number =
+            number.map { number in
+                slots.put(slot, at: number)
+                return number
+            } ?? slots.insert(slot)
         switch action {
         case .wait(let deadline):
             loop.schedule(.wake(slot: number), at: deadline)

@@ -35,7 +35,8 @@ enum VirtualRun {
     ) {
         let directory = try makeReportDirectory(label)
         let scenario = try ScenarioTestSupport.load(yaml)
-        let prepared = try PreparedRun(scenario: scenario, options: RunOptions(outputDirectory: directory, clock: .wall))
+        let prepared = try PreparedRun(
+            scenario: scenario, options: RunOptions(outputDirectory: directory, clock: .wall))
         var logger = Logger(label: "queuesim.test.room")
         logger.logLevel = .critical
         let runner = WallClockRunner(

@@ -7,7 +7,9 @@ import Testing
 @Suite("EnqueueBodyReader")
 struct EnqueueBodyReaderTests {
     private func slowStrings(_ text: String) -> [String: String]? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            return nil
+        }
         return object.compactMapValues { $0 as? String }
     }
 
