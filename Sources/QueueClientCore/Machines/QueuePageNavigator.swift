@@ -137,6 +137,29 @@ public struct QueuePageNavigator: Sendable {
         }
     }
 
+    /// True between two polls (after a 2xx, a failure or a paused redirect chain), when the
+    /// next `waited` loads the page again; false while waiting out `maxWait`.
+    public var isWaitingToPoll: Bool { state == .waitingToPoll }
+
+    /// When `maxWait` (measured from queue entry) runs out.
+    public var maxWaitEnds: Instant { deadline }
+
+    /// Accounts for `count` polls a driver did not carry out one by one because it knows their
+    /// answers: each was a load of `currentURL` answered `status` (a 2xx without cookies or a
+    /// redirect, so "keep waiting"), and the poll after them is due at `nextPollAt`. The
+    /// navigator ends exactly as if it had sent them: `polls` grows by `count`, the last status
+    /// is `status`, and it waits to poll again. The caller guarantees each of those polls
+    /// scheduled the next one before `maxWaitEnds` (so `nextPollAt` is before it).
+    public mutating func skipPolls(_ count: Int, answeredWith status: Int, nextPollAt: Instant) {
+        precondition(state == .waitingToPoll, "QueuePageNavigator.skipPolls called while not waiting to poll")
+        precondition(count >= 0 && (200..<300).contains(status), "skipped polls must be 2xx answers")
+        precondition(nextPollAt < deadline, "a skipped poll cannot schedule past maxWait")
+        guard count > 0 else { return }
+        polls += count
+        lastHTTPStatus = status
+        redirectsInRow = 0
+    }
+
     private mutating func navigate(to url: SimpleURL, at now: Instant) -> Action {
         switch policy.decide(url) {
         case .passed(let token):

@@ -119,6 +119,32 @@ public struct VisitorMachine: Sendable {
         }
     }
 
+    /// While the visitor waits to poll the queue page again: the page it will load and when
+    /// its `maxWait` runs out. Nil in every other state (enqueueing, loading, waiting out
+    /// `maxWait`, finished). The virtual-time driver reads it to skip polls whose answers it
+    /// can compute exactly.
+    public var pendingQueuePagePoll: (url: SimpleURL, maxWaitEnds: Instant)? {
+        guard case .inQueue(let navigator) = stage, navigator.isWaitingToPoll else { return nil }
+        return (navigator.currentURL, navigator.maxWaitEnds)
+    }
+
+    /// Accounts for `count` queue-page polls the driver did not carry out one by one: each was
+    /// sent (a request and a poll in the result) and answered `status`, a 2xx "keep waiting";
+    /// the next poll is due at `nextPollAt`, when the driver calls `waited`. The result is the
+    /// one the visitor would have had after sending them. Only valid while
+    /// `pendingQueuePagePoll` is non-nil.
+    public mutating func skipPolls(_ count: Int, answeredWith status: Int = 200, nextPollAt: Instant) {
+        guard case .inQueue(var navigator) = takeStage() else {
+            preconditionFailure("VisitorMachine.skipPolls called outside the queue page")
+        }
+        navigator.skipPolls(count, answeredWith: status, nextPollAt: nextPollAt)
+        stage = .inQueue(navigator)
+        guard count > 0 else { return }
+        result.polls += count
+        result.requests += count
+        result.lastHTTPStatus = status
+    }
+
     /// Ends the visitor from outside. `.runEnded`: in the queue → `queued`, otherwise
     /// `interrupted`; `.interrupted` (SIGINT): `interrupted`. A finished visitor keeps its result.
     public mutating func stop(at now: Instant, reason: StopReason) -> VisitorResult {

@@ -26,18 +26,36 @@ public struct EnqueueResponse: Sendable, Hashable {
 
     /// Nil when `body` is not a JSON object (empty, HTML, an array, truncated JSON…).
     public init?(jsonBody body: [UInt8]) {
+        if let members = FlatJSONObject.parse(body) {
+            self.init(flatMembers: members)
+            return
+        }
         guard let object = JSONObject.parse(body) else { return nil }
         func string(_ key: String) -> String? { object[key] as? String }
-        self.queueId = string("QueueId")
-        self.queueUrl = string("QueueUrl")
-        self.eventTargetUrl = string("EventTargetUrl")
-        self.queueitToken = string("QueueitToken")
+        let minutes: Int
         switch object["QueueUrlTTLInMinutes"] {
-        case let minutes as Int: self.queueUrlTTLInMinutes = minutes
-        case let minutes as Double where minutes.isFinite && abs(minutes) < 1e9:
-            self.queueUrlTTLInMinutes = Int(minutes)
-        default: self.queueUrlTTLInMinutes = 0
+        case let whole as Int: minutes = whole
+        case let fractional as Double where fractional.isFinite && abs(fractional) < 1e9: minutes = Int(fractional)
+        default: minutes = 0
         }
+        self.init(
+            queueId: string("QueueId"), queueUrl: string("QueueUrl"), eventTargetUrl: string("EventTargetUrl"),
+            queueitToken: string("QueueitToken"), queueUrlTTLInMinutes: minutes)
+    }
+}
+
+extension EnqueueResponse {
+    /// The same reading as the `JSONSerialization` path, over the fast reader's members: only
+    /// strings are strings, and the TTL is an integer or 0.
+    init(flatMembers members: [String: FlatJSONObject.Value]) {
+        func string(_ key: String) -> String? {
+            if case .string(let text)? = members[key] { return text }
+            return nil
+        }
+        self.init(
+            queueId: string("QueueId"), queueUrl: string("QueueUrl"), eventTargetUrl: string("EventTargetUrl"),
+            queueitToken: string("QueueitToken"))
+        if case .integer(let minutes)? = members["QueueUrlTTLInMinutes"] { queueUrlTTLInMinutes = minutes }
     }
 }
 

@@ -25,6 +25,15 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// Parses an absolute URL (`scheme://authority/path?query#fragment`). Nil when there is no
     /// `scheme://`.
     public init?(_ string: String) {
+        switch Self.parseASCII(string) {
+        case .parsed(let url):
+            self = url
+            return
+        case .invalid:
+            return nil
+        case .notASCII:
+            break
+        }
         guard let schemeEnd = string.range(of: "://") else { return nil }
         let scheme = string[..<schemeEnd.lowerBound]
         guard let first = scheme.first, first.isLetter,
@@ -108,6 +117,7 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// Names compare exactly (case-sensitive), as Android's `getQueryParameter` does.
     public func queryValue(_ name: String) -> String? {
         guard let query else { return nil }
+        if let value = Self.asciiQueryValue(name, in: query) { return value }
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             if PercentEncoding.decode(String(parts[0]), plusAsSpace: true) == name {
@@ -131,5 +141,107 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         "\(scheme)://\(authority)\(pathAndQuery)"
+    }
+}
+
+extension SimpleURL {
+    /// `queryValue` over bytes for an ASCII query, where splitting bytes on `&` and `=` splits
+    /// exactly where the character-level split does. `.some(nil)`: the name is not there; nil:
+    /// not ASCII, take the general path.
+    fileprivate static func asciiQueryValue(_ name: String, in query: String) -> String?? {
+        var query = query
+        return query.withUTF8 { bytes -> String?? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            var start = 0
+            while start <= bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+                if end > start {
+                    let pair = bytes[start..<end]
+                    let equals = pair.firstIndex(of: UInt8(ascii: "="))
+                    let keyBytes = UnsafeBufferPointer(rebasing: bytes[start..<(equals ?? end)])
+                    let key = String(decoding: keyBytes, as: UTF8.self)
+                    if PercentEncoding.decode(key, plusAsSpace: true) == name {
+                        guard let equals else { return .some("") }
+                        let value = String(
+                            decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end]), as: UTF8.self)
+                        return .some(PercentEncoding.decode(value, plusAsSpace: true))
+                    }
+                }
+                start = end + 1
+            }
+            return .some(nil)
+        }
+    }
+
+    private enum ASCIIParse {
+        case parsed(SimpleURL)
+        case invalid
+        case notASCII
+    }
+
+    /// The same parse as `init?(_:)`, over bytes, for ASCII text (every URL the room and most
+    /// servers send): there every character is one byte and the delimiters `:/?#@` can only be
+    /// found where the character-level search finds them. Non-ASCII text takes the general path.
+    private static func parseASCII(_ string: String) -> ASCIIParse {
+        var string = string
+        return string.withUTF8 { bytes in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return .notASCII }
+            func text(_ range: Range<Int>) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
+            func isAlpha(_ byte: UInt8) -> Bool {
+                (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+            }
+            func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+            let count = bytes.count
+            var schemeEnd: Int?
+            var index = 0
+            while index + 2 < count {
+                if bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"),
+                    bytes[index + 2] == UInt8(ascii: "/")
+                {
+                    schemeEnd = index
+                    break
+                }
+                index += 1
+            }
+            guard let schemeEnd, schemeEnd > 0, isAlpha(bytes[0]) else { return .invalid }
+            for byte in bytes[0..<schemeEnd] {
+                guard isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: ".")
+                else { return .invalid }
+            }
+            let restStart = schemeEnd + 3
+            var restEnd = count
+            if let hash = bytes[restStart...].firstIndex(of: UInt8(ascii: "#")) { restEnd = hash }
+            let authorityEnd =
+                bytes[restStart..<restEnd].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") })
+                ?? restEnd
+            var authorityStart = restStart
+            if let at = bytes[restStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) { authorityStart = at + 1 }
+            var hostEnd = authorityEnd
+            var port: Int?
+            let endsWithBracket = authorityEnd > authorityStart && bytes[authorityEnd - 1] == UInt8(ascii: "]")
+            if let colon = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: ":")), !endsWithBracket {
+                let portText = text((colon + 1)..<authorityEnd)
+                if let value = Int(portText) {
+                    port = value
+                    hostEnd = colon
+                } else if portText.isEmpty {
+                    hostEnd = colon
+                }
+            }
+            var pathEnd = restEnd
+            var query: String?
+            if let questionMark = bytes[authorityEnd..<restEnd].firstIndex(of: UInt8(ascii: "?")) {
+                pathEnd = questionMark
+                query = text((questionMark + 1)..<restEnd)
+            }
+            let scheme = text(0..<schemeEnd).lowercased()
+            let isWeb = scheme == "http" || scheme == "https"
+            let path = pathEnd == authorityEnd && isWeb ? "/" : text(authorityEnd..<pathEnd)
+            return .parsed(
+                SimpleURL(scheme: scheme, host: text(authorityStart..<hostEnd), port: port, path: path, query: query))
+        }
     }
 }

@@ -106,6 +106,9 @@ enum PercentEncoding {
 
     /// Decodes `%XX` escapes and `+` as space (form encoding, as the connectors' decoders do).
     static func decode(_ text: String) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        // Nothing to decode is the common case (queue ids, tokens): skip Foundation, which
+        // would return the same text.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return text }
+        return text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }

@@ -51,6 +51,33 @@ struct FaultInjector: Sendable {
         return (.proceed, max(delay, .zero))
     }
 
+    /// True when no answer depends on which number a request got: no latency jitter, and every
+    /// rule fires always or never (rate 1 or 0) and adds no jitter. Only then may a driver skip
+    /// requests without changing the draws of the requests that follow.
+    var drawsAreIrrelevant: Bool {
+        guard latency.jitter.nanoseconds == 0 else { return false }
+        return rules.allSatisfy { rule in
+            guard rule.rate >= 1 || rule.rate <= 0 else { return false }
+            if case .latency(_, let jitter) = rule.effect { return jitter.nanoseconds == 0 }
+            return true
+        }
+    }
+
+    /// True when some rule's window and endpoint cover a request to `endpoint` at `now`.
+    func anyRuleApplies(endpoint: RoomEndpoint, at now: Instant) -> Bool {
+        rules.contains { applies($0, endpoint: endpoint, at: now) }
+    }
+
+    /// The modelled latency of an endpoint when there is no jitter.
+    func baseLatency(endpoint: RoomEndpoint) -> Duration {
+        switch endpoint {
+        case .enqueue: latency.enqueue
+        case .queuePage: latency.queuePage
+        case .protectedApi: latency.protectedApi
+        case .any: .zero
+        }
+    }
+
     private func applies(_ rule: FaultRule, endpoint: RoomEndpoint, at now: Instant) -> Bool {
         guard rule.endpoint == .any || rule.endpoint == endpoint else { return false }
         guard now.sinceOrigin >= rule.from else { return false }

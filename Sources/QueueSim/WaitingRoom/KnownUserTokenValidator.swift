@@ -50,11 +50,8 @@ public struct KnownUserTokenValidator: Sendable {
     /// is skipped, as every V3 connector does.
     public static func parse(_ token: String) -> ParsedToken {
         var parsed = ParsedToken()
-        for pair in token.split(separator: "~", omittingEmptySubsequences: false) {
-            let parts = pair.split(separator: "_", omittingEmptySubsequences: false)
-            guard parts.count == 2 else { continue }
-            let value = String(parts[1])
-            switch parts[0] {
+        for (key, value) in pairs(token) {
+            switch key {
             case "e": parsed.eventId = value
             case "q": parsed.queueId = value
             case "ts": parsed.expiryUnixSeconds = Int64(value)
@@ -66,13 +63,48 @@ public struct KnownUserTokenValidator: Sendable {
         }
         return parsed
     }
+
+    /// The `key_value` pairs that split into exactly two parts. ASCII tokens (all real ones)
+    /// are split over bytes, which splits where the character-level split does.
+    private static func pairs(_ token: String) -> [(Substring, String)] {
+        if token.utf8.allSatisfy({ $0 < 0x80 }) {
+            return token.utf8.split(separator: UInt8(ascii: "~"), omittingEmptySubsequences: false).compactMap { pair in
+                let parts = pair.split(separator: UInt8(ascii: "_"), omittingEmptySubsequences: false)
+                guard parts.count == 2 else { return nil }
+                return (Substring(parts[0]), String(Substring(parts[1])))
+            }
+        }
+        return token.split(separator: "~", omittingEmptySubsequences: false).compactMap { pair in
+            let parts = pair.split(separator: "_", omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return nil }
+            return (parts[0], String(parts[1]))
+        }
+    }
 }
 
 extension String {
     /// The string with the first occurrence of `target` replaced (a literal substring removal,
     /// as the connectors strip `~h_…` before hashing).
     func replacingFirst(_ target: String, with replacement: String) -> String {
+        // ASCII text (every real token) compares byte for byte, so a plain byte search finds
+        // what Foundation's search finds, without bridging to NSString.
+        if let replaced = asciiReplacingFirst(target, with: replacement) { return replaced }
         guard let range = range(of: target) else { return self }
         return replacingCharacters(in: range, with: replacement)
+    }
+
+    /// nil when either string is not ASCII (the caller falls back to Foundation).
+    private func asciiReplacingFirst(_ target: String, with replacement: String) -> String? {
+        let text = Array(utf8)
+        let needle = Array(target.utf8)
+        guard !needle.isEmpty, text.allSatisfy({ $0 < 0x80 }), needle.allSatisfy({ $0 < 0x80 }) else { return nil }
+        guard text.count >= needle.count else { return self }
+        for start in 0...(text.count - needle.count) where text[start] == needle[0] {
+            if text[start..<(start + needle.count)].elementsEqual(needle) {
+                return String(decoding: text[..<start], as: UTF8.self) + replacement
+                    + String(decoding: text[(start + needle.count)...], as: UTF8.self)
+            }
+        }
+        return self
     }
 }

@@ -45,13 +45,18 @@ extension WaitingRoomService {
         }
     }
 
+    /// `Retry-After` in whole seconds: the time until the visitor's turn rounded up, clamped
+    /// to 1…`longestPollSeconds`.
+    static func retryAfterSeconds(untilTurn: Duration) -> Int64 {
+        let nanos = max(untilTurn.nanoseconds, 0)
+        return min(max((nanos + 999_999_999) / 1_000_000_000, 1), longestPollSeconds)
+    }
+
     /// `Retry-After`: the whole seconds until the visitor's turn (rounded up), between 1 and
     /// `longestPollSeconds`, so a client that obeys it polls at most a second late.
     private func waitingHead(retryAfter untilTurn: Duration, _ body: [UInt8]) -> HTTPResponse {
         var head = Self.json(.ok, body)
-        let nanos = max(untilTurn.nanoseconds, 0)
-        let seconds = min(max((nanos + 999_999_999) / 1_000_000_000, 1), Self.longestPollSeconds)
-        head.headerFields[.retryAfter] = String(seconds)
+        head.headerFields[.retryAfter] = String(Self.retryAfterSeconds(untilTurn: untilTurn))
         head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
         return head
     }

@@ -22,7 +22,9 @@ public final class WaitingRoomService {
     public let configuration: WaitingRoomConfiguration
     /// Requests handled so far; request n draws its faults from `(seed, .faultInjection, n)`.
     public private(set) var requestCount: UInt64 = 0
-    private let faults: FaultInjector
+    let faults: FaultInjector
+    /// The model's mode script, kept here too so poll forecasts need not copy the model.
+    let modes: ModeTimeline
     private let protectedAPI: ProtectedAPIConnector
     /// Entrances with a domain first: one without a domain answers on any host.
     private let entrancesInMatchingOrder: [RoomEntrance]
@@ -31,6 +33,7 @@ public final class WaitingRoomService {
         self.configuration = configuration
         model = WaitingRoomModel(configuration: configuration)
         faults = FaultInjector(settings: configuration.settings, seed: configuration.seed)
+        modes = ModeTimeline(baseMode: configuration.settings.mode, faults: configuration.settings.faults)
         protectedAPI = ProtectedAPIConnector(configuration: configuration)
         entrancesInMatchingOrder =
             configuration.entrances.filter(\.hasDomain) + configuration.entrances.filter { !$0.hasDomain }
@@ -53,6 +56,12 @@ public final class WaitingRoomService {
     /// When the visitor with this queue id will be let through if the script holds (poll shortcut).
     public func releaseInstant(forQueueId queueId: String) -> Instant? {
         model.ticket(forQueueId: queueId).flatMap { model.releaseInstant(ofTicket: $0) }
+    }
+
+    /// Counts requests a driver answered from `pollForecast` instead of handing them over, so
+    /// `requestCount` ends where it would have.
+    public func countForecastRequests(_ count: Int) {
+        requestCount += UInt64(count)
     }
 
     public func handle(_ request: HTTPRequest, body: [UInt8], at now: Instant) -> RoomReply {
@@ -165,17 +174,24 @@ public final class WaitingRoomService {
     // MARK: Enqueue
 
     private func enqueue(body: [UInt8], queueURLBase: String, at now: Instant) -> (HTTPResponse, [UInt8]) {
-        let fields: [String: Any]
+        let enqueueKey: String?
+        let enqueueToken: String?
         if body.isEmpty {
-            fields = [:]
+            (enqueueKey, enqueueToken) = (nil, nil)
+        } else if let members = EnqueueBodyReader.members(body) {
+            // The fast path reads what `JSONSerialization` would: only JSON strings are strings.
+            func string(_ key: String) -> String? {
+                if case .string(let text)? = members[key] { return text }
+                return nil
+            }
+            (enqueueKey, enqueueToken) = (string("enqueueKey"), string("enqueueToken"))
         } else {
             guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
                 return Self.jsonError(.badRequest, "The request body is not a JSON object")
             }
-            fields = object
+            (enqueueKey, enqueueToken) = (object["enqueueKey"] as? String, object["enqueueToken"] as? String)
         }
-        let decision = model.enqueue(
-            enqueueKey: fields["enqueueKey"] as? String, enqueueToken: fields["enqueueToken"] as? String, at: now)
+        let decision = model.enqueue(enqueueKey: enqueueKey, enqueueToken: enqueueToken, at: now)
         let queueId: String
         let token: String?
         switch decision {

@@ -1,0 +1,124 @@
+/// A fast reader for the one JSON shape the enqueue API answers with: a flat object whose
+/// values are plain strings, `null` or integers.
+///
+/// `JSONSerialization` is slow on Linux (it builds Foundation objects for every member), and
+/// a million-visitor virtual run parses a million enqueue answers. This reader accepts only a
+/// strict subset — no escapes, no nested values, no fractions, no duplicate keys, valid UTF-8 —
+/// and returns nil for anything else, so callers fall back to `JSONSerialization`: inside the
+/// subset both read the same members, outside it nothing changes.
+enum FlatJSONObject {
+    enum Value: Sendable, Equatable {
+        case string(String)
+        case integer(Int)
+        case null
+    }
+
+    /// The members of `body`, or nil when it is not in the subset (not necessarily invalid JSON).
+    static func parse(_ body: [UInt8]) -> [String: Value]? {
+        body.withUnsafeBufferPointer { bytes in
+            var reader = Reader(bytes: bytes)
+            return reader.object()
+        }
+    }
+
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        mutating func object() -> [String: Value]? {
+            skipWhitespace()
+            guard take(UInt8(ascii: "{")) else { return nil }
+            var members: [String: Value] = [:]
+            skipWhitespace()
+            if !take(UInt8(ascii: "}")) {
+                while true {
+                    skipWhitespace()
+                    guard let key = plainString() else { return nil }
+                    skipWhitespace()
+                    guard take(UInt8(ascii: ":")) else { return nil }
+                    skipWhitespace()
+                    guard let value = value(), members.updateValue(value, forKey: key) == nil else { return nil }
+                    skipWhitespace()
+                    if take(UInt8(ascii: ",")) { continue }
+                    guard take(UInt8(ascii: "}")) else { return nil }
+                    break
+                }
+            }
+            skipWhitespace()
+            return position == bytes.count ? members : nil
+        }
+
+        private mutating func value() -> Value? {
+            guard position < bytes.count else { return nil }
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                return plainString().map(Value.string)
+            case UInt8(ascii: "n"):
+                guard bytes.count - position >= 4, bytes[position + 1] == UInt8(ascii: "u"),
+                    bytes[position + 2] == UInt8(ascii: "l"), bytes[position + 3] == UInt8(ascii: "l")
+                else { return nil }
+                position += 4
+                return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return integer().map(Value.integer)
+            default:
+                return nil
+            }
+        }
+
+        /// A string without escapes or control characters, valid UTF-8.
+        private mutating func plainString() -> String? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            let start = position
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") {
+                    let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                    position += 1
+                    return text
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                position += 1
+            }
+            return nil
+        }
+
+        /// `-?(0|[1-9][0-9]*)` of at most 18 digits, not followed by a fraction or exponent.
+        private mutating func integer() -> Int? {
+            let negative = take(UInt8(ascii: "-"))
+            let start = position
+            var value = 0
+            while position < bytes.count, let digit = Self.digit(bytes[position]) {
+                value = value * 10 + digit
+                position += 1
+            }
+            let digits = position - start
+            guard digits >= 1, digits <= 18, !(digits > 1 && bytes[start] == UInt8(ascii: "0")) else { return nil }
+            if position < bytes.count,
+                [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position])
+            {
+                return nil
+            }
+            return negative ? -value : value
+        }
+
+        private static func digit(_ byte: UInt8) -> Int? {
+            byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int(byte - UInt8(ascii: "0")) : nil
+        }
+
+        private mutating func skipWhitespace() {
+            while position < bytes.count,
+                bytes[position] == 0x20 || bytes[position] == 0x09 || bytes[position] == 0x0A
+                    || bytes[position] == 0x0D
+            {
+                position += 1
+            }
+        }
+
+        private mutating func take(_ byte: UInt8) -> Bool {
+            guard position < bytes.count, bytes[position] == byte else { return false }
+            position += 1
+            return true
+        }
+    }
+}

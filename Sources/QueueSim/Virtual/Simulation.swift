@@ -1,0 +1,195 @@
+import QueueClientCore
+
+/// The mutable state of one virtual run: the event loop, the visitors in flight, the plan's
+/// next arrival and the progress counters.
+struct Simulation {
+    typealias Event = VirtualClockRunner.Event
+    typealias Slot = VirtualClockRunner.Slot
+
+    let run: PreparedRun
+    let room: WaitingRoomService
+    let recorder: Recorder
+    let tokenJudge: TokenJudge
+    let status: LiveRunStatus
+    let stopSignal: RunStopSignal
+
+    var loop = DiscreteEventLoop<Event>()
+    var slots = SlotStore<Slot>()
+    var plan: VisitorPlan
+    var pendingArrival: PlannedVisitor?
+    var progress = LiveRunStatus.Snapshot()
+    var eventsSincePublish = 0
+    var pollShortcut = true
+    /// Polls the shortcut counted without handing them to the room.
+    var skippedPolls = 0
+    /// `run.duration` as an instant, once `run(until:)` is called.
+    var runDeadline: Instant?
+
+    init(
+        run: PreparedRun, room: WaitingRoomService, recorder: Recorder, tokenJudge: TokenJudge,
+        status: LiveRunStatus, stopSignal: RunStopSignal
+    ) throws {
+        self.run = run
+        self.room = room
+        self.recorder = recorder
+        self.tokenJudge = tokenJudge
+        self.status = status
+        self.stopSignal = stopSignal
+        plan = try run.makePlan()
+        pendingArrival = try plan.next()
+        progress.planned = run.summary.visitorCount
+    }
+
+    mutating func run(until deadline: Instant?) throws {
+        runDeadline = deadline
+        while true {
+            let nextEvent = loop.nextTime
+            let nextArrival = pendingArrival?.arrival
+            // Arrivals at the same instant as an event go first: they were "scheduled" earlier.
+            let next: Instant? =
+                switch (nextEvent, nextArrival) {
+                case (nil, nil): nil
+                case (let event?, nil): event
+                case (nil, let arrival?): arrival
+                case (let event?, let arrival?): min(event, arrival)
+                }
+            guard let next else { break }
+            if let deadline, next > deadline {
+                loop.advance(to: deadline)
+                try stopAll(reason: .runEnded)
+                return
+            }
+            if let arrival = pendingArrival, arrival.arrival == next {
+                loop.advance(to: next)
+                pendingArrival = try plan.next()
+                try arrive(arrival)
+            } else if let (_, event) = loop.step() {
+                try handle(event)
+            }
+            eventsSincePublish += 1
+            if eventsSincePublish >= VirtualClockRunner.publishEvery {
+                eventsSincePublish = 0
+                publish()
+                if stopSignal.reason != nil {
+                    try stopAll(reason: .interrupted)
+                    return
+                }
+            }
+        }
+        publish()
+    }
+
+    private mutating func arrive(_ visitor: PlannedVisitor) throws {
+        progress.arrived += 1
+        progress.started += 1
+        var slot = Slot(
+            machine: VisitorMachine(configuration: run.visitorConfiguration(for: visitor)), index: visitor.index,
+            arrival: visitor.arrival, groupIndex: visitor.groupIndex)
+        let action = slot.machine.start(at: loop.now)
+        try carryOut(action, slot: slot, number: nil, phaseBefore: .notStarted)
+    }
+
+    private mutating func handle(_ event: Event) throws {
+        let number = event.slot
+        guard var slot = slots.take(number) else { return }
+        let before = slot.machine.phase
+        let action: VisitorMachine.Action
+        switch event {
+        case .wake:
+            if pollShortcut, let nextPoll = skipForecastPolls(&slot.machine) {
+                slots.put(slot, at: number)
+                loop.schedule(.wake(slot: number), at: nextPoll)
+                return
+            }
+            action = slot.machine.waited(at: loop.now)
+        case .response(_, let response): action = slot.machine.received(response, at: loop.now)
+        case .failure(_, let error): action = slot.machine.failed(error, at: loop.now)
+        }
+        try carryOut(action, slot: slot, number: number, phaseBefore: before)
+    }
+
+    /// Puts the visitor (back) in its slot and carries out what its machine asked for; a
+    /// finished visitor gets its row and gives its slot up. `number` is nil for a visitor that
+    /// has no slot yet.
+    private mutating func carryOut(
+        _ action: VisitorMachine.Action, slot: Slot, number: Int?, phaseBefore: VisitorPhase
+    ) throws {
+        let phaseAfter = slot.machine.phase
+        if phaseBefore != .inQueue, phaseAfter == .inQueue { progress.inQueue += 1 }
+        if phaseBefore == .inQueue, phaseAfter != .inQueue { progress.inQueue -= 1 }
+        if case .finish(let result) = action {
+            if let number { slots.release(number) }
+            try finish(slot, result: result)
+            return
+        }
+        let number =
+            number.map { number in
+                slots.put(slot, at: number)
+                return number
+            } ?? slots.insert(slot)
+        switch action {
+        case .wait(let deadline):
+            loop.schedule(.wake(slot: number), at: deadline)
+        case .send(let request, let timeout):
+            send(request, timeout: timeout, slot: number)
+        case .finish:
+            preconditionFailure("handled above")
+        }
+    }
+
+    /// Hands the request to the room at once; its answer (or the client's timeout) becomes an
+    /// event after the modelled delay.
+    private mutating func send(_ request: OutgoingRequest, timeout: Duration, slot: Int) {
+        let now = loop.now
+        recorder.recordRequest(at: now)
+        progress.requests += 1
+        switch room.handle(request.head, body: request.body ?? [], at: now) {
+        case .response(let head, let body, let delay):
+            if delay >= timeout {
+                loop.schedule(.failure(slot: slot, .timedOut), at: now + timeout)
+            } else {
+                loop.schedule(.response(slot: slot, IncomingResponse(head: head, body: body)), at: now + delay)
+            }
+        case .reset(let after):
+            if after >= timeout {
+                loop.schedule(.failure(slot: slot, .timedOut), at: now + timeout)
+            } else {
+                loop.schedule(.failure(slot: slot, .connectionReset), at: now + after)
+            }
+        case .noAnswer:
+            loop.schedule(.failure(slot: slot, .timedOut), at: now + timeout)
+        }
+    }
+
+    private mutating func finish(_ finished: Slot, result: VisitorResult) throws {
+        let configuration = finished.machine.configuration
+        let visitor = PlannedVisitor(
+            index: finished.index, arrival: finished.arrival, groupIndex: finished.groupIndex,
+            userId: configuration.userId, enqueueKey: configuration.enqueueKey,
+            enqueueToken: configuration.enqueueToken)
+        let record = VisitorRecord(
+            visitor: visitor, result: result, run: run, configuration: configuration, tokenJudge: tokenJudge)
+        try recorder.record(record)
+        progress.finished += 1
+        progress.outcomes[result.outcome, default: 0] += 1
+    }
+
+    /// Ends every visitor still in flight (in slot order, which is deterministic).
+    private mutating func stopAll(reason: StopReason) throws {
+        for number in 0..<slots.capacity {
+            guard var slot = slots.take(number) else { continue }
+            let wasInQueue = slot.machine.phase == .inQueue
+            let result = slot.machine.stop(at: loop.now, reason: reason)
+            if wasInQueue { progress.inQueue -= 1 }
+            slots.release(number)
+            try finish(slot, result: result)
+        }
+        publish()
+    }
+
+    private func publish() {
+        var snapshot = progress
+        snapshot.now = loop.now
+        status.publish(snapshot)
+    }
+}

@@ -1,0 +1,56 @@
+/// The visitors in flight, by slot number, in fixed-size chunks.
+///
+/// A slot number is what an event carries. Chunks (not one growing array) because a million
+/// visitors in flight at several hundred bytes each would, at the array's last doubling, hold
+/// the old and the new buffer at once: hundreds of megabytes for a moment. Chunks are only ever
+/// appended; freed slots are reused last-in first-out, which is deterministic.
+struct SlotStore<Element> {
+    private static var chunkShift: Int { 12 }
+    private static var chunkSize: Int { 1 << chunkShift }
+
+    private var chunks: [[Element?]] = []
+    private var freeSlots: [Int] = []
+    private var allocatedCount = 0
+
+    /// Slots ever handed out (the highest slot number + 1).
+    var capacity: Int { allocatedCount }
+
+    mutating func insert(_ element: Element) -> Int {
+        if let free = freeSlots.popLast() {
+            self[free] = element
+            return free
+        }
+        let slot = allocatedCount
+        allocatedCount += 1
+        if slot >> Self.chunkShift == chunks.count {
+            var chunk = [Element?]()
+            chunk.reserveCapacity(Self.chunkSize)
+            chunks.append(chunk)
+        }
+        chunks[slot >> Self.chunkShift].append(element)
+        return slot
+    }
+
+    /// Moves the element out of `slot`, leaving it empty but not free (no copy, no
+    /// reference counting).
+    mutating func take(_ slot: Int) -> Element? {
+        var taken: Element?
+        swap(&taken, &chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)])
+        return taken
+    }
+
+    /// Moves `element` into `slot` (taken before).
+    mutating func put(_ element: consuming Element, at slot: Int) {
+        chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] = element
+    }
+
+    /// Frees an empty (taken) slot for reuse.
+    mutating func release(_ slot: Int) {
+        freeSlots.append(slot)
+    }
+
+    subscript(slot: Int) -> Element? {
+        get { chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }
+        set { chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] = newValue }
+    }
+}

@@ -1,0 +1,40 @@
+import QueueClientCore
+
+/// What the room will answer to a visitor's queue-page polls while it waits, known without
+/// handling them: the basis of the virtual-time driver's poll shortcut.
+///
+/// A poll of a ticket that has a place, at a time `t` before its release instant, in a
+/// releasing mode, with no fault rule covering queue pages at `t`, is answered `200` with
+/// `Retry-After: retryAfterSeconds(releaseAt − t)` after exactly the modelled queue-page latency,
+/// and changes nothing in the room but `requestCount`. Because request n draws its faults and
+/// jitter from `(seed, n)`, skipping requests would renumber every later one; so forecasts are
+/// offered only when no draw can change an answer (`FaultInjector.drawsAreIrrelevant`).
+public struct QueuePagePollForecast: Sendable, Equatable {
+    /// When the ticket's turn comes (the script holds: slots never move once given).
+    public var releaseAt: Instant
+    /// The delay before every forecast answer.
+    public var latency: Duration
+}
+
+extension WaitingRoomService {
+    /// The forecast for the visitor polling `queueId`, or nil when its polls must be handled one
+    /// by one (draws matter, unknown id, no place yet, or a turn that never comes).
+    public func pollForecast(queueId: String) -> QueuePagePollForecast? {
+        guard faults.drawsAreIrrelevant, let ticket = model.ticket(forQueueId: queueId),
+            let releaseAt = model.releaseInstant(ofTicket: ticket)
+        else { return nil }
+        return QueuePagePollForecast(releaseAt: releaseAt, latency: faults.baseLatency(endpoint: .queuePage))
+    }
+
+    /// True when a poll at `now` by a visitor whose `releaseAt` is later than `now` gets the
+    /// forecast answer: the room is in a releasing mode and no fault rule covers queue pages.
+    public func pollIsForecast(at now: Instant) -> Bool {
+        modes.mode(atNanoseconds: now.nanoseconds).releasesQueue
+            && !faults.anyRuleApplies(endpoint: .queuePage, at: now)
+    }
+
+    /// The `Retry-After` seconds a waiting poll `untilTurn` before its turn is answered with.
+    public static func forecastRetryAfter(untilTurn: Duration) -> Int64 {
+        retryAfterSeconds(untilTurn: untilTurn)
+    }
+}

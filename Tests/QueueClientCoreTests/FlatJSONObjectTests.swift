@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@testable import QueueClientCore
+
+/// The fast enqueue-answer reader must read exactly what the `JSONSerialization` path reads,
+/// and step aside (nil) for anything outside its subset.
+@Suite("FlatJSONObject")
+struct FlatJSONObjectTests {
+    static let roomAnswer =
+        #"{"QueueId":"0b1c-42","QueueUrl":"https://acme.queue-it.net/queue/acme/launch?q=0b1c-42","QueueUrlTTLInMinutes":30,"EventTargetUrl":"https://acme.example/launch","QueueitToken":null}"#
+
+    /// The answer read through `JSONSerialization` only (the fallback path).
+    private func slowPath(_ text: String) -> EnqueueResponse? {
+        guard let object = JSONObject.parse(Array(text.utf8)) else { return nil }
+        let members = object.mapValues { value -> FlatJSONObject.Value in
+            if let text = value as? String { return .string(text) }
+            if let number = value as? Int { return .integer(number) }
+            return .null
+        }
+        return EnqueueResponse(flatMembers: members)
+    }
+
+    @Test(
+        "Inside the subset both paths read the same answer",
+        arguments: [
+            roomAnswer,
+            #"{"QueueId":"q","QueueitToken":"e_x~q_y~ts_1~ce_true~rt_queue~h_ab","QueueUrlTTLInMinutes":-5}"#,
+            " {\n\t\"QueueId\" : \"ü-ñ\" , \"QueueUrl\": null }\r\n",
+            #"{"QueueId":7,"QueueUrl":"x","QueueUrlTTLInMinutes":"30"}"#,
+            "{}",
+        ])
+    func samePath(text: String) throws {
+        let members = try #require(FlatJSONObject.parse(Array(text.utf8)))
+        #expect(EnqueueResponse(flatMembers: members) == slowPath(text))
+        #expect(EnqueueResponse(jsonBody: Array(text.utf8)) == slowPath(text))
+    }
+
+    @Test(
+        "Outside the subset the reader steps aside and the JSONSerialization path decides",
+        arguments: [
+            #"{"QueueId":"a\"b"}"#, #"{"QueueId":"a\u0041"}"#, #"{"QueueUrlTTLInMinutes":30.5}"#,
+            #"{"QueueUrlTTLInMinutes":1e3}"#, #"{"QueueId":"a","QueueId":"b"}"#, #"{"x":{"y":1}}"#,
+            #"{"x":true}"#, #"["QueueId"]"#, #"{"QueueId":"a"} x"#, #"{"QueueId":"a",}"#, "", "null",
+            #"{"n":0123}"#,
+        ])
+    func fallback(text: String) {
+        #expect(FlatJSONObject.parse(Array(text.utf8)) == nil)
+    }
+
+    @Test("Invalid UTF-8 is not read by the fast path")
+    func invalidUTF8() {
+        var bytes = Array(#"{"QueueId":"ab"}"#.utf8)
+        bytes[13] = 0xFF
+        #expect(FlatJSONObject.parse(bytes) == nil)
+    }
+}

@@ -1,0 +1,64 @@
+import QueueClientCore
+import Testing
+
+@testable import QueueSim
+
+@Suite("Discrete-event loop")
+struct DiscreteEventLoopTests {
+    private func drain(_ loop: inout DiscreteEventLoop<String>) -> [(Instant, String)] {
+        var fired: [(Instant, String)] = []
+        while let (time, payload) = loop.step() { fired.append((time, payload)) }
+        return fired
+    }
+
+    @Test("Events fire in time order, whatever order they were scheduled in")
+    func timeOrder() {
+        var loop = DiscreteEventLoop<String>()
+        loop.schedule("c", at: at(300))
+        loop.schedule("a", at: at(100))
+        loop.schedule("d", at: at(400))
+        loop.schedule("b", at: at(200))
+        let fired = drain(&loop)
+        #expect(fired.map(\.1) == ["a", "b", "c", "d"])
+        #expect(fired.map(\.0) == [at(100), at(200), at(300), at(400)])
+        #expect(loop.now == at(400))
+    }
+
+    @Test("Events at the same instant fire in the order they were scheduled")
+    func sequenceBreaksTies() {
+        var loop = DiscreteEventLoop<String>()
+        // Many ties interleaved with other times: a heap that is not stable would reorder them.
+        for index in 0..<200 {
+            loop.schedule("tie-\(index)", at: at(500))
+            loop.schedule("early-\(index)", at: at(index))
+        }
+        let fired = drain(&loop).map(\.1)
+        #expect(Array(fired.prefix(200)) == (0..<200).map { "early-\($0)" })
+        #expect(Array(fired.suffix(200)) == (0..<200).map { "tie-\($0)" })
+    }
+
+    @Test("An event scheduled while others are pending at the same instant goes after them")
+    func scheduledDuringStep() {
+        var loop = DiscreteEventLoop<String>()
+        loop.schedule("first", at: at(10))
+        loop.schedule("second", at: at(10))
+        let (time, payload) = loop.step()!
+        #expect(payload == "first")
+        loop.schedule("third", at: time)
+        #expect(drain(&loop).map(\.1) == ["second", "third"])
+    }
+
+    @Test("The past is clamped to now; advance never goes backwards")
+    func clampsThePast() {
+        var loop = DiscreteEventLoop<String>()
+        loop.advance(to: at(1000))
+        loop.advance(to: at(10))
+        #expect(loop.now == at(1000))
+        loop.schedule("late", at: at(5))
+        #expect(loop.nextTime == at(1000))
+        #expect(loop.pendingCount == 1)
+        #expect(loop.step()?.time == at(1000))
+        #expect(loop.isEmpty)
+        #expect(loop.step() == nil)
+    }
+}

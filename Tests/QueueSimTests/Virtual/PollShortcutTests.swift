@@ -1,0 +1,69 @@
+import Foundation
+import QueueClientCore
+import Testing
+
+@testable import QueueSim
+
+/// Issue 6, item 6: skipping queue-page polls is allowed only where their effect is computed
+/// exactly — every outcome, timing, `polls` count and `requests` figure the same as without.
+@Suite("Poll shortcut is exact")
+struct PollShortcutTests {
+    /// Everything that can cut a forecast short: a pre-queue shuffled at event start, two
+    /// entrances, Poisson arrivals, a window of enqueue 503s (retries), a window of queue-page
+    /// 503s and one of slow queue pages, a one-second mode flip that lets through whoever polls in it, a `maxWait`
+    /// that some visitors run into, and a hard stop that leaves others queued. Fault rates are
+    /// 100 % and there is no jitter, so the room can forecast polls outside the windows.
+    static let scenario = """
+        version: 1
+        name: shortcut
+        seed: 77
+        target: { customerId: acme, waitingRoomId: launch }
+        client: { pollInterval: 3s, maxWait: 150s }
+        arrivals:
+          process: poisson
+          phases:
+            - { duration: 30s, rate: 10 }
+            - { burst: 400 }
+            - { duration: 90s, rate: 8, rampTo: 25 }
+        visitors:
+          - { name: app, weight: 4 }
+          - { name: partner, weight: 1, waitingRoomDomain: queue.partner.example, queuePathPrefix: q }
+        waitingRoom:
+          eventStart: 30s
+          outflow: 240/min
+          latency: { enqueue: 35ms, queuePage: 12ms, jitter: 0ms }
+          faults:
+            - { from: 40s, to: 44s, endpoint: enqueue, status: 503 }
+            - { from: 60s, to: 70s, endpoint: queuePage, status: 503 }
+            - { from: 95s, to: 100s, endpoint: queuePage, latency: 2s }
+            - { from: 100s, to: 101s, mode: disabled }
+        run:
+          duration: 200s
+        """
+
+    @Test("Reports are byte-identical with and without the shortcut")
+    func identicalReports() throws {
+        let fast = try VirtualRun.runCountingSkips(Self.scenario, label: "shortcut-on", pollShortcut: true)
+        let slow = try VirtualRun.runCountingSkips(Self.scenario, label: "shortcut-off", pollShortcut: false)
+        #expect(slow.skippedPolls == 0)
+        // The shortcut did real work: a good share of the requests were never handed to the room.
+        #expect(fast.skippedPolls > fast.report.requestCount / 4, "skipped \(fast.skippedPolls)")
+        #expect(fast.report.requestCount == slow.report.requestCount)
+        // The scenario reaches every cut-off it claims to.
+        for outcome in [VisitorOutcome.passed, .disabled, .queued] {
+            #expect((slow.report.outcomeCounts[outcome] ?? 0) > 0, "no \(outcome) visitors")
+        }
+        for file in [Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile] {
+            let a = try VirtualRun.bytes(fast.directory, file)
+            let b = try VirtualRun.bytes(slow.directory, file)
+            #expect(a == b, "\(file) differs with the shortcut")
+        }
+    }
+
+    @Test("No shortcut where random draws depend on request numbers")
+    func jitterTurnsItOff() throws {
+        let jittered = Self.scenario.replacingOccurrences(of: "jitter: 0ms", with: "jitter: 3ms")
+        let run = try VirtualRun.runCountingSkips(jittered, label: "shortcut-jitter")
+        #expect(run.skippedPolls == 0)
+    }
+}
