@@ -6,15 +6,19 @@
 /// strict subset — no escapes, no nested values, no fractions, no duplicate keys, valid UTF-8 —
 /// and returns nil for anything else, so callers fall back to `JSONSerialization`: inside the
 /// subset both read the same members, outside it nothing changes.
-enum FlatJSONObject {
-    enum Value: Sendable, Equatable {
+///
+/// Public because the embedded room reads the SDK's enqueue body with it. That is sharing a
+/// JSON reader — as both sides shared `JSONSerialization` before — not the client's protocol
+/// decisions: what the members mean stays written twice, once on each side of the wire.
+public enum FlatJSONObject {
+    public enum Value: Sendable, Equatable {
         case string(String)
         case integer(Int)
         case null
     }
 
     /// The members of `body`, or nil when it is not in the subset (not necessarily invalid JSON).
-    static func parse(_ body: [UInt8]) -> [String: Value]? {
+    public static func parse(_ body: [UInt8]) -> [String: Value]? {
         body.withUnsafeBufferPointer { bytes in
             var reader = Reader(bytes: bytes)
             return reader.object()

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 
-@testable import QueueSim
+import QueueClientCore
 
-/// The room's fast enqueue-body reader reads what `JSONSerialization` reads, or steps aside.
-@Suite("EnqueueBodyReader")
-struct EnqueueBodyReaderTests {
+/// The fast JSON reader the room uses for the SDK's enqueue body reads what
+/// `JSONSerialization` reads, or steps aside (the client's tests cover enqueue answers).
+@Suite("enqueue body parsing")
+struct EnqueueBodyParsingTests {
     private func slowStrings(_ text: String) -> [String: String]? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             return nil
@@ -14,7 +15,7 @@ struct EnqueueBodyReaderTests {
     }
 
     private func fastStrings(_ text: String) -> [String: String]? {
-        EnqueueBodyReader.members(Array(text.utf8))?.compactMapValues { value in
+        FlatJSONObject.parse(Array(text.utf8))?.compactMapValues { value in
             if case .string(let text) = value { return text }
             return nil
         }
@@ -35,6 +36,6 @@ struct EnqueueBodyReaderTests {
         "Escapes, nesting, duplicates and non-objects step aside",
         arguments: [#"{"enqueueKey":"a\nb"}"#, #"{"a":[1]}"#, #"{"a":"x","a":"y"}"#, #"["a"]"#, "{", #"{"a":1.5}"#])
     func stepsAside(text: String) {
-        #expect(EnqueueBodyReader.members(Array(text.utf8)) == nil)
+        #expect(FlatJSONObject.parse(Array(text.utf8)) == nil)
     }
 }
