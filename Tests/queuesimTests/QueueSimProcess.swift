@@ -7,6 +7,8 @@ struct QueueSimProcess {
         var stdout: String
         var stderr: String
         var elapsed: Duration
+        /// From the start to the SIGINT, when one was sent.
+        var signalledAfter: Duration?
     }
 
     enum Failure: Error, CustomStringConvertible {
@@ -49,7 +51,11 @@ struct QueueSimProcess {
         throw Failure.executableNotFound(looked)
     }
 
-    static func run(_ arguments: [String], limit: Duration = .seconds(10)) throws -> Result {
+    /// Runs to the end, or kills the child at `limit` and throws. With `interruptAfter`, the
+    /// child gets a SIGINT that long after its start.
+    static func run(
+        _ arguments: [String], limit: Duration = .seconds(10), interruptAfter: Duration? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try executable())
         process.arguments = arguments
@@ -69,9 +75,15 @@ struct QueueSimProcess {
         process.standardInput = FileHandle.nullDevice
         let start = ContinuousClock.now
         try process.run()
+        var signalledAfter: Duration?
         while process.isRunning {
-            if ContinuousClock.now - start > limit {
-                process.terminate()
+            let elapsed = ContinuousClock.now - start
+            if let interruptAfter, signalledAfter == nil, elapsed >= interruptAfter {
+                kill(process.processIdentifier, SIGINT)
+                signalledAfter = elapsed
+            }
+            if elapsed > limit {
+                kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
                 throw Failure.timedOut(limit)
             }
@@ -85,6 +97,6 @@ struct QueueSimProcess {
             status: process.terminationStatus,
             stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "",
-            elapsed: elapsed)
+            elapsed: elapsed, signalledAfter: signalledAfter)
     }
 }

@@ -3,57 +3,12 @@ import Foundation
 /// `queuesim run` as a child process that may be sent SIGINT part-way, always bounded: a child
 /// still running at the limit is killed and the test fails.
 struct RunCommandProcess {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        /// From the start to the signal, when one was sent.
-        var signalledAfter: Duration?
-    }
+    typealias Result = QueueSimProcess.Result
 
     static func run(
         _ arguments: [String], interruptAfter: Duration? = nil, limit: Duration = .seconds(60)
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try QueueSimProcess.executable())
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: QueueSimProcess.repositoryRoot)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("queuesim-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let out = folder.appendingPathComponent("stdout")
-        let err = folder.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: out)
-        let errHandle = try FileHandle(forWritingTo: err)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
-        let start = ContinuousClock.now
-        try process.run()
-        var signalledAfter: Duration?
-        while process.isRunning {
-            let elapsed = ContinuousClock.now - start
-            if let interruptAfter, signalledAfter == nil, elapsed >= interruptAfter {
-                kill(process.processIdentifier, SIGINT)
-                signalledAfter = elapsed
-            }
-            if elapsed > limit {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw QueueSimProcess.Failure.timedOut(limit)
-            }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        process.waitUntilExit()
-        try outHandle.close()
-        try errHandle.close()
-        return Result(
-            status: process.terminationStatus,
-            stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "",
-            signalledAfter: signalledAfter)
+        try QueueSimProcess.run(arguments, limit: limit, interruptAfter: interruptAfter)
     }
 
     /// A fresh, not yet existing report directory under the temporary folder.
