@@ -69,11 +69,14 @@ public struct QueuePageNavigator: Sendable {
     public init?(
         tryPass: QueueTryPassResult, queuePathPrefix: String?, settings: Settings, cookies: CookieJar = CookieJar()
     ) {
+        // The queue URL is parsed once: the policy's queue host shares the start URL's host
+        // string, so a visitor in the queue holds one copy of it, not two.
         guard let queueUrl = tryPass.queueUrl, let targetUrl = tryPass.targetUrl,
-            let policy = NavigationPolicy(queueUrl: queueUrl, targetUrl: targetUrl, queuePathPrefix: queuePathPrefix),
-            let start = SimpleURL(queueUrl)
+            let start = SimpleURL(queueUrl), let target = SimpleURL(targetUrl), !start.host.isEmpty,
+            !target.host.isEmpty
         else { return nil }
-        self.policy = policy
+        self.policy = NavigationPolicy(
+            queueHost: start.host, queuePathPrefix: queuePathPrefix, targetHost: target.host, targetPath: target.path)
         self.settings = settings
         self.currentURL = start
         self.cookies = cookies
