@@ -54,7 +54,15 @@ public struct QueuePageNavigator: Sendable {
     static let redirectsBeforePause = 20
 
     public let policy: NavigationPolicy
-    public let settings: Settings
+    /// Shared by every visitor of a group (built once per `VisitorConfiguration` group): a
+    /// visitor in the queue carries one reference instead of the settings' 48 bytes.
+    final class SharedSettings: Sendable {
+        let settings: Settings
+        init(_ settings: Settings) { self.settings = settings }
+    }
+
+    private let sharedSettings: SharedSettings
+    public var settings: Settings { sharedSettings.settings }
     public private(set) var currentURL: SimpleURL
     public private(set) var enteredAt: Instant = .origin
     /// Queue page GETs sent.
@@ -69,12 +77,24 @@ public struct QueuePageNavigator: Sendable {
     public init?(
         tryPass: QueueTryPassResult, queuePathPrefix: String?, settings: Settings, cookies: CookieJar = CookieJar()
     ) {
+        self.init(
+            tryPass: tryPass, queuePathPrefix: queuePathPrefix, sharedSettings: SharedSettings(settings),
+            cookies: cookies)
+    }
+
+    init?(
+        tryPass: QueueTryPassResult, queuePathPrefix: String?, sharedSettings: SharedSettings,
+        cookies: CookieJar = CookieJar()
+    ) {
+        // The queue URL is parsed once: the policy's queue host shares the start URL's host
+        // string, so a visitor in the queue holds one copy of it, not two.
         guard let queueUrl = tryPass.queueUrl, let targetUrl = tryPass.targetUrl,
-            let policy = NavigationPolicy(queueUrl: queueUrl, targetUrl: targetUrl, queuePathPrefix: queuePathPrefix),
-            let start = SimpleURL(queueUrl)
+            let start = SimpleURL(queueUrl), let target = SimpleURL(targetUrl), !start.host.isEmpty,
+            !target.host.isEmpty
         else { return nil }
-        self.policy = policy
-        self.settings = settings
+        self.policy = NavigationPolicy(
+            queueHost: start.host, queuePathPrefix: queuePathPrefix, targetHost: target.host, targetPath: target.path)
+        self.sharedSettings = sharedSettings
         self.currentURL = start
         self.cookies = cookies
     }

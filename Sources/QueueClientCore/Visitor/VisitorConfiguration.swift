@@ -121,9 +121,8 @@ public struct VisitorConfiguration: Sendable, Hashable {
             language: language, enqueueToken: token, enqueueKey: token == nil ? enqueueKey : nil)
     }
 
-    var navigatorSettings: QueuePageNavigator.Settings {
-        QueuePageNavigator.Settings(pollInterval: pollInterval, maxWait: maxWait, userAgent: userAgent)
-    }
+    /// One box per group, shared by all its visitors' queue page navigators.
+    var sharedNavigatorSettings: QueuePageNavigator.SharedSettings { group.sharedNavigatorSettings }
 }
 
 /// The shared, copy-on-write box of a configuration's group-level fields. Equality and hashing
@@ -148,7 +147,13 @@ private struct GroupSettings: Sendable, Hashable {
 
     private final class Box: Sendable {
         let fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+        let sharedNavigatorSettings: QueuePageNavigator.SharedSettings
+        init(_ fields: Fields) {
+            self.fields = fields
+            sharedNavigatorSettings = QueuePageNavigator.SharedSettings(
+                QueuePageNavigator.Settings(
+                    pollInterval: fields.pollInterval, maxWait: fields.maxWait, userAgent: fields.userAgent))
+        }
     }
 
     private var box: Box
@@ -156,6 +161,7 @@ private struct GroupSettings: Sendable, Hashable {
     init(_ fields: Fields) { box = Box(fields) }
 
     var fields: Fields { box.fields }
+    var sharedNavigatorSettings: QueuePageNavigator.SharedSettings { box.sharedNavigatorSettings }
 
     mutating func modify(_ change: (inout Fields) -> Void) {
         var fields = box.fields

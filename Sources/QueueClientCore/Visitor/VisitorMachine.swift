@@ -238,7 +238,7 @@ public struct VisitorMachine: Sendable {
                 guard
                     var navigator = QueuePageNavigator(
                         tryPass: tryPass, queuePathPrefix: enqueueParameters.address.queuePathPrefix,
-                        settings: configuration.navigatorSettings, cookies: queueCookies)
+                        sharedSettings: configuration.sharedNavigatorSettings, cookies: queueCookies)
                 else {
                     return finish(.error, message: "Failed to load the queue: missing queue or target URL", at: now)
                 }

@@ -32,7 +32,8 @@ public struct VirtualClockRunner: Sendable {
         /// Indirect: a response is a large value, and the heap holds one event per visitor in
         /// flight (mostly `wake`s), so the heap's entries stay small.
         indirect case response(slot: Int, IncomingResponse)
-        case failure(slot: Int, TransportError)
+        /// Indirect too: the error's payload would otherwise widen every heap entry.
+        indirect case failure(slot: Int, TransportError)
 
         var slot: Int {
             switch self {

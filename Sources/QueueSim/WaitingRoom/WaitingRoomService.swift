@@ -115,7 +115,9 @@ public final class WaitingRoomService {
     private func resolveRoute(_ request: RoomRequest) -> (Route, RoomEntrance)? {
         let segments = request.pathSegments
         // The protected API stands for the customer's own origin: no room host or prefix applies.
-        if segments == ["api", "protected"] { return (.protectedAPI, configuration.primaryEntrance) }
+        if segments.count == 2 && segments[0] == "api" && segments[1] == "protected" {
+            return (.protectedAPI, configuration.primaryEntrance)
+        }
         for entrance in entrancesInMatchingOrder {
             if entrance.hasDomain, request.host != entrance.host(customerId: configuration.customerId) { continue }
             var rest = segments[...]
@@ -124,18 +126,21 @@ public final class WaitingRoomService {
                 guard rest.starts(with: prefixSegments) else { continue }
                 rest = rest.dropFirst(prefixSegments.count)
             }
-            if let route = route(Array(rest), method: request.method) { return (route, entrance) }
+            if let route = route(rest, method: request.method) { return (route, entrance) }
         }
         return nil
     }
 
-    private func route(_ path: [Substring], method: HTTPRequest.Method) -> Route? {
+    /// `path` is the slice after any prefix: index it from its own `startIndex` (no copy).
+    private func route(_ path: ArraySlice<Substring>, method: HTTPRequest.Method) -> Route? {
+        let at = path.startIndex
         switch (method, path.count) {
-        case (.post, 6) where path[0] == "api" && path[1] == "mobileapp" && path[2] == "queue" && path[5] == "enqueue":
-            return .enqueue(customer: path[3], room: path[4])
-        case (.get, 3) where path[0] == "queue":
-            return .queuePage(customer: path[1], room: path[2])
-        case (.get, 1) where path[0] == "error":
+        case (.post, 6)
+        where path[at] == "api" && path[at + 1] == "mobileapp" && path[at + 2] == "queue" && path[at + 5] == "enqueue":
+            return .enqueue(customer: path[at + 3], room: path[at + 4])
+        case (.get, 3) where path[at] == "queue":
+            return .queuePage(customer: path[at + 1], room: path[at + 2])
+        case (.get, 1) where path[at] == "error":
             return .errorPage
         default:
             return nil
@@ -143,8 +148,27 @@ public final class WaitingRoomService {
     }
 
     private func isThisRoom(customer: Substring, room: Substring) -> Bool {
-        customer.lowercased() == configuration.customerId.lowercased()
-            && room.lowercased() == configuration.waitingRoomId.lowercased()
+        Self.equalIgnoringCase(customer, configuration.customerId)
+            && Self.equalIgnoringCase(room, configuration.waitingRoomId)
+    }
+
+    /// `lowercased()` equality without allocating for ASCII text (every request carries the
+    /// ids); anything else still goes through `lowercased()`, so the answer is the same.
+    static func equalIgnoringCase(_ lhs: Substring, _ rhs: String) -> Bool {
+        let left = lhs.utf8
+        let right = rhs.utf8
+        guard left.count == right.count else { return lhs.lowercased() == rhs.lowercased() }
+        var equal = true
+        for (a, b) in zip(left, right) {
+            // Only all-ASCII text takes the fast path: elsewhere lowercasing may shift bytes.
+            guard a < 0x80, b < 0x80 else { return lhs.lowercased() == rhs.lowercased() }
+            if asciiLower(a) != asciiLower(b) { equal = false }
+        }
+        return equal
+    }
+
+    private static func asciiLower(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
     }
 
     private func answer(
