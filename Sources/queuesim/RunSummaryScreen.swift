@@ -38,7 +38,8 @@ struct RunSummaryScreen {
         }
         if !report.verdicts.isEmpty {
             lines.append("")
-            lines.append(report.thresholdTable)
+            lines.append(
+                String(report.thresholdTable.reversed().drop(while: \.isNewline).reversed()))
         }
         lines.append("")
         lines.append("reports: \(report.directory)/{visitors,summary,timeline}.csv, run.json")
