@@ -52,8 +52,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let configuration: WaitingRoomConfiguration
         do {
-            configuration = try RoomSetup.configuration(
-                for: scenario, epochUnixSeconds: Int64(Date().timeIntervalSince1970))
+            configuration = RoomSetup.configuration(
+                for: scenario, epochUnixSeconds: Int64(Date().timeIntervalSince1970),
+                knownEnqueueKeys: try RoomSetup.knownEnqueueKeys(of: scenario))
         } catch {
             StandardError.print("\(file): \(error)")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)

@@ -36,7 +36,12 @@ public struct RunMeasurements: Sendable {
     }
 
     public func measure(_ threshold: Threshold) -> Double? {
-        switch threshold.metric {
+        measure(threshold.metric)
+    }
+
+    /// The value of a metric, whether or not a threshold names it (the end-of-run screen).
+    public func measure(_ metric: Threshold.Metric) -> Double? {
+        switch metric {
         case .visitorCount:
             return Double(visitorCount)
         case .outcomeCount(let outcome):

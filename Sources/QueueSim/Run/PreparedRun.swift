@@ -19,11 +19,7 @@ public struct PreparedRun: Sendable {
         self.options = options
         summary = try VisitorPlan.preflight(
             scenario: scenario, visitors: options.visitors, loadColumn: Self.loadColumn)
-        if let keys = scenario.waitingRoom?.enqueueKeys {
-            knownEnqueueKeys = Set(try Self.loadColumn(keys))
-        } else {
-            knownEnqueueKeys = []
-        }
+        knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)
         groupTemplates = scenario.groups.map { group in
             Self.template(for: group, scenario: scenario)
         }

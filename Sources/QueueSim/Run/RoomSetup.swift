@@ -3,13 +3,16 @@ import QueueClientCore
 /// The embedded room a scenario describes: its waiting room (the target's customer and room),
 /// the scenario's room settings, and the enqueue keys an invite-only room admits.
 public enum RoomSetup {
-    /// - Parameter knownEnqueueKeys: already loaded keys; nil reads `waitingRoom.enqueueKeys`.
+    /// The keys of `waitingRoom.enqueueKeys` (none without it).
+    public static func knownEnqueueKeys(of scenario: Scenario) throws -> Set<String> {
+        Set(try scenario.waitingRoom?.enqueueKeys.map(PreparedRun.loadColumn) ?? [])
+    }
+
     public static func configuration(
-        for scenario: Scenario, epochUnixSeconds: Int64, knownEnqueueKeys: Set<String>? = nil
-    ) throws -> WaitingRoomConfiguration {
+        for scenario: Scenario, epochUnixSeconds: Int64, knownEnqueueKeys keys: Set<String>
+    ) -> WaitingRoomConfiguration {
         let target = scenario.target
         let settings = scenario.waitingRoom ?? WaitingRoomSettings()
-        let keys = try knownEnqueueKeys ?? Set(settings.enqueueKeys.map(PreparedRun.loadColumn) ?? [])
         var configuration = WaitingRoomConfiguration(
             customerId: target.customerId, waitingRoomId: target.waitingRoomId,
             waitingRoomDomain: target.waitingRoomDomain, queuePathPrefix: target.queuePathPrefix,
