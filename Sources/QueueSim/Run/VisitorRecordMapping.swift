@@ -7,24 +7,25 @@ import QueueClientCore
 /// secret is unknown: a token is `invalid` only when it does not even have a token's shape.
 public struct TokenJudge: Sendable {
     private let secretKey: String?
+    /// The key's HMAC pads, hashed once for the whole run.
+    private let preparedKey: PreparedHMAC?
     private let epochUnixSeconds: Int64
 
     public init(secretKey: String?, epochUnixSeconds: Int64) {
         self.secretKey = secretKey
+        self.preparedKey = secretKey.map(PreparedHMAC.init(key:))
         self.epochUnixSeconds = epochUnixSeconds
     }
 
     public func judge(_ token: String?, eventId: String, at instant: Instant) -> TokenState {
         guard let token, !token.isEmpty else { return .absent }
-        guard let secretKey else {
+        guard let secretKey, let preparedKey else {
             let parsed = KnownUserTokenValidator.parse(token)
             return parsed.eventId != nil && parsed.hash != nil ? .present : .invalid
         }
         let now = epochUnixSeconds + Int64(instant.sinceOrigin.components.seconds)
-        switch KnownUserTokenValidator(secretKey: secretKey, eventId: eventId).validate(token, nowUnixSeconds: now) {
-        case .success: return .present
-        case .failure: return .invalid
-        }
+        let validator = KnownUserTokenValidator(secretKey: secretKey, preparedKey: preparedKey, eventId: eventId)
+        return validator.check(token, nowUnixSeconds: now) == nil ? .present : .invalid
     }
 }
 

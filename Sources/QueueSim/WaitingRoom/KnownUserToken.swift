@@ -28,50 +28,89 @@ public struct KnownUserToken: Sendable, Equatable {
 
     /// The token without its hash: the exact message the HMAC covers.
     public var unsignedText: String {
-        var parts = ["e_\(eventId)"]
-        if let queueId { parts.append("q_\(queueId)") }
-        parts.append("ts_\(expiryUnixSeconds)")
-        parts.append("ce_\(extendableCookie)")
-        if let cookieValidityMinutes { parts.append("cv_\(cookieValidityMinutes)") }
-        parts.append("rt_\(redirectType)")
-        return parts.joined(separator: "~")
+        var text = "e_"
+        text.reserveCapacity(128)
+        text += eventId
+        if let queueId { text += "~q_" + queueId }
+        text += "~ts_" + String(expiryUnixSeconds)
+        text += extendableCookie ? "~ce_true" : "~ce_false"
+        if let cookieValidityMinutes { text += "~cv_" + String(cookieValidityMinutes) }
+        text += "~rt_" + redirectType
+        return text
     }
 
     /// The signed token: `unsignedText~h_{hmac-sha256 hex}`.
     public func signed(secretKey: String) -> String {
+        signed(with: PreparedHMAC(key: secretKey))
+    }
+
+    /// The same, with the key already prepared (the room signs a token per visitor).
+    public func signed(with key: PreparedHMAC) -> String {
         let message = unsignedText
-        return "\(message)~h_\(QueueITHash.hmacSHA256Hex(key: secretKey, message: message))"
+        return message + "~h_" + key.hex(message)
+    }
+}
+
+/// HMAC-SHA256 with the key's inner and outer pads hashed once: each message then costs only
+/// its own blocks. A copy of the prepared state is updated per message (copy-on-write).
+///
+/// `@unchecked Sendable`: `HMAC` is not marked `Sendable`, but it is a value whose digest
+/// contexts are copied before any update that finds them shared. `prepared` itself is never
+/// updated, so it always holds a reference and every copy made from it, on any thread,
+/// updates a context of its own.
+public struct PreparedHMAC: @unchecked Sendable {
+    private let prepared: HMAC<SHA256>
+
+    public init(key: String) {
+        prepared = HMAC<SHA256>(key: SymmetricKey(data: Array(key.utf8)))
+    }
+
+    /// Lowercase hex of the message's code.
+    public func hex(_ message: String) -> String {
+        var message = message
+        return message.withUTF8 { hex(UnsafeRawBufferPointer($0), UnsafeRawBufferPointer(start: nil, count: 0)) }
+    }
+
+    /// Lowercase hex of the code of `first` followed by `second`.
+    func hex(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> String {
+        var authenticator = prepared
+        if !first.isEmpty { authenticator.update(data: first) }
+        if !second.isEmpty { authenticator.update(data: second) }
+        return QueueITHash.hex(authenticator.finalize())
     }
 }
 
 /// HMAC-SHA256 as every V3 connector computes it: UTF-8 key, UTF-8 message, lowercase hex.
 public enum QueueITHash {
     public static func hmacSHA256Hex(key: String, message: String) -> String {
-        let code = HMAC<SHA256>.authenticationCode(
-            for: Array(message.utf8), using: SymmetricKey(data: Array(key.utf8)))
-        return hex(code)
+        PreparedHMAC(key: key).hex(message)
     }
 
-    static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+    static func hex(_ code: HashedAuthenticationCode<SHA256>) -> String {
+        code.withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+                for (offset, byte) in bytes.enumerated() {
+                    out[2 * offset] = hexDigit(byte >> 4)
+                    out[2 * offset + 1] = hexDigit(byte & 0x0F)
+                }
+                return bytes.count * 2
+            }
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// Constant-time comparison of two ASCII strings, ignoring case (Java/Python compare the
     /// hash uppercased on both sides).
-    static func equalIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
+    static func equalIgnoringCase<Right: StringProtocol>(_ lhs: String, _ rhs: Right) -> Bool {
+        let left = lhs.utf8
+        let right = rhs.utf8
         guard left.count == right.count else { return false }
         var difference: UInt8 = 0
-        for index in left.indices {
-            difference |= asciiLower(left[index]) ^ asciiLower(right[index])
+        for (a, b) in zip(left, right) {
+            difference |= asciiLower(a) ^ asciiLower(b)
         }
         return difference == 0
     }

@@ -23,27 +23,137 @@ public struct KnownUserTokenValidator: Sendable {
 
     public let secretKey: String
     public let eventId: String
+    private let key: PreparedHMAC
 
     public init(secretKey: String, eventId: String) {
+        self.init(secretKey: secretKey, preparedKey: PreparedHMAC(key: secretKey), eventId: eventId)
+    }
+
+    /// With the key already prepared (a run judges every visitor's token with the same key).
+    public init(secretKey: String, preparedKey: PreparedHMAC, eventId: String) {
         self.secretKey = secretKey
         self.eventId = eventId
+        self.key = preparedKey
     }
 
     /// Validates `token` at `nowUnixSeconds`; `ts == now` still passes (no skew allowance).
     public func validate(_ token: String, nowUnixSeconds: Int64) -> Result<ParsedToken, Failure> {
+        if let failure = check(token, nowUnixSeconds: nowUnixSeconds) { return .failure(failure) }
+        return .success(Self.parse(token))
+    }
+
+    /// What `validate` decides, without building the parsed token: nil when the token is valid.
+    /// ASCII tokens (all real ones) are checked over their bytes; anything else as strings.
+    public func check(_ token: String, nowUnixSeconds: Int64) -> Failure? {
+        var token = token
+        if let verdict = token.withUTF8({ ASCIITokenCheck(bytes: $0)?.failure(self, nowUnixSeconds: nowUnixSeconds) }) {
+            return verdict
+        }
+        return checkAsStrings(token, nowUnixSeconds: nowUnixSeconds)
+    }
+
+    private func checkAsStrings(_ token: String, nowUnixSeconds: Int64) -> Failure? {
         let parsed = Self.parse(token)
-        guard let hash = parsed.hash else { return .failure(.hash) }
+        guard let hash = parsed.hash else { return .hash }
         let message = token.replacingFirst("~h_\(hash)", with: "")
-        let expected = QueueITHash.hmacSHA256Hex(key: secretKey, message: message)
-        guard QueueITHash.equalIgnoringCase(expected, hash) else { return .failure(.hash) }
+        guard QueueITHash.equalIgnoringCase(key.hex(message), hash) else { return .hash }
         // Java and Python compare the event id case-insensitively.
         guard let tokenEvent = parsed.eventId, tokenEvent.lowercased() == eventId.lowercased() else {
-            return .failure(.eventid)
+            return .eventid
         }
-        guard let expiry = parsed.expiryUnixSeconds, expiry >= nowUnixSeconds else {
-            return .failure(.timestamp)
+        guard let expiry = parsed.expiryUnixSeconds, expiry >= nowUnixSeconds else { return .timestamp }
+        return nil
+    }
+
+    /// The same decisions as `checkAsStrings`, over the bytes of an ASCII token: the pairs are
+    /// the runs between `~`, a pair counts when it has exactly one `_`, the last pair of a key
+    /// wins, and the hash covers the token with its first `~h_{hash}` removed.
+    private struct ASCIITokenCheck {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var eventId: Range<Int>?
+        var expiry: Range<Int>?
+        var hash: Range<Int>?
+
+        /// nil when the token is not ASCII.
+        init?(bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+            var pairStart = 0
+            var underscore: Int?
+            var underscores = 0
+            for position in 0...bytes.count {
+                let byte = position < bytes.count ? bytes[position] : UInt8(ascii: "~")
+                guard byte < 0x80 else { return nil }
+                if byte == UInt8(ascii: "_") {
+                    underscores += 1
+                    underscore = position
+                } else if byte == UInt8(ascii: "~") {
+                    if underscores == 1, let split = underscore {
+                        let value = (split + 1)..<position
+                        switch (split - pairStart, bytes[pairStart], split - pairStart > 1 ? bytes[pairStart + 1] : 0) {
+                        case (1, UInt8(ascii: "e"), _): eventId = value
+                        case (1, UInt8(ascii: "h"), _): hash = value
+                        case (2, UInt8(ascii: "t"), UInt8(ascii: "s")): expiry = value
+                        default: break
+                        }
+                    }
+                    pairStart = position + 1
+                    underscores = 0
+                    underscore = nil
+                }
+            }
         }
-        return .success(parsed)
+
+        func failure(_ validator: KnownUserTokenValidator, nowUnixSeconds: Int64) -> Failure? {
+            guard let hash else { return .hash }
+            guard hashMatches(hash, key: validator.key) else { return .hash }
+            guard let eventId, Self.sameEventId(bytes[eventId], validator.eventId) else { return .eventid }
+            guard let expiry,
+                let seconds = Int64(String(decoding: UnsafeBufferPointer(rebasing: bytes[expiry]), as: UTF8.self)),
+                seconds >= nowUnixSeconds
+            else { return .timestamp }
+            return nil
+        }
+
+        private func hashMatches(_ hash: Range<Int>, key: PreparedHMAC) -> Bool {
+            // The message: the token without the first occurrence of `~h_{hash}`.
+            let needleCount = 3 + hash.count
+            var cut: Range<Int>?
+            if bytes.count >= needleCount {
+                for start in 0...(bytes.count - needleCount)
+                where bytes[start] == UInt8(ascii: "~") && bytes[start + 1] == UInt8(ascii: "h")
+                    && bytes[start + 2] == UInt8(ascii: "_")
+                    && bytes[(start + 3)..<(start + needleCount)].elementsEqual(bytes[hash])
+                {
+                    cut = start..<(start + needleCount)
+                    break
+                }
+            }
+            let expected: String
+            if let cut {
+                expected = key.hex(
+                    UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<cut.lowerBound])),
+                    UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[cut.upperBound...])))
+            } else {
+                expected = key.hex(UnsafeRawBufferPointer(bytes), UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+            return QueueITHash.equalIgnoringCase(
+                expected, Substring(decoding: UnsafeBufferPointer(rebasing: bytes[hash]), as: UTF8.self))
+        }
+
+        /// `lowercased()` equality: the token's side is ASCII, so only an expected id whose
+        /// lowercase form is the same ASCII matches.
+        private static func sameEventId(_ token: Slice<UnsafeBufferPointer<UInt8>>, _ expected: String) -> Bool {
+            if expected.utf8.allSatisfy({ $0 < 0x80 }) {
+                guard token.count == expected.utf8.count else { return false }
+                return zip(token, expected.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
+            }
+            let lowered = expected.lowercased().utf8
+            return lowered.count == token.count && zip(token, lowered).allSatisfy { asciiLower($0) == $1 }
+        }
+
+        private static func asciiLower(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+        }
     }
 
     /// `key_value` pairs joined by `~`; a pair that does not split on `_` into exactly two parts

@@ -5,9 +5,13 @@
 /// `SeededRandom(seed, .queueId, index)` (with the version and variant nibbles set), the last 12
 /// are the ticket index XOR a per-seed mask. Parsing recomputes the id from the decoded index
 /// and compares, so a forged or foreign id is refused.
+///
+/// Both directions work on bytes: every enqueue makes an id and every queue-page request parses
+/// one, so a virtual run of a million visitors does this millions of times.
 struct QueueIdCodec: Sendable {
     private let seed: UInt64
     private let indexMask: UInt64
+    static let length = 36
 
     init(seed: UInt64) {
         self.seed = seed
@@ -16,28 +20,77 @@ struct QueueIdCodec: Sendable {
     }
 
     func queueId(ofTicket ticket: Int) -> String {
+        String(unsafeUninitializedCapacity: Self.length) { buffer in
+            write(ticket: ticket, into: buffer)
+            return Self.length
+        }
+    }
+
+    /// The ticket index the id was made for, or nil when this room did not make it. Hex digits
+    /// compare case-insensitively (the id is matched as `lowercased()` would match it: no
+    /// non-ASCII character lowercases to a hex digit or `-`).
+    func ticket(forQueueId queueId: String, ticketCount: Int) -> Int? {
+        var queueId = queueId
+        return queueId.withUTF8 { bytes -> Int? in
+            guard bytes.count == Self.length else { return nil }
+            var node: UInt64 = 0
+            for byte in bytes[(Self.length - 12)...] {
+                guard let digit = Self.hexValue(byte) else { return nil }
+                node = node << 4 | UInt64(digit)
+            }
+            let index = node ^ indexMask
+            guard index < UInt64(ticketCount) else { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.length) { expected in
+                write(ticket: Int(index), into: expected)
+                for offset in 0..<Self.length where Self.asciiLower(bytes[offset]) != expected[offset] {
+                    return nil
+                }
+                return Int(index)
+            }
+        }
+    }
+
+    /// `xxxxxxxx-xxxx-4xxx-yxxx-nnnnnnnnnnnn` into a buffer of `length` bytes.
+    private func write(ticket: Int, into buffer: UnsafeMutableBufferPointer<UInt8>) {
         var random = SeededRandom(seed: seed, purpose: .queueId, index: UInt64(ticket))
         let high = random.next()
         let middle = random.next()
-        let timeLow = hex(high >> 32, digits: 8)
-        let timeMid = hex((high >> 16) & 0xFFFF, digits: 4)
-        let version = hex(0x4000 | (high & 0x0FFF), digits: 4)
-        let variant = hex(0x8000 | (middle & 0x3FFF), digits: 4)
-        let node = hex((UInt64(ticket) ^ indexMask) & 0xFFFF_FFFF_FFFF, digits: 12)
-        return "\(timeLow)-\(timeMid)-\(version)-\(variant)-\(node)"
+        var at = 0
+        func put(_ value: UInt64, digits: Int) {
+            for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
+                buffer[at] = Self.hexDigit(UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F)
+                at += 1
+            }
+        }
+        func dash() {
+            buffer[at] = UInt8(ascii: "-")
+            at += 1
+        }
+        put(high >> 32, digits: 8)
+        dash()
+        put((high >> 16) & 0xFFFF, digits: 4)
+        dash()
+        put(0x4000 | (high & 0x0FFF), digits: 4)
+        dash()
+        put(0x8000 | (middle & 0x3FFF), digits: 4)
+        dash()
+        put((UInt64(ticket) ^ indexMask) & 0xFFFF_FFFF_FFFF, digits: 12)
     }
 
-    /// The ticket index the id was made for, or nil when this room did not make it.
-    func ticket(forQueueId queueId: String, ticketCount: Int) -> Int? {
-        let utf8 = queueId.utf8
-        guard utf8.count == 36, let node = UInt64(queueId.suffix(12), radix: 16) else { return nil }
-        let index = node ^ indexMask
-        guard index < UInt64(ticketCount) else { return nil }
-        return queueId.lowercased() == self.queueId(ofTicket: Int(index)) ? Int(index) : nil
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
-    private func hex(_ value: UInt64, digits: Int) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func asciiLower(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 }

@@ -55,6 +55,8 @@ public struct WaitingRoomModel: Sendable {
     private let schedule: ReleaseSchedule
     private let queueIds: QueueIdCodec
     private var enqueueTokens: EnqueueTokenVerifier
+    /// The secret key's HMAC pads, hashed once: the room signs a token for every visitor.
+    private let signingKey: PreparedHMAC
     private var tickets: [Ticket] = []
     /// Releasing time at which each slot is released; non-decreasing by construction.
     private var slotReleasingTimes: [Int64] = []
@@ -70,6 +72,7 @@ public struct WaitingRoomModel: Sendable {
             timeline: timeline, eventStart: settings.eventStart.nanoseconds,
             outflowPerSecond: settings.outflowPerSecond)
         queueIds = QueueIdCodec(seed: configuration.seed)
+        signingKey = PreparedHMAC(key: settings.secretKey)
         enqueueTokens = EnqueueTokenVerifier(
             secretKey: settings.secretKey, customerId: configuration.customerId,
             waitingRoomId: configuration.waitingRoomId)
@@ -240,6 +243,6 @@ public struct WaitingRoomModel: Sendable {
             eventId: configuration.waitingRoomId, queueId: queueId,
             expiryUnixSeconds: configuration.unixSeconds(at: now + configuration.settings.tokenValidity),
             extendableCookie: true, redirectType: type.rawValue
-        ).signed(secretKey: configuration.settings.secretKey)
+        ).signed(with: signingKey)
     }
 }
