@@ -40,46 +40,71 @@ public enum EnqueueRequest {
         head.headerFields[.accept] = "application/json"
         head.headerFields[.contentType] = "application/json"
         head.headerFields[.userAgent] = parameters.userAgent
-        return OutgoingRequest(head: head, body: Array(body(parameters).utf8))
+        return OutgoingRequest(head: head, body: bodyBytes(parameters))
     }
 
     /// The JSON body, keys in a fixed order so requests are byte-identical run to run.
     public static func body(_ parameters: EnqueueParameters) -> String {
-        var members: [(String, String)] = [
-            ("userId", parameters.userId),
-            ("userAgent", parameters.userAgent),
-            ("sdkVersion", parameters.sdkVersion),
-        ]
-        let optional: [(String, String?)] = [
-            ("layoutName", parameters.layoutName),
-            ("language", parameters.language),
-            ("enqueueToken", parameters.enqueueToken),
-            ("enqueueKey", parameters.enqueueKey),
-        ]
-        for case (let key, let value?) in optional where !value.isEmpty {
-            members.append((key, value))
+        String(decoding: bodyBytes(parameters), as: UTF8.self)
+    }
+
+    /// The body's UTF-8 bytes, written straight into one buffer (every visitor sends one).
+    static func bodyBytes(_ parameters: EnqueueParameters) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(160)
+        out.append(UInt8(ascii: "{"))
+        func member(_ key: String, _ value: String) {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            JSONText.appendQuoted(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONText.appendQuoted(value, to: &out)
         }
-        return "{" + members.map { "\(JSONText.quoted($0.0)):\(JSONText.quoted($0.1))" }.joined(separator: ",") + "}"
+        member("userId", parameters.userId)
+        member("userAgent", parameters.userAgent)
+        member("sdkVersion", parameters.sdkVersion)
+        for (key, value) in [
+            ("layoutName", parameters.layoutName), ("language", parameters.language),
+            ("enqueueToken", parameters.enqueueToken), ("enqueueKey", parameters.enqueueKey),
+        ] {
+            if let value, !value.isEmpty { member(key, value) }
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 }
 
 /// Minimal JSON string writing (the body has only string members).
 enum JSONText {
     static func quoted(_ string: String) -> String {
-        var out = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        var out: [UInt8] = []
+        appendQuoted(string, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `"…"` with `"`, `\`, `\n`, `\r`, `\t` and other control characters escaped; everything
+    /// else, non-ASCII included, as its own UTF-8 bytes.
+    static func appendQuoted(_ string: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: string.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20:
+                let digits = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: #"\u00"#.utf8)
+                out.append(digits[Int(byte >> 4)])
+                out.append(digits[Int(byte & 0x0F)])
+            default: out.append(byte)
             }
         }
-        return out + "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -10,17 +10,19 @@ struct RoomJSON {
     }
 
     static func object(_ members: [(String, Value)]) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "{")]
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        out.append(UInt8(ascii: "{"))
         for (index, (key, value)) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             appendString(key, to: &out)
             out.append(UInt8(ascii: ":"))
             switch value {
             case .string(let text): appendString(text, to: &out)
-            case .int(let number): out += Array(String(number).utf8)
-            case .double(let number): out += Array(formatted(number).utf8)
-            case .bool(let flag): out += Array((flag ? "true" : "false").utf8)
-            case .null: out += Array("null".utf8)
+            case .int(let number): out.append(contentsOf: String(number).utf8)
+            case .double(let number): out.append(contentsOf: formatted(number).utf8)
+            case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+            case .null: out.append(contentsOf: "null".utf8)
             }
         }
         out.append(UInt8(ascii: "}"))
@@ -45,17 +47,32 @@ struct RoomJSON {
 
     private static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Ids, URLs and tokens need no escaping: copy them whole.
+        if !text.utf8.contains(where: needsEscape) {
+            out.append(contentsOf: text.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(byte)
             case 0..<0x20:
-                out += Array("\\u00".utf8)
-                let digits = Array("0123456789abcdef".utf8)
-                out += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0x0F))
             default: out.append(byte)
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }

@@ -2,32 +2,59 @@ import HTTPTypes
 
 /// The parts of an HTTP request the room routes on: host (without port), path segments with
 /// the room's prefix still on, query items, and cookies.
+///
+/// Every request of a virtual run passes through here, so the common case (an ASCII target,
+/// one query value looked up) avoids `Character` splitting and parses the query only on demand.
 struct RoomRequest {
     let method: HTTPRequest.Method
     let host: String?
     let pathSegments: [Substring]
-    let query: [(name: String, value: String)]
+    /// The text after `?`, still encoded; empty without a query.
+    private let rawQuery: Substring
+    /// An ASCII target splits over bytes where it would split over `Character`s; otherwise a
+    /// `/`, `?`, `&` or `=` followed by a combining mark is one `Character`, not a separator,
+    /// so such targets split as `Character`s.
+    private let targetIsASCII: Bool
     let head: HTTPRequest
 
     init(_ request: HTTPRequest) {
         head = request
         method = request.method
         let authority = request.authority ?? request.headerFields[.hostHeader]
-        host = authority.map { Self.hostWithoutPort($0).lowercased() }
+        host = authority.map { Self.lowercasedASCII(Self.hostWithoutPort($0)) }
         let target = request.path ?? "/"
+        targetIsASCII = target.utf8.allSatisfy { $0 < 0x80 }
         let pathPart: Substring
-        if let mark = target.firstIndex(of: "?") {
+        if let mark = targetIsASCII ? target.utf8.firstIndex(of: UInt8(ascii: "?")) : target.firstIndex(of: "?") {
             pathPart = target[..<mark]
-            query = Self.parseQuery(target[target.index(after: mark)...])
+            rawQuery = target[target.index(after: mark)...]
         } else {
             pathPart = Substring(target)
-            query = []
+            rawQuery = ""
         }
-        pathSegments = pathPart.split(separator: "/")
+        pathSegments =
+            targetIsASCII ? pathPart.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) } : pathPart.split(separator: "/")
     }
 
+    /// Query items, decoded, in order.
+    var query: [(name: String, value: String)] {
+        rawQuery.isEmpty ? [] : Self.parseQuery(rawQuery, isASCII: targetIsASCII)
+    }
+
+    /// The first item named `name` (names compare decoded), decoded; as `query.first`.
     func queryValue(_ name: String) -> String? {
-        query.first(where: { $0.name == name })?.value
+        guard !rawQuery.isEmpty else { return nil }
+        guard targetIsASCII else { return query.first(where: { $0.name == name })?.value }
+        for item in rawQuery.utf8.split(separator: UInt8(ascii: "&")) {
+            let equals = item.firstIndex(of: UInt8(ascii: "="))
+            let rawName = Substring(item[..<(equals ?? item.endIndex)])
+            let plainName = !rawName.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+            let itemName = plainName ? String(rawName) : Self.decoded(String(rawName))
+            guard itemName == name else { continue }
+            guard let equals else { return "" }
+            return Self.decoded(String(Substring(item[item.index(after: equals)...])))
+        }
+        return nil
     }
 
     func header(_ name: String) -> String? {
@@ -54,15 +81,29 @@ struct RoomRequest {
         return authority
     }
 
-    private static func parseQuery(_ text: Substring) -> [(name: String, value: String)] {
-        text.split(separator: "&").map { item in
-            guard let equals = item.firstIndex(of: "=") else {
-                return (PercentEncoding.decode(String(item)) ?? String(item), "")
+    private static func decoded(_ text: String) -> String {
+        PercentEncoding.decode(text) ?? text
+    }
+
+    /// `&`-separated items split at their first `=`.
+    private static func parseQuery(_ text: Substring, isASCII: Bool) -> [(name: String, value: String)] {
+        guard isASCII else {
+            return text.split(separator: "&").map { item in
+                guard let equals = item.firstIndex(of: "=") else { return (decoded(String(item)), "") }
+                return (decoded(String(item[..<equals])), decoded(String(item[item.index(after: equals)...])))
             }
-            let name = String(item[..<equals])
-            let value = String(item[item.index(after: equals)...])
-            return (PercentEncoding.decode(name) ?? name, PercentEncoding.decode(value) ?? value)
         }
+        return text.utf8.split(separator: UInt8(ascii: "&")).map { item in
+            guard let equals = item.firstIndex(of: UInt8(ascii: "=")) else { return (decoded(String(Substring(item))), "") }
+            let name = String(Substring(item[..<equals]))
+            let value = String(Substring(item[item.index(after: equals)...]))
+            return (decoded(name), decoded(value))
+        }
+    }
+
+    /// `lowercased()`, without a copy when the text is ASCII with no capital letter.
+    private static func lowercasedASCII(_ text: String) -> String {
+        text.utf8.allSatisfy({ $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) ? text : text.lowercased()
     }
 }
 

@@ -26,8 +26,9 @@ public final class WaitingRoomService {
     /// The model's mode script, kept here too so poll forecasts need not copy the model.
     let modes: ModeTimeline
     private let protectedAPI: ProtectedAPIConnector
-    /// Entrances with a domain first: one without a domain answers on any host.
-    private let entrancesInMatchingOrder: [RoomEntrance]
+    /// Entrances with a domain first: one without a domain answers on any host. Their hosts
+    /// and prefixes are worked out once, not per request.
+    private let entrancesInMatchingOrder: [(entrance: RoomEntrance, host: String?, prefix: [Substring])]
 
     public init(configuration: WaitingRoomConfiguration) {
         self.configuration = configuration
@@ -35,8 +36,14 @@ public final class WaitingRoomService {
         faults = FaultInjector(settings: configuration.settings, seed: configuration.seed)
         modes = ModeTimeline(baseMode: configuration.settings.mode, faults: configuration.settings.faults)
         protectedAPI = ProtectedAPIConnector(configuration: configuration)
+        let customerId = configuration.customerId
         entrancesInMatchingOrder =
-            configuration.entrances.filter(\.hasDomain) + configuration.entrances.filter { !$0.hasDomain }
+            (configuration.entrances.filter(\.hasDomain) + configuration.entrances.filter { !$0.hasDomain }).map {
+                (
+                    $0, $0.hasDomain ? $0.host(customerId: customerId) : nil,
+                    $0.effectivePathPrefix.map { $0.split(separator: "/") } ?? []
+                )
+            }
     }
 
     /// The queue URL handed out for a ticket: `https://{room host}[/{prefix}]/queue/{c}/{e}?q={queueId}`.
@@ -118,11 +125,10 @@ public final class WaitingRoomService {
         if segments.count == 2 && segments[0] == "api" && segments[1] == "protected" {
             return (.protectedAPI, configuration.primaryEntrance)
         }
-        for entrance in entrancesInMatchingOrder {
-            if entrance.hasDomain, request.host != entrance.host(customerId: configuration.customerId) { continue }
+        for (entrance, host, prefixSegments) in entrancesInMatchingOrder {
+            if let host, request.host != host { continue }
             var rest = segments[...]
-            if let prefix = entrance.effectivePathPrefix {
-                let prefixSegments = prefix.split(separator: "/")
+            if !prefixSegments.isEmpty {
                 guard rest.starts(with: prefixSegments) else { continue }
                 rest = rest.dropFirst(prefixSegments.count)
             }
