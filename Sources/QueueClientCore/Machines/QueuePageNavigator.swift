@@ -180,6 +180,23 @@ public struct QueuePageNavigator: Sendable {
         redirectsInRow = 0
     }
 
+    /// True while a load of `currentURL` is in flight (its answer or failure is due next).
+    public var isLoading: Bool { state == .loading }
+
+    /// Accounts for the answer to the load in flight when a driver knows it without handing
+    /// the request over: a `status` 2xx without cookies or a redirect whose `Retry-After`
+    /// makes the next poll due at `nextPollAt` — exactly what `received` does with it. The
+    /// caller guarantees `nextPollAt` is before `maxWaitEnds` (so `received` would not have
+    /// waited out `maxWait` instead).
+    public mutating func answerLoadInFlight(with status: Int, nextPollAt: Instant) {
+        precondition(state == .loading, "QueuePageNavigator.answerLoadInFlight called with no load in flight")
+        precondition((200..<300).contains(status), "a known answer must be a 2xx")
+        precondition(nextPollAt < deadline, "a known answer cannot schedule past maxWait")
+        lastHTTPStatus = status
+        redirectsInRow = 0
+        state = .waitingToPoll
+    }
+
     private mutating func navigate(to url: SimpleURL, at now: Instant) -> Action {
         switch policy.decide(url) {
         case .passed(let token):

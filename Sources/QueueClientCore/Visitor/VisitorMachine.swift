@@ -128,6 +128,27 @@ public struct VisitorMachine: Sendable {
         return (navigator.currentURL, navigator.maxWaitEnds)
     }
 
+    /// While a queue-page load is in flight: the page and when `maxWait` runs out. Nil in every
+    /// other state. The virtual-time driver reads it to answer the load without the room when
+    /// the answer is known exactly.
+    public var queuePageLoadInFlight: (url: SimpleURL, maxWaitEnds: Instant)? {
+        guard case .inQueue(let navigator) = stage, navigator.isLoading else { return nil }
+        return (navigator.currentURL, navigator.maxWaitEnds)
+    }
+
+    /// Accounts for the answer to the queue-page load in flight, known without handing the
+    /// request over: a 2xx "keep waiting" whose `Retry-After` makes the next poll due at
+    /// `nextPollAt` (the driver calls `waited` then). The result is the one `received` would
+    /// have left. Only valid while `queuePageLoadInFlight` is non-nil.
+    public mutating func answerQueuePageLoad(with status: Int = 200, nextPollAt: Instant) {
+        guard case .inQueue(var navigator) = takeStage() else {
+            preconditionFailure("VisitorMachine.answerQueuePageLoad called outside the queue page")
+        }
+        navigator.answerLoadInFlight(with: status, nextPollAt: nextPollAt)
+        stage = .inQueue(navigator)
+        result.lastHTTPStatus = status
+    }
+
     /// Accounts for `count` queue-page polls the driver did not carry out one by one: each was
     /// sent (a request and a poll in the result) and answered `status`, a 2xx "keep waiting";
     /// the next poll is due at `nextPollAt`, when the driver calls `waited`. The result is the

@@ -33,6 +33,7 @@ public enum FlatJSONObject {
             skipWhitespace()
             guard take(UInt8(ascii: "{")) else { return nil }
             var members: [String: Value] = [:]
+            members.reserveCapacity(8)
             skipWhitespace()
             if !take(UInt8(ascii: "}")) {
                 while true {

@@ -77,6 +77,11 @@ public final class Recorder {
         timeline.addRequest(at: instant)
     }
 
+    /// Counts `count` HTTP requests sent in timeline second `second` (`Timeline.second(of:)`).
+    public func recordRequests(_ count: Int, inSecond second: Int) {
+        timeline.addRequests(count, inSecond: second)
+    }
+
     /// Threshold measurements over what has been recorded so far.
     public var measurements: RunMeasurements { RunMeasurements(statistics: statistics) }
 

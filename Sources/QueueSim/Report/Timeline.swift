@@ -51,6 +51,10 @@ struct Timeline {
         requests.add(at: Self.second(of: instant))
     }
 
+    mutating func addRequests(_ count: Int, inSecond second: Int) {
+        requests.add(at: second, count)
+    }
+
     var requestCount: Int { requests.total }
 
     /// The whole file, header included, for a run that ended at `end`.

@@ -9,41 +9,147 @@ import QueueClientCore
 /// first poll that is not forecast — at or after its turn, in a fault window, in a mode that
 /// lets everyone through, or the one that would run into `maxWait`.
 ///
+/// Two places take it: a visitor's wake-up before a poll (`skipForecastPolls`: the polls are
+/// never built), and a queue-page load just sent, such as the first one after enqueue
+/// (`answerForecastLoad`: the request was built, but the room never sees it and no answer
+/// event is scheduled).
+///
 /// Exactness, poll by poll: a forecast poll at `t` is answered 200 with
 /// `Retry-After: R = ⌈releaseAt − t⌉` (1…30 s) after the modelled latency `L`, so the visitor
-/// receives it at `t + L` and polls next at `t + L + R`, exactly what the loop below computes.
-/// A poll whose answer would arrive after the run's hard stop is not skipped (the last status a
-/// `queued` row shows is the last answer that arrived). Skipped polls change no room state
-/// but the request count, and forecasts exist only when no random draw depends on request
-/// numbers, so the other visitors' answers stay the same too.
+/// receives it at `t + L` and polls next at `t + L + R`, exactly what `nextForecastPoll`
+/// computes. A poll whose answer would arrive after the run's hard stop is not skipped (the
+/// last status a `queued` row shows is the last answer that arrived). Skipped polls change no
+/// room state but the request count, and forecasts exist only when no random draw depends on
+/// request numbers, so the other visitors' answers stay the same too. A ticket's release
+/// instant never moves once given, so a chain computed now is the chain the visitor would
+/// have walked poll by poll.
 extension Simulation {
     /// Skips the forecast polls of a visitor due to poll now. Returns when its next real poll
     /// is due, or nil when not even the first poll could be skipped (the caller polls now).
     mutating func skipForecastPolls(_ machine: inout VisitorMachine) -> Instant? {
-        guard let pending = machine.pendingQueuePagePoll, let queueId = pending.url.queryValue("q"),
-            let forecast = room.pollForecast(queueId: queueId),
-            forecast.latency < machine.configuration.requestTimeout
+        guard let pending = machine.pendingQueuePagePoll,
+            let forecast = forecast(for: pending.url, timeout: machine.configuration.requestTimeout)
         else { return nil }
-        let releaseAt = forecast.releaseAt
-        let latency = forecast.latency
-        let lastAnswer = runDeadline
-        var pollAt = loop.now
+        let (skipped, pollAt) = forecastPolls(from: loop.now, forecast, maxWaitEnds: pending.maxWaitEnds)
+        guard skipped > 0 else { return nil }
+        machine.skipPolls(skipped, nextPollAt: pollAt)
+        return pollAt
+    }
+
+    /// Answers the queue-page load the machine has just sent, if its answer is forecast, and
+    /// skips the forecast polls after it. Returns when the visitor's next real poll is due, or
+    /// nil when the load's answer is not forecast (the caller hands the request to the room).
+    mutating func answerForecastLoad(_ machine: inout VisitorMachine) -> Instant? {
+        guard let inFlight = machine.queuePageLoadInFlight,
+            let forecast = forecast(for: inFlight.url, timeout: machine.configuration.requestTimeout),
+            let nextPoll = nextForecastPoll(after: loop.now, forecast, maxWaitEnds: inFlight.maxWaitEnds)
+        else { return nil }
+        countForecastPolls(sentAt: loop.now, count: 1)
+        machine.answerQueuePageLoad(nextPollAt: nextPoll)
+        let (skipped, pollAt) = forecastPolls(from: nextPoll, forecast, maxWaitEnds: inFlight.maxWaitEnds)
+        if skipped > 0 { machine.skipPolls(skipped, nextPollAt: pollAt) }
+        return pollAt
+    }
+
+    private func forecast(for url: SimpleURL, timeout: Duration) -> QueuePagePollForecast? {
+        guard let queueId = url.queryValue("q"), let forecast = room.pollForecast(queueId: queueId),
+            forecast.latency < timeout
+        else { return nil }
+        return forecast
+    }
+
+    /// The forecast polls from `start` on, counted where they are sent: how many, and when the
+    /// first one that is not forecast is due.
+    ///
+    /// A chain is tens of polls per visitor, so it runs on whole-nanosecond offsets from
+    /// `start` (`Duration` arithmetic divides 128-bit numbers for every second and Retry-After).
+    /// Every increment is whole nanoseconds (latency, Retry-After), so a poll is `start + o`
+    /// for an integer `o`, and each test against an instant `X` compares `o` with
+    /// `X − start` rounded the way that keeps it exact for integers: `o < d ⟺ o < ⌈d⌉`,
+    /// `o > d ⟺ o > ⌊d⌋`; the truncated nanoseconds to the turn are `⌊releaseAt − start⌋ − o`.
+    private mutating func forecastPolls(
+        from start: Instant, _ forecast: QueuePagePollForecast, maxWaitEnds: Instant
+    ) -> (count: Int, nextPollAt: Instant) {
+        guard start >= .origin, start < forecast.releaseAt else { return (0, start) }
+        let untilTurn = forecast.releaseAt - start
+        let turnCeiling = Self.ceilingNanoseconds(untilTurn)
+        let turnFloor = Self.floorNanoseconds(untilTurn)
+        let maxWaitCeiling = Self.ceilingNanoseconds(maxWaitEnds - start)
+        let deadlineFloor = runDeadline.map { Self.floorNanoseconds($0 - start) }
+        let latency = Self.floorNanoseconds(forecast.latency)
+        let (startSeconds, startAttoseconds) = start.sinceOrigin.components
+        let startWhole = startSeconds * 1_000_000_000 + startAttoseconds / 1_000_000_000
+        let startSubsecond = startAttoseconds / 1_000_000_000
+        // Latency is configured in whole nanoseconds; anything else takes the exact path.
+        guard forecast.latency == .nanoseconds(latency) else {
+            return forecastPollsOneByOne(from: start, forecast, maxWaitEnds: maxWaitEnds)
+        }
+        var offset: Int64 = 0
         var skipped = 0
-        while pollAt < releaseAt, room.pollIsForecast(at: pollAt) {
-            let answeredAt = pollAt + latency
-            if let lastAnswer, answeredAt > lastAnswer { break }
-            let retryAfter = WaitingRoomService.forecastRetryAfter(untilTurn: releaseAt - pollAt)
-            let nextPoll = answeredAt + .seconds(retryAfter)
-            guard nextPoll < pending.maxWaitEnds else { break }
-            recorder.recordRequest(at: pollAt)
+        while offset < turnCeiling, room.pollIsForecast(at: start + .nanoseconds(offset), nanoseconds: startWhole + offset) {
+            let answeredOffset = offset + latency
+            if let deadlineFloor, answeredOffset > deadlineFloor { break }
+            let nanosecondsToTurn = turnFloor - offset
+            let retryAfter = WaitingRoomService.retryAfterSeconds(untilTurnNanoseconds: nanosecondsToTurn)
+            let nextOffset = answeredOffset + retryAfter * 1_000_000_000
+            guard nextOffset < maxWaitCeiling else { break }
+            countForecastPolls(
+                inSecond: Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000), count: 1)
+            skipped += 1
+            offset = nextOffset
+        }
+        return (skipped, start + .nanoseconds(offset))
+    }
+
+    /// The same chain in `Duration` arithmetic, for latencies finer than a nanosecond.
+    private mutating func forecastPollsOneByOne(
+        from start: Instant, _ forecast: QueuePagePollForecast, maxWaitEnds: Instant
+    ) -> (count: Int, nextPollAt: Instant) {
+        var pollAt = start
+        var skipped = 0
+        while let nextPoll = nextForecastPoll(after: pollAt, forecast, maxWaitEnds: maxWaitEnds) {
+            countForecastPolls(sentAt: pollAt, count: 1)
             skipped += 1
             pollAt = nextPoll
         }
-        guard skipped > 0 else { return nil }
-        machine.skipPolls(skipped, nextPollAt: pollAt)
-        room.countForecastRequests(skipped)
-        progress.requests += skipped
-        skippedPolls += skipped
-        return pollAt
+        return (skipped, pollAt)
+    }
+
+    private static func floorNanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        // `components` rounds toward zero with both parts of the same sign.
+        let whole = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        return attoseconds < 0 && attoseconds % 1_000_000_000 != 0 ? whole - 1 : whole
+    }
+
+    private static func ceilingNanoseconds(_ duration: Duration) -> Int64 {
+        let floor = floorNanoseconds(duration)
+        return duration == .nanoseconds(floor) ? floor : floor + 1
+    }
+
+    /// When the visitor polls next if a poll sent at `pollAt` is forecast; nil when it is not
+    /// (its turn has come, the mode or a fault rule changes its answer, the answer arrives
+    /// after the run's hard stop, or the next poll would run into `maxWait`).
+    private func nextForecastPoll(
+        after pollAt: Instant, _ forecast: QueuePagePollForecast, maxWaitEnds: Instant
+    ) -> Instant? {
+        guard pollAt < forecast.releaseAt, room.pollIsForecast(at: pollAt) else { return nil }
+        let answeredAt = pollAt + forecast.latency
+        if let runDeadline, answeredAt > runDeadline { return nil }
+        let retryAfter = WaitingRoomService.forecastRetryAfter(untilTurn: forecast.releaseAt - pollAt)
+        let nextPoll = answeredAt + .seconds(retryAfter)
+        return nextPoll < maxWaitEnds ? nextPoll : nil
+    }
+
+    /// A poll answered from the forecast counts everywhere a poll the room answered counts.
+    private mutating func countForecastPolls(sentAt: Instant, count: Int) {
+        countForecastPolls(inSecond: Timeline.second(of: sentAt), count: count)
+    }
+
+    private mutating func countForecastPolls(inSecond second: Int, count: Int) {
+        recorder.recordRequests(count, inSecond: second)
+        room.countForecastRequests(count)
+        progress.requests += count
+        skippedPolls += count
     }
 }

@@ -86,7 +86,7 @@ struct Simulation {
             machine: VisitorMachine(configuration: run.visitorConfiguration(for: visitor)), index: visitor.index,
             arrival: visitor.arrival, groupIndex: visitor.groupIndex)
         let action = slot.machine.start(at: loop.now)
-        try carryOut(action, slot: slot, number: nil, phaseBefore: .notStarted)
+        try carryOut(action, slot: slot, number: nil, phaseBefore: .notStarted, mayAnswerLoad: true)
     }
 
     private mutating func handle(_ event: Event) throws {
@@ -94,6 +94,8 @@ struct Simulation {
         guard var slot = slots.take(number) else { return }
         let before = slot.machine.phase
         let action: VisitorMachine.Action
+        // A wake-up whose polls could not be skipped sends a poll that is not forecast either.
+        var mayAnswerLoad = pollShortcut
         switch event {
         case .wake:
             if pollShortcut, let nextPoll = skipForecastPolls(&slot.machine) {
@@ -101,19 +103,22 @@ struct Simulation {
                 loop.schedule(.wake(slot: number), at: nextPoll)
                 return
             }
+            mayAnswerLoad = false
             action = slot.machine.waited(at: loop.now)
         case .response(_, let response): action = slot.machine.received(response, at: loop.now)
         case .failure(_, let error): action = slot.machine.failed(error, at: loop.now)
         }
-        try carryOut(action, slot: slot, number: number, phaseBefore: before)
+        try carryOut(action, slot: slot, number: number, phaseBefore: before, mayAnswerLoad: mayAnswerLoad)
     }
 
     /// Puts the visitor (back) in its slot and carries out what its machine asked for; a
     /// finished visitor gets its row and gives its slot up. `number` is nil for a visitor that
     /// has no slot yet.
     private mutating func carryOut(
-        _ action: VisitorMachine.Action, slot: Slot, number: Int?, phaseBefore: VisitorPhase
+        _ action: VisitorMachine.Action, slot: Slot, number: Int?, phaseBefore: VisitorPhase,
+        mayAnswerLoad: Bool
     ) throws {
+        var slot = slot
         let phaseAfter = slot.machine.phase
         if phaseBefore != .inQueue, phaseAfter == .inQueue { progress.inQueue += 1 }
         if phaseBefore == .inQueue, phaseAfter != .inQueue { progress.inQueue -= 1 }
@@ -122,11 +127,20 @@ struct Simulation {
             try finish(slot, result: result)
             return
         }
+        // A queue-page load whose answer the room forecasts is answered here (poll shortcut).
+        var nextPoll: Instant?
+        if mayAnswerLoad, pollShortcut, case .send = action, phaseAfter == .inQueue {
+            nextPoll = answerForecastLoad(&slot.machine)
+        }
         let number =
             number.map { number in
                 slots.put(slot, at: number)
                 return number
             } ?? slots.insert(slot)
+        if let nextPoll {
+            loop.schedule(.wake(slot: number), at: nextPoll)
+            return
+        }
         switch action {
         case .wait(let deadline):
             loop.schedule(.wake(slot: number), at: deadline)

@@ -46,9 +46,12 @@ public struct KnownUserTokenValidator: Sendable {
     /// ASCII tokens (all real ones) are checked over their bytes; anything else as strings.
     public func check(_ token: String, nowUnixSeconds: Int64) -> Failure? {
         var token = token
-        if let verdict = token.withUTF8({ ASCIITokenCheck(bytes: $0)?.failure(self, nowUnixSeconds: nowUnixSeconds) }) {
-            return verdict
+        // Outer nil: not ASCII; inner nil: valid.
+        let asciiVerdict: Failure?? = token.withUTF8 { bytes in
+            guard let check = ASCIITokenCheck(bytes: bytes) else { return Failure??.none }
+            return .some(check.failure(self, nowUnixSeconds: nowUnixSeconds))
         }
+        if let asciiVerdict { return asciiVerdict }
         return checkAsStrings(token, nowUnixSeconds: nowUnixSeconds)
     }
 

@@ -74,10 +74,20 @@ struct RoomRequest {
     }
 
     private static func hostWithoutPort(_ authority: String) -> String {
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+        // An ASCII authority (every real one) is searched over bytes, which finds the same
+        // `[`, `]` and `:` the `Character` search finds.
+        let utf8 = authority.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+            if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+                return String(authority[...close])
+            }
+            if let colon = authority.lastIndex(of: ":") { return String(authority[..<colon]) }
+            return authority
+        }
+        if utf8.first == UInt8(ascii: "["), let close = utf8.firstIndex(of: UInt8(ascii: "]")) {
             return String(authority[...close])
         }
-        if let colon = authority.lastIndex(of: ":") { return String(authority[..<colon]) }
+        if let colon = utf8.lastIndex(of: UInt8(ascii: ":")) { return String(authority[..<colon]) }
         return authority
     }
 

@@ -48,7 +48,12 @@ extension WaitingRoomService {
     /// `Retry-After` in whole seconds: the time until the visitor's turn rounded up, clamped
     /// to 1…`longestPollSeconds`.
     static func retryAfterSeconds(untilTurn: Duration) -> Int64 {
-        let nanos = max(untilTurn.nanoseconds, 0)
+        retryAfterSeconds(untilTurnNanoseconds: untilTurn.nanoseconds)
+    }
+
+    /// The same, from the nanoseconds to the turn (rounded toward zero).
+    static func retryAfterSeconds(untilTurnNanoseconds: Int64) -> Int64 {
+        let nanos = max(untilTurnNanoseconds, 0)
         return min(max((nanos + 999_999_999) / 1_000_000_000, 1), longestPollSeconds)
     }
 
