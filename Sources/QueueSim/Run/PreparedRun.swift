@@ -42,6 +42,11 @@ public struct PreparedRun: Sendable {
         return configuration
     }
 
+    /// The waiting room id a group's visitors are configured with (the event id of their tokens).
+    public func waitingRoomId(ofGroup index: Int) -> String {
+        groupTemplates[index].waitingRoomId
+    }
+
     public func groupName(of visitor: PlannedVisitor) -> String {
         scenario.groups[visitor.groupIndex].name
     }

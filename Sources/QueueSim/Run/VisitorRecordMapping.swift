@@ -36,13 +36,25 @@ extension VisitorRecord {
         tokenJudge: TokenJudge
     ) {
         self.init(
-            index: visitor.index, group: run.groupName(of: visitor), flow: run.flowWord(of: visitor),
-            arrival: visitor.arrival, start: result.marks.started, outcome: result.outcome,
+            index: visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result, run: run,
+            eventId: configuration.waitingRoomId, tokenJudge: tokenJudge)
+    }
+
+    /// The same row from the parts of the planned visitor it uses; `eventId` is the waiting
+    /// room id the visitor was configured with.
+    init(
+        index: Int, arrival: Instant, groupIndex: Int, result: VisitorResult, run: PreparedRun, eventId: String,
+        tokenJudge: TokenJudge
+    ) {
+        let group = run.scenario.groups[groupIndex]
+        self.init(
+            index: index, group: group.name, flow: group.flow.rawValue,
+            arrival: arrival, start: result.marks.started, outcome: result.outcome,
             redirectType: result.redirectType, httpStatus: result.lastHTTPStatus, error: result.errorMessage,
             attempts: result.attempts, polls: result.polls, restarts: result.restarts, requests: result.requests,
             enqueueDecided: result.marks.enqueueDecided, queueEntered: result.marks.queueEntered,
             ended: result.marks.ended, queueId: result.queueId,
-            token: tokenJudge.judge(result.queueitToken, eventId: configuration.waitingRoomId, at: result.marks.ended))
+            token: tokenJudge.judge(result.queueitToken, eventId: eventId, at: result.marks.ended))
     }
 
     /// The row of a visitor that arrived but never started (the run stopped while it waited

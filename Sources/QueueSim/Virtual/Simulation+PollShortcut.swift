@@ -147,7 +147,7 @@ extension Simulation {
     }
 
     private mutating func countForecastPolls(inSecond second: Int, count: Int) {
-        recorder.recordRequests(count, inSecond: second)
+        requestsPerSecond.add(at: second, count)
         room.countForecastRequests(count)
         progress.requests += count
         skippedPolls += count

@@ -17,6 +17,10 @@ struct Simulation {
     var slots = SlotStore<Slot>()
     var plan: VisitorPlan
     var pendingArrival: PlannedVisitor?
+    let rows: RowWriter
+    /// Requests sent per second, kept here while the row writer owns the recorder and handed
+    /// to it when the run ends.
+    var requestsPerSecond = PerSecondCounts()
     var progress = LiveRunStatus.Snapshot()
     var eventsSincePublish = 0
     var pollShortcut = true
@@ -37,7 +41,22 @@ struct Simulation {
         self.stopSignal = stopSignal
         plan = try run.makePlan()
         pendingArrival = try plan.next()
+        rows = RowWriter(recorder: recorder, run: run, tokenJudge: tokenJudge)
         progress.planned = run.summary.visitorCount
+    }
+
+    /// Ends the row writer: the recorder has every row and request count afterwards. Call
+    /// once `run(until:)` has returned; `abandonRowWriter` instead when it threw.
+    mutating func finishRowWriter() throws {
+        try rows.finish()
+        for second in 0..<requestsPerSecond.count where requestsPerSecond[second] != 0 {
+            recorder.recordRequests(requestsPerSecond[second], inSecond: second)
+        }
+        requestsPerSecond = PerSecondCounts()
+    }
+
+    func abandonRowWriter() {
+        rows.abandon()
     }
 
     mutating func run(until deadline: Instant?) throws {
@@ -155,7 +174,7 @@ struct Simulation {
     /// event after the modelled delay.
     private mutating func send(_ request: OutgoingRequest, timeout: Duration, slot: Int) {
         let now = loop.now
-        recorder.recordRequest(at: now)
+        requestsPerSecond.add(at: Timeline.second(of: now))
         progress.requests += 1
         switch room.handle(request.head, body: request.body ?? [], at: now) {
         case .response(let head, let body, let delay):
@@ -176,14 +195,9 @@ struct Simulation {
     }
 
     private mutating func finish(_ finished: Slot, result: VisitorResult) throws {
-        let configuration = finished.machine.configuration
-        let visitor = PlannedVisitor(
-            index: finished.index, arrival: finished.arrival, groupIndex: finished.groupIndex,
-            userId: configuration.userId, enqueueKey: configuration.enqueueKey,
-            enqueueToken: configuration.enqueueToken)
-        let record = VisitorRecord(
-            visitor: visitor, result: result, run: run, configuration: configuration, tokenJudge: tokenJudge)
-        try recorder.record(record)
+        try rows.record(
+            RowWriter.Finished(
+                index: finished.index, arrival: finished.arrival, groupIndex: finished.groupIndex, result: result))
         progress.finished += 1
         progress.outcomes[result.outcome, default: 0] += 1
     }

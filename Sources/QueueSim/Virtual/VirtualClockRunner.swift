@@ -45,7 +45,7 @@ public struct VirtualClockRunner: Sendable {
     /// One visitor in flight: its machine and what its report row needs from the plan (the
     /// rest of the planned visitor — user id, enqueue key or token — is in the machine's
     /// configuration, so it is not kept twice).
-    struct Slot {
+    struct Slot: Sendable {
         var machine: VisitorMachine
         let index: Int
         let arrival: Instant
@@ -70,7 +70,13 @@ public struct VirtualClockRunner: Sendable {
         var simulation = try Simulation(
             run: run, room: room, recorder: recorder, tokenJudge: judge, status: status, stopSignal: stopSignal)
         simulation.pollShortcut = pollShortcut
-        try simulation.run(until: scenario.run.duration.map { Instant.origin + $0 })
+        do {
+            try simulation.run(until: scenario.run.duration.map { Instant.origin + $0 })
+        } catch {
+            simulation.abandonRowWriter()
+            throw error
+        }
+        try simulation.finishRowWriter()
         let report = try recorder.finish(
             RunEnding(
                 end: simulation.loop.now, startedAt: startedAt, endedAt: Date(),

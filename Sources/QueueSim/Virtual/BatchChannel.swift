@@ -1,0 +1,92 @@
+import Foundation
+
+/// A bounded first-in, first-out hand-off of batches from one producer thread to one consumer
+/// thread: the virtual-time runner hands finished visitors from its event loop to the report
+/// writer (`RowWriter`), so a run uses both cores while the loop itself — and so every
+/// decision and every byte of the reports — stays sequential.
+///
+/// Batches, not elements, cross the lock (a few thousand visitors at a time), and at most
+/// `capacity` batches wait at once, so memory stays bounded when one side is faster.
+///
+/// `@unchecked Sendable`: every stored property is read and written only under `condition`.
+final class BatchChannel<Element: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var waiting: [[Element]] = []
+    private var firstWaiting = 0
+    private var closed = false
+    private var cancelled = false
+    private let capacity: Int
+
+    init(capacity: Int) {
+        precondition(capacity > 0, "a channel holds at least one batch")
+        self.capacity = capacity
+    }
+
+    /// Hands a batch over, waiting while `capacity` batches are waiting already. False when
+    /// the consumer has cancelled (the batch is dropped).
+    func send(_ batch: [Element]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting.count - firstWaiting >= capacity && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        waiting.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    /// The next batch, waiting for one; nil once the producer has closed the channel and every
+    /// batch was taken, or once the channel was cancelled.
+    func receive() -> [Element]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while firstWaiting == waiting.count && !closed && !cancelled { condition.wait() }
+        guard !cancelled, firstWaiting < waiting.count else { return nil }
+        var batch: [Element] = []
+        swap(&batch, &waiting[firstWaiting])
+        firstWaiting += 1
+        if firstWaiting == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            firstWaiting = 0
+        }
+        condition.broadcast()
+        return batch
+    }
+
+    /// The producer is done: the consumer gets what is waiting, then nil.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Either side gives up: waiting batches are dropped and both sides stop waiting.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        waiting = []
+        firstWaiting = 0
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// A thread that runs one closure and can be waited for: the other end of a `BatchChannel`.
+final class WorkerThread: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    init(name: String, _ body: @escaping @Sendable () -> Void) {
+        let done = self.done
+        let thread = Thread {
+            body()
+            done.signal()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Waits until the closure has returned (call once).
+    func join() {
+        done.wait()
+    }
+}
