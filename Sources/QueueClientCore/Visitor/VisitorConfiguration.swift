@@ -100,11 +100,8 @@ public struct VisitorConfiguration: Sendable, Hashable {
         self.enqueueToken = enqueueToken
     }
 
-    public var address: WaitingRoomAddress {
-        WaitingRoomAddress(
-            customerId: customerId, waitingRoomId: waitingRoomId, waitingRoomDomain: waitingRoomDomain,
-            queuePathPrefix: queuePathPrefix)
-    }
+    /// Built once per group (in the group's box), not per visitor.
+    public var address: WaitingRoomAddress { group.address }
 
     /// The enqueue call for the configured waiting room. An enqueue token wins over a key, as
     /// the README sample picks `runWithEnqueueToken` first.
@@ -148,8 +145,12 @@ private struct GroupSettings: Sendable, Hashable {
     private final class Box: Sendable {
         let fields: Fields
         let sharedNavigatorSettings: QueuePageNavigator.SharedSettings
+        let address: WaitingRoomAddress
         init(_ fields: Fields) {
             self.fields = fields
+            address = WaitingRoomAddress(
+                customerId: fields.customerId, waitingRoomId: fields.waitingRoomId,
+                waitingRoomDomain: fields.waitingRoomDomain, queuePathPrefix: fields.queuePathPrefix)
             sharedNavigatorSettings = QueuePageNavigator.SharedSettings(
                 QueuePageNavigator.Settings(
                     pollInterval: fields.pollInterval, maxWait: fields.maxWait, userAgent: fields.userAgent))
@@ -162,6 +163,7 @@ private struct GroupSettings: Sendable, Hashable {
 
     var fields: Fields { box.fields }
     var sharedNavigatorSettings: QueuePageNavigator.SharedSettings { box.sharedNavigatorSettings }
+    var address: WaitingRoomAddress { box.address }
 
     mutating func modify(_ change: (inout Fields) -> Void) {
         var fields = box.fields

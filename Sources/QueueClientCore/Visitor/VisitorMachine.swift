@@ -186,6 +186,11 @@ public struct VisitorMachine: Sendable {
         set { protectedApiBox = newValue.map(Boxed.init) }
     }
 
+    /// The waiting room the enqueue call goes to (without building the whole call).
+    private var enqueueAddress: WaitingRoomAddress {
+        redirectInstruction?.value.address ?? configuration.address
+    }
+
     /// The enqueue call for this run: the connector's waiting room, else the configured one.
     private var enqueueParameters: EnqueueParameters {
         guard let instruction = redirectInstruction?.value else { return configuration.enqueueParameters }
@@ -258,7 +263,7 @@ public struct VisitorMachine: Sendable {
             case .showQueue:
                 guard
                     var navigator = QueuePageNavigator(
-                        tryPass: tryPass, queuePathPrefix: enqueueParameters.address.queuePathPrefix,
+                        tryPass: tryPass, queuePathPrefix: enqueueAddress.queuePathPrefix,
                         sharedSettings: configuration.sharedNavigatorSettings, cookies: queueCookies)
                 else {
                     return finish(.error, message: "Failed to load the queue: missing queue or target URL", at: now)

@@ -9,12 +9,16 @@
 ///   emptiness and so builds `//api/...` for a prefix of `/`; we do not copy that quirk.
 /// - Path segments are percent-encoded (Android) so an id with a space still gives a valid URL.
 public struct WaitingRoomAddress: Sendable, Hashable {
-    public var customerId: String
-    public var waitingRoomId: String
+    public var customerId: String { didSet { derive() } }
+    public var waitingRoomId: String { didSet { derive() } }
     /// The non-empty proxy domain, or nil for `{customerId}.queue-it.net`.
     public let waitingRoomDomain: String?
     /// The sanitized prefix (no slashes at either end), present only with a domain.
     public let queuePathPrefix: String?
+    /// The authority requests go to: the proxy domain, or `{customerId}.queue-it.net`.
+    public private(set) var host: String = ""
+    /// `/{prefix}/api/mobileapp/queue/{c}/{e}/enqueue` (prefix only behind a proxy).
+    public private(set) var enqueuePath: String = ""
 
     public init(
         customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil
@@ -30,17 +34,16 @@ public struct WaitingRoomAddress: Sendable, Hashable {
             self.waitingRoomDomain = nil
             self.queuePathPrefix = nil
         }
+        derive()
     }
 
-    /// The authority requests go to: the proxy domain, or `{customerId}.queue-it.net`.
-    public var host: String { waitingRoomDomain ?? "\(customerId).queue-it.net" }
-
-    /// `/{prefix}/api/mobileapp/queue/{c}/{e}/enqueue` (prefix only behind a proxy).
-    public var enqueuePath: String {
+    /// `host` and `enqueuePath` are worked out when the ids change, not on every enqueue
+    /// (every visitor of a virtual run enqueues).
+    private mutating func derive() {
+        host = waitingRoomDomain ?? "\(customerId).queue-it.net"
         let api =
             "/api/mobileapp/queue/\(PercentEncoding.pathSegment(customerId))/\(PercentEncoding.pathSegment(waitingRoomId))/enqueue"
-        guard let queuePathPrefix else { return api }
-        return "/\(queuePathPrefix)\(api)"
+        enqueuePath = queuePathPrefix.map { "/\($0)\(api)" } ?? api
     }
 
     /// The full enqueue URL, as the SDK would call it.

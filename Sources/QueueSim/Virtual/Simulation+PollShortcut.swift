@@ -25,21 +25,23 @@ import QueueClientCore
 /// have walked poll by poll.
 extension Simulation {
     /// Skips the forecast polls of a visitor due to poll now. Returns when its next real poll
-    /// is due, or nil when not even the first poll could be skipped (the caller polls now).
-    mutating func skipForecastPolls(_ machine: inout VisitorMachine) -> Instant? {
+    /// is due and whether that is because its turn has come there, or nil when not even the
+    /// first poll could be skipped (the caller polls now).
+    mutating func skipForecastPolls(_ machine: inout VisitorMachine) -> (at: Instant, turnCame: Bool)? {
         guard let pending = machine.pendingQueuePagePoll,
             let forecast = forecast(for: pending.url, timeout: machine.configuration.requestTimeout)
         else { return nil }
         let (skipped, pollAt) = forecastPolls(from: loop.now, forecast, maxWaitEnds: pending.maxWaitEnds)
         guard skipped > 0 else { return nil }
         machine.skipPolls(skipped, nextPollAt: pollAt)
-        return pollAt
+        return (pollAt, pollAt >= forecast.releaseAt)
     }
 
     /// Answers the queue-page load the machine has just sent, if its answer is forecast, and
-    /// skips the forecast polls after it. Returns when the visitor's next real poll is due, or
-    /// nil when the load's answer is not forecast (the caller hands the request to the room).
-    mutating func answerForecastLoad(_ machine: inout VisitorMachine) -> Instant? {
+    /// skips the forecast polls after it. Returns when the visitor's next real poll is due and
+    /// whether its turn has come by then, or nil when the load's answer is not forecast (the
+    /// caller hands the request to the room).
+    mutating func answerForecastLoad(_ machine: inout VisitorMachine) -> (at: Instant, turnCame: Bool)? {
         guard let inFlight = machine.queuePageLoadInFlight,
             let forecast = forecast(for: inFlight.url, timeout: machine.configuration.requestTimeout),
             let nextPoll = nextForecastPoll(after: loop.now, forecast, maxWaitEnds: inFlight.maxWaitEnds)
@@ -48,7 +50,7 @@ extension Simulation {
         machine.answerQueuePageLoad(nextPollAt: nextPoll)
         let (skipped, pollAt) = forecastPolls(from: nextPoll, forecast, maxWaitEnds: inFlight.maxWaitEnds)
         if skipped > 0 { machine.skipPolls(skipped, nextPollAt: pollAt) }
-        return pollAt
+        return (pollAt, pollAt >= forecast.releaseAt)
     }
 
     private func forecast(for url: SimpleURL, timeout: Duration) -> QueuePagePollForecast? {

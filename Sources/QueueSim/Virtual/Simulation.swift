@@ -116,10 +116,10 @@ struct Simulation {
         // A wake-up whose polls could not be skipped sends a poll that is not forecast either.
         var mayAnswerLoad = pollShortcut
         switch event {
-        case .wake:
-            if pollShortcut, let nextPoll = skipForecastPolls(&slot.machine) {
+        case .wake(_, let atTurn):
+            if pollShortcut, !atTurn, let (nextPoll, turnCame) = skipForecastPolls(&slot.machine) {
                 slots.put(slot, at: number)
-                loop.schedule(.wake(slot: number), at: nextPoll)
+                loop.schedule(.wake(slot: number, atTurn: turnCame), at: nextPoll)
                 return
             }
             mayAnswerLoad = false
@@ -147,7 +147,7 @@ struct Simulation {
             return
         }
         // A queue-page load whose answer the room forecasts is answered here (poll shortcut).
-        var nextPoll: Instant?
+        var nextPoll: (at: Instant, turnCame: Bool)?
         if mayAnswerLoad, pollShortcut, case .send = action, phaseAfter == .inQueue {
             nextPoll = answerForecastLoad(&slot.machine)
         }
@@ -157,7 +157,7 @@ struct Simulation {
                 return number
             } ?? slots.insert(slot)
         if let nextPoll {
-            loop.schedule(.wake(slot: number), at: nextPoll)
+            loop.schedule(.wake(slot: number, atTurn: nextPoll.turnCame), at: nextPoll.at)
             return
         }
         switch action {

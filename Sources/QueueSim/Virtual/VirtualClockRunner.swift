@@ -28,7 +28,9 @@ public struct VirtualClockRunner: Sendable {
     }
 
     enum Event {
-        case wake(slot: Int)
+        /// `atTurn`: the poll shortcut stopped here because the visitor's turn has come, so
+        /// this poll is not forecast (no need to ask the room again).
+        case wake(slot: Int, atTurn: Bool = false)
         /// Indirect: a response is a large value, and the heap holds one event per visitor in
         /// flight (mostly `wake`s), so the heap's entries stay small.
         indirect case response(slot: Int, IncomingResponse)
@@ -37,7 +39,7 @@ public struct VirtualClockRunner: Sendable {
 
         var slot: Int {
             switch self {
-            case .wake(let slot), .response(let slot, _), .failure(let slot, _): slot
+            case .wake(let slot, _), .response(let slot, _), .failure(let slot, _): slot
             }
         }
     }

@@ -32,8 +32,7 @@ extension WaitingRoomService {
         case .yourTurn(_, let token):
             var head = HTTPResponse(status: .found)
             let target = configuration.eventTargetURL
-            let separator = target.contains("?") ? "&" : "?"
-            head.headerFields[.location] = "\(target)\(separator)queueittoken=\(token)"
+            head.headerFields[.location] = "\(target)\(targetQuerySeparator)queueittoken=\(token)"
             head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
             return (head, [])
         case .redirectLimitExceeded:

@@ -26,6 +26,9 @@ public final class WaitingRoomService {
     /// The model's mode script, kept here too so poll forecasts need not copy the model.
     let modes: ModeTimeline
     private let protectedAPI: ProtectedAPIConnector
+    /// What joins `queueittoken` to the event target URL (`&` when it has a query already),
+    /// worked out once instead of per visitor.
+    let targetQuerySeparator: String
     /// Entrances with a domain first: one without a domain answers on any host. Their hosts
     /// and prefixes are worked out once, not per request.
     private let entrancesInMatchingOrder: [(entrance: RoomEntrance, host: String?, prefix: [Substring])]
@@ -36,6 +39,7 @@ public final class WaitingRoomService {
         faults = FaultInjector(settings: configuration.settings, seed: configuration.seed)
         modes = ModeTimeline(baseMode: configuration.settings.mode, faults: configuration.settings.faults)
         protectedAPI = ProtectedAPIConnector(configuration: configuration)
+        targetQuerySeparator = configuration.eventTargetURL.contains("?") ? "&" : "?"
         let customerId = configuration.customerId
         entrancesInMatchingOrder =
             (configuration.entrances.filter(\.hasDomain) + configuration.entrances.filter { !$0.hasDomain }).map {
