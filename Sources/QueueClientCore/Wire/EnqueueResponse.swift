@@ -26,7 +26,7 @@ public struct EnqueueResponse: Sendable, Hashable {
 
     /// Nil when `body` is not a JSON object (empty, HTML, an array, truncated JSON…).
     public init?(jsonBody body: [UInt8]) {
-        if let members = FlatJSONObject.parse(body) {
+        if let members = FlatJSONObject.parseMembers(body) {
             self.init(flatMembers: members)
             return
         }
@@ -48,6 +48,10 @@ extension EnqueueResponse {
     /// The same reading as the `JSONSerialization` path, over the fast reader's members: only
     /// strings are strings, and the TTL is an integer or 0.
     init(flatMembers members: [String: FlatJSONObject.Value]) {
+        self.init(flatMembers: FlatJSONObject.Members(members))
+    }
+
+    init(flatMembers members: FlatJSONObject.Members) {
         func string(_ key: String) -> String? {
             if case .string(let text)? = members[key] { return text }
             return nil

@@ -17,8 +17,32 @@ public enum FlatJSONObject {
         case null
     }
 
+    /// The members of an object in the subset, in order. A handful of members: looked up by
+    /// scanning, so reading one answer allocates one array rather than a hashed dictionary.
+    public struct Members: Sendable {
+        fileprivate var pairs: [(key: String, value: Value)] = []
+
+        public init(_ members: [String: Value]) {
+            pairs = members.map { ($0.key, $0.value) }
+        }
+
+        fileprivate init() {}
+
+        public subscript(key: String) -> Value? {
+            pairs.first(where: { $0.key == key })?.value
+        }
+
+        public var count: Int { pairs.count }
+    }
+
     /// The members of `body`, or nil when it is not in the subset (not necessarily invalid JSON).
     public static func parse(_ body: [UInt8]) -> [String: Value]? {
+        parseMembers(body).map { Dictionary(uniqueKeysWithValues: $0.pairs) }
+    }
+
+    /// The same reading as `parse`, without building a dictionary. Keys compare as `String`s
+    /// (as dictionary keys do), so a duplicate key refuses the same bodies.
+    public static func parseMembers(_ body: [UInt8]) -> Members? {
         body.withUnsafeBufferPointer { bytes in
             var reader = Reader(bytes: bytes)
             return reader.object()
@@ -29,11 +53,11 @@ public enum FlatJSONObject {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
 
-        mutating func object() -> [String: Value]? {
+        mutating func object() -> Members? {
             skipWhitespace()
             guard take(UInt8(ascii: "{")) else { return nil }
-            var members: [String: Value] = [:]
-            members.reserveCapacity(8)
+            var members = Members()
+            members.pairs.reserveCapacity(8)
             skipWhitespace()
             if !take(UInt8(ascii: "}")) {
                 while true {
@@ -42,7 +66,8 @@ public enum FlatJSONObject {
                     skipWhitespace()
                     guard take(UInt8(ascii: ":")) else { return nil }
                     skipWhitespace()
-                    guard let value = value(), members.updateValue(value, forKey: key) == nil else { return nil }
+                    guard let value = value(), members[key] == nil else { return nil }
+                    members.pairs.append((key, value))
                     skipWhitespace()
                     if take(UInt8(ascii: ",")) { continue }
                     guard take(UInt8(ascii: "}")) else { return nil }
@@ -75,14 +100,17 @@ public enum FlatJSONObject {
         private mutating func plainString() -> String? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = position
+            var ascii = true
             while position < bytes.count {
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
-                    let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                    let text = UnsafeBufferPointer(rebasing: bytes[start..<position])
                     position += 1
-                    return text
+                    // ASCII is valid UTF-8: the plain decoder takes its fast path.
+                    return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
                 }
                 if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                if byte >= 0x80 { ascii = false }
                 position += 1
             }
             return nil

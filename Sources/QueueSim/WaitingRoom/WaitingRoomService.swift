@@ -212,7 +212,7 @@ public final class WaitingRoomService {
         let enqueueToken: String?
         if body.isEmpty {
             (enqueueKey, enqueueToken) = (nil, nil)
-        } else if let members = FlatJSONObject.parse(body) {
+        } else if let members = FlatJSONObject.parseMembers(body) {
             // The fast path reads what `JSONSerialization` would: only JSON strings are strings.
             func string(_ key: String) -> String? {
                 if case .string(let text)? = members[key] { return text }
