@@ -151,11 +151,15 @@ struct Simulation {
         if mayAnswerLoad, pollShortcut, case .send = action, phaseAfter == .inQueue {
             nextPoll = answerForecastLoad(&slot.machine)
         }
-        let number =
-            number.map { number in
-                slots.put(slot, at: number)
-                return number
-            } ?? slots.insert(slot)
+        // No closure here: capturing `slot` would copy the whole visitor.
+        let slotNumber: Int
+        if let number {
+            slots.put(slot, at: number)
+            slotNumber = number
+        } else {
+            slotNumber = slots.insert(slot)
+        }
+        let number = slotNumber
         if let nextPoll {
             loop.schedule(.wake(slot: number, atTurn: nextPoll.turnCame), at: nextPoll.at)
             return
