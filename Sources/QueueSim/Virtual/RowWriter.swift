@@ -46,7 +46,9 @@ final class RowWriter {
         let failure = self.failure
         let handedOver = HandedOver(recorder: recorder)
         // Copies of their own, so the writer never touches the strings the loop's visitors share.
-        let eventIds = (0..<run.scenario.groups.count).map { String(decoding: Array(run.waitingRoomId(ofGroup: $0).utf8), as: UTF8.self) }
+        let eventIds = (0..<run.scenario.groups.count).map {
+            String(decoding: Array(run.waitingRoomId(ofGroup: $0).utf8), as: UTF8.self)
+        }
         worker = WorkerThread(name: "queuesim-rows") {
             while let batch = channel.receive() {
                 for item in batch {

@@ -88,7 +88,9 @@ extension Simulation {
         }
         var offset: Int64 = 0
         var skipped = 0
-        while offset < turnCeiling, room.pollIsForecast(at: start + .nanoseconds(offset), nanoseconds: startWhole + offset) {
+        while offset < turnCeiling,
+            room.pollIsForecast(at: start + .nanoseconds(offset), nanoseconds: startWhole + offset)
+        {
             let answeredOffset = offset + latency
             if let deadlineFloor, answeredOffset > deadlineFloor { break }
             let nanosecondsToTurn = turnFloor - offset

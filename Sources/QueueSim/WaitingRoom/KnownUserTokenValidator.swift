@@ -55,7 +55,9 @@ public struct KnownUserTokenValidator: Sendable {
         return checkAsStrings(token, nowUnixSeconds: nowUnixSeconds)
     }
 
-    private func checkAsStrings(_ token: String, nowUnixSeconds: Int64) -> Failure? {
+    /// The connector's check over `String`s: the reference the byte path is tested against,
+    /// and the path non-ASCII tokens take.
+    func checkAsStrings(_ token: String, nowUnixSeconds: Int64) -> Failure? {
         let parsed = Self.parse(token)
         guard let hash = parsed.hash else { return .hash }
         let message = token.replacingFirst("~h_\(hash)", with: "")

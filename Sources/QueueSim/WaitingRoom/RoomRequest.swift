@@ -33,7 +33,8 @@ struct RoomRequest {
             rawQuery = ""
         }
         pathSegments =
-            targetIsASCII ? pathPart.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) } : pathPart.split(separator: "/")
+            targetIsASCII
+            ? pathPart.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) } : pathPart.split(separator: "/")
     }
 
     /// Query items, decoded, in order.
@@ -104,7 +105,9 @@ struct RoomRequest {
             }
         }
         return text.utf8.split(separator: UInt8(ascii: "&")).map { item in
-            guard let equals = item.firstIndex(of: UInt8(ascii: "=")) else { return (decoded(String(Substring(item))), "") }
+            guard let equals = item.firstIndex(of: UInt8(ascii: "=")) else {
+                return (decoded(String(Substring(item))), "")
+            }
             let name = String(Substring(item[..<equals]))
             let value = String(Substring(item[item.index(after: equals)...]))
             return (decoded(name), decoded(value))
@@ -113,7 +116,8 @@ struct RoomRequest {
 
     /// `lowercased()`, without a copy when the text is ASCII with no capital letter.
     private static func lowercasedASCII(_ text: String) -> String {
-        text.utf8.allSatisfy({ $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) ? text : text.lowercased()
+        text.utf8.allSatisfy({ $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+            ? text : text.lowercased()
     }
 }
 

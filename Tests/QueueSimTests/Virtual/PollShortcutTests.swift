@@ -67,3 +67,34 @@ struct PollShortcutTests {
         #expect(run.skippedPolls == 0)
     }
 }
+
+/// The first queue-page load after enqueue is answered from the forecast too: with no faults,
+/// the room itself handles exactly two requests per visitor (the enqueue and the poll at the
+/// visitor's turn), and the reports still match a run without the shortcut.
+@Suite("Poll shortcut answers the first load")
+struct FirstLoadShortcutTests {
+    static let scenario = """
+        version: 1
+        name: first-load
+        seed: 5
+        target: { customerId: acme, waitingRoomId: launch }
+        client: { pollInterval: 5s, maxWait: 1h }
+        arrivals:
+          phases: [ { burst: 300 } ]
+        visitors: [ { name: app } ]
+        waitingRoom:
+          outflow: 60/min
+          latency: { enqueue: 20ms, queuePage: 10ms, jitter: 0ms }
+        """
+
+    @Test func roomHandlesTwoRequestsPerVisitor() throws {
+        let fast = try VirtualRun.runCountingSkips(Self.scenario, label: "first-load-on", pollShortcut: true)
+        let slow = try VirtualRun.runCountingSkips(Self.scenario, label: "first-load-off", pollShortcut: false)
+        #expect(fast.report.outcomeCounts[.passed] == 300)
+        #expect(fast.report.requestCount == slow.report.requestCount)
+        #expect(fast.report.requestCount - fast.skippedPolls == 2 * 300)
+        for file in [Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile] {
+            #expect(try VirtualRun.bytes(fast.directory, file) == VirtualRun.bytes(slow.directory, file), "\(file)")
+        }
+    }
+}
