@@ -1,4 +1,5 @@
 import Crypto
+import QueueClientCore
 
 /// The `queueittoken` the room hands back at a visitor's turn (reference §1), written from
 /// the server's side: `e_{e}~q_{queueId}~ts_{expiry}~ce_true~rt_{type}~h_{hash}`.
@@ -90,16 +91,12 @@ public enum QueueITHash {
         code.withUnsafeBytes { bytes in
             String(unsafeUninitializedCapacity: bytes.count * 2) { out in
                 for (offset, byte) in bytes.enumerated() {
-                    out[2 * offset] = hexDigit(byte >> 4)
-                    out[2 * offset + 1] = hexDigit(byte & 0x0F)
+                    out[2 * offset] = ASCIIHex.lowercaseDigit(byte >> 4)
+                    out[2 * offset + 1] = ASCIIHex.lowercaseDigit(byte & 0x0F)
                 }
                 return bytes.count * 2
             }
         }
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// Constant-time comparison of two ASCII strings, ignoring case (Java/Python compare the

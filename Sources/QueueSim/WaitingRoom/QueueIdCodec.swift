@@ -1,3 +1,5 @@
+import QueueClientCore
+
 /// Queue ids for tickets, derived from `(seed, ticket index)` and parsed back to the index, so
 /// the room needs no dictionary from id to visitor.
 ///
@@ -35,7 +37,7 @@ struct QueueIdCodec: Sendable {
             guard bytes.count == Self.length else { return nil }
             var node: UInt64 = 0
             for byte in bytes[(Self.length - 12)...] {
-                guard let digit = Self.hexValue(byte) else { return nil }
+                guard let digit = ASCIIHex.value(byte) else { return nil }
                 node = node << 4 | UInt64(digit)
             }
             let index = node ^ indexMask
@@ -58,7 +60,7 @@ struct QueueIdCodec: Sendable {
         var at = 0
         func put(_ value: UInt64, digits: Int) {
             for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
-                buffer[at] = Self.hexDigit(UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F)
+                buffer[at] = ASCIIHex.lowercaseDigit(UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F)
                 at += 1
             }
         }
@@ -75,19 +77,6 @@ struct QueueIdCodec: Sendable {
         put(0x8000 | (middle & 0x3FFF), digits: 4)
         dash()
         put((UInt64(ticket) ^ indexMask) & 0xFFFF_FFFF_FFFF, digits: 12)
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private static func asciiLower(_ byte: UInt8) -> UInt8 {

@@ -1,3 +1,5 @@
+import QueueClientCore
+
 /// A tiny JSON object writer: the room's bodies have a fixed key order (stable bytes for
 /// deterministic runs) and are written on the hot path, so no `JSONEncoder`.
 struct RoomJSON {
@@ -60,8 +62,8 @@ struct RoomJSON {
                 out.append(byte)
             case 0..<0x20:
                 out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0x0F))
+                out.append(ASCIIHex.lowercaseDigit(byte >> 4))
+                out.append(ASCIIHex.lowercaseDigit(byte & 0x0F))
             default: out.append(byte)
             }
         }
@@ -72,7 +74,4 @@ struct RoomJSON {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-    }
 }
