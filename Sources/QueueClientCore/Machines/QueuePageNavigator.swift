@@ -58,8 +58,18 @@ public struct QueuePageNavigator: Sendable {
     /// visitor in the queue carries one reference instead of the settings' 48 bytes.
     final class SharedSettings: Sendable {
         let settings: Settings
-        init(_ settings: Settings) { self.settings = settings }
+        /// `Accept` and `User-Agent`, built (and validated) once for every page load of the group.
+        let pageHeaders: HTTPFields
+        init(_ settings: Settings) {
+            self.settings = settings
+            var headers = HTTPFields()
+            headers[.accept] = QueuePageNavigator.acceptHeader
+            headers[.userAgent] = settings.userAgent
+            pageHeaders = headers
+        }
     }
+
+    static let acceptHeader = "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8"
 
     private let sharedSettings: SharedSettings
     public var settings: Settings { sharedSettings.settings }
@@ -244,9 +254,8 @@ public struct QueuePageNavigator: Sendable {
         state = .loading
         polls += 1
         var head = HTTPRequest(
-            method: .get, scheme: currentURL.scheme, authority: currentURL.authority, path: currentURL.pathAndQuery)
-        head.headerFields[.accept] = "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8"
-        head.headerFields[.userAgent] = settings.userAgent
+            method: .get, scheme: currentURL.scheme, authority: currentURL.authority, path: currentURL.pathAndQuery,
+            headerFields: sharedSettings.pageHeaders)
         if let cookie = cookies.header(for: currentURL.host) {
             head.headerFields[.cookie] = cookie
         }

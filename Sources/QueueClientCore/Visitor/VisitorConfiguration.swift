@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// Which SDK entry point a visitor uses.
 public enum VisitorFlowKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// `run()` / `runWithEnqueueKey` / `runWithEnqueueToken`: enqueue, then the queue page.
@@ -113,9 +115,11 @@ public struct VisitorConfiguration: Sendable, Hashable {
         for address: WaitingRoomAddress, enqueueToken: String?, layoutName: String?, language: String?
     ) -> EnqueueParameters {
         let token = enqueueToken.flatMap { $0.isEmpty ? nil : $0 }
-        return EnqueueParameters(
+        var parameters = EnqueueParameters(
             address: address, userId: userId, userAgent: userAgent, sdkVersion: sdkVersion, layoutName: layoutName,
             language: language, enqueueToken: token, enqueueKey: token == nil ? enqueueKey : nil)
+        parameters.headerTemplate = group.enqueueHeaders
+        return parameters
     }
 
     /// One box per group, shared by all its visitors' queue page navigators.
@@ -146,8 +150,10 @@ private struct GroupSettings: Sendable, Hashable {
         let fields: Fields
         let sharedNavigatorSettings: QueuePageNavigator.SharedSettings
         let address: WaitingRoomAddress
+        let enqueueHeaders: HTTPFields
         init(_ fields: Fields) {
             self.fields = fields
+            enqueueHeaders = EnqueueRequest.headerFields(userAgent: fields.userAgent)
             address = WaitingRoomAddress(
                 customerId: fields.customerId, waitingRoomId: fields.waitingRoomId,
                 waitingRoomDomain: fields.waitingRoomDomain, queuePathPrefix: fields.queuePathPrefix)
@@ -164,6 +170,7 @@ private struct GroupSettings: Sendable, Hashable {
     var fields: Fields { box.fields }
     var sharedNavigatorSettings: QueuePageNavigator.SharedSettings { box.sharedNavigatorSettings }
     var address: WaitingRoomAddress { box.address }
+    var enqueueHeaders: HTTPFields { box.enqueueHeaders }
 
     mutating func modify(_ change: (inout Fields) -> Void) {
         var fields = box.fields

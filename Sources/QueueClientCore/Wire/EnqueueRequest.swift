@@ -10,6 +10,10 @@ public struct EnqueueParameters: Sendable, Hashable {
     public var language: String?
     public var enqueueToken: String?
     public var enqueueKey: String?
+    /// `Accept`, `Content-Type` and `User-Agent` built once for a group of visitors (every
+    /// visitor of a virtual run enqueues); used only while its `User-Agent` is `userAgent`.
+    /// Not part of equality: it is a cache of what `make` would build anyway.
+    var headerTemplate: HTTPFields?
 
     public init(
         address: WaitingRoomAddress, userId: String, userAgent: String, sdkVersion: String,
@@ -24,6 +28,23 @@ public struct EnqueueParameters: Sendable, Hashable {
         self.enqueueToken = enqueueToken
         self.enqueueKey = enqueueKey
     }
+
+    public static func == (lhs: EnqueueParameters, rhs: EnqueueParameters) -> Bool {
+        lhs.address == rhs.address && lhs.userId == rhs.userId && lhs.userAgent == rhs.userAgent
+            && lhs.sdkVersion == rhs.sdkVersion && lhs.layoutName == rhs.layoutName && lhs.language == rhs.language
+            && lhs.enqueueToken == rhs.enqueueToken && lhs.enqueueKey == rhs.enqueueKey
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(address)
+        hasher.combine(userId)
+        hasher.combine(userAgent)
+        hasher.combine(sdkVersion)
+        hasher.combine(layoutName)
+        hasher.combine(language)
+        hasher.combine(enqueueToken)
+        hasher.combine(enqueueKey)
+    }
 }
 
 /// Builds the mobile enqueue request:
@@ -35,12 +56,24 @@ public struct EnqueueParameters: Sendable, Hashable {
 /// empty string, which no caller here produces on purpose).
 public enum EnqueueRequest {
     public static func make(_ parameters: EnqueueParameters) -> OutgoingRequest {
-        var head = HTTPRequest(
-            method: .post, scheme: "https", authority: parameters.address.host, path: parameters.address.enqueuePath)
-        head.headerFields[.accept] = "application/json"
-        head.headerFields[.contentType] = "application/json"
-        head.headerFields[.userAgent] = parameters.userAgent
+        let head = HTTPRequest(
+            method: .post, scheme: "https", authority: parameters.address.host, path: parameters.address.enqueuePath,
+            headerFields: headerFields(parameters))
         return OutgoingRequest(head: head, body: bodyBytes(parameters))
+    }
+
+    /// The request's header fields, in this order.
+    static func headerFields(userAgent: String) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[.accept] = "application/json"
+        fields[.contentType] = "application/json"
+        fields[.userAgent] = userAgent
+        return fields
+    }
+
+    private static func headerFields(_ parameters: EnqueueParameters) -> HTTPFields {
+        if let template = parameters.headerTemplate, template[.userAgent] == parameters.userAgent { return template }
+        return headerFields(userAgent: parameters.userAgent)
     }
 
     /// The JSON body, keys in a fixed order so requests are byte-identical run to run.
