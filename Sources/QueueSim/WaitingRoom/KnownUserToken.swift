@@ -30,13 +30,21 @@ public struct KnownUserToken: Sendable, Equatable {
     /// The token without its hash: the exact message the HMAC covers.
     public var unsignedText: String {
         var text = "e_"
-        text.reserveCapacity(128)
+        text.reserveCapacity(192)
         text += eventId
-        if let queueId { text += "~q_" + queueId }
-        text += "~ts_" + String(expiryUnixSeconds)
+        if let queueId {
+            text += "~q_"
+            text += queueId
+        }
+        text += "~ts_"
+        text += String(expiryUnixSeconds)
         text += extendableCookie ? "~ce_true" : "~ce_false"
-        if let cookieValidityMinutes { text += "~cv_" + String(cookieValidityMinutes) }
-        text += "~rt_" + redirectType
+        if let cookieValidityMinutes {
+            text += "~cv_"
+            text += String(cookieValidityMinutes)
+        }
+        text += "~rt_"
+        text += redirectType
         return text
     }
 
@@ -47,8 +55,11 @@ public struct KnownUserToken: Sendable, Equatable {
 
     /// The same, with the key already prepared (the room signs a token per visitor).
     public func signed(with key: PreparedHMAC) -> String {
-        let message = unsignedText
-        return message + "~h_" + key.hex(message)
+        var token = unsignedText
+        let hash = key.hex(token)
+        token += "~h_"
+        token += hash
+        return token
     }
 }
 

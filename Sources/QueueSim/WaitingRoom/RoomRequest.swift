@@ -23,7 +23,7 @@ struct RoomRequest {
         let authority = request.authority ?? request.headerFields[.hostHeader]
         host = authority.map { Self.lowercasedASCII(Self.hostWithoutPort($0)) }
         let target = request.path ?? "/"
-        targetIsASCII = target.utf8.allSatisfy { $0 < 0x80 }
+        targetIsASCII = Self.isASCII(target)
         let pathPart: Substring
         if let mark = targetIsASCII ? target.utf8.firstIndex(of: UInt8(ascii: "?")) : target.firstIndex(of: "?") {
             pathPart = target[..<mark]
@@ -78,7 +78,7 @@ struct RoomRequest {
         // An ASCII authority (every real one) is searched over bytes, which finds the same
         // `[`, `]` and `:` the `Character` search finds.
         let utf8 = authority.utf8
-        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+        guard isASCII(authority) else {
             if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
                 return String(authority[...close])
             }
@@ -90,6 +90,12 @@ struct RoomRequest {
         }
         if let colon = utf8.lastIndex(of: UInt8(ascii: ":")) { return String(authority[..<colon]) }
         return authority
+    }
+
+    /// Over the contiguous bytes (a native string's own storage, no copy).
+    private static func isASCII(_ text: String) -> Bool {
+        var copy = text
+        return copy.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } }
     }
 
     private static func decoded(_ text: String) -> String {
@@ -116,8 +122,11 @@ struct RoomRequest {
 
     /// `lowercased()`, without a copy when the text is ASCII with no capital letter.
     private static func lowercasedASCII(_ text: String) -> String {
-        text.utf8.allSatisfy({ $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
-            ? text : text.lowercased()
+        var copy = text
+        let plain = copy.withUTF8 { bytes in
+            bytes.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        }
+        return plain ? text : text.lowercased()
     }
 }
 

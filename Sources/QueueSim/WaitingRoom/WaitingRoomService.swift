@@ -165,6 +165,8 @@ public final class WaitingRoomService {
     /// `lowercased()` equality without allocating for ASCII text (every request carries the
     /// ids); anything else still goes through `lowercased()`, so the answer is the same.
     static func equalIgnoringCase(_ lhs: Substring, _ rhs: String) -> Bool {
+        // Equal text is equal once lowercased too; ids usually arrive exactly as configured.
+        if lhs == rhs { return true }
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return lhs.lowercased() == rhs.lowercased() }
