@@ -13,7 +13,9 @@ public struct VisitorMachine: Sendable {
     private enum Stage: Sendable {
         case notStarted
         case protectedApi
-        case enqueueing(EnqueueMachine)
+        /// Indirect: the enqueue machine (its parameters) is the largest stage, and a virtual
+        /// run keeps every waiting visitor's machine in memory — at the queue page's size.
+        indirect case enqueueing(EnqueueMachine)
         case inQueue(QueuePageNavigator)
         case finished(VisitorResult)
         /// Placeholder while a sub-machine is taken out to be mutated (avoids a copy).
