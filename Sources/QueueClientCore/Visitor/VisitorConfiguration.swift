@@ -1,5 +1,3 @@
-import HTTPTypes
-
 /// Which SDK entry point a visitor uses.
 public enum VisitorFlowKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// `run()` / `runWithEnqueueKey` / `runWithEnqueueToken`: enqueue, then the queue page.
@@ -150,10 +148,10 @@ private struct GroupSettings: Sendable, Hashable {
         let fields: Fields
         let sharedNavigatorSettings: QueuePageNavigator.SharedSettings
         let address: WaitingRoomAddress
-        let enqueueHeaders: HTTPFields
+        let enqueueHeaders: EnqueueHeaderTemplate
         init(_ fields: Fields) {
             self.fields = fields
-            enqueueHeaders = EnqueueRequest.headerFields(userAgent: fields.userAgent)
+            enqueueHeaders = EnqueueHeaderTemplate(userAgent: fields.userAgent)
             address = WaitingRoomAddress(
                 customerId: fields.customerId, waitingRoomId: fields.waitingRoomId,
                 waitingRoomDomain: fields.waitingRoomDomain, queuePathPrefix: fields.queuePathPrefix)
@@ -170,7 +168,7 @@ private struct GroupSettings: Sendable, Hashable {
     var fields: Fields { box.fields }
     var sharedNavigatorSettings: QueuePageNavigator.SharedSettings { box.sharedNavigatorSettings }
     var address: WaitingRoomAddress { box.address }
-    var enqueueHeaders: HTTPFields { box.enqueueHeaders }
+    var enqueueHeaders: EnqueueHeaderTemplate { box.enqueueHeaders }
 
     mutating func modify(_ change: (inout Fields) -> Void) {
         var fields = box.fields

@@ -13,7 +13,7 @@ public struct EnqueueParameters: Sendable, Hashable {
     /// `Accept`, `Content-Type` and `User-Agent` built once for a group of visitors (every
     /// visitor of a virtual run enqueues); used only while its `User-Agent` is `userAgent`.
     /// Not part of equality: it is a cache of what `make` would build anyway.
-    var headerTemplate: HTTPFields?
+    var headerTemplate: EnqueueHeaderTemplate?
 
     public init(
         address: WaitingRoomAddress, userId: String, userAgent: String, sdkVersion: String,
@@ -72,7 +72,9 @@ public enum EnqueueRequest {
     }
 
     private static func headerFields(_ parameters: EnqueueParameters) -> HTTPFields {
-        if let template = parameters.headerTemplate, template[.userAgent] == parameters.userAgent { return template }
+        if let template = parameters.headerTemplate, template.userAgent == parameters.userAgent {
+            return template.fields
+        }
         return headerFields(userAgent: parameters.userAgent)
     }
 
@@ -103,6 +105,17 @@ public enum EnqueueRequest {
         }
         out.append(UInt8(ascii: "}"))
         return out
+    }
+}
+
+/// The enqueue call's header fields for one `User-Agent`, built once (see `EnqueueParameters`).
+final class EnqueueHeaderTemplate: Sendable {
+    let userAgent: String
+    let fields: HTTPFields
+
+    init(userAgent: String) {
+        self.userAgent = userAgent
+        fields = EnqueueRequest.headerFields(userAgent: userAgent)
     }
 }
 

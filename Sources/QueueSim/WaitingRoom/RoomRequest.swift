@@ -7,7 +7,11 @@ import HTTPTypes
 /// one query value looked up) avoids `Character` splitting and parses the query only on demand.
 struct RoomRequest {
     let method: HTTPRequest.Method
-    let host: String?
+    /// Only entrances with a proxy domain and the protected API look at it: read on demand.
+    var host: String? {
+        let authority = head.authority ?? head.headerFields[.hostHeader]
+        return authority.map { Self.lowercasedASCII(Self.hostWithoutPort($0)) }
+    }
     let pathSegments: [Substring]
     /// The text after `?`, still encoded; empty without a query.
     private let rawQuery: Substring
@@ -20,8 +24,6 @@ struct RoomRequest {
     init(_ request: HTTPRequest) {
         head = request
         method = request.method
-        let authority = request.authority ?? request.headerFields[.hostHeader]
-        host = authority.map { Self.lowercasedASCII(Self.hostWithoutPort($0)) }
         let target = request.path ?? "/"
         targetIsASCII = Self.isASCII(target)
         let pathPart: Substring

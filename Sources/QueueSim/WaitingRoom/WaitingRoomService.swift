@@ -129,8 +129,12 @@ public final class WaitingRoomService {
         if segments.count == 2 && segments[0] == "api" && segments[1] == "protected" {
             return (.protectedAPI, configuration.primaryEntrance)
         }
+        var requestHost: String??
         for (entrance, host, prefixSegments) in entrancesInMatchingOrder {
-            if let host, request.host != host { continue }
+            if let host {
+                if requestHost == nil { requestHost = .some(request.host) }
+                if requestHost! != host { continue }
+            }
             var rest = segments[...]
             if !prefixSegments.isEmpty {
                 guard rest.starts(with: prefixSegments) else { continue }
