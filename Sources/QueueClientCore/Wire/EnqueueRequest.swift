@@ -72,7 +72,8 @@ public enum EnqueueRequest {
     }
 
     private static func headerFields(_ parameters: EnqueueParameters) -> HTTPFields {
-        if let template = parameters.headerTemplate, template.userAgent == parameters.userAgent {
+        // Bytes, not `==`: a canonically equal agent with other bytes must be sent as given.
+        if let template = parameters.headerTemplate, template.userAgent.utf8.elementsEqual(parameters.userAgent.utf8) {
             return template.fields
         }
         return headerFields(userAgent: parameters.userAgent)

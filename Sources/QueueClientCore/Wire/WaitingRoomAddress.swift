@@ -46,6 +46,20 @@ public struct WaitingRoomAddress: Sendable, Hashable {
         enqueuePath = queuePathPrefix.map { "/\($0)\(api)" } ?? api
     }
 
+    /// Equality and hashing look at the four settings, as before `host` and `enqueuePath` were
+    /// stored: they are derived, and their bytes could tell canonically equal ids apart.
+    public static func == (lhs: WaitingRoomAddress, rhs: WaitingRoomAddress) -> Bool {
+        lhs.customerId == rhs.customerId && lhs.waitingRoomId == rhs.waitingRoomId
+            && lhs.waitingRoomDomain == rhs.waitingRoomDomain && lhs.queuePathPrefix == rhs.queuePathPrefix
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(customerId)
+        hasher.combine(waitingRoomId)
+        hasher.combine(waitingRoomDomain)
+        hasher.combine(queuePathPrefix)
+    }
+
     /// The full enqueue URL, as the SDK would call it.
     public var enqueueURL: String { "https://\(host)\(enqueuePath)" }
 }

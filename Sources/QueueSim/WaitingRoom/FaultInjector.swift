@@ -63,6 +63,19 @@ struct FaultInjector: Sendable {
         }
     }
 
+    /// True when the order of two queue-page polls at the same instant cannot matter: no rule
+    /// can answer one with `queueit://restartSession`. A restart enqueues again, and tickets go
+    /// in the order of the enqueues, so it would number visitors in the order their polls ran.
+    /// A poll shortcut schedules a visitor's next real poll earlier than a poll-by-poll run
+    /// does, which can change the order of polls that fall on the same instant.
+    var pollOrderIsIrrelevant: Bool {
+        !rules.contains { rule in
+            guard rule.rate > 0, rule.endpoint == .any || rule.endpoint == .queuePage else { return false }
+            if case .navigate(.restartSession) = rule.effect { return true }
+            return false
+        }
+    }
+
     /// True when some rule's window and endpoint cover a request to `endpoint` at `now`.
     func anyRuleApplies(endpoint: RoomEndpoint, at now: Instant) -> Bool {
         rules.contains { applies($0, endpoint: endpoint, at: now) }

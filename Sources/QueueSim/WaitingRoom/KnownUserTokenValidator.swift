@@ -145,15 +145,15 @@ public struct KnownUserTokenValidator: Sendable {
                 expected, Substring(decoding: UnsafeBufferPointer(rebasing: bytes[hash]), as: UTF8.self))
         }
 
-        /// `lowercased()` equality: the token's side is ASCII, so only an expected id whose
-        /// lowercase form is the same ASCII matches.
+        /// `lowercased()` equality. Both sides ASCII: byte by byte. Otherwise as `String`s,
+        /// because `==` matches canonically equivalent text (`U+037E` is `;`).
         private static func sameEventId(_ token: Slice<UnsafeBufferPointer<UInt8>>, _ expected: String) -> Bool {
-            if expected.utf8.allSatisfy({ $0 < 0x80 }) {
-                guard token.count == expected.utf8.count else { return false }
-                return zip(token, expected.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
+            guard expected.utf8.allSatisfy({ $0 < 0x80 }) else {
+                let tokenEvent = String(decoding: UnsafeBufferPointer(rebasing: token), as: UTF8.self)
+                return tokenEvent.lowercased() == expected.lowercased()
             }
-            let lowered = expected.lowercased().utf8
-            return lowered.count == token.count && zip(token, lowered).allSatisfy { asciiLower($0) == $1 }
+            guard token.count == expected.utf8.count else { return false }
+            return zip(token, expected.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
         }
 
         private static func asciiLower(_ byte: UInt8) -> UInt8 {

@@ -8,7 +8,8 @@ import QueueClientCore
 /// `Retry-After: retryAfterSeconds(releaseAt − t)` after exactly the modelled queue-page latency,
 /// and changes nothing in the room but `requestCount`. Because request n draws its faults and
 /// jitter from `(seed, n)`, skipping requests would renumber every later one; so forecasts are
-/// offered only when no draw can change an answer (`FaultInjector.drawsAreIrrelevant`).
+/// offered only when no draw can change an answer (`FaultInjector.drawsAreIrrelevant`), and
+/// only when the order of polls at one instant cannot matter (`pollOrderIsIrrelevant`).
 public struct QueuePagePollForecast: Sendable, Equatable {
     /// When the ticket's turn comes (the script holds: slots never move once given).
     public var releaseAt: Instant
@@ -20,7 +21,7 @@ extension WaitingRoomService {
     /// The forecast for the visitor polling `queueId`, or nil when its polls must be handled one
     /// by one (draws matter, unknown id, no place yet, or a turn that never comes).
     public func pollForecast(queueId: String) -> QueuePagePollForecast? {
-        guard faults.drawsAreIrrelevant, let ticket = model.ticket(forQueueId: queueId),
+        guard faults.drawsAreIrrelevant, faults.pollOrderIsIrrelevant, let ticket = model.ticket(forQueueId: queueId),
             let releaseAt = model.releaseInstant(ofTicket: ticket)
         else { return nil }
         return QueuePagePollForecast(releaseAt: releaseAt, latency: faults.baseLatency(endpoint: .queuePage))

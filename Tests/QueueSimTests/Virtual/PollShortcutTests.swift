@@ -60,6 +60,22 @@ struct PollShortcutTests {
         }
     }
 
+    /// A restart enqueues again, and tickets follow the order of the enqueues: polls at one
+    /// instant must run in the order a poll-by-poll run gives them, which a shortcut cannot
+    /// promise. So a queue-page `restartSession` rule turns forecasts off.
+    @Test("No shortcut where a queue page can restart the session")
+    func restartTurnsItOff() throws {
+        let restarting = Self.scenario.replacingOccurrences(
+            of: "- { from: 100s, to: 101s, mode: disabled }",
+            with:
+                "- { from: 100s, to: 101s, mode: disabled }\n    - { from: 120s, to: 125s, endpoint: queuePage, navigate: restartSession }"
+        )
+        #expect(restarting != Self.scenario)
+        let run = try VirtualRun.runCountingSkips(restarting, label: "shortcut-restart")
+        #expect(run.skippedPolls == 0)
+        #expect((run.report.outcomeCounts[.passed] ?? 0) > 0)
+    }
+
     @Test("No shortcut where random draws depend on request numbers")
     func jitterTurnsItOff() throws {
         let jittered = Self.scenario.replacingOccurrences(of: "jitter: 0ms", with: "jitter: 3ms")

@@ -49,6 +49,17 @@ struct TokenCheckPathsTests {
         #expect(byBytes == byStrings)
     }
 
+    /// A non-ASCII expected id that is canonically equal to the token's ASCII one (`U+037E`
+    /// decomposes to `;`): both paths compare as `String`s and accept it.
+    @Test func canonicallyEqualEventIds() {
+        let validator = KnownUserTokenValidator(secretKey: RoomFixture.secret, eventId: "a\u{037E}b")
+        let token = Self.signed("e_a;b~q_x~ts_1797033600~rt_queue")
+        #expect(validator.check(token, nowUnixSeconds: Self.now) == nil)
+        #expect(validator.checkAsStrings(token, nowUnixSeconds: Self.now) == nil)
+        let other = Self.signed("e_a;c~q_x~ts_1797033600~rt_queue")
+        #expect(validator.check(other, nowUnixSeconds: Self.now) == .eventid)
+    }
+
     @Test func verdictsAreTheExpectedOnes() {
         #expect(Self.validator.check(Self.valid, nowUnixSeconds: Self.now) == nil)
         #expect(Self.validator.check(Self.tokens[3], nowUnixSeconds: Self.now) == .hash)
