@@ -145,10 +145,9 @@ enum JSONText {
             case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
             case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
             case 0..<0x20:
-                let digits = Array("0123456789abcdef".utf8)
                 out.append(contentsOf: #"\u00"#.utf8)
-                out.append(digits[Int(byte >> 4)])
-                out.append(digits[Int(byte & 0x0F)])
+                out.append(ASCIIByte.lowercaseHexDigit(byte >> 4))
+                out.append(ASCIIByte.lowercaseHexDigit(byte & 0x0F))
             default: out.append(byte)
             }
         }

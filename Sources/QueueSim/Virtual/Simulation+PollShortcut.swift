@@ -16,7 +16,7 @@ import QueueClientCore
 ///
 /// Exactness, poll by poll: a forecast poll at `t` is answered 200 with
 /// `Retry-After: R = ⌈releaseAt − t⌉` (1…30 s) after the modelled latency `L`, so the visitor
-/// receives it at `t + L` and polls next at `t + L + R`, exactly what `nextForecastPoll`
+/// receives it at `t + L` and polls next at `t + L + R`, exactly what `forecastPolls`
 /// computes. A poll whose answer would arrive after the run's hard stop is not skipped (the
 /// last status a `queued` row shows is the last answer that arrived). Skipped polls change no
 /// room state but the request count, and forecasts exist only when no random draw depends on
@@ -43,13 +43,13 @@ extension Simulation {
     /// caller hands the request to the room).
     mutating func answerForecastLoad(_ machine: inout VisitorMachine) -> (at: Instant, turnCame: Bool)? {
         guard let inFlight = machine.queuePageLoadInFlight,
-            let forecast = forecast(for: inFlight.url, timeout: machine.configuration.requestTimeout),
-            let nextPoll = nextForecastPoll(after: loop.now, forecast, maxWaitEnds: inFlight.maxWaitEnds)
+            let forecast = forecast(for: inFlight.url, timeout: machine.configuration.requestTimeout)
         else { return nil }
-        countForecastPolls(sentAt: loop.now, count: 1)
-        machine.answerQueuePageLoad(nextPollAt: nextPoll)
-        let (skipped, pollAt) = forecastPolls(from: nextPoll, forecast, maxWaitEnds: inFlight.maxWaitEnds)
-        if skipped > 0 { machine.skipPolls(skipped, nextPollAt: pollAt) }
+        // The load in flight is the chain's first poll: the machine counted it when it sent it.
+        let (answered, pollAt) = forecastPolls(from: loop.now, forecast, maxWaitEnds: inFlight.maxWaitEnds)
+        guard answered > 0 else { return nil }
+        machine.answerQueuePageLoad(nextPollAt: pollAt)
+        if answered > 1 { machine.skipPolls(answered - 1, nextPollAt: pollAt) }
         return (pollAt, pollAt >= forecast.releaseAt)
     }
 
@@ -79,13 +79,12 @@ extension Simulation {
         let maxWaitCeiling = Self.ceilingNanoseconds(maxWaitEnds - start)
         let deadlineFloor = runDeadline.map { Self.floorNanoseconds($0 - start) }
         let latency = Self.floorNanoseconds(forecast.latency)
+        // Scenario durations are whole nanoseconds; a finer latency would break the offsets'
+        // arithmetic, so it gets no shortcut (polls go to the room one by one).
+        guard forecast.latency == .nanoseconds(latency) else { return (0, start) }
         let (startSeconds, startAttoseconds) = start.sinceOrigin.components
-        let startWhole = startSeconds * 1_000_000_000 + startAttoseconds / 1_000_000_000
         let startSubsecond = startAttoseconds / 1_000_000_000
-        // Latency is configured in whole nanoseconds; anything else takes the exact path.
-        guard forecast.latency == .nanoseconds(latency) else {
-            return forecastPollsOneByOne(from: start, forecast, maxWaitEnds: maxWaitEnds)
-        }
+        let startWhole = startSeconds * 1_000_000_000 + startSubsecond
         var offset: Int64 = 0
         var skipped = 0
         while offset < turnCeiling,
@@ -97,26 +96,11 @@ extension Simulation {
             let retryAfter = WaitingRoomService.retryAfterSeconds(untilTurnNanoseconds: nanosecondsToTurn)
             let nextOffset = answeredOffset + retryAfter * 1_000_000_000
             guard nextOffset < maxWaitCeiling else { break }
-            countForecastPolls(
-                inSecond: Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000), count: 1)
+            countForecastPoll(inSecond: Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000))
             skipped += 1
             offset = nextOffset
         }
         return (skipped, start + .nanoseconds(offset))
-    }
-
-    /// The same chain in `Duration` arithmetic, for latencies finer than a nanosecond.
-    private mutating func forecastPollsOneByOne(
-        from start: Instant, _ forecast: QueuePagePollForecast, maxWaitEnds: Instant
-    ) -> (count: Int, nextPollAt: Instant) {
-        var pollAt = start
-        var skipped = 0
-        while let nextPoll = nextForecastPoll(after: pollAt, forecast, maxWaitEnds: maxWaitEnds) {
-            countForecastPolls(sentAt: pollAt, count: 1)
-            skipped += 1
-            pollAt = nextPoll
-        }
-        return (skipped, pollAt)
     }
 
     private static func floorNanoseconds(_ duration: Duration) -> Int64 {
@@ -131,29 +115,11 @@ extension Simulation {
         return duration == .nanoseconds(floor) ? floor : floor + 1
     }
 
-    /// When the visitor polls next if a poll sent at `pollAt` is forecast; nil when it is not
-    /// (its turn has come, the mode or a fault rule changes its answer, the answer arrives
-    /// after the run's hard stop, or the next poll would run into `maxWait`).
-    private func nextForecastPoll(
-        after pollAt: Instant, _ forecast: QueuePagePollForecast, maxWaitEnds: Instant
-    ) -> Instant? {
-        guard pollAt < forecast.releaseAt, room.pollIsForecast(at: pollAt) else { return nil }
-        let answeredAt = pollAt + forecast.latency
-        if let runDeadline, answeredAt > runDeadline { return nil }
-        let retryAfter = WaitingRoomService.forecastRetryAfter(untilTurn: forecast.releaseAt - pollAt)
-        let nextPoll = answeredAt + .seconds(retryAfter)
-        return nextPoll < maxWaitEnds ? nextPoll : nil
-    }
-
     /// A poll answered from the forecast counts everywhere a poll the room answered counts.
-    private mutating func countForecastPolls(sentAt: Instant, count: Int) {
-        countForecastPolls(inSecond: Timeline.second(of: sentAt), count: count)
-    }
-
-    private mutating func countForecastPolls(inSecond second: Int, count: Int) {
-        requestsPerSecond.add(at: second, count)
-        room.countForecastRequests(count)
-        progress.requests += count
-        skippedPolls += count
+    private mutating func countForecastPoll(inSecond second: Int) {
+        requestsPerSecond.add(at: second)
+        room.countForecastRequests(1)
+        progress.requests += 1
+        skippedPolls += 1
     }
 }

@@ -102,8 +102,8 @@ public enum QueueITHash {
         code.withUnsafeBytes { bytes in
             String(unsafeUninitializedCapacity: bytes.count * 2) { out in
                 for (offset, byte) in bytes.enumerated() {
-                    out[2 * offset] = ASCIIHex.lowercaseDigit(byte >> 4)
-                    out[2 * offset + 1] = ASCIIHex.lowercaseDigit(byte & 0x0F)
+                    out[2 * offset] = ASCIIByte.lowercaseHexDigit(byte >> 4)
+                    out[2 * offset + 1] = ASCIIByte.lowercaseHexDigit(byte & 0x0F)
                 }
                 return bytes.count * 2
             }
@@ -118,12 +118,9 @@ public enum QueueITHash {
         guard left.count == right.count else { return false }
         var difference: UInt8 = 0
         for (a, b) in zip(left, right) {
-            difference |= asciiLower(a) ^ asciiLower(b)
+            difference |= ASCIIByte.lowercased(a) ^ ASCIIByte.lowercased(b)
         }
         return difference == 0
     }
 
-    private static func asciiLower(_ byte: UInt8) -> UInt8 {
-        (byte >= 65 && byte <= 90) ? byte + 32 : byte
-    }
 }

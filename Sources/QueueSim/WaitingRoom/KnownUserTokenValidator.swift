@@ -1,4 +1,5 @@
 import Foundation
+import QueueClientCore
 
 /// The server-side check of a `queueittoken`, as a KnownUser V3 connector does it
 /// (reference §1.5): hash, then event id, then expiry. The runner uses it to mark tokens
@@ -153,12 +154,9 @@ public struct KnownUserTokenValidator: Sendable {
                 return tokenEvent.lowercased() == expected.lowercased()
             }
             guard token.count == expected.utf8.count else { return false }
-            return zip(token, expected.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
+            return zip(token, expected.utf8).allSatisfy { ASCIIByte.lowercased($0) == ASCIIByte.lowercased($1) }
         }
 
-        private static func asciiLower(_ byte: UInt8) -> UInt8 {
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-        }
     }
 
     /// `key_value` pairs joined by `~`; a pair that does not split on `_` into exactly two parts

@@ -37,14 +37,14 @@ struct QueueIdCodec: Sendable {
             guard bytes.count == Self.length else { return nil }
             var node: UInt64 = 0
             for byte in bytes[(Self.length - 12)...] {
-                guard let digit = ASCIIHex.value(byte) else { return nil }
+                guard let digit = ASCIIByte.hexValue(byte) else { return nil }
                 node = node << 4 | UInt64(digit)
             }
             let index = node ^ indexMask
             guard index < UInt64(ticketCount) else { return nil }
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.length) { expected in
                 write(ticket: Int(index), into: expected)
-                for offset in 0..<Self.length where Self.asciiLower(bytes[offset]) != expected[offset] {
+                for offset in 0..<Self.length where ASCIIByte.lowercased(bytes[offset]) != expected[offset] {
                     return nil
                 }
                 return Int(index)
@@ -60,7 +60,7 @@ struct QueueIdCodec: Sendable {
         var at = 0
         func put(_ value: UInt64, digits: Int) {
             for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
-                buffer[at] = ASCIIHex.lowercaseDigit(UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F)
+                buffer[at] = ASCIIByte.lowercaseHexDigit(UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F)
                 at += 1
             }
         }
@@ -79,7 +79,4 @@ struct QueueIdCodec: Sendable {
         put((UInt64(ticket) ^ indexMask) & 0xFFFF_FFFF_FFFF, digits: 12)
     }
 
-    private static func asciiLower(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-    }
 }

@@ -62,8 +62,8 @@ struct RoomJSON {
                 out.append(byte)
             case 0..<0x20:
                 out.append(contentsOf: "\\u00".utf8)
-                out.append(ASCIIHex.lowercaseDigit(byte >> 4))
-                out.append(ASCIIHex.lowercaseDigit(byte & 0x0F))
+                out.append(ASCIIByte.lowercaseHexDigit(byte >> 4))
+                out.append(ASCIIByte.lowercaseHexDigit(byte & 0x0F))
             default: out.append(byte)
             }
         }

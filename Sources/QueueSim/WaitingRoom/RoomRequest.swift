@@ -41,23 +41,32 @@ struct RoomRequest {
 
     /// Query items, decoded, in order.
     var query: [(name: String, value: String)] {
-        rawQuery.isEmpty ? [] : Self.parseQuery(rawQuery, isASCII: targetIsASCII)
+        rawQueryItems().map { (Self.decoded(String($0.name)), $0.value.map { Self.decoded(String($0)) } ?? "") }
     }
 
-    /// The first item named `name` (names compare decoded), decoded; as `query.first`.
+    /// The first item named `name` (names compare decoded), decoded; as `query.first`, but
+    /// decoding only the value asked for (every queue-page request looks up `q`).
     func queryValue(_ name: String) -> String? {
-        guard !rawQuery.isEmpty else { return nil }
-        guard targetIsASCII else { return query.first(where: { $0.name == name })?.value }
-        for item in rawQuery.utf8.split(separator: UInt8(ascii: "&")) {
-            let equals = item.firstIndex(of: UInt8(ascii: "="))
-            let rawName = Substring(item[..<(equals ?? item.endIndex)])
-            let plainName = !rawName.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
-            let itemName = plainName ? String(rawName) : Self.decoded(String(rawName))
-            guard itemName == name else { continue }
-            guard let equals else { return "" }
-            return Self.decoded(String(Substring(item[item.index(after: equals)...])))
+        for item in rawQueryItems() {
+            guard Self.decoded(String(item.name)) == name else { continue }
+            return item.value.map { Self.decoded(String($0)) } ?? ""
         }
         return nil
+    }
+
+    /// The `&`-separated items, split at their first `=` (nil value: no `=`), still encoded.
+    private func rawQueryItems() -> [(name: Substring, value: Substring?)] {
+        guard !rawQuery.isEmpty else { return [] }
+        guard targetIsASCII else {
+            return rawQuery.split(separator: "&").map { item in
+                guard let equals = item.firstIndex(of: "=") else { return (item, nil) }
+                return (item[..<equals], item[item.index(after: equals)...])
+            }
+        }
+        return rawQuery.utf8.split(separator: UInt8(ascii: "&")).map { item in
+            guard let equals = item.firstIndex(of: UInt8(ascii: "=")) else { return (Substring(item), nil) }
+            return (Substring(item[..<equals]), Substring(item[item.index(after: equals)...]))
+        }
     }
 
     func header(_ name: String) -> String? {
@@ -102,24 +111,6 @@ struct RoomRequest {
 
     private static func decoded(_ text: String) -> String {
         PercentEncoding.decode(text) ?? text
-    }
-
-    /// `&`-separated items split at their first `=`.
-    private static func parseQuery(_ text: Substring, isASCII: Bool) -> [(name: String, value: String)] {
-        guard isASCII else {
-            return text.split(separator: "&").map { item in
-                guard let equals = item.firstIndex(of: "=") else { return (decoded(String(item)), "") }
-                return (decoded(String(item[..<equals])), decoded(String(item[item.index(after: equals)...])))
-            }
-        }
-        return text.utf8.split(separator: UInt8(ascii: "&")).map { item in
-            guard let equals = item.firstIndex(of: UInt8(ascii: "=")) else {
-                return (decoded(String(Substring(item))), "")
-            }
-            let name = String(Substring(item[..<equals]))
-            let value = String(Substring(item[item.index(after: equals)...]))
-            return (decoded(name), decoded(value))
-        }
     }
 
     /// `lowercased()`, without a copy when the text is ASCII with no capital letter.

@@ -29,17 +29,9 @@ extension WaitingRoomService {
 
     /// True when a poll at `now` by a visitor whose `releaseAt` is later than `now` gets the
     /// forecast answer: the room is in a releasing mode and no fault rule covers queue pages.
-    public func pollIsForecast(at now: Instant) -> Bool {
-        pollIsForecast(at: now, nanoseconds: now.nanoseconds)
-    }
-
-    /// The same, with `now.nanoseconds` (the whole nanoseconds, rounded down) already known.
+    /// `nanoseconds` is `now.nanoseconds` (whole nanoseconds, rounded down), which a forecast
+    /// chain knows without dividing.
     func pollIsForecast(at now: Instant, nanoseconds: Int64) -> Bool {
         modes.mode(atNanoseconds: nanoseconds).releasesQueue && !faults.anyRuleApplies(endpoint: .queuePage, at: now)
-    }
-
-    /// The `Retry-After` seconds a waiting poll `untilTurn` before its turn is answered with.
-    public static func forecastRetryAfter(untilTurn: Duration) -> Int64 {
-        retryAfterSeconds(untilTurn: untilTurn)
     }
 }

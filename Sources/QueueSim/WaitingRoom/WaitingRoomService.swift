@@ -129,12 +129,8 @@ public final class WaitingRoomService {
         if segments.count == 2 && segments[0] == "api" && segments[1] == "protected" {
             return (.protectedAPI, configuration.primaryEntrance)
         }
-        var requestHost: String??
         for (entrance, host, prefixSegments) in entrancesInMatchingOrder {
-            if let host {
-                if requestHost == nil { requestHost = .some(request.host) }
-                if requestHost! != host { continue }
-            }
+            if let host, request.host != host { continue }
             var rest = segments[...]
             if !prefixSegments.isEmpty {
                 guard rest.starts(with: prefixSegments) else { continue }
@@ -178,13 +174,9 @@ public final class WaitingRoomService {
         for (a, b) in zip(left, right) {
             // Only all-ASCII text takes the fast path: elsewhere lowercasing may shift bytes.
             guard a < 0x80, b < 0x80 else { return lhs.lowercased() == rhs.lowercased() }
-            if asciiLower(a) != asciiLower(b) { equal = false }
+            if ASCIIByte.lowercased(a) != ASCIIByte.lowercased(b) { equal = false }
         }
         return equal
-    }
-
-    private static func asciiLower(_ byte: UInt8) -> UInt8 {
-        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
     }
 
     private func answer(
