@@ -61,4 +61,41 @@ struct DiscreteEventLoopTests {
         #expect(loop.isEmpty)
         #expect(loop.step() == nil)
     }
+
+    @Test("The calendar fires in (time, sequence) order, near and days ahead, while scheduling")
+    func calendarKeepsTheOneHeapOrder() {
+        var random = SeededRandom(seed: 42, purpose: .arrivalJitter, index: 0)
+        var loop = DiscreteEventLoop<Int>()
+        // The reference: every (time, sequence) ever scheduled, fired smallest first.
+        var pending: [(time: Instant, sequence: Int)] = []
+        var fired: [Int] = []
+        var expected: [Int] = []
+        var sequence = 0
+        func schedule(after nanoseconds: Int64, from now: Instant) {
+            let time = now + .nanoseconds(nanoseconds)
+            loop.schedule(sequence, at: time)
+            pending.append((time, sequence))
+            sequence += 1
+        }
+        // Offsets: ties at the same instant, sub-second, a few seconds, slot edges, and far
+        // beyond the buckets' window (days), which must still come out in order.
+        let offsets: [Int64] = [
+            0, 0, 1, 999_999, 20_000_000, 1_152_921_504, 1_152_921_505, 5_000_000_000, 3_600_000_000_000,
+            9_999_000_000_000, 200_000_000_000_000,
+        ]
+        for _ in 0..<2000 { schedule(after: offsets[Int(random.next() % UInt64(offsets.count))], from: .origin) }
+        while let (time, payload) = loop.step() {
+            fired.append(payload)
+            if sequence < 20_000 {
+                for _ in 0..<Int(random.next() % 3) {
+                    schedule(after: offsets[Int(random.next() % UInt64(offsets.count))], from: time)
+                }
+            }
+        }
+        pending.sort { ($0.time, $0.sequence) < ($1.time, $1.sequence) }
+        expected = pending.map(\.sequence)
+        #expect(fired.count == sequence)
+        #expect(fired == expected)
+        #expect(loop.pendingCount == 0)
+    }
 }
