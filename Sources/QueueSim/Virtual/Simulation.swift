@@ -101,63 +101,65 @@ struct Simulation {
     private mutating func arrive(_ visitor: PlannedVisitor) throws {
         progress.arrived += 1
         progress.started += 1
-        var slot = Slot(
+        var slot: Slot? = Slot(
             machine: VisitorMachine(configuration: run.visitorConfiguration(for: visitor)), index: visitor.index,
             arrival: visitor.arrival, groupIndex: visitor.groupIndex)
-        let action = slot.machine.start(at: loop.now)
-        try carryOut(action, slot: slot, number: nil, phaseBefore: .notStarted, mayAnswerLoad: true)
+        let action = slot!.machine.start(at: loop.now)
+        try carryOut(action, slot: &slot, number: nil, phaseBefore: .notStarted, mayAnswerLoad: true)
     }
 
     private mutating func handle(_ event: Event) throws {
         let number = event.slot
-        guard var slot = slots.take(number) else { return }
-        let before = slot.machine.phase
+        // Optional, so that `carryOut` can move the visitor back into its slot without a copy.
+        var slot: Slot? = slots.take(number)
+        guard slot != nil else { return }
+        let before = slot!.machine.phase
         let action: VisitorMachine.Action
         // A wake-up whose polls could not be skipped sends a poll that is not forecast either.
         var mayAnswerLoad = pollShortcut
         switch event {
         case .wake(_, let atTurn):
-            if pollShortcut, !atTurn, let (nextPoll, turnCame) = skipForecastPolls(&slot.machine) {
-                slots.put(slot, at: number)
+            if pollShortcut, !atTurn, let (nextPoll, turnCame) = skipForecastPolls(&slot!.machine) {
+                slots.put(slot.take()!, at: number)
                 loop.schedule(.wake(slot: number, atTurn: turnCame), at: nextPoll)
                 return
             }
             mayAnswerLoad = false
-            action = slot.machine.waited(at: loop.now)
-        case .response(_, let response): action = slot.machine.received(response, at: loop.now)
-        case .failure(_, let error): action = slot.machine.failed(error, at: loop.now)
+            action = slot!.machine.waited(at: loop.now)
+        case .response(_, let response): action = slot!.machine.received(response, at: loop.now)
+        case .failure(_, let error): action = slot!.machine.failed(error, at: loop.now)
         }
-        try carryOut(action, slot: slot, number: number, phaseBefore: before, mayAnswerLoad: mayAnswerLoad)
+        try carryOut(action, slot: &slot, number: number, phaseBefore: before, mayAnswerLoad: mayAnswerLoad)
     }
 
     /// Puts the visitor (back) in its slot and carries out what its machine asked for; a
     /// finished visitor gets its row and gives its slot up. `number` is nil for a visitor that
-    /// has no slot yet.
+    /// has no slot yet. `slot` is moved out (left nil): a visitor is several hundred bytes
+    /// and a dozen references, so a copy costs as much as some of the protocol work.
     private mutating func carryOut(
-        _ action: VisitorMachine.Action, slot: Slot, number: Int?, phaseBefore: VisitorPhase,
+        _ action: VisitorMachine.Action, slot: inout Slot?, number: Int?, phaseBefore: VisitorPhase,
         mayAnswerLoad: Bool
     ) throws {
-        var slot = slot
-        let phaseAfter = slot.machine.phase
+        let phaseAfter = slot!.machine.phase
         if phaseBefore != .inQueue, phaseAfter == .inQueue { progress.inQueue += 1 }
         if phaseBefore == .inQueue, phaseAfter != .inQueue { progress.inQueue -= 1 }
         if case .finish(let result) = action {
             if let number { slots.release(number) }
-            try finish(slot, result: result)
+            try finish(slot.take()!, result: result)
             return
         }
         // A queue-page load whose answer the room forecasts is answered here (poll shortcut).
         var nextPoll: (at: Instant, turnCame: Bool)?
         if mayAnswerLoad, pollShortcut, case .send = action, phaseAfter == .inQueue {
-            nextPoll = answerForecastLoad(&slot.machine)
+            nextPoll = answerForecastLoad(&slot!.machine)
         }
         // No closure here: capturing `slot` would copy the whole visitor.
         let slotNumber: Int
         if let number {
-            slots.put(slot, at: number)
+            slots.put(slot.take()!, at: number)
             slotNumber = number
         } else {
-            slotNumber = slots.insert(slot)
+            slotNumber = slots.insert(slot.take()!)
         }
         let number = slotNumber
         if let nextPoll {

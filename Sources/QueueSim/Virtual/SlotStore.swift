@@ -15,7 +15,7 @@ struct SlotStore<Element> {
     /// Slots ever handed out (the highest slot number + 1).
     var capacity: Int { allocatedCount }
 
-    mutating func insert(_ element: Element) -> Int {
+    mutating func insert(_ element: consuming Element) -> Int {
         if let free = freeSlots.popLast() {
             self[free] = element
             return free
