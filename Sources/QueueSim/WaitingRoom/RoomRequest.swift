@@ -34,9 +34,35 @@ struct RoomRequest {
             pathPart = Substring(target)
             rawQuery = ""
         }
-        pathSegments =
-            targetIsASCII
-            ? pathPart.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) } : pathPart.split(separator: "/")
+        pathSegments = targetIsASCII ? Self.asciiSegments(pathPart) : pathPart.split(separator: "/")
+    }
+
+    /// `split(separator: "/")` over bytes into one exactly sized array: splitting grows its
+    /// array one doubling at a time, which made it most of the room's allocations.
+    private static func asciiSegments(_ path: Substring) -> [Substring] {
+        let slash = UInt8(ascii: "/")
+        let utf8 = path.utf8
+        var count = 0
+        var previous = slash
+        for byte in utf8 {
+            if byte != slash && previous == slash { count += 1 }
+            previous = byte
+        }
+        var segments: [Substring] = []
+        segments.reserveCapacity(count)
+        var start: Substring.Index?
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            if utf8[index] == slash {
+                if let begun = start { segments.append(path[begun..<index]) }
+                start = nil
+            } else if start == nil {
+                start = index
+            }
+            utf8.formIndex(after: &index)
+        }
+        if let begun = start { segments.append(path[begun..<utf8.endIndex]) }
+        return segments
     }
 
     /// Query items, decoded, in order.
@@ -47,9 +73,26 @@ struct RoomRequest {
     /// The first item named `name` (names compare decoded), decoded; as `query.first`, but
     /// decoding only the value asked for (every queue-page request looks up `q`).
     func queryValue(_ name: String) -> String? {
-        for item in rawQueryItems() {
-            guard Self.decoded(String(item.name)) == name else { continue }
-            return item.value.map { Self.decoded(String($0)) } ?? ""
+        guard targetIsASCII else {
+            for item in rawQueryItems() {
+                guard Self.decoded(String(item.name)) == name else { continue }
+                return item.value.map { Self.decoded(String($0)) } ?? ""
+            }
+            return nil
+        }
+        // The same walk over bytes without building the item array.
+        let utf8 = rawQuery.utf8
+        var itemStart = utf8.startIndex
+        while itemStart != utf8.endIndex {
+            let itemEnd = utf8[itemStart...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
+            if itemStart != itemEnd {
+                let equals = utf8[itemStart..<itemEnd].firstIndex(of: UInt8(ascii: "="))
+                if Self.decoded(String(rawQuery[itemStart..<(equals ?? itemEnd)])) == name {
+                    guard let equals else { return "" }
+                    return Self.decoded(String(rawQuery[utf8.index(after: equals)..<itemEnd]))
+                }
+            }
+            itemStart = itemEnd == utf8.endIndex ? itemEnd : utf8.index(after: itemEnd)
         }
         return nil
     }

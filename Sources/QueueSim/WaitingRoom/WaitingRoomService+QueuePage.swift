@@ -30,10 +30,13 @@ extension WaitingRoomService {
             let untilTurn = position.releaseAt.map { $0 - now } ?? .seconds(Self.longestPollSeconds)
             return (waitingHead(retryAfter: untilTurn, body), body)
         case .yourTurn(_, let token):
-            var head = HTTPResponse(status: .found)
-            let target = configuration.eventTargetURL
-            head.headerFields[.location] = "\(target)\(targetQuerySeparator)queueittoken=\(token)"
-            head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
+            // Every visitor passes here: fill in the shared head's `Location` (fields stay in order).
+            var head = Self.turnHead
+            var location = ""
+            location.reserveCapacity(tokenLocationPrefix.utf8.count + token.utf8.count)
+            location += tokenLocationPrefix
+            location += token
+            head.headerFields[.location] = location
             return (head, [])
         case .redirectLimitExceeded:
             var head = HTTPResponse(status: .found)
@@ -43,6 +46,14 @@ extension WaitingRoomService {
             return (head, [])
         }
     }
+
+    /// A turn's redirect with its `Location` still to fill in.
+    private static let turnHead: HTTPResponse = {
+        var head = HTTPResponse(status: .found)
+        head.headerFields[.location] = ""
+        head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
+        return head
+    }()
 
     /// `Retry-After` in whole seconds: the time until the visitor's turn rounded up, clamped
     /// to 1…`longestPollSeconds`.

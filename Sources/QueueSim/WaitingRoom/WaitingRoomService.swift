@@ -26,12 +26,19 @@ public final class WaitingRoomService {
     /// The model's mode script, kept here too so poll forecasts need not copy the model.
     let modes: ModeTimeline
     private let protectedAPI: ProtectedAPIConnector
-    /// What joins `queueittoken` to the event target URL (`&` when it has a query already),
-    /// worked out once instead of per visitor.
-    let targetQuerySeparator: String
-    /// Entrances with a domain first: one without a domain answers on any host. Their hosts
-    /// and prefixes are worked out once, not per request.
-    private let entrancesInMatchingOrder: [(entrance: RoomEntrance, host: String?, prefix: [Substring])]
+    /// The `Location` of a visitor's turn up to its token.
+    let tokenLocationPrefix: String
+    /// Entrances with a domain first: one without a domain answers on any host. Their hosts,
+    /// prefixes and queue URLs are worked out once, not per request.
+    private let entrancesInMatchingOrder: [MatchingEntrance]
+
+    private struct MatchingEntrance {
+        /// Nil: any host.
+        let host: String?
+        let prefix: [Substring]
+        /// `queueURL(queueId:base:)` up to the queue id.
+        let queueURLPrefix: String
+    }
 
     public init(configuration: WaitingRoomConfiguration) {
         self.configuration = configuration
@@ -39,14 +46,16 @@ public final class WaitingRoomService {
         faults = FaultInjector(settings: configuration.settings, seed: configuration.seed)
         modes = ModeTimeline(baseMode: configuration.settings.mode, faults: configuration.settings.faults)
         protectedAPI = ProtectedAPIConnector(configuration: configuration)
-        targetQuerySeparator = configuration.eventTargetURL.contains("?") ? "&" : "?"
+        let targetQuerySeparator = configuration.eventTargetURL.contains("?") ? "&" : "?"
+        tokenLocationPrefix = "\(configuration.eventTargetURL)\(targetQuerySeparator)queueittoken="
         let customerId = configuration.customerId
+        let queuePath = "/queue/\(configuration.customerId)/\(configuration.waitingRoomId)?q="
         entrancesInMatchingOrder =
             (configuration.entrances.filter(\.hasDomain) + configuration.entrances.filter { !$0.hasDomain }).map {
-                (
-                    $0, $0.hasDomain ? $0.host(customerId: customerId) : nil,
-                    $0.effectivePathPrefix.map { $0.split(separator: "/") } ?? []
-                )
+                MatchingEntrance(
+                    host: $0.hasDomain ? $0.host(customerId: customerId) : nil,
+                    prefix: $0.effectivePathPrefix.map { $0.split(separator: "/") } ?? [],
+                    queueURLPrefix: $0.baseURL(customerId: customerId) + queuePath)
             }
     }
 
@@ -57,6 +66,15 @@ public final class WaitingRoomService {
 
     func queueURL(queueId: String, base: String) -> String {
         "\(base)/queue/\(configuration.customerId)/\(configuration.waitingRoomId)?q=\(queueId)"
+    }
+
+    /// The same from an entrance's `queueURLPrefix`: one exactly sized string per visitor.
+    private static func queueURL(queueId: String, prefix: String) -> String {
+        var url = ""
+        url.reserveCapacity(prefix.utf8.count + queueId.utf8.count)
+        url += prefix
+        url += queueId
+        return url
     }
 
     /// The enqueue URL a client must call (public host names, as in the SDK).
@@ -123,13 +141,15 @@ public final class WaitingRoomService {
 
     /// nil → 404 (wrong host for a proxy domain, missing prefix, unknown path). Entrances with
     /// a domain are tried first; one without a domain answers on any host.
-    private func resolveRoute(_ request: RoomRequest) -> (Route, RoomEntrance)? {
+    /// The entrance is nil for the protected API.
+    private func resolveRoute(_ request: RoomRequest) -> (Route, MatchingEntrance?)? {
         let segments = request.pathSegments
         // The protected API stands for the customer's own origin: no room host or prefix applies.
         if segments.count == 2 && segments[0] == "api" && segments[1] == "protected" {
-            return (.protectedAPI, configuration.primaryEntrance)
+            return (.protectedAPI, nil)
         }
-        for (entrance, host, prefixSegments) in entrancesInMatchingOrder {
+        for entrance in entrancesInMatchingOrder {
+            let (host, prefixSegments) = (entrance.host, entrance.prefix)
             if let host, request.host != host { continue }
             var rest = segments[...]
             if !prefixSegments.isEmpty {
@@ -180,7 +200,7 @@ public final class WaitingRoomService {
     }
 
     private func answer(
-        _ route: Route, _ request: RoomRequest, entrance: RoomEntrance, body: [UInt8], at now: Instant
+        _ route: Route, _ request: RoomRequest, entrance: MatchingEntrance?, body: [UInt8], at now: Instant
     ) -> (
         HTTPResponse, [UInt8]
     ) {
@@ -189,7 +209,8 @@ public final class WaitingRoomService {
             guard isThisRoom(customer: customer, room: room) else {
                 return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
             }
-            return enqueue(body: body, queueURLBase: entrance.baseURL(customerId: configuration.customerId), at: now)
+            guard let entrance else { preconditionFailure("an enqueue route always has its entrance") }
+            return enqueue(body: body, queueURLPrefix: entrance.queueURLPrefix, at: now)
         case .queuePage(let customer, let room):
             guard isThisRoom(customer: customer, room: room) else {
                 return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
@@ -205,12 +226,12 @@ public final class WaitingRoomService {
 
     // MARK: Enqueue
 
-    private func enqueue(body: [UInt8], queueURLBase: String, at now: Instant) -> (HTTPResponse, [UInt8]) {
+    private func enqueue(body: [UInt8], queueURLPrefix: String, at now: Instant) -> (HTTPResponse, [UInt8]) {
         let enqueueKey: String?
         let enqueueToken: String?
         if body.isEmpty {
             (enqueueKey, enqueueToken) = (nil, nil)
-        } else if let members = FlatJSONObject.parseMembers(body) {
+        } else if let members = FlatJSONObject.parseMembers(body, keeping: ["enqueueKey", "enqueueToken"]) {
             // The fast path reads what `JSONSerialization` would: only JSON strings are strings.
             func string(_ key: String) -> String? {
                 if case .string(let text)? = members[key] { return text }
@@ -238,7 +259,7 @@ public final class WaitingRoomService {
         }
         let response = RoomJSON.object([
             ("QueueId", .string(queueId)),
-            ("QueueUrl", .string(queueURL(queueId: queueId, base: queueURLBase))),
+            ("QueueUrl", .string(Self.queueURL(queueId: queueId, prefix: queueURLPrefix))),
             ("QueueUrlTTLInMinutes", .int(Self.queueURLTTLMinutes)),
             ("EventTargetUrl", .string(configuration.eventTargetURL)),
             ("QueueitToken", token.map(RoomJSON.Value.string) ?? .null),
@@ -252,10 +273,18 @@ public final class WaitingRoomService {
     // MARK: Helpers
 
     static func json(_ status: HTTPResponse.Status, _ body: [UInt8]) -> HTTPResponse {
+        // Every enqueue answers 200 with this head: share one (copies share its storage).
+        if status == .ok { return okJSONHead }
         var head = HTTPResponse(status: status)
         head.headerFields[.contentType] = "application/json; charset=utf-8"
         return head
     }
+
+    private static let okJSONHead: HTTPResponse = {
+        var head = HTTPResponse(status: .ok)
+        head.headerFields[.contentType] = "application/json; charset=utf-8"
+        return head
+    }()
 
     static func jsonError(_ status: HTTPResponse.Status, _ message: String) -> (HTTPResponse, [UInt8]) {
         let body = RoomJSON.error(message)

@@ -20,6 +20,9 @@ import Testing
     @Test func pathSegmentsSkipEmptyOnes() {
         #expect(Self.request("//queue/acme//launch/?q=1").pathSegments == ["queue", "acme", "launch"])
         #expect(Self.request("/").pathSegments == [])
+        #expect(Self.request("").pathSegments == [])
+        #expect(Self.request("queue").pathSegments == ["queue"])
+        #expect(Self.request("a///b?x=/y/").pathSegments == ["a", "b"])
         // A `/` with a combining mark is one character, not a separator (the non-ASCII path).
         #expect(Self.request("/a/\u{301}b/c").pathSegments == ["a/\u{301}b", "c"])
     }
@@ -36,6 +39,9 @@ import Testing
         }
         #expect(Self.request("/queue").queryValue("q") == nil)
         #expect(Self.request("/queue?").queryValue("q") == nil)
+        #expect(Self.request("/queue?&&q=1&").queryValue("q") == "1")
+        #expect(Self.request("/queue?q").queryValue("q") == "")
+        #expect(Self.request("/queue?=v&q=2").queryValue("") == "v")
     }
 
     @Test func nonASCIIQueriesSplitAsCharacters() {
