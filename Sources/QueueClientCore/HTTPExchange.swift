@@ -51,3 +51,17 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
 public protocol HTTPTransport: Sendable {
     func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError>
 }
+
+extension HTTPFields {
+    /// What `self[name]` reads, without joining when the field appears once (every response
+    /// the machines read twice per visitor: `Location`, `Retry-After`). Repeated fields still
+    /// come back joined, exactly as the subscript joins them.
+    func value(of name: HTTPField.Name) -> String? {
+        var found: String?
+        for field in self where field.name == name {
+            guard found == nil else { return self[name] }
+            found = field.value
+        }
+        return found
+    }
+}

@@ -54,4 +54,31 @@ struct FlatJSONObjectTests {
         bytes[13] = 0xFF
         #expect(FlatJSONObject.parse(bytes) == nil)
     }
+
+    @Test("Keeping some values accepts and refuses the same bodies and reads the kept values alike")
+    func keepingSomeValues() {
+        var bodies: [[UInt8]] = [
+            #"{"userId":"u-1","userAgent":"App/1 (Linux)","enqueueKey":"k1","enqueueToken":"t.x"}"#,
+            #"{"userAgent":"ü-ñ","enqueueToken":"t"}"#, #"{"userAgent":"a\"b","enqueueKey":"k"}"#,
+            #"{"userAgent":"a","userAgent":"b"}"#, #"{"enqueueKey":7,"x":null}"#, "{}", #"{"userAgent":"a"} x"#,
+        ].map { Array($0.utf8) }
+        for bad: UInt8 in [0xFF, 0xC0, 0xED] {
+            var bytes = Array(#"{"userAgent":"ab","enqueueKey":"k"}"#.utf8)
+            bytes[14] = bad
+            bodies.append(bytes)
+        }
+        // A surrogate encoded in UTF-8 (ED A0 80) is invalid for both readers.
+        bodies.append(Array(#"{"userAgent":""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8))
+        let keys = ["enqueueKey", "enqueueToken"]
+        for body in bodies {
+            let all = FlatJSONObject.parseMembers(body)
+            let kept = FlatJSONObject.parseMembers(body, keeping: keys)
+            #expect((all == nil) == (kept == nil), "\(body)")
+            guard let all, let kept else { continue }
+            #expect(all.count == kept.count)
+            for key in keys { #expect(all[key] == kept[key]) }
+            if case .string? = all["userAgent"] { #expect(kept["userAgent"] == .null) }
+        }
+        #expect(FlatJSONObject.parseMembers(bodies[0], keeping: keys)?["enqueueKey"] == .string("k1"))
+    }
 }

@@ -104,3 +104,20 @@ struct WireFormatTests {
                 == "https://api.example/v1/cart?id=3&queueittoken=e_x~rt_queue")
     }
 }
+
+@Suite struct HeaderLookupTests {
+    @Test("value(of:) reads what the subscript reads: one field, repeated fields joined, none")
+    func valueOfMatchesTheSubscript() {
+        var fields = HTTPFields()
+        fields[.location] = "https://a.example/x"
+        fields.append(HTTPField(name: .retryAfter, value: "5"))
+        fields.append(HTTPField(name: .retryAfter, value: "7"))
+        fields.append(HTTPField(name: .cookie, value: "a=1"))
+        fields.append(HTTPField(name: .cookie, value: "b=2"))
+        for name in [HTTPField.Name.location, .retryAfter, .cookie, .contentType] {
+            #expect(fields.value(of: name) == fields[name])
+        }
+        #expect(fields.value(of: .retryAfter) == "5, 7")
+        #expect(fields.value(of: .contentType) == nil)
+    }
+}

@@ -59,6 +59,8 @@ public struct CookieJar: Sendable, Hashable {
 
     /// The `Cookie` header value for a request to `host`, or nil when no cookie applies.
     public func header(for host: String) -> String? {
+        // Most visitors never get a cookie: skip lowercasing the host for them.
+        guard !cookies.isEmpty else { return nil }
         let host = host.lowercased()
         let matching = cookies.filter { cookie in
             cookie.domain == host || (cookie.includesSubdomains && host.hasSuffix("." + cookie.domain))

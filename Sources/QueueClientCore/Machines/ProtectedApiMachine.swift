@@ -107,7 +107,7 @@ public struct ProtectedApiMachine: Sendable {
                 state = .inWaitingRoom
                 return .runWaitingRoom(instruction)
             }
-            if (300..<400).contains(status), let location = response.head.headerFields[.location],
+            if (300..<400).contains(status), let location = response.head.headerFields.value(of: .location),
                 let next = currentURL.resolving(location), redirectsFollowed < Self.maxRedirects
             {
                 return call(next, presentedToken: presentedToken, redirectsFollowed: redirectsFollowed + 1)

@@ -127,7 +127,7 @@ public struct QueuePageNavigator: Sendable {
             let status = response.status.code
             lastHTTPStatus = status
             cookies.store(response.head.headerFields, from: currentURL.host)
-            if (300..<400).contains(status), let location = response.head.headerFields[.location],
+            if (300..<400).contains(status), let location = response.head.headerFields.value(of: .location),
                 let next = currentURL.resolving(location)
             {
                 return navigate(to: next, at: now)
@@ -264,7 +264,9 @@ public struct QueuePageNavigator: Sendable {
 
     /// `Retry-After` in whole seconds (≥ 1); zero, dates and garbage fall back to the interval.
     static func retryAfter(_ fields: HTTPFields) -> Duration? {
-        guard let text = fields[.retryAfter], let seconds = Int(text.trimming([" "])), seconds >= 1 else { return nil }
+        guard let text = fields.value(of: .retryAfter), let seconds = Int(text.trimming([" "])), seconds >= 1 else {
+            return nil
+        }
         return .seconds(seconds)
     }
 }

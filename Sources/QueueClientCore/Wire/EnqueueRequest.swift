@@ -98,12 +98,14 @@ public enum EnqueueRequest {
         member("userId", parameters.userId)
         member("userAgent", parameters.userAgent)
         member("sdkVersion", parameters.sdkVersion)
-        for (key, value) in [
-            ("layoutName", parameters.layoutName), ("language", parameters.language),
-            ("enqueueToken", parameters.enqueueToken), ("enqueueKey", parameters.enqueueKey),
-        ] {
+        // Not a loop over an array literal: that array would be allocated for every visitor.
+        func optionalMember(_ key: String, _ value: String?) {
             if let value, !value.isEmpty { member(key, value) }
         }
+        optionalMember("layoutName", parameters.layoutName)
+        optionalMember("language", parameters.language)
+        optionalMember("enqueueToken", parameters.enqueueToken)
+        optionalMember("enqueueKey", parameters.enqueueKey)
         out.append(UInt8(ascii: "}"))
         return out
     }

@@ -44,14 +44,31 @@ public enum FlatJSONObject {
     /// (as dictionary keys do), so a duplicate key refuses the same bodies.
     public static func parseMembers(_ body: [UInt8]) -> Members? {
         body.withUnsafeBufferPointer { bytes in
-            var reader = Reader(bytes: bytes)
+            var reader = Reader(bytes: bytes, keeping: nil)
+            return reader.object()
+        }
+    }
+
+    /// The same reading, accepting and refusing the same bodies, but keeping only the values
+    /// of `keys`: other string values are checked and read as `.null` (the room reads two
+    /// members of the SDK's enqueue body and need not copy its user agent for every visitor).
+    public static func parseMembers(_ body: [UInt8], keeping keys: [String]) -> Members? {
+        body.withUnsafeBufferPointer { bytes in
+            var reader = Reader(bytes: bytes, keeping: keys)
             return reader.object()
         }
     }
 
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
+        /// Nil: keep every value.
+        let keeping: [String]?
         var position = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>, keeping: [String]?) {
+            self.bytes = bytes
+            self.keeping = keeping
+        }
 
         mutating func object() -> Members? {
             skipWhitespace()
@@ -66,7 +83,8 @@ public enum FlatJSONObject {
                     skipWhitespace()
                     guard take(UInt8(ascii: ":")) else { return nil }
                     skipWhitespace()
-                    guard let value = value(), members[key] == nil else { return nil }
+                    let keep = keeping.map { $0.contains(key) } ?? true
+                    guard let value = value(keep: keep), members[key] == nil else { return nil }
                     members.pairs.append((key, value))
                     skipWhitespace()
                     if take(UInt8(ascii: ",")) { continue }
@@ -78,10 +96,11 @@ public enum FlatJSONObject {
             return position == bytes.count ? members : nil
         }
 
-        private mutating func value() -> Value? {
+        private mutating func value(keep: Bool) -> Value? {
             guard position < bytes.count else { return nil }
             switch bytes[position] {
             case UInt8(ascii: "\""):
+                guard keep else { return skipPlainString() ? .null : nil }
                 return plainString().map(Value.string)
             case UInt8(ascii: "n"):
                 guard bytes.count - position >= 4, bytes[position + 1] == UInt8(ascii: "u"),
@@ -93,6 +112,37 @@ public enum FlatJSONObject {
                 return integer().map(Value.integer)
             default:
                 return nil
+            }
+        }
+
+        /// What `plainString` accepts, without making the string.
+        private mutating func skipPlainString() -> Bool {
+            guard take(UInt8(ascii: "\"")) else { return false }
+            let start = position
+            var ascii = true
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") {
+                    let text = UnsafeBufferPointer(rebasing: bytes[start..<position])
+                    position += 1
+                    return ascii || Self.isValidUTF8(text)
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return false }
+                if byte >= 0x80 { ascii = false }
+                position += 1
+            }
+            return false
+        }
+
+        private static func isValidUTF8(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+            var decoder = UTF8()
+            var iterator = text.makeIterator()
+            while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue: continue
+                case .emptyInput: return true
+                case .error: return false
+                }
             }
         }
 
@@ -128,7 +178,8 @@ public enum FlatJSONObject {
             let digits = position - start
             guard digits >= 1, digits <= 18, !(digits > 1 && bytes[start] == UInt8(ascii: "0")) else { return nil }
             if position < bytes.count,
-                [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position])
+                bytes[position] == UInt8(ascii: ".") || bytes[position] == UInt8(ascii: "e")
+                    || bytes[position] == UInt8(ascii: "E")
             {
                 return nil
             }

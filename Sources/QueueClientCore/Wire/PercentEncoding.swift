@@ -51,10 +51,12 @@ enum PercentEncoding {
     /// Decodes `%XX` escapes; with `plusAsSpace`, also `+` (form encoding). Invalid escapes are
     /// kept as they are; invalid UTF-8 is repaired, never fatal.
     static func decode(_ string: String, plusAsSpace: Bool = false) -> String {
-        guard string.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) })
-        else {
-            return string
+        // Over the string's own contiguous bytes: every token the navigator reads passes here.
+        var contiguous = string
+        let needsDecoding = contiguous.withUTF8 { bytes in
+            bytes.contains { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }
         }
+        guard needsDecoding else { return string }
         let bytes = Array(string.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
