@@ -1,4 +1,5 @@
 import HTTPTypes
+import Synchronization
 
 /// How a visit to the queue page ended.
 public enum QueuePageEnding: Sendable, Hashable {
@@ -60,12 +61,27 @@ public struct QueuePageNavigator: Sendable {
         let settings: Settings
         /// `Accept` and `User-Agent`, built (and validated) once for every page load of the group.
         let pageHeaders: HTTPFields
+        /// The last target URL parsed for a visitor of the group. Every visitor of a room gets
+        /// the same `EventTargetUrl`: parsed once, its host and path strings are shared by
+        /// every waiting visitor instead of copied into each.
+        private let lastTarget = Mutex<(text: String, url: SimpleURL)?>(nil)
+
         init(_ settings: Settings) {
             self.settings = settings
             var headers = HTTPFields()
             headers[.accept] = QueuePageNavigator.acceptHeader
             headers[.userAgent] = settings.userAgent
             pageHeaders = headers
+        }
+
+        /// `SimpleURL(text)`, from the cache when it is the last target parsed.
+        func targetURL(_ text: String) -> SimpleURL? {
+            if let cached = lastTarget.withLock({ $0 }), cached.text.utf8.elementsEqual(text.utf8) {
+                return cached.url
+            }
+            guard let url = SimpleURL(text) else { return nil }
+            lastTarget.withLock { $0 = (text, url) }
+            return url
         }
     }
 
@@ -99,7 +115,7 @@ public struct QueuePageNavigator: Sendable {
         // The queue URL is parsed once: the policy's queue host shares the start URL's host
         // string, so a visitor in the queue holds one copy of it, not two.
         guard let queueUrl = tryPass.queueUrl, let targetUrl = tryPass.targetUrl,
-            let start = SimpleURL(queueUrl), let target = SimpleURL(targetUrl), !start.host.isEmpty,
+            let start = SimpleURL(queueUrl), let target = sharedSettings.targetURL(targetUrl), !start.host.isEmpty,
             !target.host.isEmpty
         else { return nil }
         self.policy = NavigationPolicy(

@@ -49,9 +49,15 @@ struct RoomJSON {
 
     private static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Ids, URLs and tokens need no escaping: copy them whole.
-        if !text.utf8.contains(where: needsEscape) {
-            out.append(contentsOf: text.utf8)
+        // Ids, URLs and tokens need no escaping: copy them whole, scanning and copying the
+        // string's own contiguous bytes (its `utf8` view goes a byte at a time).
+        var contiguous = text
+        let copied = contiguous.withUTF8 { bytes in
+            guard !bytes.contains(where: needsEscape) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copied {
             out.append(UInt8(ascii: "\""))
             return
         }
