@@ -121,3 +121,26 @@ struct WireFormatTests {
         #expect(fields.value(of: .contentType) == nil)
     }
 }
+
+@Suite struct SharedURLStringsTests {
+    @Test("Parsing while sharing a known URL's strings gives the URL a plain parse gives")
+    func sharingChangesNothing() throws {
+        let known = try #require(SimpleURL("https://acme.queue-it.net/queue/acme/launch?q=1"))
+        for text in [
+            "https://acme.queue-it.net/queue/acme/launch?q=2", "https://ACME.queue-it.net/queue/acme/launch?q=2",
+            "https://acme.queue-it.net/queue/acme/other", "https://acme.queue-it.net",
+            "http://acme.queue-it.net:8080/x",
+            "https://acme.queue-it.net/queue/acme/launch#frag", "https://other.example/queue/acme/launch?q=3",
+            "queueit://close", "https://ä.example/queue/acme/launch", "no scheme",
+        ] {
+            #expect(SimpleURL(text, sharingStringsWith: known) == SimpleURL(text), "\(text)")
+        }
+        let settings = QueuePageNavigator.SharedSettings(
+            QueuePageNavigator.Settings(pollInterval: .seconds(5), maxWait: .seconds(60), userAgent: "test"))
+        #expect(settings.queueURL("https://a.example/q?q=1") == SimpleURL("https://a.example/q?q=1"))
+        #expect(settings.queueURL("https://a.example/q?q=2") == SimpleURL("https://a.example/q?q=2"))
+        #expect(settings.targetURL("https://t.example/launch") == SimpleURL("https://t.example/launch"))
+        #expect(settings.targetURL("https://t.example/launch") == SimpleURL("https://t.example/launch"))
+        #expect(settings.targetURL("https://t.example/other") == SimpleURL("https://t.example/other"))
+    }
+}

@@ -65,6 +65,9 @@ public struct QueuePageNavigator: Sendable {
         /// the same `EventTargetUrl`: parsed once, its host and path strings are shared by
         /// every waiting visitor instead of copied into each.
         private let lastTarget = Mutex<(text: String, url: SimpleURL)?>(nil)
+        /// The last queue URL parsed: the next visitor's has the same host and path, only its
+        /// query differs, so those two strings are shared rather than held once per visitor.
+        private let lastQueueURL = Mutex<SimpleURL?>(nil)
 
         init(_ settings: Settings) {
             self.settings = settings
@@ -72,6 +75,14 @@ public struct QueuePageNavigator: Sendable {
             headers[.accept] = QueuePageNavigator.acceptHeader
             headers[.userAgent] = settings.userAgent
             pageHeaders = headers
+        }
+
+        /// `SimpleURL(text)`, sharing the host and path strings of the last queue URL parsed.
+        func queueURL(_ text: String) -> SimpleURL? {
+            let known = lastQueueURL.withLock { $0 }
+            guard let url = SimpleURL(text, sharingStringsWith: known) else { return nil }
+            if known?.host != url.host || known?.path != url.path { lastQueueURL.withLock { $0 = url } }
+            return url
         }
 
         /// `SimpleURL(text)`, from the cache when it is the last target parsed.
@@ -115,7 +126,8 @@ public struct QueuePageNavigator: Sendable {
         // The queue URL is parsed once: the policy's queue host shares the start URL's host
         // string, so a visitor in the queue holds one copy of it, not two.
         guard let queueUrl = tryPass.queueUrl, let targetUrl = tryPass.targetUrl,
-            let start = SimpleURL(queueUrl), let target = sharedSettings.targetURL(targetUrl), !start.host.isEmpty,
+            let start = sharedSettings.queueURL(queueUrl), let target = sharedSettings.targetURL(targetUrl),
+            !start.host.isEmpty,
             !target.host.isEmpty
         else { return nil }
         self.policy = NavigationPolicy(

@@ -25,7 +25,13 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// Parses an absolute URL (`scheme://authority/path?query#fragment`). Nil when there is no
     /// `scheme://`.
     public init?(_ string: String) {
-        switch Self.parseASCII(string) {
+        self.init(string, sharingStringsWith: nil)
+    }
+
+    /// The same parse; where the host or path has the same bytes as `known`'s, the result
+    /// holds `known`'s string instead of a new copy (visitors of one room share them).
+    init?(_ string: String, sharingStringsWith known: SimpleURL?) {
+        switch Self.parseASCII(string, known: known) {
         case .parsed(let url):
             self = url
             return
@@ -182,12 +188,17 @@ extension SimpleURL {
     /// The same parse as `init?(_:)`, over bytes, for ASCII text (every URL the room and most
     /// servers send): there every character is one byte and the delimiters `:/?#@` can only be
     /// found where the character-level search finds them. Non-ASCII text takes the general path.
-    private static func parseASCII(_ string: String) -> ASCIIParse {
+    private static func parseASCII(_ string: String, known: SimpleURL?) -> ASCIIParse {
         var string = string
         return string.withUTF8 { bytes in
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return .notASCII }
             func text(_ range: Range<Int>) -> String {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
+            func text(_ range: Range<Int>, orKnown candidate: String?) -> String {
+                guard var candidate else { return text(range) }
+                let same = candidate.withUTF8 { $0.elementsEqual(bytes[range]) }
+                return same ? candidate : text(range)
             }
             func isAlpha(_ byte: UInt8) -> Bool {
                 (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
@@ -207,8 +218,9 @@ extension SimpleURL {
             }
             guard let schemeEnd, schemeEnd > 0, isAlpha(bytes[0]) else { return .invalid }
             for byte in bytes[0..<schemeEnd] {
-                guard isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-                    || byte == UInt8(ascii: ".")
+                guard
+                    isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                        || byte == UInt8(ascii: ".")
                 else { return .invalid }
             }
             let restStart = schemeEnd + 3
@@ -239,9 +251,9 @@ extension SimpleURL {
             }
             let scheme = text(0..<schemeEnd).lowercased()
             let isWeb = scheme == "http" || scheme == "https"
-            let path = pathEnd == authorityEnd && isWeb ? "/" : text(authorityEnd..<pathEnd)
-            return .parsed(
-                SimpleURL(scheme: scheme, host: text(authorityStart..<hostEnd), port: port, path: path, query: query))
+            let path = pathEnd == authorityEnd && isWeb ? "/" : text(authorityEnd..<pathEnd, orKnown: known?.path)
+            let host = text(authorityStart..<hostEnd, orKnown: known?.host)
+            return .parsed(SimpleURL(scheme: scheme, host: host, port: port, path: path, query: query))
         }
     }
 }

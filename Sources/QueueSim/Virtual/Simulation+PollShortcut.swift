@@ -96,10 +96,11 @@ extension Simulation {
             let retryAfter = WaitingRoomService.retryAfterSeconds(untilTurnNanoseconds: nanosecondsToTurn)
             let nextOffset = answeredOffset + retryAfter * 1_000_000_000
             guard nextOffset < maxWaitCeiling else { break }
-            countForecastPoll(inSecond: Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000))
+            requestsPerSecond.add(at: Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000))
             skipped += 1
             offset = nextOffset
         }
+        countForecastPolls(skipped)
         return (skipped, start + .nanoseconds(offset))
     }
 
@@ -115,11 +116,12 @@ extension Simulation {
         return duration == .nanoseconds(floor) ? floor : floor + 1
     }
 
-    /// A poll answered from the forecast counts everywhere a poll the room answered counts.
-    private mutating func countForecastPoll(inSecond second: Int) {
-        requestsPerSecond.add(at: second)
-        room.countForecastRequests(1)
-        progress.requests += 1
-        skippedPolls += 1
+    /// A poll answered from the forecast counts everywhere a poll the room answered counts
+    /// (the chain counts each in its second of the timeline).
+    private mutating func countForecastPolls(_ count: Int) {
+        guard count > 0 else { return }
+        room.countForecastRequests(count)
+        progress.requests += count
+        skippedPolls += count
     }
 }
