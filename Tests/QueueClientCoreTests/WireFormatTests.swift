@@ -144,3 +144,26 @@ struct WireFormatTests {
         #expect(settings.targetURL("https://t.example/other") == SimpleURL("https://t.example/other"))
     }
 }
+
+@Suite struct QueryValueTests {
+    /// The character-level reading `queryValue` must agree with, written out plainly.
+    private func reference(_ name: String, in query: String) -> String? {
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if PercentEncoding.decode(String(parts[0]), plusAsSpace: true) == name {
+                return parts.count > 1 ? PercentEncoding.decode(String(parts[1]), plusAsSpace: true) : ""
+            }
+        }
+        return nil
+    }
+
+    @Test("Byte-compared keys find what decoded keys find, escapes and look-alikes included")
+    func keysCompareAsDecodedText() throws {
+        let query = "q%75eue=1&queueittoken=e_x~q_y&a+b=2&flag&&K=kelvin&q=last&=empty"
+        let url = try #require(SimpleURL("https://t.example/launch?\(query)"))
+        for name in ["q", "queue", "queueittoken", "a b", "a+b", "flag", "K", "\u{212A}", "", "missing"] {
+            #expect(url.queryValue(name) == reference(name, in: query), "\(name)")
+        }
+        #expect(url.queryValue("\u{212A}") == "kelvin")
+    }
+}

@@ -80,7 +80,10 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// Resolves a `Location` value against this URL: absolute URLs as they are,
     /// `//host/...`, `/path?query`, `?query` and relative paths against this one.
     public func resolving(_ reference: String) -> SimpleURL? {
-        let reference = reference.trimming([" ", "\t"])
+        // Trimming builds a character set: only trim what has something to trim.
+        func isBlank(_ byte: UInt8?) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let reference =
+            isBlank(reference.utf8.first) || isBlank(reference.utf8.last) ? reference.trimming([" ", "\t"]) : reference
         if let absolute = SimpleURL(reference) { return absolute }
         if reference.hasPrefix("//") { return SimpleURL("\(scheme):\(reference)") }
         var resolved = self
@@ -116,7 +119,13 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// Path plus `?query`, as an HTTP request target.
     public var pathAndQuery: String {
         guard let query else { return path }
-        return "\(path)?\(query)"
+        // Every queue-page load writes one: one exactly sized string, no interpolation.
+        var text = ""
+        text.reserveCapacity(path.utf8.count + 1 + query.utf8.count)
+        text += path
+        text += "?"
+        text += query
+        return text
     }
 
     /// The first value of `name` in the query, percent-decoded (`+` as space), or nil.
@@ -156,17 +165,25 @@ extension SimpleURL {
     /// not ASCII, take the general path.
     fileprivate static func asciiQueryValue(_ name: String, in query: String) -> String?? {
         var query = query
+        var name = name
         return query.withUTF8 { bytes -> String?? in
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            // A key without `%` or `+` decodes to itself: compare its bytes, make no string.
+            // Only against an ASCII name: `String ==` finds "K" equal to U+212A (Kelvin sign).
+            let nameIsASCII = name.withUTF8 { $0.allSatisfy { $0 < 0x80 } }
+            func keyMatches(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+                if nameIsASCII, !key.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
+                    return name.withUTF8 { $0.elementsEqual(key) }
+                }
+                return PercentEncoding.decode(String(decoding: key, as: UTF8.self), plusAsSpace: true) == name
+            }
             var start = 0
             while start <= bytes.count {
                 let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
                 if end > start {
                     let pair = bytes[start..<end]
                     let equals = pair.firstIndex(of: UInt8(ascii: "="))
-                    let keyBytes = UnsafeBufferPointer(rebasing: bytes[start..<(equals ?? end)])
-                    let key = String(decoding: keyBytes, as: UTF8.self)
-                    if PercentEncoding.decode(key, plusAsSpace: true) == name {
+                    if keyMatches(UnsafeBufferPointer(rebasing: bytes[start..<(equals ?? end)])) {
                         guard let equals else { return .some("") }
                         let value = String(
                             decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end]), as: UTF8.self)

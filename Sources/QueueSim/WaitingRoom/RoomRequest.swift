@@ -40,29 +40,34 @@ struct RoomRequest {
     /// `split(separator: "/")` over bytes into one exactly sized array: splitting grows its
     /// array one doubling at a time, which made it most of the room's allocations.
     private static func asciiSegments(_ path: Substring) -> [Substring] {
-        let slash = UInt8(ascii: "/")
-        let utf8 = path.utf8
-        var count = 0
-        var previous = slash
-        for byte in utf8 {
-            if byte != slash && previous == slash { count += 1 }
-            previous = byte
-        }
-        var segments: [Substring] = []
-        segments.reserveCapacity(count)
-        var start: Substring.Index?
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            if utf8[index] == slash {
-                if let begun = start { segments.append(path[begun..<index]) }
-                start = nil
-            } else if start == nil {
-                start = index
+        // Offsets found over the contiguous bytes (the `UTF8View` checks every index it is
+        // handed), then the segments cut out of `path` by offset, which is O(1) for UTF-8.
+        var contiguous = path
+        return contiguous.withUTF8 { bytes in
+            let slash = UInt8(ascii: "/")
+            var count = 0
+            var previous = slash
+            for byte in bytes {
+                if byte != slash && previous == slash { count += 1 }
+                previous = byte
             }
-            utf8.formIndex(after: &index)
+            var segments: [Substring] = []
+            segments.reserveCapacity(count)
+            let utf8 = path.utf8
+            var start = -1
+            for offset in 0...bytes.count {
+                if offset == bytes.count || bytes[offset] == slash {
+                    if start >= 0 {
+                        let from = utf8.index(utf8.startIndex, offsetBy: start)
+                        segments.append(path[from..<utf8.index(from, offsetBy: offset - start)])
+                    }
+                    start = -1
+                } else if start < 0 {
+                    start = offset
+                }
+            }
+            return segments
         }
-        if let begun = start { segments.append(path[begun..<utf8.endIndex]) }
-        return segments
     }
 
     /// Query items, decoded, in order.
