@@ -9,11 +9,12 @@ import QueueClientCore
 /// Storage is a calendar in front of a binary heap. A launch keeps one wake-up per waiting
 /// visitor pending (800,000 in the million-visitor benchmark), and one heap over all of them
 /// pays a cache miss per level on every push and pop. Here the heap holds only the events
-/// before `horizon`; later ones are appended, unordered, to the bucket of their time slot
-/// (about a second wide) and become a heap only when the clock reaches that slot. Every event
+/// before the horizon (the start of slot `nextSlot`); later ones are appended, unordered, to
+/// the bucket of their time slot (about a second wide) and become a heap only when the clock
+/// reaches that slot. Every event
 /// still leaves through the heap, so the order is exactly the one-heap order:
-/// - the heap holds every pending event before `horizon`, and nothing else does;
-/// - buckets and `farHeap` hold only events at or after `horizon`;
+/// - the heap holds every pending event before the horizon, and nothing else does;
+/// - buckets and `farHeap` hold only events at or after the horizon;
 /// - when the heap runs dry, the next non-empty slot is poured into it (and `farHeap`'s events
 ///   before the new horizon with it), which moves the horizon past that slot.
 public struct DiscreteEventLoop<Payload> {
@@ -25,7 +26,7 @@ public struct DiscreteEventLoop<Payload> {
     private var bucketedCount = 0
     /// Events beyond the buckets' window (hours ahead), in a heap of their own.
     private var farHeap: [Entry] = []
-    /// The first slot not yet poured into the heap; `horizon` is its start.
+    /// The first slot not yet poured into the heap; its start is the horizon.
     private var nextSlot: Int64 = 0
     private var nextSequence: UInt64 = 0
 
