@@ -274,7 +274,8 @@ public final class WaitingRoomService {
 
     static func json(_ status: HTTPResponse.Status, _ body: [UInt8]) -> HTTPResponse {
         // Every enqueue answers 200 with this head: share one (copies share its storage).
-        if status == .ok { return okJSONHead }
+        // Status `==` ignores the reason phrase; an injected `200` has none and keeps it that way.
+        if status.code == 200 && status.reasonPhrase == HTTPResponse.Status.ok.reasonPhrase { return okJSONHead }
         var head = HTTPResponse(status: status)
         head.headerFields[.contentType] = "application/json; charset=utf-8"
         return head
