@@ -18,6 +18,13 @@ public enum ASCIIByte {
         }
     }
 
+    /// True when every byte of `text` is ASCII, scanned over the string's own contiguous
+    /// bytes (its `utf8` view goes a byte at a time).
+    public static func isASCII(_ text: String) -> Bool {
+        var contiguous = text
+        return contiguous.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } }
+    }
+
     /// `A`…`Z` made lowercase; every other byte as it is.
     @inlinable
     public static func lowercased(_ byte: UInt8) -> UInt8 {

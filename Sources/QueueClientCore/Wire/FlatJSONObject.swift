@@ -117,21 +117,8 @@ public enum FlatJSONObject {
 
         /// What `plainString` accepts, without making the string.
         private mutating func skipPlainString() -> Bool {
-            guard take(UInt8(ascii: "\"")) else { return false }
-            let start = position
-            var ascii = true
-            while position < bytes.count {
-                let byte = bytes[position]
-                if byte == UInt8(ascii: "\"") {
-                    let text = UnsafeBufferPointer(rebasing: bytes[start..<position])
-                    position += 1
-                    return ascii || Self.isValidUTF8(text)
-                }
-                if byte == UInt8(ascii: "\\") || byte < 0x20 { return false }
-                if byte >= 0x80 { ascii = false }
-                position += 1
-            }
-            return false
+            guard let (text, isASCII) = plainStringBytes() else { return false }
+            return isASCII || Self.isValidUTF8(text)
         }
 
         private static func isValidUTF8(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -148,19 +135,26 @@ public enum FlatJSONObject {
 
         /// A string without escapes or control characters, valid UTF-8.
         private mutating func plainString() -> String? {
+            guard let (text, isASCII) = plainStringBytes() else { return nil }
+            // ASCII is valid UTF-8: the plain decoder takes its fast path.
+            return isASCII ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+        }
+
+        /// The bytes between the quotes of a string without escapes or control characters
+        /// (not yet checked as UTF-8), and whether they are all ASCII.
+        private mutating func plainStringBytes() -> (text: UnsafeBufferPointer<UInt8>, isASCII: Bool)? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = position
-            var ascii = true
+            var isASCII = true
             while position < bytes.count {
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
                     let text = UnsafeBufferPointer(rebasing: bytes[start..<position])
                     position += 1
-                    // ASCII is valid UTF-8: the plain decoder takes its fast path.
-                    return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+                    return (text, isASCII)
                 }
                 if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-                if byte >= 0x80 { ascii = false }
+                if byte >= 0x80 { isASCII = false }
                 position += 1
             }
             return nil

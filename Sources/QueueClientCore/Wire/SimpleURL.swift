@@ -170,7 +170,7 @@ extension SimpleURL {
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
             // A key without `%` or `+` decodes to itself: compare its bytes, make no string.
             // Only against an ASCII name: `String ==` finds "K" equal to U+212A (Kelvin sign).
-            let nameIsASCII = name.withUTF8 { $0.allSatisfy { $0 < 0x80 } }
+            let nameIsASCII = ASCIIByte.isASCII(name)
             func keyMatches(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
                 if nameIsASCII, !key.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
                     return name.withUTF8 { $0.elementsEqual(key) }

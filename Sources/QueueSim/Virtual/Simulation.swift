@@ -153,15 +153,7 @@ struct Simulation {
         if mayAnswerLoad, pollShortcut, case .send = action, phaseAfter == .inQueue {
             nextPoll = answerForecastLoad(&slot!.machine)
         }
-        // No closure here: capturing `slot` would copy the whole visitor.
-        let slotNumber: Int
-        if let number {
-            slots.put(slot.take()!, at: number)
-            slotNumber = number
-        } else {
-            slotNumber = slots.insert(slot.take()!)
-        }
-        let number = slotNumber
+        let number = slots.place(slot.take()!, at: number)
         if let nextPoll {
             loop.schedule(.wake(slot: number, atTurn: nextPoll.turnCame), at: nextPoll.at)
             return

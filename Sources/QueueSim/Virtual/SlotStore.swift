@@ -44,6 +44,14 @@ struct SlotStore<Element> {
         chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] = element
     }
 
+    /// Moves `element` back into `slot` (taken before), or into a new slot when `slot` is nil;
+    /// returns the slot it is in.
+    mutating func place(_ element: consuming Element, at slot: Int?) -> Int {
+        guard let slot else { return insert(element) }
+        put(element, at: slot)
+        return slot
+    }
+
     /// Frees an empty (taken) slot for reuse.
     mutating func release(_ slot: Int) {
         freeSlots.append(slot)

@@ -149,7 +149,7 @@ public struct KnownUserTokenValidator: Sendable {
         /// `lowercased()` equality. Both sides ASCII: byte by byte. Otherwise as `String`s,
         /// because `==` matches canonically equivalent text (`U+037E` is `;`).
         private static func sameEventId(_ token: Slice<UnsafeBufferPointer<UInt8>>, _ expected: String) -> Bool {
-            guard expected.utf8.allSatisfy({ $0 < 0x80 }) else {
+            guard ASCIIByte.isASCII(expected) else {
                 let tokenEvent = String(decoding: UnsafeBufferPointer(rebasing: token), as: UTF8.self)
                 return tokenEvent.lowercased() == expected.lowercased()
             }
@@ -180,7 +180,7 @@ public struct KnownUserTokenValidator: Sendable {
     /// The `key_value` pairs that split into exactly two parts. ASCII tokens (all real ones)
     /// are split over bytes, which splits where the character-level split does.
     private static func pairs(_ token: String) -> [(Substring, String)] {
-        if token.utf8.allSatisfy({ $0 < 0x80 }) {
+        if ASCIIByte.isASCII(token) {
             return token.utf8.split(separator: UInt8(ascii: "~"), omittingEmptySubsequences: false).compactMap { pair in
                 let parts = pair.split(separator: UInt8(ascii: "_"), omittingEmptySubsequences: false)
                 guard parts.count == 2 else { return nil }

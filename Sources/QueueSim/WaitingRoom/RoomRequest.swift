@@ -1,4 +1,5 @@
 import HTTPTypes
+import QueueClientCore
 
 /// The parts of an HTTP request the room routes on: host (without port), path segments with
 /// the room's prefix still on, query items, and cookies.
@@ -25,7 +26,7 @@ struct RoomRequest {
         head = request
         method = request.method
         let target = request.path ?? "/"
-        targetIsASCII = Self.isASCII(target)
+        targetIsASCII = ASCIIByte.isASCII(target)
         let pathPart: Substring
         if let mark = targetIsASCII ? target.utf8.firstIndex(of: UInt8(ascii: "?")) : target.firstIndex(of: "?") {
             pathPart = target[..<mark]
@@ -72,48 +73,51 @@ struct RoomRequest {
 
     /// Query items, decoded, in order.
     var query: [(name: String, value: String)] {
-        rawQueryItems().map { (Self.decoded(String($0.name)), $0.value.map { Self.decoded(String($0)) } ?? "") }
+        var items: [(name: String, value: String)] = []
+        forEachRawQueryItem { name, value in
+            items.append((Self.decoded(String(name)), value.map { Self.decoded(String($0)) } ?? ""))
+            return true
+        }
+        return items
     }
 
     /// The first item named `name` (names compare decoded), decoded; as `query.first`, but
     /// decoding only the value asked for (every queue-page request looks up `q`).
     func queryValue(_ name: String) -> String? {
-        guard targetIsASCII else {
-            for item in rawQueryItems() {
-                guard Self.decoded(String(item.name)) == name else { continue }
-                return item.value.map { Self.decoded(String($0)) } ?? ""
-            }
-            return nil
+        var found: String?
+        forEachRawQueryItem { itemName, value in
+            guard Self.decoded(String(itemName)) == name else { return true }
+            found = value.map { Self.decoded(String($0)) } ?? ""
+            return false
         }
-        // The same walk over bytes without building the item array.
+        return found
+    }
+
+    /// Calls `body` with each non-empty `&`-separated item, split at its first `=` (nil value:
+    /// no `=`), still encoded, until it returns false. No array of items is built.
+    private func forEachRawQueryItem(_ body: (_ name: Substring, _ value: Substring?) -> Bool) {
+        guard !rawQuery.isEmpty else { return }
+        guard targetIsASCII else {
+            for item in rawQuery.split(separator: "&") {
+                let equals = item.firstIndex(of: "=")
+                guard equals.map({ body(item[..<$0], item[item.index(after: $0)...]) }) ?? body(item, nil) else {
+                    return
+                }
+            }
+            return
+        }
         let utf8 = rawQuery.utf8
         var itemStart = utf8.startIndex
         while itemStart != utf8.endIndex {
             let itemEnd = utf8[itemStart...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
             if itemStart != itemEnd {
+                let item = rawQuery[itemStart..<itemEnd]
                 let equals = utf8[itemStart..<itemEnd].firstIndex(of: UInt8(ascii: "="))
-                if Self.decoded(String(rawQuery[itemStart..<(equals ?? itemEnd)])) == name {
-                    guard let equals else { return "" }
-                    return Self.decoded(String(rawQuery[utf8.index(after: equals)..<itemEnd]))
+                guard equals.map({ body(item[..<$0], item[utf8.index(after: $0)...]) }) ?? body(item, nil) else {
+                    return
                 }
             }
             itemStart = itemEnd == utf8.endIndex ? itemEnd : utf8.index(after: itemEnd)
-        }
-        return nil
-    }
-
-    /// The `&`-separated items, split at their first `=` (nil value: no `=`), still encoded.
-    private func rawQueryItems() -> [(name: Substring, value: Substring?)] {
-        guard !rawQuery.isEmpty else { return [] }
-        guard targetIsASCII else {
-            return rawQuery.split(separator: "&").map { item in
-                guard let equals = item.firstIndex(of: "=") else { return (item, nil) }
-                return (item[..<equals], item[item.index(after: equals)...])
-            }
-        }
-        return rawQuery.utf8.split(separator: UInt8(ascii: "&")).map { item in
-            guard let equals = item.firstIndex(of: UInt8(ascii: "=")) else { return (Substring(item), nil) }
-            return (Substring(item[..<equals]), Substring(item[item.index(after: equals)...]))
         }
     }
 
@@ -137,7 +141,7 @@ struct RoomRequest {
         // An ASCII authority (every real one) is searched over bytes, which finds the same
         // `[`, `]` and `:` the `Character` search finds.
         let utf8 = authority.utf8
-        guard isASCII(authority) else {
+        guard ASCIIByte.isASCII(authority) else {
             if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
                 return String(authority[...close])
             }
@@ -149,12 +153,6 @@ struct RoomRequest {
         }
         if let colon = utf8.lastIndex(of: UInt8(ascii: ":")) { return String(authority[..<colon]) }
         return authority
-    }
-
-    /// Over the contiguous bytes (a native string's own storage, no copy).
-    private static func isASCII(_ text: String) -> Bool {
-        var copy = text
-        return copy.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } }
     }
 
     private static func decoded(_ text: String) -> String {

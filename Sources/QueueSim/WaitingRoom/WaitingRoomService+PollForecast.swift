@@ -29,10 +29,9 @@ extension WaitingRoomService {
 
     /// True when a poll at `now` by a visitor whose `releaseAt` is later than `now` gets the
     /// forecast answer: the room is in a releasing mode and no fault rule covers queue pages.
-    /// `nanoseconds` is `now.nanoseconds` (whole nanoseconds, rounded down), which a forecast
-    /// chain knows without dividing.
-    /// `now` is only worked out when some fault rule could apply (a chain asks tens of times
-    /// per visitor, and making an `Instant` multiplies 128-bit numbers).
+    /// `nanoseconds` is `now` in whole nanoseconds (rounded down), which a forecast chain knows
+    /// without dividing; `now` itself is only worked out when some fault rule could apply (a
+    /// chain asks tens of times per visitor, and making an `Instant` multiplies 128-bit numbers).
     func pollIsForecast(at now: @autoclosure () -> Instant, nanoseconds: Int64) -> Bool {
         guard modes.mode(atNanoseconds: nanoseconds).releasesQueue else { return false }
         return faults.rules.isEmpty || !faults.anyRuleApplies(endpoint: .queuePage, at: now())

@@ -32,11 +32,7 @@ extension WaitingRoomService {
         case .yourTurn(_, let token):
             // Every visitor passes here: fill in the shared head's `Location` (fields stay in order).
             var head = Self.turnHead
-            var location = ""
-            location.reserveCapacity(tokenLocationPrefix.utf8.count + token.utf8.count)
-            location += tokenLocationPrefix
-            location += token
-            head.headerFields[.location] = location
+            head.headerFields[.location] = Self.joined(tokenLocationPrefix, token)
             return (head, [])
         case .redirectLimitExceeded:
             var head = HTTPResponse(status: .found)

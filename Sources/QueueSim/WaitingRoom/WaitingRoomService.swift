@@ -36,7 +36,7 @@ public final class WaitingRoomService {
         /// Nil: any host.
         let host: String?
         let prefix: [Substring]
-        /// `queueURL(queueId:base:)` up to the queue id.
+        /// This entrance's queue URL up to the queue id (`…/queue/{c}/{e}?q=`).
         let queueURLPrefix: String
     }
 
@@ -61,20 +61,17 @@ public final class WaitingRoomService {
 
     /// The queue URL handed out for a ticket: `https://{room host}[/{prefix}]/queue/{c}/{e}?q={queueId}`.
     public func queueURL(queueId: String) -> String {
-        queueURL(queueId: queueId, base: configuration.roomBaseURL)
+        "\(configuration.roomBaseURL)/queue/\(configuration.customerId)/\(configuration.waitingRoomId)?q=\(queueId)"
     }
 
-    func queueURL(queueId: String, base: String) -> String {
-        "\(base)/queue/\(configuration.customerId)/\(configuration.waitingRoomId)?q=\(queueId)"
-    }
-
-    /// The same from an entrance's `queueURLPrefix`: one exactly sized string per visitor.
-    private static func queueURL(queueId: String, prefix: String) -> String {
-        var url = ""
-        url.reserveCapacity(prefix.utf8.count + queueId.utf8.count)
-        url += prefix
-        url += queueId
-        return url
+    /// `prefix + suffix` in one exactly sized string: the room writes one per visitor for the
+    /// queue URL and one for the turn's `Location`, from prefixes worked out once.
+    static func joined(_ prefix: String, _ suffix: String) -> String {
+        var text = ""
+        text.reserveCapacity(prefix.utf8.count + suffix.utf8.count)
+        text += prefix
+        text += suffix
+        return text
     }
 
     /// The enqueue URL a client must call (public host names, as in the SDK).
@@ -259,7 +256,7 @@ public final class WaitingRoomService {
         }
         let response = RoomJSON.object([
             ("QueueId", .string(queueId)),
-            ("QueueUrl", .string(Self.queueURL(queueId: queueId, prefix: queueURLPrefix))),
+            ("QueueUrl", .string(Self.joined(queueURLPrefix, queueId))),
             ("QueueUrlTTLInMinutes", .int(Self.queueURLTTLMinutes)),
             ("EventTargetUrl", .string(configuration.eventTargetURL)),
             ("QueueitToken", token.map(RoomJSON.Value.string) ?? .null),
