@@ -61,6 +61,10 @@ final class ProgressDisplay: Sendable {
         parts.append("errors \(snapshot.errors)")
         parts.append("req/s \(Int(requestsPerSecond.rounded()))")
         if let p95 = snapshot.enqueueP95Milliseconds { parts.append("enqueue p95 \(p95)ms") }
+        if snapshot.generatorSaturated {
+            parts.append(
+                "GENERATOR SATURATED (loop lag \(snapshot.loopLag.wholeMilliseconds)ms: timings include its delay)")
+        }
         return parts.joined(separator: "  ")
     }
 

@@ -35,6 +35,14 @@ struct RunSummaryScreen {
                         (value.map { ThresholdTable.formatMilliseconds($0) } ?? "-").leftPadded(to: 10)
                     }.joined())
         }
+        if let generator = report.generator {
+            lines.append("")
+            let cpu = generator.cpuMicrosecondsPerRequest.map { String(format: ", %.0f µs CPU per request", $0) } ?? ""
+            lines.append(
+                "generator: \(generator.loops) event loop\(generator.loops == 1 ? "" : "s"), "
+                    + String(format: "%.1f s CPU", generator.cpuSeconds) + cpu)
+            lines.append((generator.saturatedWindows.isEmpty ? "" : "WARNING: ") + generator.verdict)
+        }
         if !report.verdicts.isEmpty {
             lines.append("")
             lines.append(

@@ -78,6 +78,34 @@ public struct VisitorPlan: Sendable {
     }
 }
 
+extension VisitorPlan {
+    /// The next visitor whose index is `shard` modulo `shards`, in arrival order. Every other
+    /// visitor is still walked (its arrival, group and feeder rows are drawn, so `unique` rows
+    /// go exactly where a whole plan sends them) but no user id is made for it.
+    public mutating func next(ownedBy shard: Int, of shards: Int) throws(PlanError) -> PlannedVisitor? {
+        guard shards > 1 else { return try next() }
+        if let failure { throw failure }
+        while let arrival = arrivals.next() {
+            let index = nextIndex
+            nextIndex += 1
+            let group = groupPicker.group(forVisitor: index)
+            let values: (enqueueKey: String?, enqueueToken: String?)
+            do throws(PlanError) {
+                values = try feeders.values(forGroup: group, visitorIndex: index)
+            } catch {
+                failure = error
+                throw error
+            }
+            guard index % shards == shard else { continue }
+            return PlannedVisitor(
+                index: index, arrival: arrival, groupIndex: group,
+                userId: VisitorUserId.make(seed: seed, visitorIndex: index),
+                enqueueKey: values.enqueueKey, enqueueToken: values.enqueueToken)
+        }
+        return nil
+    }
+}
+
 /// What a plan holds, known before the run starts.
 public struct PlanSummary: Sendable, Equatable {
     public var visitorCount: Int

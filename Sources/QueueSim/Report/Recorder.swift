@@ -3,7 +3,7 @@ import QueueClientCore
 
 /// Collects every finished visitor and every HTTP request of one run, then writes the reports.
 ///
-/// Owned by one task (the virtual-clock loop), or shared through `SharedRecorder` (wall clock).
+/// Owned by one thread at a time: the `RowWriter` thread while a run goes on, the runner after.
 /// Rows stream to a spool file in the report directory as visitors finish; memory holds only
 /// twelve bytes per visitor, histograms and per-second counters. `finish` writes
 /// `visitors.csv` (in arrival order), `summary.csv`, `timeline.csv` and `run.json`, each
@@ -101,7 +101,7 @@ public final class Recorder {
         let report = RunReport(
             directory: directory, visitorCount: statistics.visitorCount,
             outcomeCounts: measurements.outcomeCounts, requestCount: timeline.requestCount,
-            verdicts: verdicts, exitStatus: exitStatus, measurements: measurements)
+            verdicts: verdicts, exitStatus: exitStatus, measurements: measurements, generator: ending.generator)
 
         try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
             try spool.copyOrdered(header: VisitorRowFormat.header, into: file)
@@ -134,6 +134,8 @@ public struct RunReport: Sendable {
     public var exitStatus: RunExitStatus
     /// Everything a threshold (or the end-of-run screen) can measure.
     public var measurements: RunMeasurements
+    /// Wall-clock runs: how the load generator kept up.
+    public var generator: GeneratorReport? = nil
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
     public var thresholdTable: String { ThresholdTable.render(verdicts) }

@@ -45,12 +45,17 @@ public struct RunEnding: Sendable, Equatable {
     public var endedAt: Date
     /// Stopped by SIGINT/SIGTERM (not by `run.duration`, which is a normal end).
     public var interrupted: Bool
+    /// How the load generator kept up (wall-clock runs only).
+    public var generator: GeneratorReport?
 
-    public init(end: Instant, startedAt: Date, endedAt: Date, interrupted: Bool = false) {
+    public init(
+        end: Instant, startedAt: Date, endedAt: Date, interrupted: Bool = false, generator: GeneratorReport? = nil
+    ) {
         self.end = end
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.interrupted = interrupted
+        self.generator = generator
     }
 }
 
@@ -88,6 +93,8 @@ struct RunManifest: Encodable {
     var thresholds: [ThresholdEntry]
     var exitCode: Int32
     var interrupted: Bool
+    /// Wall-clock runs: the generator's own health (absent in virtual runs).
+    var generator: GeneratorReport?
 
     enum CodingKeys: String, CodingKey {
         case scenario
@@ -100,7 +107,7 @@ struct RunManifest: Encodable {
         case durationMs = "duration_ms"
         case visitors, outcomes, requests, thresholds
         case exitCode = "exit_code"
-        case interrupted
+        case interrupted, generator
     }
 
     init(
@@ -126,6 +133,7 @@ struct RunManifest: Encodable {
         }
         exitCode = exitStatus.rawValue
         interrupted = ending.interrupted
+        generator = ending.generator
     }
 
     func json() throws -> String {

@@ -2,7 +2,7 @@ import Histogram
 import QueueClientCore
 import Synchronization
 
-/// Counters the progress line reads while a run goes on. Cheap to update from many tasks.
+/// Counters the progress line reads while a run goes on, published by the runners' loops.
 public final class LiveRunStatus: Sendable {
     public struct Snapshot: Sendable {
         /// Time on the run's clock (simulated time in virtual runs).
@@ -15,6 +15,22 @@ public final class LiveRunStatus: Sendable {
         public var outcomes: [VisitorOutcome: Int] = [:]
         public var requests: Int = 0
         public var enqueueP95Milliseconds: Int64?
+        /// Live runs: whether the generator is saturated in the current second, and the
+        /// largest event-loop lag seen in it.
+        public var generatorSaturated = false
+        public var loopLag: Duration = .zero
+
+        mutating func add(_ other: Snapshot) {
+            now = max(now, other.now)
+            arrived += other.arrived
+            started += other.started
+            inQueue += other.inQueue
+            finished += other.finished
+            for (outcome, count) in other.outcomes { outcomes[outcome, default: 0] += count }
+            requests += other.requests
+            generatorSaturated = generatorSaturated || other.generatorSaturated
+            loopLag = max(loopLag, other.loopLag)
+        }
 
         public var passed: Int { outcomes[.passed, default: 0] }
         /// Everything that went wrong for the visitor: `error` and `unavailable`.
@@ -22,47 +38,41 @@ public final class LiveRunStatus: Sendable {
     }
 
     private struct State {
-        var snapshot = Snapshot()
+        var planned = 0
+        /// One snapshot per producer (the virtual loop, or each event loop of a live run).
+        var parts: [Snapshot] = []
         var enqueue = Histogram<UInt64>(highestTrackableValue: 3_600_000, numberOfSignificantValueDigits: .two)
     }
 
     private let state = Mutex(State())
 
     public init(planned: Int) {
-        state.withLock { $0.snapshot.planned = planned }
+        state.withLock { $0.planned = planned }
     }
 
-    public func arrived(count: Int = 1) { state.withLock { $0.snapshot.arrived += count } }
-    public func started() { state.withLock { $0.snapshot.started += 1 } }
-    public func requestSent() { state.withLock { $0.snapshot.requests += 1 } }
-
-    public func phaseChanged(from old: VisitorPhase, to new: VisitorPhase) {
-        guard old != new else { return }
+    /// Replaces one producer's counters at once: runners count locally and publish a few times a
+    /// second, so nothing takes this lock per event.
+    public func publish(_ snapshot: Snapshot, part: Int = 0) {
         state.withLock { state in
-            if old == .inQueue { state.snapshot.inQueue -= 1 }
-            if new == .inQueue { state.snapshot.inQueue += 1 }
-        }
-    }
-
-    public func finished(_ outcome: VisitorOutcome, enqueueMilliseconds: Int64?) {
-        state.withLock { state in
-            state.snapshot.finished += 1
-            state.snapshot.outcomes[outcome, default: 0] += 1
-            if let enqueueMilliseconds {
-                _ = state.enqueue.record(UInt64(max(0, min(enqueueMilliseconds, 3_600_000))))
+            if part >= state.parts.count {
+                state.parts.append(contentsOf: repeatElement(Snapshot(), count: part + 1 - state.parts.count))
             }
+            state.parts[part] = snapshot
         }
     }
 
-    /// Replaces the counters at once (the virtual-time runner counts locally and publishes
-    /// every few thousand events, so it never takes the lock per event).
-    public func publish(_ snapshot: Snapshot) {
-        state.withLock { $0.snapshot = snapshot }
+    /// Enqueue times of finished visitors (milliseconds), for the live enqueue p95.
+    public func recordEnqueueTimes(_ milliseconds: [Int64]) {
+        state.withLock { state in
+            for value in milliseconds { _ = state.enqueue.record(UInt64(max(0, min(value, 3_600_000)))) }
+        }
     }
 
     public func snapshot(at now: Instant) -> Snapshot {
         state.withLock { state in
-            var snapshot = state.snapshot
+            var snapshot = Snapshot()
+            snapshot.planned = state.planned
+            for part in state.parts { snapshot.add(part) }
             snapshot.now = max(now, snapshot.now)
             if state.enqueue.totalCount > 0 {
                 snapshot.enqueueP95Milliseconds = Int64(state.enqueue.valueAtPercentile(95))

@@ -42,6 +42,13 @@ public struct PreparedRun: Sendable {
         return configuration
     }
 
+    /// A fresh set of group templates (new shared boxes, copies of their strings), for a
+    /// thread that makes visitors of its own: two cores retaining the same box slow each
+    /// other down.
+    func makeGroupTemplates() -> [VisitorConfiguration] {
+        scenario.groups.map { Self.template(for: $0, scenario: scenario, copyingStrings: true) }
+    }
+
     /// The waiting room id a group's visitors are configured with (the event id of their tokens).
     public func waitingRoomId(ofGroup index: Int) -> String {
         groupTemplates[index].waitingRoomId
@@ -63,20 +70,25 @@ public struct PreparedRun: Sendable {
         try CSVColumnReader.read(path: feeder.path, column: feeder.column)
     }
 
-    private static func template(for group: VisitorGroup, scenario: Scenario) -> VisitorConfiguration {
+    private static func template(
+        for group: VisitorGroup, scenario: Scenario, copyingStrings: Bool = false
+    ) -> VisitorConfiguration {
+        // A copy shares no storage (and so no reference count) with the original.
+        let own: (String) -> String = copyingStrings ? { String(decoding: Array($0.utf8), as: UTF8.self) } : { $0 }
         let target = scenario.target.applying(group.overrides)
         let client = scenario.client
         var literalKey: String?
         var literalToken: String?
-        if case .literal(let key) = group.enqueueKey { literalKey = key }
-        if case .literal(let token) = group.enqueueToken { literalToken = token }
+        if case .literal(let key) = group.enqueueKey { literalKey = own(key) }
+        if case .literal(let token) = group.enqueueToken { literalToken = own(token) }
         return VisitorConfiguration(
-            customerId: target.customerId, waitingRoomId: target.waitingRoomId,
-            waitingRoomDomain: target.waitingRoomDomain, queuePathPrefix: target.queuePathPrefix,
-            layoutName: target.layoutName, language: target.language, enqueueKey: literalKey,
-            enqueueToken: literalToken, userId: "", userAgent: client.userAgent, sdkVersion: client.sdkVersion,
-            requestTimeout: client.requestTimeout, pollInterval: client.pollInterval, maxWait: client.maxWait,
-            maxRestarts: client.maxRestarts, flow: VisitorFlowKind(group.flow), protectedApiURL: target.protectedApi)
+            customerId: own(target.customerId), waitingRoomId: own(target.waitingRoomId),
+            waitingRoomDomain: target.waitingRoomDomain.map(own), queuePathPrefix: target.queuePathPrefix.map(own),
+            layoutName: target.layoutName.map(own), language: target.language.map(own), enqueueKey: literalKey,
+            enqueueToken: literalToken, userId: "", userAgent: own(client.userAgent),
+            sdkVersion: own(client.sdkVersion), requestTimeout: client.requestTimeout,
+            pollInterval: client.pollInterval, maxWait: client.maxWait, maxRestarts: client.maxRestarts,
+            flow: VisitorFlowKind(group.flow), protectedApiURL: target.protectedApi.map(own))
     }
 }
 

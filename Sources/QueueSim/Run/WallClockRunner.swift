@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Logging
+import NIOCore
+import NIOPosix
 import QueueClientCore
 import Synchronization
 
@@ -14,14 +16,18 @@ public struct RunAbort: Error, CustomStringConvertible {
 }
 
 /// Runs a scenario on the wall clock: an open model in which visitors arrive on schedule,
-/// whatever the responses do, each visitor a child task driving its `VisitorMachine` over real
-/// HTTP. With `endpoint: embedded` the room starts on 127.0.0.1 (a free port) for the run.
+/// whatever the responses do. One `LiveShard` per event loop (one loop per core) owns the
+/// visitors whose index is its number modulo the loops, as slots on a calendar driven by
+/// NIO timers, with its own keep-alive connection pool. With `endpoint: embedded` the room
+/// starts on 127.0.0.1 (a free port) for the run, on the same event loops.
 public struct WallClockRunner: Sendable {
     public let run: PreparedRun
     public let status: LiveRunStatus
     public let stopSignal: RunStopSignal
     public let clock: WallClock
     private let logger: Logger
+    /// Event loops to use; nil: one per core (NIO's shared group).
+    var loopCount: Int?
 
     public init(run: PreparedRun, status: LiveRunStatus, stopSignal: RunStopSignal, logger: Logger) {
         self.run = run
@@ -31,12 +37,11 @@ public struct WallClockRunner: Sendable {
         clock = WallClock()
     }
 
-    /// Most HTTP connections the shared client keeps open. Visitors spend their time waiting
-    /// between polls, so far fewer requests are in flight than visitors; every open loopback
-    /// connection costs tens of KiB on each side (client and embedded room live in this
-    /// process), and an uncapped pool took 20,000 queued visitors past 1 GiB. A request that
-    /// finds every connection busy waits in the pool; under a launch burst that wait shows in
-    /// `enqueue_ms` — measured in docs/benchmarks.md.
+    /// Most HTTP connections a run keeps open, over all its loops. Visitors spend their time
+    /// waiting between polls, so far fewer requests are in flight than visitors; every open
+    /// loopback connection costs memory on both ends (client and embedded room share the
+    /// process). A request that finds every connection busy waits, and under a launch burst
+    /// that wait shows in `enqueue_ms` (docs/benchmarks.md).
     public static let connectionPoolLimit = 1024
 
     /// Runs to the end (or the stop signal) and writes the reports. Throws `RunAbort` when the
@@ -47,6 +52,7 @@ public struct WallClockRunner: Sendable {
         let scenario = run.scenario
         let roomConfiguration = run.isEmbedded ? RoomSetup.configuration(for: run, epochUnixSeconds: epoch) : nil
         let room = roomConfiguration.map { EmbeddedRoomHandle(configuration: $0, clock: clock, logger: logger) }
+        defer { room?.stop() }
         let connectTarget: ConnectTarget
         if let room {
             connectTarget = ConnectTarget(scheme: "http", host: "127.0.0.1", port: try await room.start())
@@ -56,139 +62,127 @@ public struct WallClockRunner: Sendable {
             }
             connectTarget = ConnectTarget(scheme: scheme, host: host, port: port)
         }
-        let transport = AsyncHTTPTransport(
-            connectTo: connectTarget,
-            maxConnectionsPerHost: min(scenario.run.concurrency, Self.connectionPoolLimit))
-        defer { room?.stop() }
+        let endpoint: LiveEndpoint
         do {
-            if room == nil { try await Self.checkReachable(connectTarget, transport: transport) }
+            endpoint = try LiveEndpoint.resolve(connectTarget)
         } catch {
-            try? await transport.shutdown()
-            throw error
+            throw RunAbort("the endpoint \(connectTarget.origin) is not reachable: \(error)")
         }
+        let allLoops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+        let loops = Array(allLoops.prefix(max(1, min(loopCount ?? allLoops.count, scenario.run.concurrency))))
+        if room == nil { try await Self.checkReachable(connectTarget, endpoint: endpoint, loop: loops[0]) }
 
         // Created only once the run can start: a run that aborts leaves no report folder debris.
-        let recorder: SharedRecorder
+        let recorder: Recorder
         do {
-            recorder = try SharedRecorder(directory: scenario.reportsDirectory, description: run.runDescription)
+            recorder = try Recorder(directory: scenario.reportsDirectory, description: run.runDescription)
         } catch {
-            try? await transport.shutdown()
             throw RunAbort("cannot write reports to \(scenario.reportsDirectory): \(error)")
         }
         let judge = TokenJudge(secretKey: roomConfiguration?.settings.secretKey, epochUnixSeconds: epoch)
-        // When the stop came: visitors whose intended arrival is after it never arrived.
-        let stoppedAt = Mutex<Instant?>(nil)
-        let dispatch = Task {
-            try await dispatchVisitors(
-                transport: transport, recorder: recorder, tokenJudge: judge,
-                stoppedAt: { stoppedAt.withLock { $0 } })
-        }
-        stopSignal.onStop { [clock] in
-            stoppedAt.withLock { $0 = clock.now }
-            dispatch.cancel()
-        }
-        let deadline = scenario.run.duration.map { Instant.origin + $0 }
-        let deadlineWatch = deadline.map { deadline in
-            Task { [clock, stopSignal] in
-                try await clock.sleep(until: deadline)
-                stopSignal.stop(.runEnded)
-            }
-        }
-        let dispatchError: (any Error)?
+        let writer = RowWriter(
+            recorder: recorder, run: run, tokenJudge: judge, capacity: 16 * loops.count, status: status)
+        let cpuAtStart = ProcessCPUTime.now()
+        let outcomes: [LiveShard.Outcome]
         do {
-            try await dispatch.value
-            dispatchError = nil
+            outcomes = try await runShards(on: loops, endpoint: endpoint, writer: writer)
         } catch {
-            dispatchError = error
+            writer.abandon()
+            throw error
         }
-        deadlineWatch?.cancel()
+        try writer.finish()
+        let cpuSeconds = ProcessCPUTime.now() - cpuAtStart
+
+        var health = GeneratorHealth()
+        for (second, count) in Self.mergedRequestCounts(outcomes) { recorder.recordRequests(count, inSecond: second) }
+        for outcome in outcomes { health.merge(outcome.health) }
         var end = clock.now
-        if let deadline, stopSignal.reason == .runEnded { end = min(end, deadline) }
-        try? await transport.shutdown()
-        if let dispatchError { throw dispatchError }
+        if let duration = scenario.run.duration, stopSignal.reason == .runEnded { end = min(end, .origin + duration) }
+        let generator = health.report(
+            loops: loops.count, cpuSeconds: cpuSeconds, visitors: recorder.recordedCount,
+            requests: outcomes.reduce(0) { $0 + $1.requestsPerSecond.total })
         return try recorder.finish(
-            RunEnding(end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted))
+            RunEnding(
+                end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
+                generator: generator))
     }
 
-    /// Hands every planned visitor to a child task at its intended arrival, never more than
-    /// `run.concurrency` at once; a visitor that finds no free slot waits, and its `start_ms`
-    /// shows it. When the run stops, visitors that had arrived but not started get their rows.
-    private func dispatchVisitors(
-        transport: AsyncHTTPTransport, recorder: SharedRecorder, tokenJudge: TokenJudge,
-        stoppedAt: @Sendable () -> Instant?
-    ) async throws {
-        var plan = try run.makePlan()
-        let limit = max(1, run.scenario.run.concurrency)
-        var unstarted: PlannedVisitor?
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var inFlight = 0
-            while let visitor = try plan.next() {
-                if visitor.arrival > clock.now {
-                    do {
-                        try await clock.sleep(until: visitor.arrival)
-                    } catch {
-                        unstarted = visitor
-                        break
+    /// Starts one shard per loop and waits for all of them. The stop signal (SIGINT, or
+    /// `run.duration`) stops every shard at the same instant.
+    private func runShards(
+        on loops: [any EventLoop], endpoint: LiveEndpoint, writer: RowWriter
+    ) async throws -> [LiveShard.Outcome] {
+        let plan = try run.makePlan()
+        let quotas = Self.split(run.scenario.run.concurrency, into: loops.count)
+        let connectionLimits = Self.split(
+            min(run.scenario.run.concurrency, Self.connectionPoolLimit), into: loops.count)
+        var shards: [NIOLoopBound<LiveShard>] = []
+        var finished: [EventLoopFuture<LiveShard.Outcome>] = []
+        for (index, loop) in loops.enumerated() {
+            let (run, rows, clock, status) = (run, writer.makeBatch(), clock, status)
+            let started = try await loop.submit {
+                let shard = LiveShard(
+                    loop: loop, index: index, of: loops.count, run: run, plan: plan, quota: quotas[index],
+                    endpoint: endpoint, connectionLimit: connectionLimits[index], rows: rows, clock: clock,
+                    status: status)
+                return (NIOLoopBound(shard, eventLoop: loop), shard.start())
+            }.get()
+            shards.append(started.0)
+            finished.append(started.1)
+        }
+        let deadline = run.scenario.run.duration.map { Instant.origin + $0 }
+        let deadlineTask = deadline.map { deadline in
+            loops[0].scheduleTask(in: .nanoseconds(max(0, (deadline - clock.now).wholeNanoseconds))) {
+                [stopSignal] in stopSignal.stop(.runEnded)
+            }
+        }
+        defer { deadlineTask?.cancel() }
+        stopSignal.onStop { [clock, stopSignal, shards] in
+            let reason = stopSignal.reason ?? .interrupted
+            var instant = clock.now
+            if reason == .runEnded, let deadline { instant = min(instant, deadline) }
+            for shard in shards {
+                shard.eventLoop.execute { shard.value.stop(reason: reason, at: instant) }
+            }
+        }
+        var outcomes: [LiveShard.Outcome] = []
+        var firstError: (any Error)?
+        for future in finished {
+            do {
+                outcomes.append(try await future.get())
+            } catch {
+                if firstError == nil {
+                    firstError = error
+                    for shard in shards {
+                        shard.eventLoop.execute { shard.value.abandon(error) }
                     }
                 }
-                status.arrived()
-                while inFlight >= limit, !Task.isCancelled {
-                    try await group.next()
-                    inFlight -= 1
-                }
-                if Task.isCancelled {
-                    unstarted = visitor
-                    break
-                }
-                inFlight += 1
-                group.addTask {
-                    try await runVisitor(visitor, transport: transport, recorder: recorder, tokenJudge: tokenJudge)
-                }
             }
-            try await group.waitForAll()
         }
-        // Visitors whose intended arrival had come when the run stopped arrived: they get a row.
-        let stoppedAt = stoppedAt() ?? clock.now
-        while true {
-            let next: PlannedVisitor?
-            if let pending = unstarted {
-                next = pending
-                unstarted = nil
-            } else {
-                next = try plan.next()
-                if let next, next.arrival <= stoppedAt { status.arrived() }
-            }
-            guard let visitor = next, visitor.arrival <= stoppedAt else { break }
-            try recorder.record(VisitorRecord(unstartedVisitor: visitor, run: run, stoppedAt: stoppedAt))
-            status.finished(.interrupted, enqueueMilliseconds: nil)
+        if let firstError { throw firstError }
+        return outcomes
+    }
+
+    /// `total` in `parts` shares that differ by at most one and add up to `total`.
+    static func split(_ total: Int, into parts: Int) -> [Int] {
+        (0..<parts).map { total / parts + ($0 < total % parts ? 1 : 0) }
+    }
+
+    private static func mergedRequestCounts(_ outcomes: [LiveShard.Outcome]) -> [(second: Int, count: Int)] {
+        let seconds = outcomes.map(\.requestsPerSecond.count).max() ?? 0
+        return (0..<seconds).compactMap { second in
+            let count = outcomes.reduce(0) { $0 + $1.requestsPerSecond[second] }
+            return count > 0 ? (second, count) : nil
         }
     }
 
-    private func runVisitor(
-        _ visitor: PlannedVisitor, transport: AsyncHTTPTransport, recorder: SharedRecorder, tokenJudge: TokenJudge
-    ) async throws {
-        let configuration = run.visitorConfiguration(for: visitor)
-        var machine = VisitorMachine(configuration: configuration)
-        status.started()
-        let result = await QueueClientCore.runVisitor(
-            &machine, transport: transport, clock: clock,
-            cancellationReason: { [stopSignal] in stopSignal.reason ?? .interrupted },
-            onRequest: { [status] instant in
-                recorder.recordRequest(at: instant)
-                status.requestSent()
-            },
-            onPhaseChange: { [status] old, new in status.phaseChanged(from: old, to: new) })
-        let record = VisitorRecord(
-            visitor: visitor, result: result, run: run, configuration: configuration, tokenJudge: tokenJudge)
-        try recorder.record(record)
-        status.finished(result.outcome, enqueueMilliseconds: record.enqueueMilliseconds)
-    }
-
-    /// Before any visitor: a base URL that refuses connections is exit 3, not 10,000 `unavailable` rows.
-    static func checkReachable(_ target: ConnectTarget, transport: AsyncHTTPTransport) async throws {
+    /// Before any visitor: a base URL that refuses connections, or whose certificate does not
+    /// verify, is exit 3, not 10,000 `unavailable` rows. Sent through the engine's own client.
+    static func checkReachable(_ target: ConnectTarget, endpoint: LiveEndpoint, loop: any EventLoop) async throws {
         var head = HTTPRequest(method: .get, scheme: target.scheme, authority: target.authority, path: "/")
         head.headerFields[HTTPField.Name.userAgent] = "queuesim reachability check"
-        let outcome = await transport.execute(OutgoingRequest(head: head), timeout: .seconds(10))
+        let outcome = await LiveProbe.send(
+            OutgoingRequest(head: head), to: endpoint, on: loop, timeout: .seconds(10))
         if case .failure(let error) = outcome {
             switch error {
             case .connectFailed, .tls, .timedOut:
@@ -197,5 +191,15 @@ public struct WallClockRunner: Sendable {
                 return
             }
         }
+    }
+}
+
+/// CPU time (user + system) of this process so far, in seconds.
+enum ProcessCPUTime {
+    static func now() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import QueueClientCore
+import Synchronization
 
 /// Finished visitors, turned into report rows (the token check, CSV encoding, the spool file,
 /// statistics) on a thread of their own, so a virtual run uses both cores while the event
@@ -20,12 +21,11 @@ final class RowWriter {
         var result: VisitorResult
     }
 
-    /// The first error the recorder threw, read by the loop's thread.
-    private final class FirstFailure: @unchecked Sendable {
-        private let lock = NSLock()
-        private var error: (any Error)?
-        func set(_ error: any Error) { lock.withLock { if self.error == nil { self.error = error } } }
-        var value: (any Error)? { lock.withLock { error } }
+    /// The first error the recorder threw, read by the producers' threads.
+    final class FirstFailure: Sendable {
+        private let error = Mutex<(any Error)?>(nil)
+        func set(_ error: any Error) { self.error.withLock { if $0 == nil { $0 = error } } }
+        var value: (any Error)? { error.withLock { $0 } }
     }
 
     /// `@unchecked Sendable`: the recorder is touched only by the writer thread from `init`
@@ -35,21 +35,30 @@ final class RowWriter {
     }
 
     static let batchSize = 1_024
-    private let channel = BatchChannel<Finished>(capacity: 8)
+    private let channel: BatchChannel<Finished>
     private let failure = FirstFailure()
     private let worker: WorkerThread
-    private var batch: [Finished] = []
+    private var batch: RowBatch
     private var finished = false
 
-    init(recorder: Recorder, run: PreparedRun, tokenJudge: TokenJudge) {
-        let channel = self.channel
+    /// - Parameters:
+    ///   - capacity: batches that may wait for the writer (more producers want more).
+    ///   - status: told the enqueue time of every row, for the live line's enqueue p95.
+    init(
+        recorder: Recorder, run: PreparedRun, tokenJudge: TokenJudge, capacity: Int = 8,
+        status: LiveRunStatus? = nil
+    ) {
+        let channel = BatchChannel<Finished>(capacity: capacity)
+        self.channel = channel
         let failure = self.failure
+        batch = RowBatch(channel: channel, failure: failure)
         let handedOver = HandedOver(recorder: recorder)
         // Copies of their own, so the writer never touches the strings the loop's visitors share.
         let eventIds = (0..<run.scenario.groups.count).map {
             String(decoding: Array(run.waitingRoomId(ofGroup: $0).utf8), as: UTF8.self)
         }
         worker = WorkerThread(name: "queuesim-rows") {
+            var enqueueMilliseconds: [Int64] = []
             while let batch = channel.receive() {
                 for item in batch {
                     let record = VisitorRecord(
@@ -62,15 +71,26 @@ final class RowWriter {
                         channel.cancel()
                         return
                     }
+                    if status != nil, let milliseconds = record.enqueueMilliseconds {
+                        enqueueMilliseconds.append(milliseconds)
+                    }
+                }
+                if let status, !enqueueMilliseconds.isEmpty {
+                    status.recordEnqueueTimes(enqueueMilliseconds)
+                    enqueueMilliseconds.removeAll(keepingCapacity: true)
                 }
             }
         }
-        batch.reserveCapacity(Self.batchSize)
+    }
+
+    /// A batch of another producer's own (one per event loop of a live run): several threads
+    /// may feed the writer at once, each through its own batch, with one lock per batch.
+    func makeBatch() -> RowBatch {
+        RowBatch(channel: channel, failure: failure)
     }
 
     func record(_ finished: Finished) throws {
-        batch.append(finished)
-        if batch.count == Self.batchSize { try flush() }
+        try batch.append(finished)
     }
 
     /// Writes what is left, waits for the writer and rethrows the recorder's first error.
@@ -78,8 +98,7 @@ final class RowWriter {
     func finish() throws {
         guard !finished else { return }
         finished = true
-        if !batch.isEmpty { _ = channel.send(batch) }
-        batch = []
+        try? batch.flush()
         channel.close()
         worker.join()
         if let error = failure.value { throw error }
@@ -92,11 +111,34 @@ final class RowWriter {
         channel.cancel()
         worker.join()
     }
+}
 
-    private func flush() throws {
-        let full = batch
-        batch = []
-        batch.reserveCapacity(Self.batchSize)
+/// Finished visitors on their way to a `RowWriter`, collected by one producer and handed over
+/// a batch at a time.
+struct RowBatch: Sendable {
+    private let channel: BatchChannel<RowWriter.Finished>
+    private let failure: RowWriter.FirstFailure
+    private var items: [RowWriter.Finished] = []
+
+    init(channel: BatchChannel<RowWriter.Finished>, failure: RowWriter.FirstFailure) {
+        self.channel = channel
+        self.failure = failure
+        items.reserveCapacity(RowWriter.batchSize)
+    }
+
+    var isEmpty: Bool { items.isEmpty }
+
+    mutating func append(_ finished: RowWriter.Finished) throws {
+        items.append(finished)
+        if items.count == RowWriter.batchSize { try flush() }
+    }
+
+    /// Hands what is collected to the writer (waiting while the channel is full).
+    mutating func flush() throws {
+        guard !items.isEmpty else { return }
+        let full = items
+        items = []
+        items.reserveCapacity(RowWriter.batchSize)
         guard channel.send(full) else { throw failure.value ?? CancellationError() }
     }
 }

@@ -1,0 +1,218 @@
+import Foundation
+import Histogram
+import QueueClientCore
+
+/// How well a live run's generator kept up, so its own delay is never mistaken for the
+/// server's. Each event loop keeps one (no locks) and the runner merges them at the end.
+///
+/// Two lags are watched:
+/// - **event-loop lag**: every loop runs a probe every `probeInterval`; how late it fires is
+///   how late every timer of that loop (wake-ups, arrivals) fired then;
+/// - **arrival lag**: from a visitor's intended arrival to its start, for visitors that did not
+///   wait for a free place under `run.concurrency` (that wait is the scenario's cap, shown in
+///   `start_ms`, not the generator's delay).
+///
+/// A second of the run is *saturated* when more than 1 % of its probes, or of its starts, were
+/// over `saturationLag` — that is, when the lag's p99 in that second was over it.
+struct GeneratorHealth {
+    static let saturationLag: Duration = .milliseconds(50)
+    static let probeInterval: Duration = .milliseconds(10)
+
+    struct Second {
+        var probes = 0
+        var lateProbes = 0
+        var starts = 0
+        var lateStarts = 0
+        var maxLoopLag: Duration = .zero
+
+        var isSaturated: Bool {
+            lateProbes * 100 > probes || lateStarts * 100 > starts
+        }
+
+        mutating func add(_ other: Second) {
+            probes += other.probes
+            lateProbes += other.lateProbes
+            starts += other.starts
+            lateStarts += other.lateStarts
+            maxLoopLag = max(maxLoopLag, other.maxLoopLag)
+        }
+    }
+
+    private(set) var seconds: [Second] = []
+    /// Microseconds.
+    private(set) var loopLag = GeneratorHealth.makeHistogram()
+    private(set) var arrivalLag = GeneratorHealth.makeHistogram()
+    /// Visitors whose start waited for a place under `run.concurrency`.
+    private(set) var heldByConcurrency = 0
+
+    private static func makeHistogram() -> Histogram<UInt64> {
+        Histogram(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .two)
+    }
+
+    mutating func probe(lag: Duration, at instant: Instant) {
+        let lag = max(lag, .zero)
+        modifySecond(of: instant) { second in
+            second.probes += 1
+            if lag > Self.saturationLag { second.lateProbes += 1 }
+            second.maxLoopLag = max(second.maxLoopLag, lag)
+        }
+        _ = loopLag.record(Self.microseconds(lag))
+    }
+
+    mutating func started(lag: Duration, at instant: Instant) {
+        let lag = max(lag, .zero)
+        modifySecond(of: instant) { second in
+            second.starts += 1
+            if lag > Self.saturationLag { second.lateStarts += 1 }
+        }
+        _ = arrivalLag.record(Self.microseconds(lag))
+    }
+
+    mutating func startedAfterConcurrencyWait() {
+        heldByConcurrency += 1
+    }
+
+    /// Whether the second `instant` falls in is saturated so far (for the live line).
+    func isSaturated(at instant: Instant) -> Bool {
+        let index = Timeline.second(of: instant)
+        return index < seconds.count && seconds[index].isSaturated
+    }
+
+    /// The largest loop lag seen in `instant`'s second so far.
+    func loopLag(at instant: Instant) -> Duration {
+        let index = Timeline.second(of: instant)
+        return index < seconds.count ? seconds[index].maxLoopLag : .zero
+    }
+
+    mutating func merge(_ other: GeneratorHealth) {
+        if other.seconds.count > seconds.count {
+            seconds.append(contentsOf: repeatElement(Second(), count: other.seconds.count - seconds.count))
+        }
+        for (index, second) in other.seconds.enumerated() { seconds[index].add(second) }
+        loopLag.add(other.loopLag)
+        arrivalLag.add(other.arrivalLag)
+        heldByConcurrency += other.heldByConcurrency
+    }
+
+    func report(loops: Int, cpuSeconds: Double, visitors: Int, requests: Int) -> GeneratorReport {
+        var windows: [GeneratorReport.Window] = []
+        for (index, second) in seconds.enumerated() where second.isSaturated {
+            if let last = windows.last, last.toSecond == index {
+                windows[windows.count - 1].toSecond = index + 1
+            } else {
+                windows.append(GeneratorReport.Window(fromSecond: index, toSecond: index + 1))
+            }
+        }
+        return GeneratorReport(
+            loops: loops, cpuSeconds: cpuSeconds,
+            cpuMicrosecondsPerRequest: requests > 0 ? cpuSeconds * 1e6 / Double(requests) : nil,
+            cpuMicrosecondsPerVisitor: visitors > 0 ? cpuSeconds * 1e6 / Double(visitors) : nil,
+            arrivalLagP50Ms: Self.milliseconds(arrivalLag, 50), arrivalLagP99Ms: Self.milliseconds(arrivalLag, 99),
+            arrivalLagMaxMs: Self.milliseconds(arrivalLag, 100), loopLagP99Ms: Self.milliseconds(loopLag, 99),
+            loopLagMaxMs: Self.milliseconds(loopLag, 100), visitorsHeldByConcurrency: heldByConcurrency,
+            saturatedSeconds: windows.reduce(0) { $0 + $1.toSecond - $1.fromSecond }, saturatedWindows: windows)
+    }
+
+    private mutating func modifySecond(of instant: Instant, _ change: (inout Second) -> Void) {
+        let index = Timeline.second(of: instant)
+        if index >= seconds.count {
+            seconds.append(contentsOf: repeatElement(Second(), count: index + 1 - seconds.count))
+        }
+        change(&seconds[index])
+    }
+
+    private static func microseconds(_ duration: Duration) -> UInt64 {
+        UInt64(clamping: duration.wholeNanoseconds / 1000)
+    }
+
+    private static func milliseconds(_ histogram: Histogram<UInt64>, _ percentile: Double) -> Double? {
+        guard histogram.totalCount > 0 else { return nil }
+        let micros = percentile >= 100 ? histogram.max : histogram.valueAtPercentile(percentile)
+        return (Double(micros) / 1000 * 10).rounded() / 10
+    }
+}
+
+/// The generator's health, as `run.json` (`generator`) and the end screen show it.
+public struct GeneratorReport: Sendable, Equatable, Encodable {
+    /// Saturated seconds `fromSecond ..< toSecond` of the run's timeline.
+    public struct Window: Sendable, Equatable, Encodable {
+        public var fromSecond: Int
+        public var toSecond: Int
+
+        enum CodingKeys: String, CodingKey {
+            case fromSecond = "from_second"
+            case toSecond = "to_second"
+        }
+    }
+
+    /// Event loops (one per core) that ran the visitors.
+    public var loops: Int
+    /// CPU time (user + system) the whole process used during the run, the embedded room included.
+    public var cpuSeconds: Double
+    public var cpuMicrosecondsPerRequest: Double?
+    public var cpuMicrosecondsPerVisitor: Double?
+    public var arrivalLagP50Ms: Double?
+    public var arrivalLagP99Ms: Double?
+    public var arrivalLagMaxMs: Double?
+    public var loopLagP99Ms: Double?
+    public var loopLagMaxMs: Double?
+    public var visitorsHeldByConcurrency: Int
+    public var saturatedSeconds: Int
+    public var saturatedWindows: [Window]
+
+    enum CodingKeys: String, CodingKey {
+        case loops
+        case cpuSeconds = "cpu_seconds"
+        case cpuMicrosecondsPerRequest = "cpu_us_per_request"
+        case cpuMicrosecondsPerVisitor = "cpu_us_per_visitor"
+        case arrivalLagP50Ms = "arrival_lag_p50_ms"
+        case arrivalLagP99Ms = "arrival_lag_p99_ms"
+        case arrivalLagMaxMs = "arrival_lag_max_ms"
+        case loopLagP99Ms = "loop_lag_p99_ms"
+        case loopLagMaxMs = "loop_lag_max_ms"
+        case visitorsHeldByConcurrency = "visitors_held_by_concurrency"
+        case saturatedSeconds = "saturated_seconds"
+        case saturatedWindows = "saturated_windows"
+        case saturationThresholdMs = "saturation_threshold_ms"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(loops, forKey: .loops)
+        try container.encode((cpuSeconds * 1000).rounded() / 1000, forKey: .cpuSeconds)
+        try container.encode(
+            cpuMicrosecondsPerRequest.map { ($0 * 10).rounded() / 10 }, forKey: .cpuMicrosecondsPerRequest)
+        try container.encode(
+            cpuMicrosecondsPerVisitor.map { ($0 * 10).rounded() / 10 }, forKey: .cpuMicrosecondsPerVisitor)
+        try container.encode(arrivalLagP50Ms, forKey: .arrivalLagP50Ms)
+        try container.encode(arrivalLagP99Ms, forKey: .arrivalLagP99Ms)
+        try container.encode(arrivalLagMaxMs, forKey: .arrivalLagMaxMs)
+        try container.encode(loopLagP99Ms, forKey: .loopLagP99Ms)
+        try container.encode(loopLagMaxMs, forKey: .loopLagMaxMs)
+        try container.encode(visitorsHeldByConcurrency, forKey: .visitorsHeldByConcurrency)
+        try container.encode(saturatedSeconds, forKey: .saturatedSeconds)
+        try container.encode(saturatedWindows, forKey: .saturatedWindows)
+        try container.encode(GeneratorHealth.saturationLag.wholeNanoseconds / 1_000_000, forKey: .saturationThresholdMs)
+    }
+
+    /// The sentence the end screen prints: plain about what the numbers include.
+    public var verdict: String {
+        guard !saturatedWindows.isEmpty else {
+            return "the load generator kept up (event-loop lag p99 \(Self.format(loopLagP99Ms)), "
+                + "arrival lag p99 \(Self.format(arrivalLagP99Ms)))"
+        }
+        let spans = saturatedWindows.prefix(5).map { "\(Self.clock($0.fromSecond)) to \(Self.clock($0.toSecond))" }
+        let more = saturatedWindows.count > 5 ? " and \(saturatedWindows.count - 5) more" : ""
+        return "the load generator was saturated for \(saturatedSeconds) s: timings from "
+            + spans.joined(separator: ", ") + more + " include its own delay"
+    }
+
+    static func format(_ milliseconds: Double?) -> String {
+        guard let milliseconds else { return "-" }
+        return milliseconds < 10 ? String(format: "%.1f ms", milliseconds) : String(format: "%.0f ms", milliseconds)
+    }
+
+    static func clock(_ second: Int) -> String {
+        String(format: "%02d:%02d", second / 60, second % 60)
+    }
+}

@@ -1,0 +1,275 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import QueueClientCore
+
+/// One keep-alive HTTP/1.1 connection of a loop's pool (`LiveConnectionPool`): one exchange at
+/// a time, no pipelining, confined to its event loop like everything else of the live engine.
+///
+/// Requests are written as raw bytes (`LiveRequestWriter`); responses are read by NIO's
+/// `HTTPResponseDecoder` (llhttp) and collected by `LiveResponseCollector`. A connection never
+/// times itself out: the loop's calendar holds every exchange's deadline and calls `abort`.
+final class LiveConnection {
+    enum State {
+        case connecting
+        case idle
+        case busy(LiveExchange)
+        case closed
+    }
+
+    private(set) var state: State = .connecting
+    /// Exchanges this connection has completed (0: fresh).
+    private(set) var exchangesServed = 0
+    /// Where it sits in the pool's list of open connections (swap-remove).
+    var poolIndex = -1
+    /// Strong: the pool lets go of a connection when it closes, which ends the cycle.
+    private let pool: LiveConnectionPool
+    private var collector: LiveResponseCollector?
+
+    init(pool: LiveConnectionPool) {
+        self.pool = pool
+    }
+
+    /// The channel is up; the pool hands it its first exchange.
+    func connected(_ collector: LiveResponseCollector) {
+        self.collector = collector
+        state = .idle
+    }
+
+    func begin(_ exchange: LiveExchange, allocator: ByteBufferAllocator) {
+        guard case .idle = state, let collector else {
+            preconditionFailure("an exchange on a connection that is not idle")
+        }
+        state = .busy(exchange)
+        collector.send(
+            LiveRequestWriter.encode(exchange.request, defaultAuthority: pool.defaultAuthority, allocator: allocator))
+    }
+
+    var isBusy: Bool {
+        if case .busy = state { return true }
+        return false
+    }
+
+    func carries(slot: Int, serial: UInt32) -> Bool {
+        guard case .busy(let exchange) = state else { return false }
+        return exchange.slot == slot && exchange.serial == serial
+    }
+
+    /// The loop's calendar gave up on this exchange (`requestTimeout`): nothing is delivered,
+    /// the connection is closed (its response could still arrive and must not be read as the
+    /// next one's).
+    func abort() {
+        guard case .busy = state else { return }
+        state = .closed
+        collector?.close()
+    }
+
+    func close() {
+        if case .closed = state { return }
+        state = .closed
+        collector?.close()
+    }
+
+    // MARK: - From the collector
+
+    func responded(_ response: IncomingResponse, keepAlive: Bool) {
+        guard case .busy(let exchange) = state else { return }
+        exchangesServed += 1
+        if keepAlive {
+            state = .idle
+        } else {
+            state = .closed
+            collector?.close()
+        }
+        pool.exchangeEnded(exchange, on: self, result: .success(response))
+    }
+
+    /// The channel closed (by either side) or failed. `error` is why, when NIO said.
+    func ended(error: (any Error)?, receivedResponseBytes: Bool) {
+        let previous = state
+        state = .closed
+        switch previous {
+        case .busy(let exchange):
+            // A server may close an idle keep-alive connection just as a request goes out on
+            // it. Browsers and HTTP stacks resend such a request once on a new connection;
+            // so does the pool, so the visitor does not pay an SDK retry for a race that is
+            // the transport's.
+            let staleKeepAlive = exchangesServed > 0 && !receivedResponseBytes && !exchange.resent
+            pool.exchangeEnded(
+                exchange, on: self,
+                result: .failure(error.map(LiveTransportErrors.map) ?? .connectionReset),
+                mayResend: staleKeepAlive)
+        case .connecting, .idle:
+            pool.connectionClosed(self, error: error)
+        case .closed:
+            pool.connectionClosed(self, error: nil)
+        }
+    }
+}
+
+/// One request of one visitor, as the pool carries it.
+struct LiveExchange {
+    var slot: Int
+    var serial: UInt32
+    var request: OutgoingRequest
+    /// Sent again once already (after a stale keep-alive connection): never twice.
+    var resent = false
+}
+
+/// Writes the request bytes `LiveConnection` builds. The decoder behind it must see a request
+/// head to pair each response with its request (it skips the body of a response to HEAD);
+/// every request here is a GET or a POST, so the collector writes one shared GET head for it
+/// to observe, which this handler swallows, then the real bytes.
+final class LiveRequestWriter: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = ByteBuffer
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .body(.byteBuffer(let bytes)):
+            context.write(wrapOutboundOut(bytes), promise: promise)
+        case .head, .end, .body(.fileRegion):
+            promise?.succeed(())
+        }
+    }
+
+    /// The request as HTTP/1.1 bytes: `Host` is the request's own authority (the waiting-room
+    /// host, even when the connection goes elsewhere: `target.endpoint`'s connect-to).
+    static func encode(
+        _ request: OutgoingRequest, defaultAuthority: String, allocator: ByteBufferAllocator
+    ) -> ByteBuffer {
+        let head = request.head
+        let path = head.path ?? "/"
+        let authority = head.authority ?? defaultAuthority
+        var size = 64 + path.utf8.count + authority.utf8.count + (request.body?.count ?? 0)
+        for field in head.headerFields { size += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
+        var buffer = allocator.buffer(capacity: size)
+        buffer.writeString(head.method.rawValue)
+        buffer.writeStaticString(" ")
+        buffer.writeString(path)
+        buffer.writeStaticString(" HTTP/1.1\r\nHost: ")
+        buffer.writeString(authority)
+        buffer.writeStaticString("\r\n")
+        for field in head.headerFields {
+            // The transport owns framing: a machine's own Host or Content-Length is not sent twice.
+            let name = field.name
+            if name == .contentLength || name == Self.hostName { continue }
+            buffer.writeString(name.rawName)
+            buffer.writeStaticString(": ")
+            buffer.writeString(field.value)
+            buffer.writeStaticString("\r\n")
+        }
+        if let body = request.body {
+            buffer.writeStaticString("Content-Length: ")
+            buffer.writeString(String(body.count))
+            buffer.writeStaticString("\r\n\r\n")
+            buffer.writeBytes(body)
+        } else {
+            buffer.writeStaticString("\r\n")
+        }
+        return buffer
+    }
+
+    private static let hostName = HTTPField.Name("Host")!
+}
+
+/// Collects one response at a time (head, body up to `maxBodyBytes`) for its connection.
+final class LiveResponseCollector: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    /// Bodies larger than this are an error: queue pages and API answers are small.
+    static let maxBodyBytes = 4 << 20
+    private static let trackedHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
+
+    private let connection: LiveConnection
+    private var context: ChannelHandlerContext?
+    private var head: HTTPResponseHead?
+    private var body: ByteBuffer?
+    private var receivedBytes = false
+    private var failure: (any Error)?
+
+    init(connection: LiveConnection) {
+        self.connection = connection
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func send(_ bytes: ByteBuffer) {
+        guard let context else { return }
+        head = nil
+        body = nil
+        receivedBytes = false
+        context.write(wrapOutboundOut(.head(Self.trackedHead)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(bytes))), promise: nil)
+    }
+
+    func close() {
+        context?.close(promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        receivedBytes = true
+        switch unwrapInboundIn(data) {
+        case .head(let responseHead):
+            head = responseHead
+        case .body(var part):
+            if (body?.readableBytes ?? 0) + part.readableBytes > Self.maxBodyBytes {
+                failure = LiveTransportErrors.BodyTooLarge(limit: Self.maxBodyBytes)
+                context.close(promise: nil)
+                return
+            }
+            if body == nil {
+                body = part
+            } else {
+                body!.writeBuffer(&part)
+            }
+        case .end:
+            guard let responseHead = head else { return }
+            let bytes = body.map { Array(buffer: $0) } ?? []
+            head = nil
+            body = nil
+            receivedBytes = false
+            connection.responded(
+                IncomingResponse(head: Self.convert(responseHead), body: bytes), keepAlive: responseHead.isKeepAlive)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if failure == nil { failure = error }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection.ended(error: failure, receivedResponseBytes: receivedBytes)
+        self.context = nil
+    }
+
+    /// NIO's head as swift-http-types' (the machines' vocabulary). Names HTTP types cannot
+    /// hold are dropped (no machine reads them).
+    static func convert(_ head: HTTPResponseHead) -> HTTPResponse {
+        var fields = HTTPFields()
+        fields.reserveCapacity(head.headers.count)
+        for (name, value) in head.headers {
+            guard let fieldName = LiveHeaderNames.name(name) else { continue }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        let status = HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase)
+        return HTTPResponse(status: status, headerFields: fields)
+    }
+}
+
+/// The header names responses carry most, without validating and lowercasing each one anew.
+enum LiveHeaderNames {
+    private static let common: [HTTPField.Name] = [
+        .contentType, .contentLength, .date, .server, .connection, .location, .retryAfter, .setCookie,
+        .cacheControl, .transferEncoding, .expires,
+    ]
+
+    static func name(_ text: String) -> HTTPField.Name? {
+        for name in common where name.rawName == text { return name }
+        return HTTPField.Name(text)
+    }
+}

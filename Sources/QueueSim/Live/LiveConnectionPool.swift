@@ -1,0 +1,225 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import QueueClientCore
+
+/// Where a live run's requests go: one address for the whole run (the embedded room on
+/// loopback, or `target.endpoint`'s base URL: curl's connect-to), resolved once before the run.
+struct LiveEndpoint: Sendable {
+    var address: SocketAddress
+    /// `host[:port]` of the connect target: the `Host` of a request that names none.
+    var authority: String
+    /// TLS with certificate verification against the system's trust store, for `https`.
+    var tls: NIOSSLContext?
+    /// The name TLS checks the certificate against (and sends as SNI): the connect target's
+    /// host, as AsyncHTTPClient did before.
+    var serverHostname: String?
+
+    /// Resolves `target` (blocking; once per run) and prepares TLS for `https`.
+    static func resolve(_ target: ConnectTarget) throws -> LiveEndpoint {
+        let secure = target.scheme == "https"
+        let port = target.port ?? (secure ? 443 : 80)
+        let address = try SocketAddress.makeAddressResolvingHost(target.host, port: port)
+        var tls: NIOSSLContext?
+        if secure {
+            tls = try NIOSSLContext(configuration: .makeClientConfiguration())
+        }
+        let isAddressLiteral = (try? SocketAddress(ipAddress: target.host, port: port)) != nil
+        return LiveEndpoint(
+            address: address, authority: target.authority, tls: tls,
+            serverHostname: secure && !isAddressLiteral ? target.host : nil)
+    }
+}
+
+/// Who the pool's exchanges belong to: the loop's shard (or the reachability probe).
+protocol LiveExchangeOwner: AnyObject {
+    /// Whether request `serial` of `slot` is still awaited (not timed out, not stopped).
+    func awaits(slot: Int, serial: UInt32) -> Bool
+    func exchangeCompleted(slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>)
+}
+
+/// One event loop's keep-alive connections to the run's endpoint. At most `limit` are open
+/// (connecting included); a request that finds none idle waits, first come first served, and
+/// its wait counts against its `requestTimeout` like the rest of the exchange.
+///
+/// Loop-confined: every method runs on `loop`, so nothing here locks.
+final class LiveConnectionPool {
+    let loop: any EventLoop
+    let endpoint: LiveEndpoint
+    let limit: Int
+    private let connectTimeout: TimeAmount
+    /// Set once by the shard (or probe) that owns the pool. Weak: a connection that closes
+    /// after its shard is gone still reaches the pool, which then has nobody to tell.
+    weak var shard: (any LiveExchangeOwner)?
+    private var open: [LiveConnection] = []
+    private var idle: [LiveConnection] = []
+    private var connecting = 0
+    private var waiting = CircularBuffer<LiveExchange>()
+    /// Connections opened over the run (a test counts them: keep-alive reuses).
+    private(set) var connectionsOpened = 0
+
+    var defaultAuthority: String { endpoint.authority }
+
+    init(loop: any EventLoop, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration) {
+        self.loop = loop
+        self.endpoint = endpoint
+        self.limit = max(1, limit)
+        self.connectTimeout = .nanoseconds(max(1, connectTimeout.wholeNanoseconds))
+    }
+
+    func send(_ exchange: LiveExchange) {
+        waiting.append(exchange)
+        dispatch()
+    }
+
+    /// The exchange's deadline passed: close its connection, or forget it if it still waits.
+    func abort(slot: Int, serial: UInt32) {
+        for connection in open where connection.carries(slot: slot, serial: serial) {
+            connection.abort()
+            return
+        }
+        // A waiting exchange is dropped when it comes up (the shard no longer awaits it).
+    }
+
+    func closeAll() {
+        waiting.removeAll()
+        idle.removeAll()
+        for connection in open { connection.close() }
+    }
+
+    private func dispatch() {
+        while let first = waiting.first {
+            guard let shard, shard.awaits(slot: first.slot, serial: first.serial) else {
+                waiting.removeFirst()
+                continue
+            }
+            guard let connection = popIdle() else { break }
+            waiting.removeFirst()
+            connection.begin(first, allocator: ByteBufferAllocator())
+        }
+        var wanted = waiting.count - connecting
+        while wanted > 0, open.count < limit {
+            connect()
+            wanted -= 1
+        }
+    }
+
+    private func popIdle() -> LiveConnection? {
+        while let connection = idle.popLast() {
+            if case .idle = connection.state { return connection }
+        }
+        return nil
+    }
+
+    private func connect() {
+        let connection = LiveConnection(pool: self)
+        add(connection)
+        connecting += 1
+        connectionsOpened += 1
+        let endpoint = endpoint
+        let bound = NIOLoopBound(connection, eventLoop: loop)
+        ClientBootstrap(group: loop)
+            .connectTimeout(connectTimeout)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                do {
+                    let pipeline = channel.pipeline.syncOperations
+                    if let tls = endpoint.tls {
+                        try pipeline.addHandler(
+                            try NIOSSLClientHandler(context: tls, serverHostname: endpoint.serverHostname))
+                    }
+                    try pipeline.addHandler(LiveRequestWriter())
+                    try pipeline.addHandler(
+                        ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
+                    try pipeline.addHandler(LiveResponseCollector(connection: bound.value))
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+            .connect(to: endpoint.address)
+            .assumeIsolated()
+            .whenComplete { [self] result in
+                connecting -= 1
+                switch result {
+                case .success(let channel):
+                    guard case .connecting = connection.state,
+                        let collector = try? channel.pipeline.syncOperations.handler(type: LiveResponseCollector.self)
+                    else {
+                        remove(connection)
+                        dispatch()
+                        return
+                    }
+                    connection.connected(collector)
+                    idle.append(connection)
+                    dispatch()
+                case .failure(let error):
+                    remove(connection)
+                    failFirstWaiting(LiveTransportErrors.map(error))
+                    dispatch()
+                }
+            }
+    }
+
+    /// A connection that could not be made fails the oldest request waiting for one, as the
+    /// SDKs' HTTP stacks report a refused connection at once; the client core's own backoff
+    /// decides what comes next.
+    private func failFirstWaiting(_ error: TransportError) {
+        while let first = waiting.popFirst() {
+            guard let shard, shard.awaits(slot: first.slot, serial: first.serial) else { continue }
+            shard.exchangeCompleted(slot: first.slot, serial: first.serial, result: .failure(error))
+            return
+        }
+    }
+
+    // MARK: - From connections
+
+    func exchangeEnded(
+        _ exchange: LiveExchange, on connection: LiveConnection, result: Result<IncomingResponse, TransportError>,
+        mayResend: Bool = false
+    ) {
+        switch connection.state {
+        case .idle: idle.append(connection)
+        case .closed: remove(connection)
+        case .connecting, .busy: break
+        }
+        if mayResend, case .failure = result {
+            var again = exchange
+            again.resent = true
+            waiting.prepend(again)
+        } else {
+            shard?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: result)
+        }
+        dispatch()
+    }
+
+    func connectionClosed(_ connection: LiveConnection, error: (any Error)?) {
+        remove(connection)
+        dispatch()
+    }
+
+    private func add(_ connection: LiveConnection) {
+        connection.poolIndex = open.count
+        open.append(connection)
+    }
+
+    private func remove(_ connection: LiveConnection) {
+        let index = connection.poolIndex
+        guard index >= 0, index < open.count, open[index] === connection else { return }
+        let last = open.removeLast()
+        if last !== connection {
+            open[index] = last
+            last.poolIndex = index
+        }
+        connection.poolIndex = -1
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, rounded toward zero (NIO's `TimeAmount` unit).
+    var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# Measures the request-rate ceiling of `queuesim run` on the wall clock against a canned
+# loopback responder, and wrk's rate against the same responder in the same script, so the
+# two figures come from the same machine in the same minute.
+#
+#   bench/live-ceiling.sh [SECONDS]          (default 10)
+#
+# The responder is Debian's nginx (package nginx-light, else nginx) with a config of its own
+# in a temporary directory (pid, logs and temp paths there; one worker; no access log; keep-
+# alive for 1,000,000 requests), pinned to core 0, on 127.0.0.1:$PORT (default 18090). It
+# answers every request under /api/mobileapp/queue/ with 200 and the enqueue API's JSON for a
+# safetynet room (a KnownUser token with rt_safetynet, signed with the room's default key), so
+# each visitor of the SDK ends `passed` after exactly one request. Then, on core 1:
+#   1. wrk -t1 -c64 -d${SECONDS}s POSTing the SDK's enqueue body to the enqueue path;
+#   2. queuesim run on a generated scenario: one `run` group, 60,000 × SECONDS visitors arriving
+#      at 200,000/s (faster than any generator serves them), run.concurrency 64 (wrk's 64
+#      connections), so visitors queue for a place as wrk's closed loop does.
+# queuesim's rate is run.json's requests / duration. The script checks that every visitor is
+# `passed` and that visitors.csv has one row per visitor, and exits non-zero otherwise.
+#
+# Prints: machine, the exact commands, wrk's requests/s, queuesim's requests/s, their ratio,
+# queuesim's CPU µs per request and per visitor (run.json's `generator` object; /usr/bin/time
+# -v figures when the binary writes none), and the generator's saturation verdict.
+#
+# Environment: QUEUESIM_BIN (a queuesim binary; default: swift build -c release), PORT.
+# Needs 2 cores, nginx, wrk, GNU time and jq; installs the missing ones with apt-get (root).
+# Installing Debian's nginx may start its system service on a host with systemd (port 80).
+# Loopback only; every load is bounded in time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-10}"
+port="${PORT:-18090}"
+connections=64
+[[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: bench/live-ceiling.sh [SECONDS]  (a whole number > 0)" >&2; exit 2; }
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# --- tools ------------------------------------------------------------------------------------
+apt_install() {
+    echo "installing $* (apt-get install -y $*)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2 \
+        || { apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2; }
+}
+nginx_path() { command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true; }
+if [ -z "$(nginx_path)" ]; then
+    apt_install nginx-light || apt_install nginx || fail "install nginx first: apt-get install -y nginx-light"
+fi
+command -v wrk >/dev/null || apt_install wrk || fail "install wrk first: apt-get install -y wrk"
+[ -x /usr/bin/time ] || apt_install time || fail "install GNU time first: apt-get install -y time"
+command -v jq >/dev/null || apt_install jq || fail "install jq first: apt-get install -y jq"
+nginx_bin="$(nginx_path)"
+[ -n "$nginx_bin" ] || fail "nginx not found after installing it"
+taskset -c 1 true 2>/dev/null || fail "needs at least 2 cores (taskset -c 0 for nginx, -c 1 for the load)"
+
+if [ -n "${QUEUESIM_BIN:-}" ]; then
+    bin="$QUEUESIM_BIN"
+else
+    swift build -c release --product queuesim >&2
+    bin="$(swift build -c release --show-bin-path)/queuesim"
+fi
+[ -x "$bin" ] || fail "no queuesim binary at $bin"
+
+workdir="$(mktemp -d)"
+server=""
+cleanup() {
+    if [ -n "$server" ]; then
+        kill "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+    fi
+    rm -rf "$workdir"
+}
+trap cleanup EXIT
+
+if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    fail "something already listens on 127.0.0.1:$port (set PORT)"
+fi
+
+# --- the canned answer: the room's safetynet enqueue JSON ---------------------------------------
+# Shape as WaitingRoomService.enqueue writes it; the token as KnownUserToken.signed writes it
+# (e_~q_~ts_~ce_~rt_~h_, HMAC-SHA256 hex with the room's default secretKey `dev-secret`).
+customer=acme
+room=bench
+queue_id="0b6f2a4e-5c1d-4e8a-9f3b-6d7e8f901234"
+expiry=$(( $(date +%s) + 86400 ))
+unsigned="e_${room}~q_${queue_id}~ts_${expiry}~ce_true~rt_safetynet"
+if command -v openssl >/dev/null; then
+    hash=$(printf '%s' "$unsigned" | openssl dgst -sha256 -hmac dev-secret -r | cut -d' ' -f1)
+else  # not an HMAC, but the same shape: a token from a real endpoint is judged by shape only
+    hash=$(printf '%s' "dev-secret$unsigned" | sha256sum | cut -d' ' -f1)
+fi
+token="${unsigned}~h_${hash}"
+answer="{\"QueueId\":\"$queue_id\",\"QueueUrl\":\"https://$customer.queue-it.net/queue/$customer/$room?q=$queue_id\",\"QueueUrlTTLInMinutes\":30,\"EventTargetUrl\":\"https://$customer.example/launch\",\"QueueitToken\":\"$token\"}"
+enqueue_path="/api/mobileapp/queue/$customer/$room/enqueue"
+
+mkdir -p "$workdir/nginx/logs"
+cat > "$workdir/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $workdir/nginx/nginx.pid;
+error_log $workdir/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $workdir/nginx/body;
+    proxy_temp_path $workdir/nginx/proxy;
+    fastcgi_temp_path $workdir/nginx/fastcgi;
+    uwsgi_temp_path $workdir/nginx/uwsgi;
+    scgi_temp_path $workdir/nginx/scgi;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    server {
+        listen 127.0.0.1:$port;
+        location /api/mobileapp/queue/ {
+            default_type application/json;
+            return 200 '$answer';
+        }
+        location / { return 404; }
+    }
+}
+NGINX
+
+# The SDK's enqueue call: body and headers as EnqueueRequest builds them with the defaults.
+cat > "$workdir/enqueue.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Host"] = "acme.queue-it.net"
+wrk.headers["Accept"] = "application/json"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["User-Agent"] = "queuesim/1 (virtual visitor)"
+wrk.body = '{"userId":"0b6f2a4e-5c1d-4e8a-9f3b-6d7e8f901234","userAgent":"queuesim/1 (virtual visitor)","sdkVersion":"iOS-3.5.2"}'
+LUA
+
+visitors=$((60000 * seconds))
+cat > "$workdir/scenario.yaml" <<YAML
+version: 1
+name: live-ceiling
+seed: 1
+target: { customerId: $customer, waitingRoomId: $room, endpoint: "http://127.0.0.1:$port" }
+client: { requestTimeout: 30s }
+arrivals:
+  process: uniform
+  phases: [ { duration: ${seconds}s, rate: 200000 } ]
+  maxVisitors: $visitors
+visitors: [ { name: app, flow: run } ]
+run: { concurrency: $connections }
+YAML
+"$bin" validate "$workdir/scenario.yaml" > "$workdir/validate.txt" 2>&1 \
+    || { cat "$workdir/validate.txt" >&2; fail "queuesim validate refused the generated scenario"; }
+
+# --- the responder ----------------------------------------------------------------------------
+nginx_cmd="taskset -c 0 $nginx_bin -p $workdir/nginx -c $workdir/nginx/nginx.conf -e $workdir/nginx/logs/error.log"
+$nginx_cmd > "$workdir/nginx/stdout.log" 2>&1 &
+server=$!
+ready=""
+for _ in $(seq 1 50); do
+    kill -0 "$server" 2>/dev/null || break
+    reply=$(curl -fsS --max-time 2 -X POST -H 'Content-Type: application/json' -d '{}' \
+        "http://127.0.0.1:$port$enqueue_path" 2>/dev/null || true)
+    if [ "$reply" = "$answer" ]; then
+        ready=1
+        break
+    fi
+    sleep 0.1
+done
+if [ -z "$ready" ]; then
+    cat "$workdir/nginx/stdout.log" "$workdir/nginx/logs/error.log" >&2 2>/dev/null || true
+    fail "nginx did not answer on 127.0.0.1:$port"
+fi
+
+# --- wrk --------------------------------------------------------------------------------------
+wrk_cmd="taskset -c 1 wrk -t1 -c$connections -d${seconds}s -s enqueue.lua http://127.0.0.1:$port$enqueue_path"
+status=0
+(cd "$workdir" && timeout $((seconds + 30)) $wrk_cmd) > "$workdir/wrk.txt" 2>&1 || status=$?
+[ "$status" -eq 0 ] || { cat "$workdir/wrk.txt" >&2; fail "wrk exited $status"; }
+wrk_rps=$(awk '/^Requests\/sec:/ { print $2 }' "$workdir/wrk.txt")
+[ -n "$wrk_rps" ] || { cat "$workdir/wrk.txt" >&2; fail "no Requests/sec in wrk's output"; }
+if grep -q 'Non-2xx' "$workdir/wrk.txt"; then cat "$workdir/wrk.txt" >&2; fail "wrk saw non-2xx answers"; fi
+wrk_errors=$(grep -E '^ *Socket errors' "$workdir/wrk.txt" | sed 's/^ *//' || true)
+
+# --- queuesim run -----------------------------------------------------------------------------
+# 10 s of planning and reports on top of the load; the load itself is bounded by the visitors.
+limit=$((seconds * 20 + 60))
+run_cmd="taskset -c 1 /usr/bin/time -v $bin run scenario.yaml --out DIR --quiet"
+status=0
+(cd "$workdir" && timeout "$limit" taskset -c 1 /usr/bin/time -v -o "$workdir/run.time" \
+    "$bin" run scenario.yaml --out "$workdir/out" --quiet) > "$workdir/run.log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
+    cat "$workdir/run.log" >&2
+    [ "$status" -ne 124 ] || echo "queuesim run did not finish within $limit s" >&2
+    fail "queuesim run exited $status"
+fi
+kill -0 "$server" 2>/dev/null || fail "nginx died during the run"
+
+json="$workdir/out/run.json"
+[ -f "$json" ] || fail "no run.json"
+rows=$(($(wc -l < "$workdir/out/visitors.csv") - 1))
+outcome_col=$(head -1 "$workdir/out/visitors.csv" | tr -d '\r' | tr ',' '\n' | grep -nx outcome | cut -d: -f1 || true)
+[ -n "$outcome_col" ] || fail "visitors.csv has no outcome column"
+outcomes=$(awk -F, -v c="$outcome_col" 'NR > 1 { n[$c]++ } END { for (o in n) printf "%s %d, ", o, n[o] }' \
+    "$workdir/out/visitors.csv")
+outcomes="${outcomes%, }"
+passed=$(awk -F, -v c="$outcome_col" 'NR > 1 && $c == "passed" { n++ } END { print n + 0 }' "$workdir/out/visitors.csv")
+requests=$(jq -r '.requests' "$json")
+duration_ms=$(jq -r '.duration_ms' "$json")
+json_passed=$(jq -r '.outcomes.passed // 0' "$json")
+q_rps=$(awk -v r="$requests" -v d="$duration_ms" 'BEGIN { printf "%.0f", r / (d / 1000) }')
+cpu_time=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$workdir/run.time")
+peak_kib=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$workdir/run.time")
+
+echo "machine:            $(nproc) cores, $(free -m | awk '/Mem:/ { printf "%.1f GiB", $2 / 1024 }'), $(uname -sr)"
+echo "responder:          $nginx_cmd"
+echo "                    ($("$nginx_bin" -v 2>&1 | sed 's/^nginx version: //'); 200 + the safetynet enqueue JSON, ${#answer} bytes)"
+echo "wrk:                $wrk_cmd"
+echo "queuesim:           $run_cmd"
+echo "                    (scenario: $visitors visitors at 200000/s, run.concurrency $connections, endpoint http://127.0.0.1:$port)"
+echo
+echo "wrk:                $(printf '%.0f' "$wrk_rps") requests/s${wrk_errors:+ ($wrk_errors)}"
+echo "queuesim run:       $q_rps requests/s ($requests requests in $(awk -v d="$duration_ms" 'BEGIN { printf "%.2f", d / 1000 }') s; visitors $visitors, rows $rows: $outcomes)"
+awk -v q="$q_rps" -v w="$wrk_rps" 'BEGIN { printf "queuesim / wrk:     %.1f %%\n", 100 * q / w }'
+if jq -e '.generator | type == "object"' "$json" >/dev/null; then
+    jq -r '.generator | "queuesim CPU:       \(.cpu_us_per_request) µs per request, \(.cpu_us_per_visitor) µs per visitor (run.json generator: \(.cpu_seconds) s CPU, \(.loops) event loop(s))"' "$json"
+    awk -v t="$cpu_time" -v r="$requests" -v n="$rows" 'BEGIN {
+        printf "                    whole process (time -v, start and reports included): %s s, %.1f µs per request, %.1f µs per visitor\n", t, t * 1e6 / r, t * 1e6 / n }'
+    jq -r '.generator | "generator:          " + (if (.saturated_windows | length) == 0
+        then "kept up (event-loop lag p99 \(.loop_lag_p99_ms) ms, max \(.loop_lag_max_ms) ms; arrival lag p99 \(.arrival_lag_p99_ms) ms)"
+        else "SATURATED for \(.saturated_seconds) s (event-loop lag p99 \(.loop_lag_p99_ms) ms, max \(.loop_lag_max_ms) ms; arrival lag p99 \(.arrival_lag_p99_ms) ms)" end)
+        + "; \(.visitors_held_by_concurrency) visitors waited for a place under run.concurrency"' "$json"
+else
+    awk -v t="$cpu_time" -v r="$requests" -v n="$rows" 'BEGIN {
+        printf "queuesim CPU:       %.1f µs per request, %.1f µs per visitor (/usr/bin/time -v user+sys %s s, whole process; run.json has no generator object)\n", t * 1e6 / r, t * 1e6 / n, t }'
+    echo "generator:          no saturation verdict (run.json has no generator object)"
+fi
+awk -v p="$peak_kib" 'BEGIN { printf "queuesim peak RSS:  %.1f MiB\n", p / 1024 }'
+
+[ "$rows" -eq "$visitors" ] || fail "visitors.csv has $rows rows for $visitors visitors"
+[ "$passed" -eq "$visitors" ] || fail "only $passed of $visitors visitors passed ($outcomes)"
+[ "$json_passed" -eq "$visitors" ] || fail "run.json counts $json_passed passed of $visitors"
+[ "$requests" -eq "$visitors" ] || echo "note: $requests requests for $visitors visitors (expected one each)"
+echo "ok: every visitor passed, one row per visitor"
