@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import QueueClientCore
+import Testing
+
+@testable import QueueSim
+
+/// The live engine's own HTTP client against servers that misbehave on purpose: whole-exchange
+/// timeouts, keep-alive reuse counted, servers that close connections, TLS that does not verify.
+@Suite("live engine: the HTTP client on the wall clock", .timeLimit(.minutes(1)))
+struct LiveEngineTests {
+    static let enqueueBody = """
+        {"QueueId":"q1","QueueUrl":null,"QueueUrlTTLInMinutes":0,"EventTargetUrl":"https://acme.example/launch",\
+        "QueueitToken":"e_launch~q_q1~ts_4102444800~ce_true~rt_safetynet~h_\(String(repeating: "ab", count: 32))",\
+        "RedirectType":"safetynet"}
+        """
+
+    static func scenario(port: Int, scheme: String = "http", arrivals: String, client: String = "{}", run: String)
+        -> String
+    {
+        """
+        version: 1
+        name: live
+        target: { customerId: acme, waitingRoomId: launch, endpoint: "\(scheme)://127.0.0.1:\(port)" }
+        client: \(client)
+        arrivals: \(arrivals)
+        visitors: [ { name: app } ]
+        run: \(run)
+        """
+    }
+
+    static func runWall(_ yaml: String, label: String = #function) async throws -> RunReports {
+        let folder = try RunFixture.makeFolder(label)
+        let run = try RunFixture.prepare(yaml, folder: folder, options: RunOptions(clock: .wall))
+        var logger = Logger(label: "queuesim.test")
+        logger.logLevel = .critical
+        let runner = WallClockRunner(
+            run: run, status: LiveRunStatus(planned: run.summary.visitorCount), stopSignal: RunStopSignal(),
+            logger: logger)
+        return try RunReports(report: try await runner.execute())
+    }
+
+    /// Every request of the run answered by `reply`, except the reachability check (the
+    /// first request of all), answered 404.
+    static func afterReachabilityCheck(_ reply: @escaping @Sendable (Int) -> RawHTTPServer.Reply)
+        -> @Sendable (Int) -> RawHTTPServer.Reply
+    {
+        { number in number == 1 ? .bytes(RawHTTPServer.answer(status: "404 Not Found", body: "{}")) : reply(number - 1)
+        }
+    }
+
+    @Test("a chunked body that never ends: a timeout after requestTimeout, then the SDK's retries")
+    func stalledChunkedBody() async throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"Que"
+        try await RawHTTPServer.with(reply: Self.afterReachabilityCheck { _ in .stall(head) }) { server in
+            let reports = try await Self.runWall(
+                Self.scenario(
+                    port: server.port, arrivals: "{ phases: [ { burst: 1 } ] }", client: "{ requestTimeout: 400ms }",
+                    run: "{}"))
+            let row = try #require(reports.visitors.rows.first)
+            #expect(row["outcome"] == "unavailable")
+            #expect(row["attempts"] == "5")
+            #expect(row["error"]?.contains("timed out") == true)
+            // Five timeouts of 0.4 s and the SDK's waits of 1, 2, 4 and 8 s between them.
+            let total = try #require(row.int("total_ms"))
+            #expect(total >= 17_000 && total < 19_500, "total_ms \(total)")
+            #expect(server.requestsReceived == 6)
+        }
+    }
+
+    @Test("a body trickled one byte at a time: a whole-exchange timeout, not an idle one")
+    func trickledBody() async throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+        try await RawHTTPServer.with(
+            reply: Self.afterReachabilityCheck { _ in .trickle(head: head, interval: .milliseconds(50), count: 400) }
+        ) { server in
+            let reports = try await Self.runWall(
+                Self.scenario(
+                    port: server.port, arrivals: "{ phases: [ { burst: 1 } ] }", client: "{ requestTimeout: 400ms }",
+                    run: "{}"))
+            let row = try #require(reports.visitors.rows.first)
+            #expect(row["outcome"] == "unavailable")
+            #expect(row["attempts"] == "5")
+            #expect(row["error"]?.contains("timed out") == true)
+            let total = try #require(row.int("total_ms"))
+            #expect(total >= 17_000 && total < 19_500, "total_ms \(total)")
+        }
+    }
+
+    @Test("keep-alive: 100 visitors one after another share one connection; 200 at once open at most 20")
+    func poolReusesConnections() async throws {
+        let answer = RawHTTPServer.answer(body: Self.enqueueBody)
+        try await RawHTTPServer.with(reply: { _ in .bytes(answer) }) { server in
+            let reports = try await Self.runWall(
+                Self.scenario(
+                    port: server.port, arrivals: "{ phases: [ { duration: 1s, rate: 100 } ] }",
+                    run: "{ concurrency: 1 }"))
+            reports.expectContract(arrivals: 100)
+            #expect(reports.outcomes == ["passed": 100])
+            // The reachability check's connection, and one for every visitor.
+            #expect(server.connectionsAccepted == 2)
+            #expect(server.requestsReceived == 101)
+            #expect(reports.report.generator?.loops == 1)
+        }
+        try await RawHTTPServer.with(reply: { _ in .bytes(answer) }) { server in
+            let reports = try await Self.runWall(
+                Self.scenario(port: server.port, arrivals: "{ phases: [ { burst: 200 } ] }", run: "{ concurrency: 20 }")
+            )
+            reports.expectContract(arrivals: 200)
+            #expect(reports.outcomes == ["passed": 200])
+            #expect(server.connectionsAccepted <= 21)
+            #expect(server.requestsReceived == 201)
+        }
+    }
+
+    @Test("a server that closes every connection after its answer: each visitor still passes at its first attempt")
+    func serverClosesKeepAliveConnections() async throws {
+        let answer = RawHTTPServer.answer(body: Self.enqueueBody)
+        let withClose = RawHTTPServer.answer(headers: ["Connection: close"], body: Self.enqueueBody)
+        // Without `Connection: close` the client learns of the close only when it reuses the
+        // connection; with it, it must not reuse it at all.
+        for (reply, label) in [(answer, "silent close"), (withClose, "Connection: close")] {
+            try await RawHTTPServer.with(reply: { _ in .bytes(reply, close: true) }) { server in
+                let reports = try await Self.runWall(
+                    Self.scenario(
+                        port: server.port, arrivals: "{ phases: [ { duration: 1s, rate: 30 } ] }",
+                        run: "{ concurrency: 1 }"))
+                reports.expectContract(arrivals: 30)
+                #expect(reports.outcomes == ["passed": 30], "\(label)")
+                #expect(Set(reports.visitors.column("attempts")) == ["1"], "\(label)")
+                #expect(server.connectionsAccepted == server.requestsReceived, "\(label)")
+            }
+        }
+    }
+
+    @Test("a TLS endpoint whose certificate does not verify: the run does not start (exit 3)")
+    func badCertificateAborts() async throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/tls").path
+        let certificate = try #require(try NIOSSLCertificate.fromPEMFile(fixtures + "/self-signed.cert.pem").first)
+        let key = try NIOSSLPrivateKey(file: fixtures + "/self-signed.key.pem", format: .pem)
+        let tls = try NIOSSLContext(
+            configuration: .makeServerConfiguration(
+                certificateChain: [.certificate(certificate)], privateKey: .privateKey(key)))
+        let answer = RawHTTPServer.answer(body: Self.enqueueBody)
+        try await RawHTTPServer.with(tls: tls, reply: { _ in .bytes(answer) }) { server in
+            let yaml = Self.scenario(
+                port: server.port, scheme: "https", arrivals: "{ phases: [ { burst: 3 } ] }", run: "{}")
+            do {
+                _ = try await Self.runWall(yaml)
+                Issue.record("a run against an unverifiable certificate started")
+            } catch let abort as RunAbort {
+                #expect(abort.description.contains("not reachable"))
+                #expect(abort.description.contains("TLS"))
+            }
+            #expect(server.requestsReceived == 0)
+        }
+    }
+}
