@@ -38,11 +38,27 @@ public struct QueueItToken: Sendable, Hashable {
     /// The redirect type exactly as the SDKs extract it: the text between the first `~rt_`
     /// and the next `~` (case-sensitive). Nil when the token has no such segment, e.g. when
     /// `rt_…` is the last pair or the first one (no `~` in front of it).
-    public var sdkRedirectType: String? {
-        guard let start = rawValue.range(of: "~rt_") else { return nil }
-        let tail = rawValue[start.upperBound...]
-        guard let end = tail.firstIndex(of: "~") else { return nil }
-        return String(tail[..<end])
+    public var sdkRedirectType: String? { Self.sdkRedirectType(of: rawValue) }
+
+    /// `sdkRedirectType` of a token without reading its other pairs: the client reads the
+    /// redirect type of every enqueue answer, and a token's bytes are ASCII on the wire, so
+    /// this is a scan of bytes, not of characters.
+    public static func sdkRedirectType(of token: String) -> String? {
+        var token = token
+        return token.withUTF8 { bytes -> String? in
+            let tilde = UInt8(ascii: "~")
+            var index = 0
+            while index + 4 <= bytes.count {
+                defer { index += 1 }
+                guard bytes[index] == tilde, bytes[index + 1] == UInt8(ascii: "r"),
+                    bytes[index + 2] == UInt8(ascii: "t"), bytes[index + 3] == UInt8(ascii: "_")
+                else { continue }
+                let start = index + 4
+                guard let end = bytes[start...].firstIndex(of: tilde) else { return nil }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            }
+            return nil
+        }
     }
 }
 
@@ -58,7 +74,7 @@ public enum RedirectType: String, Sendable, Hashable, CaseIterable {
             self = .queue
             return
         }
-        self = QueueItToken(token).sdkRedirectType.flatMap(RedirectType.init(rawValue:)) ?? .unknown
+        self = QueueItToken.sdkRedirectType(of: token).flatMap(RedirectType.init(rawValue:)) ?? .unknown
     }
 
     /// What the engine does with a redirect type (§1.5 of the SDK notes).

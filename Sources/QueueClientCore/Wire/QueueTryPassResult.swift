@@ -32,6 +32,6 @@ public struct QueueTryPassResult: Sendable, Hashable {
     /// `queue` without a token, `unknown` for a token without `~rt_…~`.
     public static func reportedRedirectType(token: String?) -> String {
         guard let token, !token.isEmpty else { return RedirectType.queue.rawValue }
-        return QueueItToken(token).sdkRedirectType ?? RedirectType.unknown.rawValue
+        return QueueItToken.sdkRedirectType(of: token) ?? RedirectType.unknown.rawValue
     }
 }
