@@ -1,14 +1,13 @@
 import HTTPTypes
 import NIOCore
-import NIOHTTP1
 import QueueClientCore
 
 /// One keep-alive HTTP/1.1 connection of a loop's pool (`LiveConnectionPool`): one exchange at
 /// a time, no pipelining, confined to its event loop like everything else of the live engine.
 ///
-/// Requests are written as raw bytes (`LiveRequestWriter`); responses are read by NIO's
-/// `HTTPResponseDecoder` (llhttp) and collected by `LiveResponseCollector`. A connection never
-/// times itself out: the loop's calendar holds every exchange's deadline and calls `abort`.
+/// Requests are written as bytes (`LiveRequestEncoding`) and responses read by
+/// `HTTP1ResponseParser`, both in one handler (`LiveHTTP1Handler`). A connection never times
+/// itself out: the loop's calendar holds every exchange's deadline and calls `abort`.
 final class LiveConnection {
     enum State {
         case connecting
@@ -24,14 +23,14 @@ final class LiveConnection {
     var poolIndex = -1
     /// Strong: the pool lets go of a connection when it closes, which ends the cycle.
     private let pool: LiveConnectionPool
-    private var collector: LiveResponseCollector?
+    private var collector: LiveHTTP1Handler?
 
     init(pool: LiveConnectionPool) {
         self.pool = pool
     }
 
     /// The channel is up; the pool hands it its first exchange.
-    func connected(_ collector: LiveResponseCollector) {
+    func connected(_ collector: LiveHTTP1Handler) {
         self.collector = collector
         state = .idle
     }
@@ -42,7 +41,7 @@ final class LiveConnection {
         }
         state = .busy(exchange)
         collector.send(
-            LiveRequestWriter.encode(exchange.request, defaultAuthority: pool.defaultAuthority, allocator: allocator))
+            LiveRequestEncoding.encode(exchange.request, defaultAuthority: pool.defaultAuthority, allocator: allocator))
     }
 
     var isBusy: Bool {
@@ -116,25 +115,10 @@ struct LiveExchange {
     var resent = false
 }
 
-/// Writes the request bytes `LiveConnection` builds. The decoder behind it must see a request
-/// head to pair each response with its request (it skips the body of a response to HEAD);
-/// every request here is a GET or a POST, so the collector writes one shared GET head for it
-/// to observe, which this handler swallows, then the real bytes.
-final class LiveRequestWriter: ChannelOutboundHandler, RemovableChannelHandler {
-    typealias OutboundIn = HTTPClientRequestPart
-    typealias OutboundOut = ByteBuffer
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
-        case .body(.byteBuffer(let bytes)):
-            context.write(wrapOutboundOut(bytes), promise: promise)
-        case .head, .end, .body(.fileRegion):
-            promise?.succeed(())
-        }
-    }
-
-    /// The request as HTTP/1.1 bytes: `Host` is the request's own authority (the waiting-room
-    /// host, even when the connection goes elsewhere: `target.endpoint`'s connect-to).
+/// A request as HTTP/1.1 bytes.
+enum LiveRequestEncoding {
+    /// `Host` is the request's own authority (the waiting-room host, even when the connection
+    /// goes elsewhere: `target.endpoint`'s connect-to).
     static func encode(
         _ request: OutgoingRequest, defaultAuthority: String, allocator: ByteBufferAllocator
     ) -> ByteBuffer {
@@ -173,20 +157,15 @@ final class LiveRequestWriter: ChannelOutboundHandler, RemovableChannelHandler {
     private static let hostName = HTTPField.Name("Host")!
 }
 
-/// Collects one response at a time (head, body up to `maxBodyBytes`) for its connection.
-final class LiveResponseCollector: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
-
-    /// Bodies larger than this are an error: queue pages and API answers are small.
-    static let maxBodyBytes = 4 << 20
-    private static let trackedHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
+/// Writes a connection's requests and reads its responses, one at a time.
+final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private let connection: LiveConnection
     private var context: ChannelHandlerContext?
-    private var head: HTTPResponseHead?
-    private var body: ByteBuffer?
-    private var receivedBytes = false
+    private var parser = HTTP1ResponseParser()
+    private var pending: ByteBuffer?
     private var failure: (any Error)?
 
     init(connection: LiveConnection) {
@@ -198,12 +177,7 @@ final class LiveResponseCollector: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func send(_ bytes: ByteBuffer) {
-        guard let context else { return }
-        head = nil
-        body = nil
-        receivedBytes = false
-        context.write(wrapOutboundOut(.head(Self.trackedHead)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(bytes))), promise: nil)
+        context?.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
     }
 
     func close() {
@@ -211,30 +185,24 @@ final class LiveResponseCollector: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        receivedBytes = true
-        switch unwrapInboundIn(data) {
-        case .head(let responseHead):
-            head = responseHead
-        case .body(var part):
-            if (body?.readableBytes ?? 0) + part.readableBytes > Self.maxBodyBytes {
-                failure = LiveTransportErrors.BodyTooLarge(limit: Self.maxBodyBytes)
-                context.close(promise: nil)
-                return
-            }
-            if body == nil {
-                body = part
-            } else {
-                body!.writeBuffer(&part)
-            }
-        case .end:
-            guard let responseHead = head else { return }
-            let bytes = body.map { Array(buffer: $0) } ?? []
-            head = nil
-            body = nil
-            receivedBytes = false
-            connection.responded(
-                IncomingResponse(head: Self.convert(responseHead), body: bytes), keepAlive: responseHead.isKeepAlive)
+        var bytes = unwrapInboundIn(data)
+        if var earlier = pending {
+            earlier.writeBuffer(&bytes)
+            bytes = earlier
+            pending = nil
         }
+        do {
+            while let response = try parser.parse(&bytes) {
+                connection.responded(
+                    IncomingResponse(head: response.head, body: response.body), keepAlive: response.keepAlive)
+                guard bytes.readableBytes > 0, context.channel.isActive else { break }
+            }
+        } catch {
+            failure = error
+            context.close(promise: nil)
+            return
+        }
+        if bytes.readableBytes > 0 { pending = bytes }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -243,21 +211,12 @@ final class LiveResponseCollector: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        connection.ended(error: failure, receivedResponseBytes: receivedBytes)
-        self.context = nil
-    }
-
-    /// NIO's head as swift-http-types' (the machines' vocabulary). Names HTTP types cannot
-    /// hold are dropped (no machine reads them).
-    static func convert(_ head: HTTPResponseHead) -> HTTPResponse {
-        var fields = HTTPFields()
-        fields.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers {
-            guard let fieldName = LiveHeaderNames.name(name) else { continue }
-            fields.append(HTTPField(name: fieldName, value: value))
+        if failure == nil, let response = parser.connectionClosed() {
+            connection.responded(
+                IncomingResponse(head: response.head, body: response.body), keepAlive: false)
         }
-        let status = HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase)
-        return HTTPResponse(status: status, headerFields: fields)
+        connection.ended(error: failure, receivedResponseBytes: parser.hasPartialResponse || pending != nil)
+        self.context = nil
     }
 }
 
@@ -268,8 +227,14 @@ enum LiveHeaderNames {
         .cacheControl, .transferEncoding, .expires,
     ]
 
-    static func name(_ text: String) -> HTTPField.Name? {
-        for name in common where name.rawName == text { return name }
-        return HTTPField.Name(text)
+    /// The name spelled by `bytes` (case-insensitively one of the common ones, or a new one);
+    /// nil when it is not a valid field name.
+    static func name(_ bytes: Slice<UnsafeRawBufferPointer>) -> HTTPField.Name? {
+        for name in common {
+            let known = name.canonicalName.utf8
+            guard known.count == bytes.count else { continue }
+            if zip(known, bytes).allSatisfy({ $0 == ($1 | (($1 >= 65 && $1 <= 90) ? 0x20 : 0)) }) { return name }
+        }
+        return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import QueueClientCore
@@ -129,10 +128,7 @@ final class LiveConnectionPool {
                         try pipeline.addHandler(
                             try NIOSSLClientHandler(context: tls, serverHostname: endpoint.serverHostname))
                     }
-                    try pipeline.addHandler(LiveRequestWriter())
-                    try pipeline.addHandler(
-                        ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
-                    try pipeline.addHandler(LiveResponseCollector(connection: bound.value))
+                    try pipeline.addHandler(LiveHTTP1Handler(connection: bound.value))
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
@@ -145,7 +141,7 @@ final class LiveConnectionPool {
                 switch result {
                 case .success(let channel):
                     guard case .connecting = connection.state,
-                        let collector = try? channel.pipeline.syncOperations.handler(type: LiveResponseCollector.self)
+                        let collector = try? channel.pipeline.syncOperations.handler(type: LiveHTTP1Handler.self)
                     else {
                         remove(connection)
                         dispatch()

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import QueueClientCore
@@ -11,12 +10,6 @@ import QueueClientCore
 /// NIO's errors in the client core's vocabulary (`TransportError`), by type and errno, never by
 /// a type's name.
 enum LiveTransportErrors {
-    /// A response body over `LiveResponseCollector.maxBodyBytes`.
-    struct BodyTooLarge: Error, CustomStringConvertible {
-        var limit: Int
-        var description: String { "response body over \(limit) bytes" }
-    }
-
     static func map(_ error: any Error) -> TransportError {
         switch error {
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
@@ -36,10 +29,8 @@ enum LiveTransportErrors {
             }
         case let connectError as NIOConnectionError:
             return .connectFailed(String(describing: connectError))
-        case is HTTPParserError:
-            return .other("invalid HTTP response: \(error)")
-        case let tooLarge as BodyTooLarge:
-            return .other(tooLarge.description)
+        case let parseError as HTTP1ResponseParser.ParseError:
+            return .other(parseError.description)
         default:
             return .other(String(describing: error))
         }
