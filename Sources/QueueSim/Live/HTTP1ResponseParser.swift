@@ -180,7 +180,7 @@ struct HTTP1ResponseParser {
     }
 }
 
-/// The status line and header fields of one response head.
+/// The status line and header fields of one response head, read over its bytes.
 private struct ParsedHead {
     var status: Int
     var reason: String
@@ -189,57 +189,68 @@ private struct ParsedHead {
     var chunked = false
     var keepAlive: Bool
 
+    /// `bytes`: the head up to (not including) its blank line; every line ends in LF.
     init(_ bytes: UnsafeRawBufferPointer) throws {
-        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
-            line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+        typealias ParseError = HTTP1ResponseParser.ParseError
+        var lineStart = 0
+        /// The next line's bounds without its CR LF, or nil at the end.
+        func nextLine() -> Range<Int>? {
+            guard lineStart < bytes.count else { return nil }
+            let newline = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            var end = newline
+            if end > lineStart, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            defer { lineStart = newline + 1 }
+            return lineStart..<end
         }
-        while lines.last?.isEmpty == true { lines.removeLast() }
-        guard let statusLine = lines.first else { throw HTTP1ResponseParser.ParseError(reason: "no status line") }
         // HTTP/1.x SP 3DIGIT [SP reason]
-        guard statusLine.count >= 12, statusLine.starts(with: Self.http1Prefix),
-            statusLine[statusLine.startIndex + 8] == UInt8(ascii: " ")
-        else { throw HTTP1ResponseParser.ParseError(reason: "not an HTTP/1 status line") }
-        let minor = statusLine[statusLine.startIndex + 7]
-        let digits = statusLine[(statusLine.startIndex + 9)..<(statusLine.startIndex + 12)]
-        guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-            throw HTTP1ResponseParser.ParseError(reason: "bad status code")
+        guard let statusLine = nextLine(), statusLine.count >= 12,
+            bytes[statusLine].starts(with: Self.http1Prefix), bytes[statusLine.lowerBound + 8] == UInt8(ascii: " ")
+        else { throw ParseError(reason: "not an HTTP/1 status line") }
+        let minor = bytes[statusLine.lowerBound + 7]
+        var code = 0
+        for index in (statusLine.lowerBound + 9)..<(statusLine.lowerBound + 12) {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { throw ParseError(reason: "bad status code") }
+            code = code * 10 + Int(digit)
         }
-        status = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-        let reasonStart = min(statusLine.startIndex + 13, statusLine.endIndex)
-        reason = String(decoding: statusLine[reasonStart...], as: UTF8.self)
+        status = code
+        reason = String(
+            decoding: bytes[min(statusLine.lowerBound + 13, statusLine.upperBound)..<statusLine.upperBound],
+            as: UTF8.self)
         var closeRequested = false
         var keepAliveRequested = false
-        fields.reserveCapacity(lines.count - 1)
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
-                throw HTTP1ResponseParser.ParseError(reason: "malformed header line")
+        while let line = nextLine() {
+            guard let colon = bytes[line].firstIndex(of: UInt8(ascii: ":")), colon > line.lowerBound else {
+                throw ParseError(reason: "malformed header line")
             }
-            guard line.first != UInt8(ascii: " "), line.first != UInt8(ascii: "\t") else {
-                throw HTTP1ResponseParser.ParseError(reason: "folded header line")
+            guard let name = LiveHeaderNames.name(bytes[line.lowerBound..<colon]) else {
+                throw ParseError(reason: "bad header name")
             }
-            guard let name = LiveHeaderNames.name(line[line.startIndex..<colon]) else {
-                throw HTTP1ResponseParser.ParseError(reason: "bad header name")
-            }
-            var value = line[(colon + 1)...]
-            while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
-            while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
-            let text = String(decoding: value, as: UTF8.self)
-            fields.append(HTTPField(name: name, value: text))
+            var valueStart = colon + 1
+            var valueEnd = line.upperBound
+            while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+            while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+            let value = bytes[valueStart..<valueEnd]
+            fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
             if name == .contentLength {
-                guard !value.isEmpty, value.count <= 18, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                    let length = Int(text), contentLength == nil || contentLength == length
-                else { throw HTTP1ResponseParser.ParseError(reason: "bad Content-Length") }
+                var length = 0
+                guard !value.isEmpty, value.count <= 18 else { throw ParseError(reason: "bad Content-Length") }
+                for byte in value {
+                    let digit = byte &- UInt8(ascii: "0")
+                    guard digit < 10 else { throw ParseError(reason: "bad Content-Length") }
+                    length = length * 10 + Int(digit)
+                }
+                guard contentLength == nil || contentLength == length else {
+                    throw ParseError(reason: "conflicting Content-Length")
+                }
                 contentLength = length
             } else if name == .transferEncoding {
-                chunked = text.lowercased().split(separator: ",").last?.trimmingASCIIBlanks() == "chunked"
-                if !chunked { throw HTTP1ResponseParser.ParseError(reason: "unsupported Transfer-Encoding") }
+                chunked = Self.tokens(value).last.map { Self.equalsIgnoringCase($0, "chunked") } ?? false
+                if !chunked { throw ParseError(reason: "unsupported Transfer-Encoding") }
             } else if name == .connection {
-                for token in text.lowercased().split(separator: ",") {
-                    switch token.trimmingASCIIBlanks() {
-                    case "close": closeRequested = true
-                    case "keep-alive": keepAliveRequested = true
-                    default: break
-                    }
+                for token in Self.tokens(value) {
+                    if Self.equalsIgnoringCase(token, "close") { closeRequested = true }
+                    if Self.equalsIgnoringCase(token, "keep-alive") { keepAliveRequested = true }
                 }
             }
         }
@@ -248,13 +259,21 @@ private struct ParsedHead {
     }
 
     private static let http1Prefix = Array("HTTP/1.".utf8)
-}
 
-extension Substring {
-    fileprivate func trimmingASCIIBlanks() -> Substring {
-        var text = self
-        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
-        while text.last == " " || text.last == "\t" { text = text.dropLast() }
-        return text
+    /// The comma-separated tokens of a list value, without blanks.
+    private static func tokens(_ value: Slice<UnsafeRawBufferPointer>) -> [Slice<UnsafeRawBufferPointer>] {
+        value.split(separator: UInt8(ascii: ",")).map { token in
+            var token = token
+            while let first = token.first, first == 0x20 || first == 0x09 { token = token.dropFirst() }
+            while let last = token.last, last == 0x20 || last == 0x09 { token = token.dropLast() }
+            return token
+        }
+    }
+
+    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { expected in
+            zip(bytes, expected).allSatisfy { ASCIIByte.lowercased($0) == $1 }
+        }
     }
 }

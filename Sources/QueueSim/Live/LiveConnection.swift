@@ -226,14 +226,19 @@ enum LiveHeaderNames {
         .contentType, .contentLength, .date, .server, .connection, .location, .retryAfter, .setCookie,
         .cacheControl, .transferEncoding, .expires,
     ]
+    private static let commonLowercased: [[UInt8]] = common.map { Array($0.canonicalName.utf8) }
 
     /// The name spelled by `bytes` (case-insensitively one of the common ones, or a new one);
     /// nil when it is not a valid field name.
     static func name(_ bytes: Slice<UnsafeRawBufferPointer>) -> HTTPField.Name? {
-        for name in common {
-            let known = name.canonicalName.utf8
-            guard known.count == bytes.count else { continue }
-            if zip(known, bytes).allSatisfy({ $0 == ($1 | (($1 >= 65 && $1 <= 90) ? 0x20 : 0)) }) { return name }
+        let count = bytes.count
+        search: for (index, known) in commonLowercased.enumerated() where known.count == count {
+            var offset = bytes.startIndex
+            for expected in known {
+                guard ASCIIByte.lowercased(bytes[offset]) == expected else { continue search }
+                offset += 1
+            }
+            return common[index]
         }
         return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
     }

@@ -20,8 +20,7 @@ public struct TokenJudge: Sendable {
     public func judge(_ token: String?, eventId: String, at instant: Instant) -> TokenState {
         guard let token, !token.isEmpty else { return .absent }
         guard let secretKey, let preparedKey else {
-            let parsed = KnownUserTokenValidator.parse(token)
-            return parsed.eventId != nil && parsed.hash != nil ? .present : .invalid
+            return KnownUserTokenValidator.hasEventIdAndHash(token) ? .present : .invalid
         }
         let now = epochUnixSeconds + Int64(instant.sinceOrigin.components.seconds)
         let validator = KnownUserTokenValidator(secretKey: secretKey, preparedKey: preparedKey, eventId: eventId)

@@ -177,6 +177,29 @@ public struct KnownUserTokenValidator: Sendable {
         return parsed
     }
 
+    /// Whether `parse` would find an event id and a hash: the whole shape check a run can make
+    /// of a token from a real endpoint (it has no secret). Scans the bytes of an ASCII token
+    /// without building its pairs; the run makes it for every visitor that got a token.
+    public static func hasEventIdAndHash(_ token: String) -> Bool {
+        var token = token
+        let answer: Bool? = token.withUTF8 { bytes in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            var hasEventId = false
+            var hasHash = false
+            for pair in bytes.split(separator: UInt8(ascii: "~"), omittingEmptySubsequences: false) {
+                guard let underscore = pair.firstIndex(of: UInt8(ascii: "_")),
+                    !pair[(underscore + 1)...].contains(UInt8(ascii: "_")), underscore == pair.startIndex + 1
+                else { continue }
+                if pair.first == UInt8(ascii: "e") { hasEventId = true }
+                if pair.first == UInt8(ascii: "h") { hasHash = true }
+            }
+            return hasEventId && hasHash
+        }
+        if let answer { return answer }
+        let parsed = parse(token)
+        return parsed.eventId != nil && parsed.hash != nil
+    }
+
     /// The `key_value` pairs that split into exactly two parts. ASCII tokens (all real ones)
     /// are split over bytes, which splits where the character-level split does.
     private static func pairs(_ token: String) -> [(Substring, String)] {

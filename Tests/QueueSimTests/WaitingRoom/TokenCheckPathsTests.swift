@@ -51,6 +51,12 @@ struct TokenCheckPathsTests {
 
     /// A non-ASCII expected id that is canonically equal to the token's ASCII one (`U+037E`
     /// decomposes to `;`): both paths compare as `String`s and accept it.
+    @Test("The shape check without a secret agrees with the full parse", arguments: tokens + ["é_x~h_y", "e_é~h_1"])
+    func shapeCheckAgrees(token: String) {
+        let parsed = KnownUserTokenValidator.parse(token)
+        #expect(KnownUserTokenValidator.hasEventIdAndHash(token) == (parsed.eventId != nil && parsed.hash != nil))
+    }
+
     @Test func canonicallyEqualEventIds() {
         let validator = KnownUserTokenValidator(secretKey: RoomFixture.secret, eventId: "a\u{037E}b")
         let token = Self.signed("e_a;b~q_x~ts_1797033600~rt_queue")
