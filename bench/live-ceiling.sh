@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the request-rate ceiling of `queuesim run` on the wall clock against a canned
-# loopback responder, and wrk's rate against the same responder in the same script, so the
-# two figures come from the same machine in the same minute.
+# loopback responder, and wrk's rate against the same responder in the same script, back to
+# back, so the two figures come from the same machine under the same conditions.
 #
 #   bench/live-ceiling.sh [SECONDS]          (default 10)
 #
@@ -14,17 +14,18 @@
 #   1. wrk -t1 -c64 -d${SECONDS}s POSTing the SDK's enqueue body to the enqueue path;
 #   2. queuesim run on a generated scenario: one `run` group, 60,000 × SECONDS visitors arriving
 #      at 200,000/s (faster than any generator serves them), run.concurrency 64 (wrk's 64
-#      connections), so visitors queue for a place as wrk's closed loop does.
-# queuesim's rate is run.json's requests / duration. The script checks that every visitor is
-# `passed` and that visitors.csv has one row per visitor, and exits non-zero otherwise.
+#      connections), so visitors queue for a place as wrk's closed loop does. The run lasts as
+#      long as those visitors take, several times SECONDS at ~10,000 requests/s.
+# queuesim's rate is run.json's requests / (duration_ms / 1000). The script checks that every
+# visitor is `passed` and that visitors.csv has one row per visitor, and exits non-zero otherwise.
 #
 # Prints: machine, the exact commands, wrk's requests/s, queuesim's requests/s, their ratio,
 # queuesim's CPU µs per request and per visitor (run.json's `generator` object; /usr/bin/time
 # -v figures when the binary writes none), and the generator's saturation verdict.
 #
 # Environment: QUEUESIM_BIN (a queuesim binary; default: swift build -c release), PORT.
-# Needs 2 cores, nginx, wrk, GNU time and jq; installs the missing ones with apt-get (root).
-# Installing Debian's nginx may start its system service on a host with systemd (port 80).
+# Needs 2 cores, nginx, wrk, GNU time, jq and curl; installs the missing ones with apt-get
+# (root). Installing Debian's nginx may start its system service on a host with systemd (port 80).
 # Loopback only; every load is bounded in time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,7 @@ fi
 command -v wrk >/dev/null || apt_install wrk || fail "install wrk first: apt-get install -y wrk"
 [ -x /usr/bin/time ] || apt_install time || fail "install GNU time first: apt-get install -y time"
 command -v jq >/dev/null || apt_install jq || fail "install jq first: apt-get install -y jq"
+command -v curl >/dev/null || apt_install curl || fail "install curl first: apt-get install -y curl"
 nginx_bin="$(nginx_path)"
 [ -n "$nginx_bin" ] || fail "nginx not found after installing it"
 taskset -c 1 true 2>/dev/null || fail "needs at least 2 cores (taskset -c 0 for nginx, -c 1 for the load)"
@@ -147,8 +149,8 @@ YAML
     || { cat "$workdir/validate.txt" >&2; fail "queuesim validate refused the generated scenario"; }
 
 # --- the responder ----------------------------------------------------------------------------
-nginx_cmd="taskset -c 0 $nginx_bin -p $workdir/nginx -c $workdir/nginx/nginx.conf -e $workdir/nginx/logs/error.log"
-$nginx_cmd > "$workdir/nginx/stdout.log" 2>&1 &
+nginx_cmd=(taskset -c 0 "$nginx_bin" -p "$workdir/nginx" -c "$workdir/nginx/nginx.conf" -e "$workdir/nginx/logs/error.log")
+"${nginx_cmd[@]}" > "$workdir/nginx/stdout.log" 2>&1 &
 server=$!
 ready=""
 for _ in $(seq 1 50); do
@@ -167,9 +169,12 @@ if [ -z "$ready" ]; then
 fi
 
 # --- wrk --------------------------------------------------------------------------------------
-wrk_cmd="taskset -c 1 wrk -t1 -c$connections -d${seconds}s -s enqueue.lua http://127.0.0.1:$port$enqueue_path"
+# Commands run in the temporary directory; `timeout --foreground` signals only its child (the
+# load), which then still gets Ctrl-C.
+wrk_cmd=(timeout --foreground -k 5 $((seconds + 30)) taskset -c 1
+    wrk -t1 -c"$connections" -d"${seconds}s" -s enqueue.lua "http://127.0.0.1:$port$enqueue_path")
 status=0
-(cd "$workdir" && timeout $((seconds + 30)) $wrk_cmd) > "$workdir/wrk.txt" 2>&1 || status=$?
+(cd "$workdir" && "${wrk_cmd[@]}") > "$workdir/wrk.txt" 2>&1 || status=$?
 [ "$status" -eq 0 ] || { cat "$workdir/wrk.txt" >&2; fail "wrk exited $status"; }
 wrk_rps=$(awk '/^Requests\/sec:/ { print $2 }' "$workdir/wrk.txt")
 [ -n "$wrk_rps" ] || { cat "$workdir/wrk.txt" >&2; fail "no Requests/sec in wrk's output"; }
@@ -180,12 +185,13 @@ wrk_errors=$(grep -E '^ *Socket errors' "$workdir/wrk.txt" | sed 's/^ *//' || tr
 # The run lasts as long as the visitors take (60,000 × SECONDS of them); give up below
 # about 1,000 requests/s.
 limit=$((seconds * 60 + 60))
-run_cmd="taskset -c 1 /usr/bin/time -v $bin run scenario.yaml --out DIR --quiet"
+run_cmd=(taskset -c 1 /usr/bin/time -v -o run.time timeout --foreground -k 15 "$limit"
+    "$bin" run scenario.yaml --out out --quiet)
 status=0
-(cd "$workdir" && timeout "$limit" taskset -c 1 /usr/bin/time -v -o "$workdir/run.time" \
-    "$bin" run scenario.yaml --out "$workdir/out" --quiet) > "$workdir/run.log" 2>&1 || status=$?
+(cd "$workdir" && "${run_cmd[@]}") > "$workdir/run.log" 2>&1 || status=$?
 if [ "$status" -ne 0 ]; then
     cat "$workdir/run.log" >&2
+    [ ! -f "$workdir/run.time" ] || cat "$workdir/run.time" >&2
     [ "$status" -ne 124 ] || echo "queuesim run did not finish within $limit s" >&2
     fail "queuesim run exited $status"
 fi
@@ -208,10 +214,11 @@ cpu_time=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { pri
 peak_kib=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$workdir/run.time")
 
 echo "machine:            $(nproc) cores, $(free -m | awk '/Mem:/ { printf "%.1f GiB", $2 / 1024 }'), $(uname -sr)"
-echo "responder:          $nginx_cmd"
+echo "(commands run in a temporary directory)"
+echo "responder:          ${nginx_cmd[*]}"
 echo "                    ($("$nginx_bin" -v 2>&1 | sed 's/^nginx version: //'); 200 + the safetynet enqueue JSON, ${#answer} bytes)"
-echo "wrk:                $wrk_cmd"
-echo "queuesim:           $run_cmd"
+echo "wrk:                ${wrk_cmd[*]}"
+echo "queuesim:           ${run_cmd[*]}"
 echo "                    (scenario: $visitors visitors at 200000/s, run.concurrency $connections, endpoint http://127.0.0.1:$port)"
 echo
 echo "wrk:                $(printf '%.0f' "$wrk_rps") requests/s${wrk_errors:+ ($wrk_errors)}"

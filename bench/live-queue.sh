@@ -101,7 +101,8 @@ measure() {
     gen "$1" "$workdir/$2.yaml"
     start_server
     local status=0
-    timeout 180 taskset -c 1 /usr/bin/time -v -o "$workdir/$2.time" \
+    # `timeout --foreground` signals only its child (queuesim), which then still gets Ctrl-C.
+    taskset -c 1 /usr/bin/time -v -o "$workdir/$2.time" timeout --foreground -k 15 180 \
         "$bin" run "$workdir/$2.yaml" --out "$workdir/$2" --quiet > "$workdir/$2.log" 2>&1 || status=$?
     if [ "$status" -ne 0 ]; then
         cat "$workdir/$2.log" >&2
@@ -141,8 +142,8 @@ base=$(peak_kib "$workdir/baseline.time")
 server_peak=$(cat "$workdir/main.server")
 
 echo "machine:                 $(nproc) cores, $(free -m | awk '/Mem:/ { printf "%.1f GiB", $2 / 1024 }'), $(uname -sr)"
-echo "server:                  taskset -c 0 queuesim serve room.yaml --port $port --log-level error   (queue, outflow 600/min)"
-echo "generator:               taskset -c 1 /usr/bin/time -v queuesim run gen.yaml --out DIR --quiet"
+echo "server:                  taskset -c 0 $bin serve room.yaml --port $port --log-level error   (queue, outflow 600/min)"
+echo "generator:               taskset -c 1 /usr/bin/time -v timeout --foreground -k 15 180 $bin run gen.yaml --out DIR --quiet"
 echo "                         (endpoint http://127.0.0.1:$port; $visitors visitors over 10 s; poll 5s, maxWait 10m; concurrency $visitors, duration 60s)"
 echo "visitors:                $visitors (rows: $rows; $outcomes)"
 echo "requests:                $requests in $wall s wall"
