@@ -69,7 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data((banner + "\n").utf8))
             })
         do {
-            try await server.run(gracefulShutdownSignals: [.sigint, .sigterm])
+            try await server.run(gracefulShutdownSignals: [SIGINT, SIGTERM])
         } catch {
             StandardError.print("queuesim serve: could not serve on \(host):\(port): \(error)")
             throw ExitCode(RunExitStatus.aborted.rawValue)

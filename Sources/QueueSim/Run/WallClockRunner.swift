@@ -24,7 +24,6 @@ public struct WallClockRunner: Sendable {
     public let run: PreparedRun
     public let status: LiveRunStatus
     public let stopSignal: RunStopSignal
-    public let clock: WallClock
     private let logger: Logger
     /// Event loops to use; nil: one per core (NIO's shared group).
     var loopCount: Int?
@@ -34,7 +33,6 @@ public struct WallClockRunner: Sendable {
         self.status = status
         self.stopSignal = stopSignal
         self.logger = logger
-        clock = WallClock()
     }
 
     /// Most HTTP connections a run keeps open, over all its loops. Visitors spend their time
@@ -51,6 +49,10 @@ public struct WallClockRunner: Sendable {
         let epoch = Int64(startedAt.timeIntervalSince1970)
         let scenario = run.scenario
         let roomConfiguration = run.isEmbedded ? RoomSetup.configuration(for: run, epochUnixSeconds: epoch) : nil
+        // The run's second 0. With the embedded room it is the room's too (its event start,
+        // faults and modes are on the same timeline); with a real endpoint it starts after the
+        // reachability check, so a slow check does not make the first visitors late.
+        var clock = WallClock()
         let room = roomConfiguration.map { EmbeddedRoomHandle(configuration: $0, clock: clock, logger: logger) }
         defer { room?.stop() }
         let connectTarget: ConnectTarget
@@ -71,7 +73,10 @@ public struct WallClockRunner: Sendable {
         let allLoops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         let usable = min(loopCount ?? ProcessCPUTime.usableCores() ?? allLoops.count, allLoops.count)
         let loops = Array(allLoops.prefix(max(1, min(usable, scenario.run.concurrency))))
-        if room == nil { try await Self.checkReachable(connectTarget, endpoint: endpoint, loop: loops[0]) }
+        if room == nil {
+            try await Self.checkReachable(connectTarget, endpoint: endpoint, loop: loops[0])
+            clock = WallClock()
+        }
 
         // Created only once the run can start: a run that aborts leaves no report folder debris.
         let recorder: Recorder
@@ -86,7 +91,7 @@ public struct WallClockRunner: Sendable {
         let cpuAtStart = ProcessCPUTime.now()
         let outcomes: [LiveShard.Outcome]
         do {
-            outcomes = try await runShards(on: loops, endpoint: endpoint, writer: writer)
+            outcomes = try await runShards(on: loops, endpoint: endpoint, writer: writer, clock: clock)
         } catch {
             writer.abandon()
             throw error
@@ -111,7 +116,7 @@ public struct WallClockRunner: Sendable {
     /// Starts one shard per loop and waits for all of them. The stop signal (SIGINT, or
     /// `run.duration`) stops every shard at the same instant.
     private func runShards(
-        on loops: [any EventLoop], endpoint: LiveEndpoint, writer: RowWriter
+        on loops: [any EventLoop], endpoint: LiveEndpoint, writer: RowWriter, clock: WallClock
     ) async throws -> [LiveShard.Outcome] {
         let plan = try run.makePlan()
         let quotas = Self.split(run.scenario.run.concurrency, into: loops.count)
@@ -120,7 +125,7 @@ public struct WallClockRunner: Sendable {
         var shards: [NIOLoopBound<LiveShard>] = []
         var finished: [EventLoopFuture<LiveShard.Outcome>] = []
         for (index, loop) in loops.enumerated() {
-            let (run, rows, clock, status) = (run, writer.makeBatch(), clock, status)
+            let (run, rows, status) = (run, writer.makeBatch(), status)
             let started = try await loop.submit {
                 let shard = LiveShard(
                     loop: loop, index: index, of: loops.count, run: run, plan: plan, quota: quotas[index],

@@ -1,21 +1,29 @@
 import Foundation
-import Hummingbird
+import HTTPTypes
 import Logging
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 import QueueClientCore
-import ServiceLifecycle
-import UnixSignals
+import Synchronization
 
-/// The embedded waiting room as a real HTTP server (Hummingbird 2): a thin adapter that turns
+/// The embedded waiting room as a real HTTP/1.1 server on SwiftNIO: a thin adapter that turns
 /// each request into `(HTTPRequest, body)`, asks `WaitingRoomService` under a lock with
-/// `now = clock.now`, sleeps the reply's delay and answers.
+/// `now = clock.now`, and answers after the reply's delay on an event-loop timer.
 ///
 /// - `.reset`: the connection is closed with `SO_LINGER 0` (an RST) without an answer.
 /// - `.noAnswer`: the request is held until the client gives up, at most `noAnswerHold`, or
-///   until the server shuts down; then the connection is closed without an answer.
+///   until the server stops; then the connection is reset.
+/// - A body over `maximumBodySize` is answered 413 and the connection closed.
+/// - A connection that sends nothing for `idleTimeout` (between requests, or in the middle of
+///   one) is closed.
+/// - Stopping (task cancellation, or one of `gracefulShutdownSignals`) closes the listener,
+///   lets answers in flight go out for up to `shutdownGrace`, then closes every connection.
 ///
-/// Prints nothing; logs one line per request at debug level (method, path without the query —
-/// queries can carry tokens — status, delay).
+/// Hummingbird served the room before; its router and request/response types cost more per
+/// request than the room's own work (docs/benchmarks.md), and the room's routes are the
+/// service's, not a router's. Logs one line per request at debug level (method, path without
+/// the query — queries can carry tokens — status, delay).
 public struct WaitingRoomServer: Sendable {
     public let configuration: WaitingRoomConfiguration
     public let host: String
@@ -30,9 +38,14 @@ public struct WaitingRoomServer: Sendable {
     /// past it, and those visitors' first enqueue waits out TCP's 1 s SYN retransmit — a
     /// delay the real Queue-it edge would not add. The kernel caps it at `somaxconn`.
     public static let listenBacklog = 8192
-
     /// Longest time a `.noAnswer` request is held open.
     public static let noAnswerHold: Duration = .seconds(60)
+    /// A connection silent this long (no request, or a request that stopped arriving) is closed.
+    public static let idleTimeout: Duration = .seconds(60)
+    /// Larger request bodies are answered 413 (an enqueue body is a few hundred bytes).
+    public static let maximumBodySize = 1 << 20
+    /// How long answers in flight may take to go out once the server is stopping.
+    public static let shutdownGrace: Duration = .seconds(5)
 
     /// - Parameters:
     ///   - clock: the run's clock, so the room's `now` is relative to the run's start.
@@ -51,31 +64,42 @@ public struct WaitingRoomServer: Sendable {
         service = LockedWaitingRoomService(WaitingRoomService(configuration: configuration))
     }
 
-    /// Runs until the task is cancelled. Cancellation becomes a graceful shutdown (open
-    /// requests finish, then the listener closes), so stopping a run or `serve` logs no
-    /// errors; SIGINT/SIGTERM handling is the caller's choice.
-    /// - Parameter gracefulShutdownSignals: signals (SIGINT, SIGTERM for `queuesim serve`) that
-    ///   stop the server gracefully, without the cancellation noise Hummingbird logs otherwise.
-    public func run(gracefulShutdownSignals: [UnixSignal] = []) async throws {
-        let responder = RoomResponder(service: service, clock: clock, logger: logger)
-        let onRunning = onServerRunning
-        let app = Application(
-            responder: responder,
-            configuration: .init(
-                address: .hostname(host, port: port), serverName: nil, backlog: Self.listenBacklog),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
-            logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
-        // The group runs in its own task: run inside the cancelled caller, Hummingbird's child
-        // tasks would inherit the cancellation and log "CancellationError" and "Already closed"
-        // as errors instead of shutting down gracefully.
-        let running = Task { try await group.run() }
-        try await withTaskCancellationHandler {
-            try await running.value
+    /// Serves until the task is cancelled or one of `gracefulShutdownSignals` (SIGINT, SIGTERM
+    /// for `queuesim serve`) arrives, then stops gracefully. Throws when it cannot listen.
+    public func run(gracefulShutdownSignals: [Int32] = []) async throws {
+        let connections = RoomConnections()
+        let (service, clock, logger) = (service, clock, logger)
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.backlog, value: Int32(Self.listenBacklog))
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                do {
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
+                    try pipeline.addHandler(
+                        IdleStateHandler(readTimeout: .nanoseconds(Self.idleTimeout.wholeNanoseconds)))
+                    try pipeline.addHandler(RoomHTTPHandler(service: service, clock: clock, logger: logger))
+                    connections.add(channel)
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+        let stop = StopLatch()
+        let signals =
+            gracefulShutdownSignals.isEmpty ? nil : SignalTrap(signals: gracefulShutdownSignals) { stop.fire() }
+        defer { signals?.restore() }
+        await onServerRunning(listener.localAddress?.port ?? 0)
+        await withTaskCancellationHandler {
+            await stop.wait()
         } onCancel: {
-            Task { await group.triggerGracefulShutdown() }
+            stop.fire()
         }
+        try? await listener.close()
+        await connections.closeAll(after: Self.shutdownGrace)
     }
 
     /// The enqueue path to configure in a client, prefix included; requests must carry
@@ -94,73 +118,66 @@ public struct WaitingRoomServer: Sendable {
     }
 }
 
-/// The service behind a lock: the server's handlers run concurrently, the service is not thread-safe.
-final class LockedWaitingRoomService: @unchecked Sendable {
-    private let lock = NSLock()
-    private let service: WaitingRoomService
+/// The service behind a lock: connections on every event loop share one room.
+final class LockedWaitingRoomService: Sendable {
+    // The service is a class of mutable state that only this lock ever touches.
+    private nonisolated(unsafe) let service: WaitingRoomService
+    private let lock = Mutex(())
 
     init(_ service: WaitingRoomService) { self.service = service }
 
     func withLock<T>(_ body: (WaitingRoomService) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(service)
+        lock.withLock { _ in body(service) }
     }
 }
 
-/// Keeps the connection's channel so a reset fault can close it.
-struct RoomRequestContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    let channel: any Channel
+/// Fires once; `wait` returns once it has.
+private final class StopLatch: Sendable {
+    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        channel = source.channel
+    func fire() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.fired else { return [] }
+            state.fired = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
-}
 
-struct RoomResponder: HTTPResponder {
-    typealias Context = RoomRequestContext
-    static let maximumBodySize = 1 << 20
-
-    let service: LockedWaitingRoomService
-    let clock: any RunClock
-    let logger: Logger
-
-    func respond(to request: Request, context: RoomRequestContext) async throws -> Response {
-        var request = request
-        let buffer = try await request.collectBody(upTo: Self.maximumBodySize)
-        let bytes = Array(buffer: buffer)
-        let head = request.head
-        let reply = service.withLock { $0.handle(head, body: bytes, at: clock.now) }
-        let path = head.path.map { String($0.prefix(while: { $0 != "?" })) } ?? "/"
-        switch reply {
-        case .response(let responseHead, let responseBody, let delay):
-            if delay > .zero { try await Task.sleep(for: delay) }
-            logger.debug("\(head.method) \(path) \(responseHead.status.code) delay=\(delay)")
-            return Response(
-                status: responseHead.status, headers: responseHead.headerFields,
-                body: .init(byteBuffer: ByteBuffer(bytes: responseBody)))
-        case .reset(let delay):
-            if delay > .zero { try await Task.sleep(for: delay) }
-            logger.debug("\(head.method) \(path) reset")
-            try await Self.resetConnection(context.channel)
-        case .noAnswer:
-            logger.debug("\(head.method) \(path) no-answer")
-            _ = try? await cancelWhenGracefulShutdown {
-                try await Task.sleep(for: WaitingRoomServer.noAnswerHold)
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let fired = state.withLock { state in
+                if !state.fired { state.waiters.append(continuation) }
+                return state.fired
             }
-            try await Self.resetConnection(context.channel)
+            if fired { continuation.resume() }
         }
-        // The channel is closed: Hummingbird's attempt to write this fails and is dropped.
-        return Response(status: .internalServerError)
+    }
+}
+
+/// The open connections, so a stop can close them.
+private final class RoomConnections: Sendable {
+    private let open = Mutex<[ObjectIdentifier: any Channel]>([:])
+
+    func add(_ channel: any Channel) {
+        open.withLock { $0[ObjectIdentifier(channel)] = channel }
+        channel.closeFuture.whenComplete { [self] _ in
+            _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+        }
     }
 
-    /// Closes the connection abortively (RST) so the client sees a reset, not a clean close.
-    private static func resetConnection(_ channel: any Channel) async throws {
-        if let options = channel as? any SocketOptionProvider {
-            try? await options.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+    /// Waits up to `grace` for the connections to finish their answers, then closes them.
+    func closeAll(after grace: Duration) async {
+        let deadline = ContinuousClock.now + grace
+        for channel in open.withLock({ Array($0.values) }) {
+            // A connection with nothing in flight closes at once; one with a delayed answer
+            // or a held `.noAnswer` request gets the grace period.
+            channel.pipeline.fireUserInboundEventTriggered(RoomHTTPHandler.Stopping())
         }
-        try? await channel.close()
+        while ContinuousClock.now < deadline, !open.withLock({ $0.isEmpty }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        for channel in open.withLock({ Array($0.values) }) { try? await channel.close() }
     }
 }

@@ -63,9 +63,10 @@ struct LiveEngineTests {
             #expect(row["outcome"] == "unavailable")
             #expect(row["attempts"] == "5")
             #expect(row["error"]?.contains("timed out") == true)
-            // Five timeouts of 0.4 s and the SDK's waits of 1, 2, 4 and 8 s between them.
+            // Five timeouts of 0.4 s and the SDK's waits of 1, 2, 4 and 8 s between them: never
+            // less (a deadline cannot fire early); more only by the machine's own delays.
             let total = try #require(row.int("total_ms"))
-            #expect(total >= 17_000 && total < 19_500, "total_ms \(total)")
+            #expect(total >= 17_000 && total < 30_000, "total_ms \(total)")
             #expect(server.requestsReceived == 6)
         }
     }
@@ -84,8 +85,9 @@ struct LiveEngineTests {
             #expect(row["outcome"] == "unavailable")
             #expect(row["attempts"] == "5")
             #expect(row["error"]?.contains("timed out") == true)
+            // An idle timeout would never fire here (a byte every 50 ms for 20 s per attempt).
             let total = try #require(row.int("total_ms"))
-            #expect(total >= 17_000 && total < 19_500, "total_ms \(total)")
+            #expect(total >= 17_000 && total < 30_000, "total_ms \(total)")
         }
     }
 

@@ -8,7 +8,7 @@ import Testing
 
 @testable import QueueSim
 
-/// The Hummingbird front end to end on loopback: real sockets, real clock, bounded waits.
+/// The room's HTTP server end to end on loopback: real sockets, real clock, bounded waits.
 @Suite(.serialized) struct WaitingRoomServerTests {
     /// Starts the room on 127.0.0.1:0, runs `body` with the bound port and a client that does
     /// not follow redirects, then stops both.
@@ -56,7 +56,7 @@ import Testing
 
     private func json(_ response: HTTPClientResponse) async throws -> [String: Any] {
         let bytes = try await response.body.collect(upTo: 1 << 20)
-        return try #require(try JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any])
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)) as? [String: Any])
     }
 
     private static let enqueuePath = "/api/mobileapp/queue/acme/spring-launch/enqueue"

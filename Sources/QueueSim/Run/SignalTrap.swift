@@ -2,16 +2,16 @@ import Dispatch
 import Foundation
 
 /// Turns SIGINT/SIGTERM into a callback instead of process death, so a run can stop its
-/// visitors and still write every report (exit 130). A second signal while the reports are
+/// visitors and still write every report (exit 130), and `serve` can stop gracefully. A second signal while the reports are
 /// being written is ignored for the same reason: nothing a visitor did may be lost.
 ///
 /// `@unchecked Sendable`: the sources are set once in `init` and only cancelled afterwards,
 /// which Dispatch allows from any thread.
-final class SignalTrap: @unchecked Sendable {
+public final class SignalTrap: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     private let signals: [Int32]
 
-    init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
+    public init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
         self.signals = signals
         sources = signals.map { signalNumber in
             signal(signalNumber, SIG_IGN)
@@ -22,7 +22,7 @@ final class SignalTrap: @unchecked Sendable {
         }
     }
 
-    func restore() {
+    public func restore() {
         for source in sources { source.cancel() }
         for signalNumber in signals { signal(signalNumber, SIG_DFL) }
     }
