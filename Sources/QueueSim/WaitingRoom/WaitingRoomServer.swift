@@ -32,6 +32,7 @@ public struct WaitingRoomServer: Sendable {
     private let logger: Logger
     private let onServerRunning: @Sendable (Int) async -> Void
     private let service: LockedWaitingRoomService
+    public let idleTimeout: Duration
 
     /// Pending connections the listening socket queues. A launch opens with a burst (800
     /// visitors in the same millisecond, say); with the usual 256 the kernel drops the SYNs
@@ -40,8 +41,9 @@ public struct WaitingRoomServer: Sendable {
     public static let listenBacklog = 8192
     /// Longest time a `.noAnswer` request is held open.
     public static let noAnswerHold: Duration = .seconds(60)
-    /// A connection silent this long (no request, or a request that stopped arriving) is closed.
-    public static let idleTimeout: Duration = .seconds(60)
+    /// A connection silent this long (no request, or a request that stopped arriving) is
+    /// closed, unless `init` is given another bound.
+    public static let defaultIdleTimeout: Duration = .seconds(60)
     /// Larger request bodies are answered 413 (an enqueue body is a few hundred bytes).
     public static let maximumBodySize = 1 << 20
     /// How long answers in flight may take to go out once the server is stopping.
@@ -49,12 +51,14 @@ public struct WaitingRoomServer: Sendable {
 
     /// - Parameters:
     ///   - clock: the run's clock, so the room's `now` is relative to the run's start.
+    ///   - idleTimeout: how long a connection may stay silent.
     ///   - onServerRunning: called with the bound port once the server listens (port 0 binds a free one).
     public init(
         configuration: WaitingRoomConfiguration, host: String = "127.0.0.1", port: Int = 0,
-        clock: any RunClock = WallClock(), logger: Logger,
+        clock: any RunClock = WallClock(), logger: Logger, idleTimeout: Duration = defaultIdleTimeout,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
+        self.idleTimeout = idleTimeout
         self.configuration = configuration
         self.host = host
         self.port = port
@@ -68,7 +72,7 @@ public struct WaitingRoomServer: Sendable {
     /// for `queuesim serve`) arrives, then stops gracefully. Throws when it cannot listen.
     public func run(gracefulShutdownSignals: [Int32] = []) async throws {
         let connections = RoomConnections()
-        let (service, clock, logger) = (service, clock, logger)
+        let (service, clock, logger, idleTimeout) = (service, clock, logger, idleTimeout)
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: Int32(Self.listenBacklog))
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -78,7 +82,7 @@ public struct WaitingRoomServer: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
                     try pipeline.addHandler(
-                        IdleStateHandler(readTimeout: .nanoseconds(Self.idleTimeout.wholeNanoseconds)))
+                        IdleStateHandler(readTimeout: .nanoseconds(idleTimeout.wholeNanoseconds)))
                     try pipeline.addHandler(RoomHTTPHandler(service: service, clock: clock, logger: logger))
                     connections.add(channel)
                     return channel.eventLoop.makeSucceededVoidFuture()

@@ -94,6 +94,13 @@ public final class WaitingRoomService {
         requestCount += 1
         let parsed = RoomRequest(request)
         guard let (route, entrance) = resolveRoute(parsed) else {
+            // A path the room knows, asked with the wrong method, is 405 (with the right one).
+            for method in [HTTPRequest.Method.get, .post] where method != parsed.method {
+                guard resolveRoute(parsed, method: method) != nil else { continue }
+                var (head, notAllowed) = Self.jsonError(.methodNotAllowed, "Method not allowed")
+                head.headerFields[.allow] = method.rawValue
+                return .response(head, body: notAllowed, delay: .zero)
+            }
             let (head, notFound) = Self.jsonError(.notFound, "Not found")
             return .response(head, body: notFound, delay: .zero)
         }
@@ -139,7 +146,8 @@ public final class WaitingRoomService {
     /// nil → 404 (wrong host for a proxy domain, missing prefix, unknown path). Entrances with
     /// a domain are tried first; one without a domain answers on any host.
     /// The entrance is nil for the protected API.
-    private func resolveRoute(_ request: RoomRequest) -> (Route, MatchingEntrance?)? {
+    private func resolveRoute(_ request: RoomRequest, method: HTTPRequest.Method? = nil) -> (Route, MatchingEntrance?)?
+    {
         let segments = request.pathSegments
         // The protected API stands for the customer's own origin: no room host or prefix applies.
         if segments.count == 2 && segments[0] == "api" && segments[1] == "protected" {
@@ -153,7 +161,7 @@ public final class WaitingRoomService {
                 guard rest.starts(with: prefixSegments) else { continue }
                 rest = rest.dropFirst(prefixSegments.count)
             }
-            if let route = route(rest, method: request.method) { return (route, entrance) }
+            if let route = route(rest, method: method ?? request.method) { return (route, entrance) }
         }
         return nil
     }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import QueueClientCore
 import Testing
 
@@ -13,12 +14,12 @@ import Testing
     /// Starts the room on 127.0.0.1:0, runs `body` with the bound port and a client that does
     /// not follow redirects, then stops both.
     private func withRoomServer(
-        _ configuration: WaitingRoomConfiguration,
+        _ configuration: WaitingRoomConfiguration, idleTimeout: Duration = WaitingRoomServer.defaultIdleTimeout,
         _ body: (Int, HTTPClient) async throws -> Void
     ) async throws {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let server = WaitingRoomServer(
-            configuration: configuration, logger: Logger(label: "room-test"),
+            configuration: configuration, logger: Logger(label: "room-test"), idleTimeout: idleTimeout,
             onServerRunning: { continuation.yield($0) })
         let serverTask = Task {
             defer { continuation.finish() }
@@ -141,6 +142,47 @@ import Testing
                 _ = try await client.execute(request(port, "/api/protected"), timeout: .milliseconds(500))
             }
             #expect(ContinuousClock.now - waitStart >= .milliseconds(450))
+        }
+    }
+
+    @Test func wrongMethodIs405AndAnOversizedBodyIs413() async throws {
+        try await withRoomServer(RoomFixture.configuration()) { port, client in
+            let get = try await client.execute(request(port, Self.enqueuePath), timeout: .seconds(5))
+            #expect(get.status == .methodNotAllowed)
+            #expect(get.headers.first(name: "Allow") == "POST")
+            let unknown = try await client.execute(request(port, "/nothing/here"), timeout: .seconds(5))
+            #expect(unknown.status == .notFound)
+            let huge = String(repeating: "x", count: WaitingRoomServer.maximumBodySize + 1)
+            let tooLarge = try await client.execute(
+                request(port, Self.enqueuePath, method: .POST, body: huge), timeout: .seconds(5))
+            #expect(tooLarge.status.code == 413)
+            // The server still answers afterwards.
+            let fine = try await client.execute(
+                request(port, Self.enqueuePath, method: .POST, body: "{}"), timeout: .seconds(5))
+            #expect(fine.status == .ok)
+        }
+    }
+
+    @Test func silentConnectionsAreClosedAfterTheIdleTimeout() async throws {
+        try await withRoomServer(RoomFixture.configuration(), idleTimeout: .milliseconds(300)) { port, _ in
+            // One connection says nothing; another stops half-way through its head.
+            for opening in ["", "POST /api/mobileapp/queue/acme/spring-launch/enqueue HTTP/1.1\r\nHost: a"] {
+                let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connect(host: "127.0.0.1", port: port).get()
+                if !opening.isEmpty { try await channel.writeAndFlush(ByteBuffer(string: opening)) }
+                let started = ContinuousClock.now
+                let closed = Task {
+                    try await channel.closeFuture.get()
+                    return ContinuousClock.now - started
+                }
+                let guardTask = Task {
+                    try await Task.sleep(for: .seconds(5))
+                    try? await channel.close()
+                }
+                let after = try await closed.value
+                guardTask.cancel()
+                #expect(after >= .milliseconds(250) && after < .seconds(3), "closed after \(after)")
+            }
         }
     }
 }
