@@ -81,6 +81,11 @@ final class LiveConnectionPool {
         // A waiting exchange is dropped when it comes up (the shard no longer awaits it).
     }
 
+    /// Opens up to `count` connections ahead of need (a planned burst), within the limit.
+    func warm(_ count: Int) {
+        for _ in 0..<max(0, min(count, limit - open.count)) { connect() }
+    }
+
     func closeAll() {
         waiting.removeAll()
         idle.removeAll()

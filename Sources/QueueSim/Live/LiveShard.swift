@@ -80,7 +80,8 @@ final class LiveShard: LiveExchangeOwner {
     }
 
     /// Starts the shard; the future completes when its last visitor has a row.
-    func start() -> EventLoopFuture<Outcome> {
+    /// - Parameter warmConnections: connections to open before the first arrival.
+    func start(warmConnections: Int = 0) -> EventLoopFuture<Outcome> {
         let promise = loop.makePromise(of: Outcome.self)
         finishedPromise = promise
         do {
@@ -91,6 +92,7 @@ final class LiveShard: LiveExchangeOwner {
         }
         nextProbe = clock.now + GeneratorHealth.probeInterval
         scheduleProbe()
+        pool.warm(warmConnections)
         pump()
         return promise.futureResult
     }

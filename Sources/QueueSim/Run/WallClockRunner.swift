@@ -122,6 +122,7 @@ public struct WallClockRunner: Sendable {
         let quotas = Self.split(run.scenario.run.concurrency, into: loops.count)
         let connectionLimits = Self.split(
             min(run.scenario.run.concurrency, Self.connectionPoolLimit), into: loops.count)
+        let warm = Self.split(Self.largestBurst(of: run), into: loops.count)
         var shards: [NIOLoopBound<LiveShard>] = []
         var finished: [EventLoopFuture<LiveShard.Outcome>] = []
         for (index, loop) in loops.enumerated() {
@@ -131,7 +132,7 @@ public struct WallClockRunner: Sendable {
                     loop: loop, index: index, of: loops.count, run: run, plan: plan, quota: quotas[index],
                     endpoint: endpoint, connectionLimit: connectionLimits[index], rows: rows, clock: clock,
                     status: status)
-                return (NIOLoopBound(shard, eventLoop: loop), shard.start())
+                return (NIOLoopBound(shard, eventLoop: loop), shard.start(warmConnections: warm[index]))
             }.get()
             shards.append(started.0)
             finished.append(started.1)
@@ -167,6 +168,19 @@ public struct WallClockRunner: Sendable {
         }
         if let firstError { throw firstError }
         return outcomes
+    }
+
+    /// The most visitors the plan sends at one instant (its largest `burst`, scaled like the
+    /// plan). The pools open that many connections before the first arrival, so a burst
+    /// measures the server's answers, not the generator opening hundreds of sockets (on both
+    /// ends, with the embedded room) in the same millisecond.
+    static func largestBurst(of run: PreparedRun) -> Int {
+        let largest = run.scenario.arrivals.phases.reduce(0) { largest, phase in
+            guard case .burst(let count) = phase else { return largest }
+            return max(largest, count)
+        }
+        let scaled = Int((Double(largest) * run.summary.scale).rounded(.up))
+        return min(scaled, run.summary.visitorCount, run.scenario.run.concurrency, connectionPoolLimit)
     }
 
     /// `total` in `parts` shares that differ by at most one and add up to `total`.
