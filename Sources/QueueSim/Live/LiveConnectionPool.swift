@@ -81,9 +81,23 @@ final class LiveConnectionPool {
         // A waiting exchange is dropped when it comes up (the shard no longer awaits it).
     }
 
-    /// Opens up to `count` connections ahead of need (a planned burst), within the limit.
+    /// Connections to open ahead of need (a planned burst), a few at a time (`warmStep`).
+    private var warmRemaining = 0
+    private static let warmBatch = 32
+
+    /// Opens up to `count` connections ahead of need, within the limit: `warmBatch` now and
+    /// as many at every `warmStep`, so the first arrivals do not wait behind hundreds of
+    /// connects.
     func warm(_ count: Int) {
-        for _ in 0..<max(0, min(count, limit - open.count)) { connect() }
+        warmRemaining = count
+        warmStep()
+    }
+
+    func warmStep() {
+        guard warmRemaining > 0 else { return }
+        let batch = max(0, min(warmRemaining, Self.warmBatch, limit - open.count))
+        warmRemaining = batch == 0 ? 0 : warmRemaining - batch
+        for _ in 0..<batch { connect() }
     }
 
     func closeAll() {

@@ -143,6 +143,7 @@ final class LiveShard: LiveExchangeOwner {
             guard !stopped else { return }
             let now = clock.now
             health.probe(lag: now - target, at: now)
+            pool.warmStep()
             probesSincePublish += 1
             if probesSincePublish >= 10 {
                 probesSincePublish = 0
