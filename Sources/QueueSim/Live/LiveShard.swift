@@ -42,6 +42,8 @@ final class LiveShard: LiveExchangeOwner {
     /// This loop's share of `run.concurrency`.
     private let quota: Int
     private var inFlight = 0
+    /// Visitors whose arrival has come are waiting for a place under `quota`.
+    private var backlogFromConcurrency = false
     private var slots = SlotStore<Visitor>()
     /// Per slot: the serial of the request the visitor awaits, 0 when none.
     private var awaitedSerials: [UInt32] = []
@@ -103,7 +105,7 @@ final class LiveShard: LiveExchangeOwner {
     private func pump() {
         guard !stopped else { return }
         do {
-            try startDueArrivals(fromTimer: true)
+            try startDueArrivals()
             while !stopped, let next = calendar.nextTime, next <= clock.now {
                 guard let (_, event) = calendar.step() else { break }
                 try handle(event)
@@ -167,15 +169,26 @@ final class LiveShard: LiveExchangeOwner {
 
     // MARK: - Visitors
 
-    private func startDueArrivals(fromTimer: Bool) throws {
-        while let visitor = nextArrival, inFlight < quota {
+    /// Starts every visitor whose arrival has come, while there is a place under the loop's
+    /// share of `run.concurrency`.
+    private func startDueArrivals() throws {
+        while let visitor = nextArrival {
             let now = clock.now
-            guard visitor.arrival <= now else { return }
+            guard visitor.arrival <= now else {
+                backlogFromConcurrency = false
+                return
+            }
+            guard inFlight < quota else {
+                backlogFromConcurrency = true
+                return
+            }
             nextArrival = try plan.next(ownedBy: index, of: shards)
-            if fromTimer {
-                health.started(lag: now - visitor.arrival, at: now)
-            } else {
+            // While a backlog built by the cap lasts, lateness is the cap's (its `start_ms` shows
+            // it), not the generator's.
+            if backlogFromConcurrency {
                 health.startedAfterConcurrencyWait()
+            } else {
+                health.started(lag: now - visitor.arrival, at: now)
             }
             inFlight += 1
             progress.arrived += 1
@@ -218,7 +231,7 @@ final class LiveShard: LiveExchangeOwner {
         guard !stopped else { return }
         do {
             try deliver(slot: slot, serial: serial, result: result)
-            try startDueArrivals(fromTimer: false)
+            try startDueArrivals()
         } catch {
             fail(error)
             return
