@@ -260,9 +260,7 @@ final class LiveShard: LiveExchangeOwner {
         _ action: VisitorMachine.Action, visitor: inout Visitor?, number: Int?, phaseBefore: VisitorPhase,
         now: Instant
     ) throws {
-        let phaseAfter = visitor!.machine.phase
-        if phaseBefore != .inQueue, phaseAfter == .inQueue { progress.inQueue += 1 }
-        if phaseBefore == .inQueue, phaseAfter != .inQueue { progress.inQueue -= 1 }
+        progress.phaseChanged(from: phaseBefore, to: visitor!.machine.phase)
         switch action {
         case .finish(let result):
             if let number { slots.release(number) }

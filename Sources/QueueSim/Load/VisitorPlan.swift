@@ -59,31 +59,13 @@ public struct VisitorPlan: Sendable {
     /// `PlanError.feederExhausted` when a visitor needs a row a feeder no longer has
     /// (`preflight` finds that before the run).
     public mutating func next() throws(PlanError) -> PlannedVisitor? {
-        if let failure { throw failure }
-        guard let arrival = arrivals.next() else { return nil }
-        let index = nextIndex
-        nextIndex += 1
-        let group = groupPicker.group(forVisitor: index)
-        let values: (enqueueKey: String?, enqueueToken: String?)
-        do throws(PlanError) {
-            values = try feeders.values(forGroup: group, visitorIndex: index)
-        } catch {
-            failure = error
-            throw error
-        }
-        return PlannedVisitor(
-            index: index, arrival: arrival, groupIndex: group,
-            userId: VisitorUserId.make(seed: seed, visitorIndex: index),
-            enqueueKey: values.enqueueKey, enqueueToken: values.enqueueToken)
+        try next(ownedBy: 0, of: 1)
     }
-}
 
-extension VisitorPlan {
     /// The next visitor whose index is `shard` modulo `shards`, in arrival order. Every other
     /// visitor is still walked (its arrival, group and feeder rows are drawn, so `unique` rows
     /// go exactly where a whole plan sends them) but no user id is made for it.
     public mutating func next(ownedBy shard: Int, of shards: Int) throws(PlanError) -> PlannedVisitor? {
-        guard shards > 1 else { return try next() }
         if let failure { throw failure }
         while let arrival = arrivals.next() {
             let index = nextIndex
@@ -96,7 +78,7 @@ extension VisitorPlan {
                 failure = error
                 throw error
             }
-            guard index % shards == shard else { continue }
+            guard shards <= 1 || index % shards == shard else { continue }
             return PlannedVisitor(
                 index: index, arrival: arrival, groupIndex: group,
                 userId: VisitorUserId.make(seed: seed, visitorIndex: index),

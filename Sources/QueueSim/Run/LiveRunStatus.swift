@@ -20,6 +20,12 @@ public final class LiveRunStatus: Sendable {
         public var generatorSaturated = false
         public var loopLag: Duration = .zero
 
+        /// Counts a visitor's move into or out of the queue page.
+        mutating func phaseChanged(from before: VisitorPhase, to after: VisitorPhase) {
+            if before != .inQueue, after == .inQueue { inQueue += 1 }
+            if before == .inQueue, after != .inQueue { inQueue -= 1 }
+        }
+
         mutating func add(_ other: Snapshot) {
             now = max(now, other.now)
             arrived += other.arrived

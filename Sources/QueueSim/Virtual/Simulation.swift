@@ -141,8 +141,7 @@ struct Simulation {
         mayAnswerLoad: Bool
     ) throws {
         let phaseAfter = slot!.machine.phase
-        if phaseBefore != .inQueue, phaseAfter == .inQueue { progress.inQueue += 1 }
-        if phaseBefore == .inQueue, phaseAfter != .inQueue { progress.inQueue -= 1 }
+        progress.phaseChanged(from: phaseBefore, to: phaseAfter)
         if case .finish(let result) = action {
             if let number { slots.release(number) }
             try finish(slot.take()!, result: result)

@@ -51,44 +51,42 @@ struct LiveEngineTests {
         }
     }
 
+    /// One visitor against a server that answers every enqueue with `reply`, 400 ms
+    /// `requestTimeout`: returns its row and the server.
+    static func timedOutVisitor(_ reply: RawHTTPServer.Reply) async throws -> (row: [String: String], requests: Int) {
+        try await RawHTTPServer.with(reply: afterReachabilityCheck { _ in reply }) { server in
+            let reports = try await runWall(
+                scenario(
+                    port: server.port, arrivals: "{ phases: [ { burst: 1 } ] }", client: "{ requestTimeout: 400ms }",
+                    run: "{}"))
+            return (try #require(reports.visitors.rows.first), server.requestsReceived)
+        }
+    }
+
+    /// Five timeouts of 0.4 s and the SDK's waits of 1, 2, 4 and 8 s between them: never less
+    /// (a deadline cannot fire early); more only by the machine's own delays.
+    static func expectTimedOutAfterRetries(_ row: [String: String]) {
+        #expect(row["outcome"] == "unavailable")
+        #expect(row["attempts"] == "5")
+        #expect(row["error"]?.contains("timed out") == true)
+        let total = row.int("total_ms") ?? 0
+        #expect(total >= 17_000 && total < 30_000, "total_ms \(total)")
+    }
+
     @Test("a chunked body that never ends: a timeout after requestTimeout, then the SDK's retries")
     func stalledChunkedBody() async throws {
         let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"Que"
-        try await RawHTTPServer.with(reply: Self.afterReachabilityCheck { _ in .stall(head) }) { server in
-            let reports = try await Self.runWall(
-                Self.scenario(
-                    port: server.port, arrivals: "{ phases: [ { burst: 1 } ] }", client: "{ requestTimeout: 400ms }",
-                    run: "{}"))
-            let row = try #require(reports.visitors.rows.first)
-            #expect(row["outcome"] == "unavailable")
-            #expect(row["attempts"] == "5")
-            #expect(row["error"]?.contains("timed out") == true)
-            // Five timeouts of 0.4 s and the SDK's waits of 1, 2, 4 and 8 s between them: never
-            // less (a deadline cannot fire early); more only by the machine's own delays.
-            let total = try #require(row.int("total_ms"))
-            #expect(total >= 17_000 && total < 30_000, "total_ms \(total)")
-            #expect(server.requestsReceived == 6)
-        }
+        let (row, requests) = try await Self.timedOutVisitor(.stall(head))
+        Self.expectTimedOutAfterRetries(row)
+        #expect(requests == 6)
     }
 
     @Test("a body trickled one byte at a time: a whole-exchange timeout, not an idle one")
     func trickledBody() async throws {
+        // An idle timeout would never fire here (a byte every 50 ms for 20 s per attempt).
         let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
-        try await RawHTTPServer.with(
-            reply: Self.afterReachabilityCheck { _ in .trickle(head: head, interval: .milliseconds(50), count: 400) }
-        ) { server in
-            let reports = try await Self.runWall(
-                Self.scenario(
-                    port: server.port, arrivals: "{ phases: [ { burst: 1 } ] }", client: "{ requestTimeout: 400ms }",
-                    run: "{}"))
-            let row = try #require(reports.visitors.rows.first)
-            #expect(row["outcome"] == "unavailable")
-            #expect(row["attempts"] == "5")
-            #expect(row["error"]?.contains("timed out") == true)
-            // An idle timeout would never fire here (a byte every 50 ms for 20 s per attempt).
-            let total = try #require(row.int("total_ms"))
-            #expect(total >= 17_000 && total < 30_000, "total_ms \(total)")
-        }
+        let (row, _) = try await Self.timedOutVisitor(.trickle(head: head, interval: .milliseconds(50), count: 400))
+        Self.expectTimedOutAfterRetries(row)
     }
 
     @Test("keep-alive: 100 visitors one after another share one connection; 200 at once open at most 20")

@@ -46,6 +46,21 @@ struct VisitorPlanTests {
         #expect(!first.isEmpty)
     }
 
+    @Test("the loops' shares of a plan add up to the plan: same visitors, user ids and unique rows", arguments: [2, 3])
+    func sharesAddUp(loops: Int) throws {
+        let scenario = scenario(process: .poisson)
+        let whole = try all(scenario)
+        var shares: [PlannedVisitor] = []
+        for loop in 0..<loops {
+            var plan = try VisitorPlan(scenario: scenario, loadColumn: columns.load)
+            while let visitor = try plan.next(ownedBy: loop, of: loops) {
+                #expect(visitor.index % loops == loop)
+                shares.append(visitor)
+            }
+        }
+        #expect(rendered(shares.sorted { $0.index < $1.index }) == rendered(whole))
+    }
+
     @Test("visitors come in arrival order with their group's data")
     func plannedVisitors() throws {
         let visitors = try all(scenario())
