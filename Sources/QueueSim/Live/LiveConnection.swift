@@ -44,11 +44,6 @@ final class LiveConnection {
             LiveRequestEncoding.encode(exchange.request, defaultAuthority: pool.defaultAuthority, allocator: allocator))
     }
 
-    var isBusy: Bool {
-        if case .busy = state { return true }
-        return false
-    }
-
     func carries(slot: Int, serial: UInt32) -> Bool {
         guard case .busy(let exchange) = state else { return false }
         return exchange.slot == slot && exchange.serial == serial
@@ -98,10 +93,8 @@ final class LiveConnection {
                 exchange, on: self,
                 result: .failure(error.map(LiveTransportErrors.map) ?? .connectionReset),
                 mayResend: staleKeepAlive)
-        case .connecting, .idle:
-            pool.connectionClosed(self, error: error)
-        case .closed:
-            pool.connectionClosed(self, error: nil)
+        case .connecting, .idle, .closed:
+            pool.connectionClosed(self)
         }
     }
 }

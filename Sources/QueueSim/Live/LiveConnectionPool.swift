@@ -209,7 +209,8 @@ final class LiveConnectionPool {
         dispatch()
     }
 
-    func connectionClosed(_ connection: LiveConnection, error: (any Error)?) {
+    /// A connection with no exchange on it closed (the server's idle close, say).
+    func connectionClosed(_ connection: LiveConnection) {
         remove(connection)
         dispatch()
     }

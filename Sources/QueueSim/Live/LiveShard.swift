@@ -1,5 +1,21 @@
 import NIOCore
 import QueueClientCore
+import Synchronization
+
+/// Where a stopping run ends, for every loop at once: set (once) by the stop signal's
+/// handler before the loops hear of the stop, read by the loops before every start.
+final class LiveStopLine: Sendable {
+    private let nanoseconds = Atomic<Int64>(.max)
+
+    /// `Instant` far in the future until the run is stopped.
+    var instant: Instant {
+        Instant(sinceOrigin: .nanoseconds(nanoseconds.load(ordering: .acquiring)))
+    }
+
+    func draw(at instant: Instant) {
+        nanoseconds.store(instant.sinceOrigin.wholeNanoseconds, ordering: .releasing)
+    }
+}
 
 /// One event loop's share of a live run: the visitors whose index is `shard` modulo `shards`,
 /// as slots on a calendar of wake-ups and request deadlines (the virtual runner's
@@ -36,6 +52,7 @@ final class LiveShard: LiveExchangeOwner {
     private let templates: [VisitorConfiguration]
     private let clock: WallClock
     private let status: LiveRunStatus
+    private let stopLine: LiveStopLine
     private let pool: LiveConnectionPool
     private var plan: VisitorPlan
     private var nextArrival: PlannedVisitor?
@@ -61,8 +78,10 @@ final class LiveShard: LiveExchangeOwner {
 
     init(
         loop: any EventLoop, index: Int, of shards: Int, run: PreparedRun, plan: VisitorPlan, quota: Int,
-        endpoint: LiveEndpoint, connectionLimit: Int, rows: RowBatch, clock: WallClock, status: LiveRunStatus
+        endpoint: LiveEndpoint, connectionLimit: Int, rows: RowBatch, clock: WallClock, status: LiveRunStatus,
+        stopLine: LiveStopLine
     ) {
+        self.stopLine = stopLine
         self.loop = loop
         self.index = index
         self.shards = shards
@@ -125,7 +144,9 @@ final class LiveShard: LiveExchangeOwner {
             return
         }
         var next = calendar.nextTime
-        if let arrival = nextArrival?.arrival, inFlight < quota { next = min(next ?? arrival, arrival) }
+        if let arrival = nextArrival?.arrival, inFlight < quota, arrival <= stopLine.instant {
+            next = min(next ?? arrival, arrival)
+        }
         guard let next else { return }
         if let armedAt, armedAt <= next { return }
         armedAt = next
@@ -182,6 +203,9 @@ final class LiveShard: LiveExchangeOwner {
                 backlogFromConcurrency = true
                 return
             }
+            // The run has been told to stop at an instant this arrival is after: it never
+            // arrives, even if this loop hears of the stop a moment later.
+            guard visitor.arrival <= stopLine.instant else { return }
             nextArrival = try plan.next(ownedBy: index, of: shards)
             // While a backlog built by the cap lasts, lateness is the cap's (its `start_ms` shows
             // it), not the generator's.

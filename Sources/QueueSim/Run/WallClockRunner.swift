@@ -123,6 +123,7 @@ public struct WallClockRunner: Sendable {
         let connectionLimits = Self.split(
             min(run.scenario.run.concurrency, Self.connectionPoolLimit), into: loops.count)
         let warm = Self.split(Self.largestBurst(of: run), into: loops.count)
+        let stopLine = LiveStopLine()
         var shards: [NIOLoopBound<LiveShard>] = []
         var finished: [EventLoopFuture<LiveShard.Outcome>] = []
         for (index, loop) in loops.enumerated() {
@@ -131,7 +132,7 @@ public struct WallClockRunner: Sendable {
                 let shard = LiveShard(
                     loop: loop, index: index, of: loops.count, run: run, plan: plan, quota: quotas[index],
                     endpoint: endpoint, connectionLimit: connectionLimits[index], rows: rows, clock: clock,
-                    status: status)
+                    status: status, stopLine: stopLine)
                 return (NIOLoopBound(shard, eventLoop: loop), shard.start(warmConnections: warm[index]))
             }.get()
             shards.append(started.0)
@@ -148,6 +149,7 @@ public struct WallClockRunner: Sendable {
             let reason = stopSignal.reason ?? .interrupted
             var instant = clock.now
             if reason == .runEnded, let deadline { instant = min(instant, deadline) }
+            stopLine.draw(at: instant)
             for shard in shards {
                 shard.eventLoop.execute { shard.value.stop(reason: reason, at: instant) }
             }
