@@ -25,8 +25,6 @@ public struct WallClockRunner: Sendable {
     public let status: LiveRunStatus
     public let stopSignal: RunStopSignal
     private let logger: Logger
-    /// Event loops to use; nil: one per core (NIO's shared group).
-    var loopCount: Int?
 
     public init(run: PreparedRun, status: LiveRunStatus, stopSignal: RunStopSignal, logger: Logger) {
         self.run = run
@@ -71,7 +69,7 @@ public struct WallClockRunner: Sendable {
             throw RunAbort("the endpoint \(connectTarget.origin) is not reachable: \(error)")
         }
         let allLoops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
-        let usable = min(loopCount ?? ProcessCPUTime.usableCores() ?? allLoops.count, allLoops.count)
+        let usable = min(ProcessCPUTime.usableCores() ?? allLoops.count, allLoops.count)
         let loops = Array(allLoops.prefix(max(1, min(usable, scenario.run.concurrency))))
         if room == nil {
             try await Self.checkReachable(connectTarget, endpoint: endpoint, loop: loops[0])
