@@ -47,6 +47,12 @@ struct RunCommandTests {
         #expect(result.status == 1, "\(result.stderr)")
         for file in Self.reportFiles { #expect(Self.exists(out + "/" + file), "\(file) missing") }
         #expect(result.stdout.contains("passed"), "the verdict table is printed")
+        // A wall run says how its own generator kept up, on the screen and in run.json.
+        #expect(result.stdout.contains("generator: "), "\(result.stdout)")
+        #expect(result.stdout.contains("the load generator"), "\(result.stdout)")
+        let manifest = try String(contentsOfFile: out + "/run.json", encoding: .utf8)
+        #expect(manifest.contains("\"generator\" : {"))
+        #expect(manifest.contains("\"saturated_windows\""))
     }
 
     @Test("an invalid scenario: exit 2, a position in the message, no report directory")
