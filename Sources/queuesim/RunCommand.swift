@@ -65,6 +65,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        EventLoopSizing.matchAffinityMask()
         let scenario = try loadScenarioOrExit(file)
         let options = RunOptions(
             outputDirectory: outputDirectory, seed: seed, clock: clock.flatMap(ClockKind.init(rawValue:)),

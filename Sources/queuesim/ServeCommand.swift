@@ -45,6 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        EventLoopSizing.matchAffinityMask()
         let scenario = try loadScenarioOrExit(file)
         guard scenario.target.endpoint == .embedded else {
             StandardError.print("\(file): serve needs endpoint: embedded; this scenario targets a real endpoint")

@@ -214,6 +214,20 @@ public struct WallClockRunner: Sendable {
     }
 }
 
+/// NIO's shared event loops, one per core this process may run on.
+public enum EventLoopSizing {
+    /// Call once, before anything uses NIO (the command line does, first thing): NIO sizes its
+    /// shared group by the machine's cores, and under `taskset -c 1` two loops would take turns
+    /// on one core (the embedded room's and `serve`'s connections among them). A user's own
+    /// `NIO_SINGLETON_GROUP_LOOP_COUNT` wins.
+    public static func matchAffinityMask() {
+        guard ProcessInfo.processInfo.environment["NIO_SINGLETON_GROUP_LOOP_COUNT"] == nil,
+            let cores = ProcessCPUTime.usableCores(), cores < System.coreCount
+        else { return }
+        NIOSingletons.groupLoopCountSuggestion = cores
+    }
+}
+
 /// CPU time (user + system) of this process so far, in seconds, and the cores it may run on.
 enum ProcessCPUTime {
     /// Cores in the process's affinity mask (`taskset`), which NIO's `System.coreCount` does
