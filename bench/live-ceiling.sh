@@ -11,7 +11,8 @@
 # answers every request under /api/mobileapp/queue/ with 200 and the enqueue API's JSON for a
 # safetynet room (a KnownUser token with rt_safetynet, signed with the room's default key), so
 # each visitor of the SDK ends `passed` after exactly one request. Then, on core 1:
-#   1. wrk -t1 -c64 -d${SECONDS}s POSTing the SDK's enqueue body to the enqueue path;
+#   1. wrk -t1 -c64 -d${SECONDS}s POSTing the SDK's enqueue body to the enqueue path (before
+#      queuesim and again after it: the ratio is against the mean of the two);
 #   2. queuesim run on a generated scenario: one `run` group, 60,000 × SECONDS visitors arriving
 #      at 200,000/s (faster than any generator serves them), run.concurrency 64 (wrk's 64
 #      connections), so visitors queue for a place as wrk's closed loop does. The run lasts as
@@ -173,13 +174,18 @@ fi
 # load), which then still gets Ctrl-C.
 wrk_cmd=(timeout --foreground -k 5 $((seconds + 30)) taskset -c 1
     wrk -t1 -c"$connections" -d"${seconds}s" -s enqueue.lua "http://127.0.0.1:$port$enqueue_path")
-status=0
-(cd "$workdir" && "${wrk_cmd[@]}") > "$workdir/wrk.txt" 2>&1 || status=$?
-[ "$status" -eq 0 ] || { cat "$workdir/wrk.txt" >&2; fail "wrk exited $status"; }
-wrk_rps=$(awk '/^Requests\/sec:/ { print $2 }' "$workdir/wrk.txt")
-[ -n "$wrk_rps" ] || { cat "$workdir/wrk.txt" >&2; fail "no Requests/sec in wrk's output"; }
-if grep -q 'Non-2xx' "$workdir/wrk.txt"; then cat "$workdir/wrk.txt" >&2; fail "wrk saw non-2xx answers"; fi
-wrk_errors=$(grep -E '^ *Socket errors' "$workdir/wrk.txt" | sed 's/^ *//' || true)
+# wrk runs before and after queuesim: this machine's speed drifts by tens of per cent within
+# minutes, and the mean of the two brackets the queuesim run in time.
+run_wrk() {
+    local out="$workdir/wrk-$1.txt" status=0
+    (cd "$workdir" && "${wrk_cmd[@]}") > "$out" 2>&1 || status=$?
+    [ "$status" -eq 0 ] || { cat "$out" >&2; fail "wrk exited $status"; }
+    grep -q '^Requests/sec:' "$out" || { cat "$out" >&2; fail "no Requests/sec in wrk's output"; }
+    if grep -q 'Non-2xx' "$out"; then cat "$out" >&2; fail "wrk saw non-2xx answers"; fi
+}
+wrk_rate() { awk '/^Requests\/sec:/ { print $2 }' "$workdir/wrk-$1.txt"; }
+run_wrk before
+wrk_errors=$(grep -E '^ *Socket errors' "$workdir/wrk-before.txt" | sed 's/^ *//' || true)
 
 # --- queuesim run -----------------------------------------------------------------------------
 # The run lasts as long as the visitors take (60,000 × SECONDS of them); give up below
@@ -196,6 +202,10 @@ if [ "$status" -ne 0 ]; then
     fail "queuesim run exited $status"
 fi
 kill -0 "$server" 2>/dev/null || fail "nginx died during the run"
+run_wrk after
+wrk_before=$(wrk_rate before)
+wrk_after=$(wrk_rate after)
+wrk_rps=$(awk -v a="$wrk_before" -v b="$wrk_after" 'BEGIN { printf "%.0f", (a + b) / 2 }')
 
 json="$workdir/out/run.json"
 [ -f "$json" ] || fail "no run.json"
@@ -221,7 +231,7 @@ echo "wrk:                ${wrk_cmd[*]}"
 echo "queuesim:           ${run_cmd[*]}"
 echo "                    (scenario: $visitors visitors at 200000/s, run.concurrency $connections, endpoint http://127.0.0.1:$port)"
 echo
-echo "wrk:                $(printf '%.0f' "$wrk_rps") requests/s${wrk_errors:+ ($wrk_errors)}"
+echo "wrk:                $(printf '%.0f' "$wrk_rps") requests/s (mean of $(printf '%.0f' "$wrk_before") before and $(printf '%.0f' "$wrk_after") after queuesim)${wrk_errors:+ ($wrk_errors)}"
 echo "queuesim run:       $q_rps requests/s ($requests requests in $(awk -v d="$duration_ms" 'BEGIN { printf "%.2f", d / 1000 }') s; visitors $visitors, rows $rows: $outcomes)"
 awk -v q="$q_rps" -v w="$wrk_rps" 'BEGIN { printf "queuesim / wrk:     %.1f %%\n", 100 * q / w }'
 if jq -e '.generator | type == "object"' "$json" >/dev/null; then
