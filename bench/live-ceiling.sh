@@ -35,33 +35,22 @@ port="${PORT:-18090}"
 connections=64
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: bench/live-ceiling.sh [SECONDS]  (a whole number > 0)" >&2; exit 2; }
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. bench/lib.sh
 
 # --- tools ------------------------------------------------------------------------------------
-apt_install() {
-    echo "installing $* (apt-get install -y $*)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2 \
-        || { apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2; }
-}
 nginx_path() { command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true; }
 if [ -z "$(nginx_path)" ]; then
     apt_install nginx-light || apt_install nginx || fail "install nginx first: apt-get install -y nginx-light"
 fi
-command -v wrk >/dev/null || apt_install wrk || fail "install wrk first: apt-get install -y wrk"
-[ -x /usr/bin/time ] || apt_install time || fail "install GNU time first: apt-get install -y time"
-command -v jq >/dev/null || apt_install jq || fail "install jq first: apt-get install -y jq"
-command -v curl >/dev/null || apt_install curl || fail "install curl first: apt-get install -y curl"
+need wrk
+need time
+need jq
+need curl
 nginx_bin="$(nginx_path)"
 [ -n "$nginx_bin" ] || fail "nginx not found after installing it"
 taskset -c 1 true 2>/dev/null || fail "needs at least 2 cores (taskset -c 0 for nginx, -c 1 for the load)"
 
-if [ -n "${QUEUESIM_BIN:-}" ]; then
-    bin="$QUEUESIM_BIN"
-else
-    swift build -c release --product queuesim >&2
-    bin="$(swift build -c release --show-bin-path)/queuesim"
-fi
-[ -x "$bin" ] || fail "no queuesim binary at $bin"
+queuesim_binary
 
 workdir="$(mktemp -d)"
 server=""

@@ -23,24 +23,12 @@ visitors="${1:-20000}"
 port="${PORT:-18091}"
 [[ "$visitors" =~ ^[1-9][0-9]*$ ]] || { echo "usage: bench/live-queue.sh [VISITORS]  (a whole number > 0)" >&2; exit 2; }
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-apt_install() {
-    echo "installing $* (apt-get install -y $*)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2 \
-        || { apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2; }
-}
-[ -x /usr/bin/time ] || apt_install time || fail "install GNU time first: apt-get install -y time"
-command -v jq >/dev/null || apt_install jq || fail "install jq first: apt-get install -y jq"
+. bench/lib.sh
+need time
+need jq
 taskset -c 1 true 2>/dev/null || fail "needs at least 2 cores (taskset -c 0 for the room, -c 1 for the generator)"
 
-if [ -n "${QUEUESIM_BIN:-}" ]; then
-    bin="$QUEUESIM_BIN"
-else
-    swift build -c release --product queuesim >&2
-    bin="$(swift build -c release --show-bin-path)/queuesim"
-fi
-[ -x "$bin" ] || fail "no queuesim binary at $bin"
+queuesim_binary
 
 workdir="$(mktemp -d)"
 server=""

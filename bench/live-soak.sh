@@ -3,8 +3,8 @@
 # embedded waiting room, 100 visitors a second for MINUTES minutes (default 30), each through
 # the queue page to the target: a queue that lets 120 a second through, so it stays short and
 # the run stays in a steady state. The script samples the process's resident memory every
-# 10 s and judges the samples after the warm-up (the first sixth of the run, at least a
-# minute): every one within ±10 % of their mean.
+# 10 s and judges the samples after the warm-up (the first sixth of the run, at least a minute;
+# half of a one-minute run): every one within ±10 % of their mean.
 #
 #   bench/live-soak.sh [MINUTES]          (default 30)
 #
@@ -16,14 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes="${1:-30}"
 [[ "$minutes" =~ ^[1-9][0-9]*$ ]] || { echo "usage: bench/live-soak.sh [MINUTES]  (a whole number > 0)" >&2; exit 2; }
-command -v jq >/dev/null || apt-get install -y jq >&2 || { echo "install jq first: apt-get install -y jq" >&2; exit 1; }
-
-if [ -n "${QUEUESIM_BIN:-}" ]; then
-    bin="$QUEUESIM_BIN"
-else
-    swift build -c release --product queuesim >&2
-    bin="$(swift build -c release --show-bin-path)/queuesim"
-fi
+. bench/lib.sh
+need jq
+queuesim_binary
 
 workdir="$(mktemp -d)"
 run_pid=""
@@ -68,7 +63,8 @@ run_pid=""
 
 json="$workdir/out/run.json"
 rows=$(($(wc -l < "$workdir/out/visitors.csv") - 1))
-warmup=$(( minutes * 60 / 6 < 60 ? 60 : minutes * 60 / 6 ))
+# The first sixth of the run, but at least a minute (half of a one-minute run).
+warmup=$(( minutes * 60 / 6 > 60 ? minutes * 60 / 6 : (minutes > 1 ? 60 : 30) ))
 first=$(head -1 "$samples" | cut -d' ' -f1)
 echo "machine:       $(nproc) cores, $(free -m | awk '/Mem:/ { printf "%.1f GiB", $2 / 1024 }'), $(uname -sr)"
 echo "command:       queuesim run <100 visitors/s for ${minutes} min, queue at 7200/min> --quiet"
