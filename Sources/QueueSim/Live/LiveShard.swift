@@ -217,10 +217,7 @@ final class LiveShard: LiveExchangeOwner {
             inFlight += 1
             progress.arrived += 1
             progress.started += 1
-            var configuration = templates[visitor.groupIndex]
-            configuration.userId = visitor.userId
-            if let key = visitor.enqueueKey { configuration.enqueueKey = key }
-            if let token = visitor.enqueueToken { configuration.enqueueToken = token }
+            let configuration = PreparedRun.visitorConfiguration(for: visitor, templates: templates)
             var slot: Visitor? = Visitor(
                 machine: VisitorMachine(configuration: configuration), index: visitor.index, arrival: visitor.arrival,
                 groupIndex: visitor.groupIndex)

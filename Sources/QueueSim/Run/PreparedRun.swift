@@ -35,7 +35,15 @@ public struct PreparedRun: Sendable {
     }
 
     public func visitorConfiguration(for visitor: PlannedVisitor) -> VisitorConfiguration {
-        var configuration = groupTemplates[visitor.groupIndex]
+        Self.visitorConfiguration(for: visitor, templates: groupTemplates)
+    }
+
+    /// The visitor's configuration from one set of group templates (the run's own, or a
+    /// loop's from `makeGroupTemplates`): its group's, with its own user id, key and token.
+    static func visitorConfiguration(
+        for visitor: PlannedVisitor, templates: [VisitorConfiguration]
+    ) -> VisitorConfiguration {
+        var configuration = templates[visitor.groupIndex]
         configuration.userId = visitor.userId
         if let key = visitor.enqueueKey { configuration.enqueueKey = key }
         if let token = visitor.enqueueToken { configuration.enqueueToken = token }
