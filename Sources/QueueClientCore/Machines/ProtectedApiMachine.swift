@@ -60,7 +60,7 @@ public struct ProtectedApiMachine: Sendable {
 
     static let maxRedirects = 5
     static let ajaxPageURLHeader = HTTPField.Name("x-queueit-ajaxpageurl")!
-    static let queueRedirectHeader = HTTPField.Name("x-queueit-redirect")!
+    static let queueRedirectHeader = IncomingResponse.queueRedirectField
 
     public let apiURL: SimpleURL
     public let userAgent: String

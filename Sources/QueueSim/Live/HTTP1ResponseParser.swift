@@ -223,16 +223,20 @@ private struct ParsedHead {
             guard let colon = bytes[line].firstIndex(of: UInt8(ascii: ":")), colon > line.lowerBound else {
                 throw ParseError(reason: "malformed header line")
             }
-            guard let name = LiveHeaderNames.name(bytes[line.lowerBound..<colon]) else {
-                throw ParseError(reason: "bad header name")
-            }
+            let name = ResponseFieldName(bytes[line.lowerBound..<colon])
             var valueStart = colon + 1
             var valueEnd = line.upperBound
             while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
             while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
             let value = bytes[valueStart..<valueEnd]
-            fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
-            if name == .contentLength {
+            switch name {
+            case .invalid:
+                throw ParseError(reason: "bad header name")
+            case .unread:
+                continue
+            case .read(let name):
+                fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
+            case .contentLength:
                 var length = 0
                 guard !value.isEmpty, value.count <= 18 else { throw ParseError(reason: "bad Content-Length") }
                 for byte in value {
@@ -244,11 +248,13 @@ private struct ParsedHead {
                     throw ParseError(reason: "conflicting Content-Length")
                 }
                 contentLength = length
-            } else if name == .transferEncoding {
-                chunked = Self.tokens(value).last.map { Self.equalsIgnoringCase($0, "chunked") } ?? false
+            case .transferEncoding:
+                var last: Slice<UnsafeRawBufferPointer>?
+                Self.forEachToken(value) { last = $0 }
+                chunked = last.map { Self.equalsIgnoringCase($0, "chunked") } ?? false
                 if !chunked { throw ParseError(reason: "unsupported Transfer-Encoding") }
-            } else if name == .connection {
-                for token in Self.tokens(value) {
+            case .connection:
+                Self.forEachToken(value) { token in
                     if Self.equalsIgnoringCase(token, "close") { closeRequested = true }
                     if Self.equalsIgnoringCase(token, "keep-alive") { keepAliveRequested = true }
                 }
@@ -260,13 +266,18 @@ private struct ParsedHead {
 
     private static let http1Prefix = Array("HTTP/1.".utf8)
 
-    /// The comma-separated tokens of a list value, without blanks.
-    private static func tokens(_ value: Slice<UnsafeRawBufferPointer>) -> [Slice<UnsafeRawBufferPointer>] {
-        value.split(separator: UInt8(ascii: ",")).map { token in
-            var token = token
+    /// Calls `body` with each comma-separated token of a list value, without blanks.
+    private static func forEachToken(
+        _ value: Slice<UnsafeRawBufferPointer>, _ body: (Slice<UnsafeRawBufferPointer>) -> Void
+    ) {
+        var start = value.startIndex
+        while start <= value.endIndex {
+            let end = value[start...].firstIndex(of: UInt8(ascii: ",")) ?? value.endIndex
+            var token = value[start..<end]
             while let first = token.first, first == 0x20 || first == 0x09 { token = token.dropFirst() }
             while let last = token.last, last == 0x20 || last == 0x09 { token = token.dropLast() }
-            return token
+            if !token.isEmpty { body(token) }
+            start = end + 1
         }
     }
 
@@ -274,6 +285,50 @@ private struct ParsedHead {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         return lowercase.withUTF8Buffer { expected in
             zip(bytes, expected).allSatisfy { ASCIIByte.lowercased($0) == $1 }
+        }
+    }
+}
+
+/// What the parser does with a header field, by its name: the framing fields it reads itself,
+/// the fields the client core reads (`IncomingResponse.fieldsReadByMachines`, kept), and the
+/// rest, checked to be a valid name and dropped.
+private enum ResponseFieldName {
+    case contentLength, transferEncoding, connection
+    case read(HTTPField.Name)
+    case unread
+    case invalid
+
+    private static let framing: [(name: [UInt8], kind: ResponseFieldName)] = [
+        (Array("content-length".utf8), .contentLength),
+        (Array("transfer-encoding".utf8), .transferEncoding),
+        (Array("connection".utf8), .connection),
+    ]
+    private static let kept: [(name: [UInt8], kind: ResponseFieldName)] =
+        IncomingResponse.fieldsReadByMachines.map { (Array($0.canonicalName.utf8), .read($0)) }
+    private static let known = framing + kept
+
+    init(_ bytes: Slice<UnsafeRawBufferPointer>) {
+        let count = bytes.count
+        search: for candidate in Self.known where candidate.name.count == count {
+            var offset = bytes.startIndex
+            for expected in candidate.name {
+                guard ASCIIByte.lowercased(bytes[offset]) == expected else { continue search }
+                offset += 1
+            }
+            self = candidate.kind
+            return
+        }
+        self = bytes.allSatisfy(Self.isTokenCharacter) ? .unread : .invalid
+    }
+
+    /// RFC 9110 §5.6.2 `tchar`.
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
     }
 }

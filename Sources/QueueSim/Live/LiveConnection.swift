@@ -212,27 +212,3 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
         self.context = nil
     }
 }
-
-/// The header names responses carry most, without validating and lowercasing each one anew.
-enum LiveHeaderNames {
-    private static let common: [HTTPField.Name] = [
-        .contentType, .contentLength, .date, .server, .connection, .location, .retryAfter, .setCookie,
-        .cacheControl, .transferEncoding, .expires,
-    ]
-    private static let commonLowercased: [[UInt8]] = common.map { Array($0.canonicalName.utf8) }
-
-    /// The name spelled by `bytes` (case-insensitively one of the common ones, or a new one);
-    /// nil when it is not a valid field name.
-    static func name(_ bytes: Slice<UnsafeRawBufferPointer>) -> HTTPField.Name? {
-        let count = bytes.count
-        search: for (index, known) in commonLowercased.enumerated() where known.count == count {
-            var offset = bytes.startIndex
-            for expected in known {
-                guard ASCIIByte.lowercased(bytes[offset]) == expected else { continue search }
-                offset += 1
-            }
-            return common[index]
-        }
-        return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
-    }
-}
