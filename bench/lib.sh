@@ -29,4 +29,6 @@ queuesim_binary() {
         bin="$(swift build -c release --show-bin-path)/queuesim"
     fi
     [ -x "$bin" ] || fail "no queuesim binary at $bin"
+    # The scripts run queuesim from a temporary directory: a relative path would not resolve.
+    bin="$(realpath "$bin")"
 }

@@ -184,14 +184,22 @@ public struct KnownUserTokenValidator: Sendable {
         var token = token
         let answer: Bool? = token.withUTF8 { bytes in
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            // One pass, no arrays: a pair counts when its only `_` is its second byte.
             var hasEventId = false
             var hasHash = false
-            for pair in bytes.split(separator: UInt8(ascii: "~"), omittingEmptySubsequences: false) {
-                guard let underscore = pair.firstIndex(of: UInt8(ascii: "_")),
-                    !pair[(underscore + 1)...].contains(UInt8(ascii: "_")), underscore == pair.startIndex + 1
-                else { continue }
-                if pair.first == UInt8(ascii: "e") { hasEventId = true }
-                if pair.first == UInt8(ascii: "h") { hasHash = true }
+            var pairStart = 0
+            var underscores = 0
+            for index in 0...bytes.count {
+                guard index < bytes.count, bytes[index] != UInt8(ascii: "~") else {
+                    if underscores == 1, index - pairStart >= 2, bytes[pairStart + 1] == UInt8(ascii: "_") {
+                        if bytes[pairStart] == UInt8(ascii: "e") { hasEventId = true }
+                        if bytes[pairStart] == UInt8(ascii: "h") { hasHash = true }
+                    }
+                    pairStart = index + 1
+                    underscores = 0
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "_") { underscores += 1 }
             }
             return hasEventId && hasHash
         }
