@@ -96,7 +96,8 @@ public struct PreparedRun: Sendable {
             enqueueToken: literalToken, userId: "", userAgent: own(client.userAgent),
             sdkVersion: own(client.sdkVersion), requestTimeout: client.requestTimeout,
             pollInterval: client.pollInterval, maxWait: client.maxWait, maxRestarts: client.maxRestarts,
-            flow: VisitorFlowKind(group.flow), protectedApiURL: target.protectedApi.map(own))
+            flow: VisitorFlowKind(group.flow),
+            protectedApiURL: (target.protectedApi ?? RoomSetup.builtInProtectedAPIURL(for: scenario)).map(own))
     }
 }
 

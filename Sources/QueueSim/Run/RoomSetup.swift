@@ -8,6 +8,16 @@ public enum RoomSetup {
         Set(try scenario.waitingRoom?.enqueueKeys.map(PreparedRun.loadColumn) ?? [])
     }
 
+    /// The URL `flow: protectedApi` visitors call when the scenario names no `protectedApi`
+    /// and the room is embedded: the room's own `/api/protected`, on the host of its default
+    /// `EventTargetUrl` (the customer's origin). The room matches that path on any host, and
+    /// every request of a run reaches the room whatever its host (connect-to), so the host only
+    /// scopes the visitor's cookies.
+    public static func builtInProtectedAPIURL(for scenario: Scenario) -> String? {
+        guard scenario.target.endpoint == .embedded else { return nil }
+        return "https://\(scenario.target.customerId).example\(WaitingRoomServer.protectedAPIPath)"
+    }
+
     public static func configuration(
         for scenario: Scenario, epochUnixSeconds: Int64, knownEnqueueKeys keys: Set<String>
     ) -> WaitingRoomConfiguration {
