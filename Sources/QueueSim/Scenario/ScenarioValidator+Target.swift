@@ -52,6 +52,10 @@ extension ScenarioValidator {
             fail(
                 "`\(prefix).waitingRoomId` becomes a URL path segment: expected an id without /, ?, # or spaces, found \"\(waitingRoomId.value)\"",
                 at: waitingRoomId.mark)
+        } else if let waitingRoomId, let bad = waitingRoomId.value.first(where: { !Self.isEventIdCharacter($0) }) {
+            fail(
+                "`\(prefix).waitingRoomId` is the event id inside KnownUser tokens (e_{id}~q_…~h_…) and the session cookie's name, which cannot carry \(Self.describeCharacter(bad)): expected letters, digits and -, found \"\(waitingRoomId.value)\"",
+                at: waitingRoomId.mark)
         }
         if let domain = waitingRoomDomain {
             if domain.value.contains("://") || domain.value.contains("/") {
@@ -76,6 +80,28 @@ extension ScenarioValidator {
             waitingRoomDomain: waitingRoomDomain?.value,
             queuePathPrefix: queuePathPrefix?.value, layoutName: layoutName?.value, language: language?.value,
             protectedApi: protectedApi?.value)
+    }
+
+    /// What an event id can hold and survive every place it travels (reference §1, §2): a
+    /// token splits on `~` and `_` (a pair with a second `_` is dropped, so `e` goes missing
+    /// and every token is refused), the session cookie's value splits on `&` and `=` after
+    /// URL-decoding (`%`, `+`), and its name `QueueITAccepted-SDFrts345E-V3_{id}` must be an
+    /// HTTP token (no separators, spaces, controls or non-ASCII).
+    static func isEventIdCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || character == "-")
+    }
+
+    /// `_`, `~` by name; invisible or unusual characters by their code point.
+    static func describeCharacter(_ character: Character) -> String {
+        guard character.isASCII, !character.isWhitespace, let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F
+        else {
+            let scalars = character.unicodeScalars.map { scalar in
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            }
+            return scalars.joined(separator: " ")
+        }
+        return "`\(character)`"
     }
 
     private func isHTTPURL(_ text: String) -> Bool {

@@ -119,7 +119,17 @@ private struct YamlTreeBuilder {
             let isKey = stack.last.map { $0.isMapping && $0.items.count % 2 == 0 } ?? false
             if !isKey {
                 do {
-                    text = try YamlEnvironment.expand(text, environment: reader.environment)
+                    let expanded = try YamlEnvironment.expand(text, environment: reader.environment)
+                    // A reference that expands to nothing (or to `null`/`~`) is an empty or
+                    // literal text, never an absent value: `secretKey: ${SECRET}` with SECRET
+                    // empty must be refused like `secretKey: ""`, not fall back to the
+                    // public default.
+                    if expanded != text, style == .plain,
+                        YamlNode(.scalar(expanded, .plain), at: mark).isNull
+                    {
+                        style = .doubleQuoted
+                    }
+                    text = expanded
                 } catch {
                     problems.append(YamlError(error.message, at: mark))
                 }
