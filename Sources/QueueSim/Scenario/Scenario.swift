@@ -18,7 +18,8 @@ public struct Scenario: Sendable, Equatable {
     public var waitingRoom: WaitingRoomSettings?
     public var run: RunSettings
     public var thresholds: [Threshold]
-    /// Report directory, resolved against the current directory (default `reports/<name>`).
+    /// Report directory, resolved against the current directory (default `reports/<name>`, the
+    /// name made safe for a folder by `ReportFolderName`).
     public var reportsDirectory: String
     /// The scenario file as given on the command line, and the SHA-256 of its bytes (hex).
     public var sourcePath: String
@@ -42,7 +43,7 @@ public struct Scenario: Sendable, Equatable {
         self.waitingRoom = waitingRoom
         self.run = run
         self.thresholds = thresholds
-        self.reportsDirectory = reportsDirectory ?? "reports/\(name)"
+        self.reportsDirectory = reportsDirectory ?? "reports/\(ReportFolderName.sanitised(name))"
         self.sourcePath = sourcePath
         self.sourceSHA256 = sourceSHA256
     }
