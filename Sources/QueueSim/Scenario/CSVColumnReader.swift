@@ -23,14 +23,14 @@ public enum CSVColumnReader {
 
     /// The values of `column`, one per data row, in file order (empty lines are skipped).
     public static func read(path: String, column: String) throws(Failure) -> [String] {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            // A FIFO or device as a feeder would block validation for ever: regular files only.
+            bytes = try RegularFileReader.contents(path: path, limit: Int.max)
         } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "the file cannot be opened" : "no such file"
-            throw .unreadable(path: path, reason: reason)
+            throw .unreadable(path: path, reason: error.description)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .unreadable(path: path, reason: "the file is not UTF-8 text")
         }
         let rows = try parse(text, path: path)

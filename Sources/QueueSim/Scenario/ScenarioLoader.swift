@@ -42,26 +42,22 @@ public enum ScenarioLoader {
     public static func load(
         path: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ScenarioLoadError) -> Scenario {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw failure(path, "no such file")
-        }
-        guard !isDirectory.boolValue else {
-            throw failure(path, "this is a folder; expected a scenario file such as scenarios/launch.yaml")
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw failure(path, "the file cannot be opened") }
-        defer { try? handle.close() }
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
+            bytes = try RegularFileReader.contents(path: path, limit: maximumFileSize)
         } catch {
-            throw failure(path, "the file cannot be read (\(error.localizedDescription))")
+            switch error {
+            case .folder:
+                throw failure(path, "this is a folder; expected a scenario file such as scenarios/launch.yaml")
+            case .tooLarge:
+                throw failure(
+                    path,
+                    "the file is larger than \(maximumFileSize >> 20) MB; a scenario file is a few kilobytes of YAML")
+            case .missing, .notRegular, .unopenable, .unreadable:
+                throw failure(path, error.description)
+            }
         }
-        guard data.count <= maximumFileSize else {
-            throw failure(
-                path, "the file is larger than \(maximumFileSize >> 20) MB; a scenario file is a few kilobytes of YAML")
-        }
-        return try load(bytes: [UInt8](data), path: path, environment: environment)
+        return try load(bytes: bytes, path: path, environment: environment)
     }
 
     public static func load(
