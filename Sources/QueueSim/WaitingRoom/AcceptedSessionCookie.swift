@@ -76,7 +76,7 @@ public struct AcceptedSessionCookie: Sendable, Equatable {
         let cookie = AcceptedSessionCookie(
             eventId: String(storedEvent), queueId: String(queueId), fixedValidityMinutes: fixed,
             redirectType: String(redirectType), issueTimeUnixSeconds: issueTime)
-        guard cookie.hash(secretKey: secretKey) == String(storedHash) else { return .invalid }
+        guard QueueITHash.equal(cookie.hash(secretKey: secretKey), storedHash) else { return .invalid }
         guard cookie.eventId.lowercased() == eventId.lowercased() else { return .invalid }
         let validityMinutes = Int64(fixed ?? defaultValidityMinutes)
         guard issueTime + validityMinutes * 60 >= nowUnixSeconds else { return .invalid }

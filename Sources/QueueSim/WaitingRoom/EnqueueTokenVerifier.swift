@@ -34,7 +34,7 @@ struct EnqueueTokenVerifier {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[2].isEmpty else { return .malformed }
         let signed = "\(parts[0]).\(parts[1])"
-        guard Self.signature(signedPart: signed, secretKey: secretKey) == String(parts[2]) else {
+        guard QueueITHash.equal(Self.signature(signedPart: signed, secretKey: secretKey), parts[2]) else {
             return .signature
         }
         guard let headerData = Self.base64URLDecode(String(parts[0])),

@@ -113,12 +113,26 @@ public enum QueueITHash {
     /// Constant-time comparison of two ASCII strings, ignoring case (Java/Python compare the
     /// hash uppercased on both sides).
     static func equalIgnoringCase<Right: StringProtocol>(_ lhs: String, _ rhs: Right) -> Bool {
+        constantTimeEqual(lhs, rhs, folding: ASCIIByte.lowercased)
+    }
+
+    /// Constant-time, exact comparison, for signatures whose case matters (the session
+    /// cookie's lowercase hex `Hash`, an enqueue token's base64url signature): the time taken
+    /// depends on the lengths only, never on how many leading characters a forgery got right.
+    static func equal<Right: StringProtocol>(_ lhs: String, _ rhs: Right) -> Bool {
+        constantTimeEqual(lhs, rhs, folding: { $0 })
+    }
+
+    @inline(__always)
+    private static func constantTimeEqual<Right: StringProtocol>(
+        _ lhs: String, _ rhs: Right, folding fold: (UInt8) -> UInt8
+    ) -> Bool {
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }
         var difference: UInt8 = 0
         for (a, b) in zip(left, right) {
-            difference |= ASCIIByte.lowercased(a) ^ ASCIIByte.lowercased(b)
+            difference |= fold(a) ^ fold(b)
         }
         return difference == 0
     }
