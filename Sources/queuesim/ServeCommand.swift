@@ -60,6 +60,11 @@ struct ServeCommand: AsyncParsableCommand {
             StandardError.print("\(file): \(error)")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
+        if !Self.isLoopback(host) {
+            StandardError.print(
+                "queuesim serve: warning: --host \(host) is not a loopback address, so other machines may reach this room; it has no authentication: anyone who reaches it can enqueue, pass the queue and call /api/protected. Bind 127.0.0.1 (the default) unless that is what you want."
+            )
+        }
         var logger = Logger(label: "queuesim.serve")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let host = host
@@ -76,5 +81,15 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         StandardError.print("queuesim serve: stopped")
+    }
+
+    /// `localhost`, `127.0.0.0/8` and `::1` (with or without brackets): only this machine can
+    /// connect. Anything else (`0.0.0.0`, `::`, a LAN address, a host name) may be reachable.
+    static func isLoopback(_ host: String) -> Bool {
+        var address = host.lowercased()
+        if address.hasPrefix("["), address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+        if address == "localhost" || address == "::1" || address == "0:0:0:0:0:0:0:1" { return true }
+        let octets = address.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }

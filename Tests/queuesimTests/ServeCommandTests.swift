@@ -69,6 +69,26 @@ struct ServeCommandTests {
         #expect(exit.stderr.contains("queuesim serve: stopped"))
     }
 
+    @Test func aNonLoopbackHostIsWarnedAboutTheMissingAuthentication() throws {
+        let file = try TemporaryScenario(bytes: Array(Self.scenario.utf8))
+        let open = try ServeProcess(arguments: ["serve", file.path, "--host", "0.0.0.0", "--port", "0"])
+        defer { open.kill() }
+        _ = try open.waitForPort(host: "0.0.0.0")
+        let warned = try open.interruptAndWait(limit: .seconds(10))
+        #expect(warned.status == 0)
+        #expect(
+            warned.stderr.contains(
+                "queuesim serve: warning: --host 0.0.0.0 is not a loopback address, so other machines may reach this room; it has no authentication"
+            ), "\(warned.stderr)")
+
+        let local = try ServeProcess(arguments: ["serve", file.path, "--port", "0"])
+        defer { local.kill() }
+        _ = try local.waitForPort()
+        let quiet = try local.interruptAndWait(limit: .seconds(10))
+        #expect(quiet.status == 0)
+        #expect(!quiet.stderr.contains("warning"), "\(quiet.stderr)")
+    }
+
     @Test func aPortInUseIsExitThree() throws {
         let file = try TemporaryScenario(bytes: Array(Self.scenario.utf8))
         let first = try ServeProcess(arguments: ["serve", file.path, "--port", "0"])
@@ -104,11 +124,11 @@ final class ServeProcess {
     }
 
     /// The port from the banner (`listening on http://127.0.0.1:PORT`), within 20 s.
-    func waitForPort() throws -> Int {
+    func waitForPort(host: String = "127.0.0.1") throws -> Int {
         let start = ContinuousClock.now
         while ContinuousClock.now - start < .seconds(20) {
             let text = (try? String(contentsOf: stdout, encoding: .utf8)) ?? ""
-            if let range = text.range(of: "listening on http://127.0.0.1:") {
+            if let range = text.range(of: "listening on http://\(host):") {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
                 if let port = Int(digits) { return port }
             }
