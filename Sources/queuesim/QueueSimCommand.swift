@@ -21,7 +21,7 @@ struct QueueSimCommand: AsyncParsableCommand {
             130 interrupted.
             """,
         version: QueueSimVersion.current,
-        subcommands: [ValidateCommand.self, RunCommand.self, ServeCommand.self]
+        subcommands: [ValidateCommand.self, RunCommand.self, ServeCommand.self, RecoverCommand.self]
     )
 
     /// Like ArgumentParser's own `main()`, except that command-line mistakes exit with 2 (the

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import QueueClientCore
 import QueueSim
+import Synchronization
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,9 +20,17 @@ struct RunCommand: AsyncParsableCommand {
               queuesim run scenarios/soak.yaml --clock virtual --visitors 100000
               queuesim run scenarios/launch.yaml --duration 30s --concurrency 500 --quiet
 
+            The report directory is a link to this run's own folder, DIR.runs/<run id>/, swapped
+            in once every file is written: readers never see files of two runs, and a run that
+            fails or is killed leaves the previous report current. One run at a time per
+            directory. A run that was killed is turned into a report marked incomplete by the
+            next run into the same directory, or by `queuesim recover DIR`.
+
             Exit codes: 0 every threshold held, 1 a threshold failed (reports written),
-            2 invalid scenario or command line (nothing run), 3 the run could not start,
-            130 interrupted by SIGINT/SIGTERM (reports written, in-flight visitors `interrupted`).
+            2 invalid scenario or command line, or the report directory is in use (nothing run),
+            3 the run could not start or could not write its reports,
+            130 interrupted by SIGINT, 143 stopped by SIGTERM (reports written, in-flight visitors
+            `interrupted`; before the run starts, either signal ends it at once with nothing written).
             """
     )
 
@@ -49,6 +58,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress line and no summary; reports and exit code only.")
     var quiet = false
 
+    @Option(help: "Earlier complete runs to keep in DIR.runs/ beside the current one (default 0).")
+    var keep: Int = 0
+
     func validate() throws {
         if let clock, ClockKind(rawValue: clock) == nil {
             throw ValidationError("--clock must be wall or virtual (got '\(clock)')")
@@ -62,14 +74,36 @@ struct RunCommand: AsyncParsableCommand {
         if let concurrency, concurrency < 1 {
             throw ValidationError("--concurrency must be at least 1 (got \(concurrency))")
         }
+        if keep < 0 { throw ValidationError("--keep must be 0 or more (got \(keep))") }
     }
 
     func run() async throws {
         EventLoopSizing.matchAffinityMask()
+        // Trapped from the first moment: a signal while the scenario, its feeders or the plan
+        // load exits at once (130 for SIGINT, 143 for SIGTERM: nothing ran, nothing to write);
+        // once the run has started it stops the visitors and the reports are written.
+        let stopSignal = RunStopSignal()
+        let phase = RunPhase()
+        let signals = SignalTrap(
+            signals: [SIGINT, SIGTERM],
+            numberedHandler: { signal in
+                guard phase.isRunning else {
+                    StandardError.print(
+                        "queuesim run: stopped by \(signal == SIGTERM ? "SIGTERM" : "SIGINT") before the run started; nothing ran"
+                    )
+                    Foundation.exit(128 + signal)
+                }
+                stopSignal.stop(.interrupted, signal: signal)
+            })
+        defer { signals.restore() }
         let scenario = try loadScenarioOrExit(file)
+        // The run writes into a folder of its own (see ReportFolder); `pointer` is what users read.
+        let runId = RunId.make()
+        let pointer = outputDirectory ?? scenario.reportsDirectory
         let options = RunOptions(
-            outputDirectory: outputDirectory, seed: seed, clock: clock.flatMap(ClockKind.init(rawValue:)),
-            duration: duration.flatMap(ScenarioUnits.duration), visitors: visitors, concurrency: concurrency)
+            outputDirectory: ReportFolder.runDirectory(pointer: pointer, runId: runId), seed: seed,
+            clock: clock.flatMap(ClockKind.init(rawValue:)), duration: duration.flatMap(ScenarioUnits.duration),
+            visitors: visitors, concurrency: concurrency, runId: runId)
         let prepared: PreparedRun
         do {
             prepared = try PreparedRun(scenario: scenario, options: options)
@@ -83,14 +117,14 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
 
-        let stopSignal = RunStopSignal()
-        let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { stopSignal.stop(.interrupted) }
-        defer { signals.restore() }
+        let folder = try Self.takeFolder(pointer, runId: runId, keep: keep)
+        phase.start()
+
         let status = LiveRunStatus(planned: prepared.summary.visitorCount)
         let progress = quiet ? nil : ProgressDisplay(status: status, clock: prepared.clock)
         progress?.start()
 
-        let report: RunReport
+        var report: RunReport
         do {
             switch prepared.clock {
             case .wall:
@@ -106,14 +140,21 @@ struct RunCommand: AsyncParsableCommand {
             }
         } catch let abort as RunAbort {
             progress?.stop()
-            StandardError.print("queuesim run: \(abort)")
+            StandardError.print("queuesim run: \(abort)\(Self.leftBehind(folder))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         } catch {
             progress?.stop()
-            StandardError.print("queuesim run: the run was aborted: \(error)")
+            StandardError.print("queuesim run: the run was aborted: \(error)\(Self.leftBehind(folder))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         progress?.stop()
+        do {
+            try folder.publish()
+        } catch {
+            StandardError.print("queuesim run: the reports were written to \(folder.runDirectory) but \(error)")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        report.directory = folder.pointer
         if !quiet {
             print(RunSummaryScreen(report: report, run: prepared).text)
         }
@@ -121,4 +162,43 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(report.exitStatus.rawValue)
         }
     }
+
+    /// Takes the report folder (exit 2 when another run holds it or it is not ours to replace,
+    /// 3 when the file system refuses), finishes the reports of runs that were killed in it,
+    /// and creates this run's own folder.
+    static func takeFolder(_ pointer: String, runId: String, keep: Int) throws -> ReportFolder {
+        let folder: ReportFolder
+        do {
+            folder = try ReportFolder(pointer: pointer, runId: runId, keep: keep)
+            for crashed in folder.crashedRuns() {
+                let recovered = try folder.recoverCrashedRun(crashed)
+                StandardError.print(
+                    "queuesim run: an earlier run into \(folder.pointer) was killed before it finished; "
+                        + "its \(recovered.rows) row(s) are now a report marked incomplete in \(recovered.directory)")
+            }
+            try folder.createRunDirectory()
+        } catch let failure as ReportFolder.Failure {
+            StandardError.print("queuesim run: \(failure)")
+            throw ExitCode(failure.isUsageError ? RunExitStatus.invalidInput.rawValue : RunExitStatus.aborted.rawValue)
+        } catch {
+            StandardError.print("queuesim run: cannot prepare the report folder \(pointer): \(error)")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        return folder
+    }
+
+    /// What an aborted run leaves: nothing when it wrote nothing, else where its rows are.
+    static func leftBehind(_ folder: ReportFolder) -> String {
+        folder.removeRunDirectoryIfEmpty()
+        guard FileManager.default.fileExists(atPath: folder.runDirectory) else { return "" }
+        return "\n\(folder.pointer) still shows the previous report; the rows of this run are in "
+            + "\(folder.runDirectory) (`queuesim recover \(folder.pointer)` makes them a report marked incomplete)"
+    }
+}
+
+/// Whether the run has started (signals stop it) or is still loading (signals end the process).
+final class RunPhase: Sendable {
+    private let running = Mutex(false)
+    var isRunning: Bool { running.withLock { $0 } }
+    func start() { running.withLock { $0 = true } }
 }

@@ -53,11 +53,13 @@ struct QueueSimProcess {
 
     /// Runs to the end, or kills the child at `limit` and throws. With `interruptAfter`, the
     /// child gets a SIGINT that long after its start.
+    /// `program`: another executable to run instead (a shell that sets limits, then execs queuesim).
     static func run(
-        _ arguments: [String], limit: Duration = .seconds(10), interruptAfter: Duration? = nil
+        _ arguments: [String], limit: Duration = .seconds(10), interruptAfter: Duration? = nil,
+        program: String? = nil, signal: Int32 = SIGINT
     ) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try executable())
+        process.executableURL = URL(fileURLWithPath: try program ?? executable())
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
         // Output goes to files, so a chatty child can never block on a full pipe.
@@ -79,7 +81,7 @@ struct QueueSimProcess {
         while process.isRunning {
             let elapsed = ContinuousClock.now - start
             if let interruptAfter, signalledAfter == nil, elapsed >= interruptAfter {
-                kill(process.processIdentifier, SIGINT)
+                kill(process.processIdentifier, signal)
                 signalledAfter = elapsed
             }
             if elapsed > limit {

@@ -6,9 +6,10 @@ struct RunCommandProcess {
     typealias Result = QueueSimProcess.Result
 
     static func run(
-        _ arguments: [String], interruptAfter: Duration? = nil, limit: Duration = .seconds(60)
+        _ arguments: [String], interruptAfter: Duration? = nil, limit: Duration = .seconds(60),
+        signal: Int32 = SIGINT
     ) throws -> Result {
-        try QueueSimProcess.run(arguments, limit: limit, interruptAfter: interruptAfter)
+        try QueueSimProcess.run(arguments, limit: limit, interruptAfter: interruptAfter, signal: signal)
     }
 
     /// A fresh, not yet existing report directory under the temporary folder.

@@ -154,4 +154,26 @@ struct RunCommandTests {
         #expect(manifest.contains("\"interrupted\" : true"))
         #expect(manifest.contains("\"visitors\" : \(rows.count)"))
     }
+
+    @Test("SIGTERM (a CI timeout, docker stop) two seconds into a wall run: exit 143, the same reports as SIGINT")
+    func sigtermExits143WithReports() throws {
+        let scenario = try TemporaryScenario(
+            """
+            version: 1
+            name: sigterm
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { duration: 30s, rate: 100 } ] }
+            waitingRoom: { mode: queue, eventStart: 1h }
+            """)
+        let out = RunCommandProcess.reportDirectory()
+        let result = try RunCommandProcess.run(
+            ["run", scenario.path, "--out", out, "--quiet"], interruptAfter: .seconds(2), limit: .seconds(30),
+            signal: SIGTERM)
+        #expect(result.status == 143, "\(result.stderr)")
+        let rows = try RunCommandProcess.rows(out, "visitors.csv").rows
+        #expect(rows.count >= 50)
+        let manifest = try String(contentsOfFile: out + "/run.json", encoding: .utf8)
+        #expect(manifest.contains("\"exit_code\" : 143"))
+        #expect(manifest.contains("\"interrupted\" : true"))
+    }
 }

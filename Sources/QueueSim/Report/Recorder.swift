@@ -34,6 +34,9 @@ public final class Recorder {
     public static let timelineFile = "timeline.csv"
     public static let manifestFile = "run.json"
     static let spoolFile = ".visitors.unordered.tmp"
+    /// Written when the run starts, removed once `run.json` is: its presence marks a run that
+    /// never finished, and it holds what `ReportRecovery` needs to finish the reports.
+    static let pendingFile = ".run.pending.json"
 
     public let directory: String
     public let run: RunDescription
@@ -45,12 +48,21 @@ public final class Recorder {
 
     /// Creates `directory` (and parents) if needed and opens the row spool in it, so that the
     /// final rename of `visitors.csv` stays on one file system.
-    public init(directory: String, description: RunDescription) throws {
+    public init(directory: String, description: RunDescription, startedAt: Date = Date()) throws {
         self.directory = directory
         self.run = description
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try AtomicFileWriter.write(
+            try PendingRun(description: description, startedAt: startedAt).json(),
+            to: Self.path(directory, Self.pendingFile))
         spool = try VisitorRowSpool(spoolPath: Self.path(directory, Self.spoolFile))
         statistics = OutcomeStatistics(groupNames: description.groupNames)
+    }
+
+    /// Writes the rows recorded so far to the spool file, so a killed run loses only the rows
+    /// recorded since (the row writer calls it whenever it has nothing else to do).
+    public func flushRows() throws {
+        try spool.flush()
     }
 
     /// Visitors recorded so far.
@@ -97,25 +109,28 @@ public final class Recorder {
 
         let measurements = self.measurements
         let verdicts = measurements.judge(run.thresholds)
-        let exitStatus = RunExitStatus.afterRun(interrupted: ending.interrupted, verdicts: verdicts)
+        let exitStatus = RunExitStatus.afterRun(
+            interrupted: ending.interrupted, terminated: ending.terminated, verdicts: verdicts)
         let report = RunReport(
             directory: directory, visitorCount: statistics.visitorCount,
             outcomeCounts: measurements.outcomeCounts, requestCount: timeline.requestCount,
             verdicts: verdicts, exitStatus: exitStatus, measurements: measurements, generator: ending.generator)
 
-        try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
+        var files: [String: RunManifest.WrittenFile] = [:]
+        files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
             try spool.copyOrdered(header: VisitorRowFormat.header, into: file)
         }
         spool.discard()
-        try AtomicFileWriter.write(
+        files[Self.summaryFile] = try AtomicFileWriter.write(
             SummaryReport.render(statistics), to: Self.path(directory, Self.summaryFile))
-        try AtomicFileWriter.write(
+        files[Self.timelineFile] = try AtomicFileWriter.write(
             timeline.render(end: ending.end), to: Self.path(directory, Self.timelineFile))
         let manifest = RunManifest(
             description: run, ending: ending, visitors: report.visitorCount,
             outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: verdicts,
-            exitStatus: exitStatus)
+            exitStatus: exitStatus, files: files)
         try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
+        unlink(Self.path(directory, Self.pendingFile))
         return report
     }
 

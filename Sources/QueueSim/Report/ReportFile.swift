@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 #if canImport(Glibc)
@@ -31,10 +32,14 @@ private func describe(_ code: Int32) -> String { String(cString: strerror(code))
 final class ReportFile {
     let path: String
     private var descriptor: Int32
+    /// Bytes written so far, and their SHA-256 when `hashing` (for `run.json`'s `files`).
+    private(set) var bytesWritten = 0
+    private var hasher: SHA256?
 
     /// Creates (or truncates) the file for reading and writing.
-    init(creating path: String) throws {
+    init(creating path: String, hashing: Bool = false) throws {
         self.path = path
+        hasher = hashing ? SHA256() : nil
         descriptor = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw ReportWriteError.cannotOpen(path: path, errno: errno) }
     }
@@ -46,6 +51,8 @@ final class ReportFile {
     }
 
     func write(_ buffer: UnsafeRawBufferPointer) throws {
+        hasher?.update(bufferPointer: buffer)
+        bytesWritten += buffer.count
         var remaining = buffer
         while !remaining.isEmpty {
             let written = systemWrite(descriptor, remaining.baseAddress, remaining.count)
@@ -68,6 +75,14 @@ final class ReportFile {
         }
         defer { munmap(address, length) }
         return try body(UnsafeRawBufferPointer(start: address, count: length))
+    }
+
+    /// What was written: size and SHA-256 (hex); only for a file created with `hashing`.
+    var written: RunManifest.WrittenFile? {
+        hasher.map { hasher in
+            RunManifest.WrittenFile(
+                bytes: bytesWritten, sha256: hasher.finalize().map { String(format: "%02x", $0) }.joined())
+        }
     }
 
     func close() {
@@ -99,21 +114,26 @@ private func systemClose(_ fd: Int32) -> Int32 {
 enum AtomicFileWriter {
     static func temporaryPath(for path: String) -> String { path + ".tmp" }
 
-    static func write(_ text: String, to path: String) throws {
+    @discardableResult
+    static func write(_ text: String, to path: String) throws -> RunManifest.WrittenFile {
         try write(to: path) { file in try file.write(Array(text.utf8)) }
     }
 
     /// Lets `fill` stream into the temporary file, then renames it over `path`. On failure the
-    /// temporary file is removed and the previous `path` (if any) is left untouched.
-    static func write(to path: String, _ fill: (ReportFile) throws -> Void) throws {
+    /// temporary file is removed and the previous `path` (if any) is left untouched. Returns
+    /// the file's size and SHA-256, hashed as it was written.
+    @discardableResult
+    static func write(to path: String, _ fill: (ReportFile) throws -> Void) throws -> RunManifest.WrittenFile {
         let temporary = temporaryPath(for: path)
         do {
-            let file = try ReportFile(creating: temporary)
+            let file = try ReportFile(creating: temporary, hashing: true)
             try fill(file)
+            let written = file.written!
             file.close()
             guard rename(temporary, path) == 0 else {
                 throw ReportWriteError.cannotRename(from: temporary, to: path, errno: errno)
             }
+            return written
         } catch {
             unlink(temporary)
             throw error

@@ -8,13 +8,17 @@ public enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
     case invalidInput = 2
     /// The run could not start or was aborted (port in use, target unreachable before any visitor).
     case aborted = 3
-    /// Interrupted by SIGINT/SIGTERM; reports were written with `interrupted` rows.
+    /// Interrupted by SIGINT; reports were written with `interrupted` rows.
     case interrupted = 130
+    /// Stopped by SIGTERM; the same reports as for SIGINT (128 + 15, as shells report it).
+    case terminated = 143
 
     /// The status of a run that produced reports. An interruption wins over threshold
     /// verdicts: thresholds measured on a cut-short run say little, and shells expect 130.
-    public static func afterRun(interrupted: Bool, verdicts: [ThresholdVerdict]) -> RunExitStatus {
-        if interrupted { return .interrupted }
+    public static func afterRun(
+        interrupted: Bool, terminated: Bool = false, verdicts: [ThresholdVerdict]
+    ) -> RunExitStatus {
+        if interrupted { return terminated ? .terminated : .interrupted }
         return verdicts.allSatisfy(\.passed) ? .success : .thresholdFailed
     }
 
@@ -26,6 +30,7 @@ public enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
         case .invalidInput: "the scenario or the command line is invalid"
         case .aborted: "the run could not start or was aborted"
         case .interrupted: "interrupted (reports written, in-flight visitors interrupted)"
+        case .terminated: "stopped by SIGTERM (reports written, in-flight visitors interrupted)"
         }
     }
 }

@@ -12,11 +12,14 @@ public struct RunDescription: Sendable, Equatable {
     /// Visitor groups in scenario order: the order of `summary.csv`.
     public var groupNames: [String]
     public var thresholds: [Threshold]
+    /// Names this run's set of report files (`run.json`'s `run_id`; see `ReportFolder`).
+    public var runId: String
 
     public init(
         scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
-        clock: ClockKind, groupNames: [String], thresholds: [Threshold]
+        clock: ClockKind, groupNames: [String], thresholds: [Threshold], runId: String = RunId.make()
     ) {
+        self.runId = runId
         self.scenarioName = scenarioName
         self.scenarioPath = scenarioPath
         self.scenarioSHA256 = scenarioSHA256
@@ -27,11 +30,11 @@ public struct RunDescription: Sendable, Equatable {
     }
 
     /// The description of `scenario`, run on `clock` (the scenario's own unless overridden).
-    public init(scenario: Scenario, clock: ClockKind? = nil) {
+    public init(scenario: Scenario, clock: ClockKind? = nil, runId: String = RunId.make()) {
         self.init(
             scenarioName: scenario.name, scenarioPath: scenario.sourcePath,
             scenarioSHA256: scenario.sourceSHA256, seed: scenario.seed, clock: clock ?? scenario.clock,
-            groupNames: scenario.groups.map(\.name), thresholds: scenario.thresholds)
+            groupNames: scenario.groups.map(\.name), thresholds: scenario.thresholds, runId: runId)
     }
 }
 
@@ -47,10 +50,17 @@ public struct RunEnding: Sendable, Equatable {
     public var interrupted: Bool
     /// How the load generator kept up (wall-clock runs only).
     public var generator: GeneratorReport?
+    /// Why the reports do not cover the whole run (a run recovered after a crash), or nil.
+    public var incomplete: String?
+    /// The interruption was SIGTERM's (exit 143 rather than 130).
+    public var terminated: Bool
 
     public init(
-        end: Instant, startedAt: Date, endedAt: Date, interrupted: Bool = false, generator: GeneratorReport? = nil
+        end: Instant, startedAt: Date, endedAt: Date, interrupted: Bool = false, terminated: Bool = false,
+        generator: GeneratorReport? = nil, incomplete: String? = nil
     ) {
+        self.incomplete = incomplete
+        self.terminated = terminated
         self.end = end
         self.startedAt = startedAt
         self.endedAt = endedAt
@@ -95,6 +105,16 @@ struct RunManifest: Encodable {
     var interrupted: Bool
     /// Wall-clock runs: the generator's own health (absent in virtual runs).
     var generator: GeneratorReport?
+    var runId: String
+    /// Size and SHA-256 of every other file of the set, so a reader can tell they belong together.
+    var files: [String: WrittenFile]
+    /// Present only on a recovered run: why rows may be missing.
+    var incomplete: String?
+
+    struct WrittenFile: Encodable, Equatable {
+        var bytes: Int
+        var sha256: String
+    }
 
     enum CodingKeys: String, CodingKey {
         case scenario
@@ -107,13 +127,40 @@ struct RunManifest: Encodable {
         case durationMs = "duration_ms"
         case visitors, outcomes, requests, thresholds
         case exitCode = "exit_code"
-        case interrupted, generator
+        case interrupted, generator, files, incomplete
+        case runId = "run_id"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scenario, forKey: .scenario)
+        try container.encode(scenarioFile, forKey: .scenarioFile)
+        try container.encode(scenarioSHA256, forKey: .scenarioSHA256)
+        try container.encode(seed, forKey: .seed)
+        try container.encode(clock, forKey: .clock)
+        try container.encode(queuesimVersion, forKey: .queuesimVersion)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encode(endedAt, forKey: .endedAt)
+        try container.encode(durationMs, forKey: .durationMs)
+        try container.encode(visitors, forKey: .visitors)
+        try container.encode(outcomes, forKey: .outcomes)
+        try container.encode(requests, forKey: .requests)
+        try container.encode(thresholds, forKey: .thresholds)
+        try container.encode(exitCode, forKey: .exitCode)
+        try container.encode(interrupted, forKey: .interrupted)
+        try container.encodeIfPresent(generator, forKey: .generator)
+        try container.encode(runId, forKey: .runId)
+        try container.encode(files, forKey: .files)
+        try container.encodeIfPresent(incomplete, forKey: .incomplete)
     }
 
     init(
         description: RunDescription, ending: RunEnding, visitors: Int, outcomes: [VisitorOutcome: Int],
-        requests: Int, verdicts: [ThresholdVerdict], exitStatus: RunExitStatus
+        requests: Int, verdicts: [ThresholdVerdict], exitStatus: RunExitStatus, files: [String: WrittenFile]
     ) {
+        runId = description.runId
+        self.files = files
+        incomplete = ending.incomplete
         scenario = description.scenarioName
         scenarioFile = description.scenarioPath
         scenarioSHA256 = description.scenarioSHA256

@@ -1,3 +1,5 @@
+import QueueClientCore
+
 /// The `visitors.csv` columns. The first seventeen are the contract (SCENARIO-CONTRACT.md) and
 /// keep their names and order; columns after them are additions documented in docs/reports.md.
 enum VisitorRowFormat {
@@ -33,5 +35,81 @@ enum VisitorRowFormat {
         row.text(record.token.rawValue)
         row.integer(record.requests)
         row.endRow()
+    }
+}
+
+extension VisitorRowFormat {
+    /// The complete rows of spooled bytes, each without its newline: a row ends at a newline
+    /// outside quotes, so a row cut short by a kill (no newline yet) is left out.
+    static func completeRows(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        var rows: [ArraySlice<UInt8>] = []
+        var start = 0
+        var quoted = false
+        for (index, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: "\"") {
+                quoted.toggle()
+            } else if byte == UInt8(ascii: "\n"), !quoted {
+                rows.append(bytes[start..<index])
+                start = index + 1
+            }
+        }
+        return rows
+    }
+
+    /// The record a row was written from, as far as the row tells it (milliseconds; the
+    /// instants the row does not print are derived from its durations); nil for a row that is
+    /// not one of ours.
+    static func decode(_ row: ArraySlice<UInt8>) -> VisitorRecord? {
+        let cells = fields(row)
+        guard cells.count == columns.count, let visitor = Int(cells[0]), visitor >= 1,
+            let outcome = VisitorOutcome(rawValue: cells[5]), let token = TokenState(rawValue: cells[16]),
+            let arrivalMs = Int64(cells[3]), let startMs = Int64(cells[4]), let totalMs = Int64(cells[14]),
+            let waitMs = Int64(cells[13]), let attempts = Int(cells[9]), let polls = Int(cells[10]),
+            let restarts = Int(cells[11]), let requests = Int(cells[17])
+        else { return nil }
+        func instant(_ milliseconds: Int64) -> Instant { .origin + .milliseconds(milliseconds) }
+        func optional(_ text: String) -> String? { text.isEmpty ? nil : text }
+        let start = instant(startMs)
+        let ended = instant(arrivalMs + totalMs)
+        return VisitorRecord(
+            index: visitor - 1, group: cells[1], flow: cells[2], arrival: instant(arrivalMs), start: start,
+            outcome: outcome, redirectType: optional(cells[6]), httpStatus: Int(cells[7]), error: optional(cells[8]),
+            attempts: attempts, polls: polls, restarts: restarts, requests: requests,
+            enqueueDecided: Int64(cells[12]).map { start + .milliseconds($0) },
+            queueEntered: waitMs > 0 ? ended - .milliseconds(waitMs) : nil, ended: ended,
+            queueId: optional(cells[15]), token: token)
+    }
+
+    /// RFC 4180 fields of one row (quotes removed, doubled quotes undone).
+    private static func fields(_ row: ArraySlice<UInt8>) -> [String] {
+        var cells: [String] = []
+        var cell: [UInt8] = []
+        var quoted = false
+        var index = row.startIndex
+        while index < row.endIndex {
+            let byte = row[index]
+            if quoted {
+                if byte == UInt8(ascii: "\"") {
+                    if index + 1 < row.endIndex, row[index + 1] == UInt8(ascii: "\"") {
+                        cell.append(byte)
+                        index += 1
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    cell.append(byte)
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                quoted = true
+            } else if byte == UInt8(ascii: ",") {
+                cells.append(String(decoding: cell, as: UTF8.self))
+                cell.removeAll(keepingCapacity: true)
+            } else {
+                cell.append(byte)
+            }
+            index += 1
+        }
+        cells.append(String(decoding: cell, as: UTF8.self))
+        return cells
     }
 }

@@ -71,7 +71,7 @@ public struct PreparedRun: Sendable {
     }
 
     public var runDescription: RunDescription {
-        RunDescription(scenario: scenario)
+        RunDescription(scenario: scenario, runId: options.runId)
     }
 
     static func loadColumn(_ feeder: CSVFeeder) throws -> [String] {

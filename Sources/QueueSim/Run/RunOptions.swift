@@ -11,11 +11,14 @@ public struct RunOptions: Sendable, Equatable {
     /// `--visitors N`: scale the arrival plan to exactly N visitors, keeping its shape.
     public var visitors: Int?
     public var concurrency: Int?
+    /// The run's id (`run.json`'s `run_id`); a fresh one when not given.
+    public var runId: String
 
     public init(
         outputDirectory: String? = nil, seed: UInt64? = nil, clock: ClockKind? = nil, duration: Duration? = nil,
-        visitors: Int? = nil, concurrency: Int? = nil
+        visitors: Int? = nil, concurrency: Int? = nil, runId: String = RunId.make()
     ) {
+        self.runId = runId
         self.outputDirectory = outputDirectory
         self.seed = seed
         self.clock = clock

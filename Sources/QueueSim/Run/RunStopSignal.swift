@@ -1,12 +1,17 @@
 import QueueClientCore
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Why a run is told to stop early, shared by the signal handler, the `run.duration` deadline
 /// and the visitors (which read the reason when they are cancelled: a visitor in the queue at
 /// the end of `run.duration` is `queued`, one stopped by SIGINT is `interrupted`).
 public final class RunStopSignal: Sendable {
     private struct State {
         var reason: StopReason?
+        var signal: Int32?
         var handlers: [@Sendable () -> Void] = []
     }
 
@@ -16,11 +21,13 @@ public final class RunStopSignal: Sendable {
 
     /// Stops the run. The first reason wins: a SIGINT after the deadline does not turn
     /// `queued` into `interrupted`. Returns whether this call was the one that stopped it.
+    /// `signal`: the signal that asked for the stop (SIGTERM makes the exit code 143).
     @discardableResult
-    public func stop(_ reason: StopReason) -> Bool {
+    public func stop(_ reason: StopReason, signal: Int32? = nil) -> Bool {
         let handlers: [@Sendable () -> Void]? = state.withLock { state in
             guard state.reason == nil else { return nil }
             state.reason = reason
+            state.signal = signal
             defer { state.handlers = [] }
             return state.handlers
         }
@@ -42,4 +49,7 @@ public final class RunStopSignal: Sendable {
     public var reason: StopReason? { state.withLock { $0.reason } }
 
     public var wasInterrupted: Bool { reason == .interrupted }
+
+    /// Stopped by SIGTERM (a CI runner's timeout, `docker stop`, Kubernetes): exit 143, not 130.
+    public var wasTerminated: Bool { state.withLock { $0.signal == SIGTERM } }
 }

@@ -11,12 +11,17 @@ public final class SignalTrap: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     private let signals: [Int32]
 
-    public init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
+    public convenience init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
+        self.init(signals: signals, numberedHandler: { _ in handler() })
+    }
+
+    /// The same, telling the handler which signal came (SIGTERM exits 143 where SIGINT exits 130).
+    public init(signals: [Int32], numberedHandler handler: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
         sources = signals.map { signalNumber in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler(handler: handler)
+            source.setEventHandler { handler(signalNumber) }
             source.resume()
             return source
         }

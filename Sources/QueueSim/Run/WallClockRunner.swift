@@ -108,6 +108,7 @@ public struct WallClockRunner: Sendable {
         return try recorder.finish(
             RunEnding(
                 end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
+                terminated: stopSignal.wasTerminated,
                 generator: generator))
     }
 

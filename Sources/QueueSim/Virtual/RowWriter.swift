@@ -75,6 +75,15 @@ final class RowWriter {
                         enqueueMilliseconds.append(milliseconds)
                     }
                 }
+                // Rows reach the disk a batch at a time (live shards send one at least every
+                // 100 ms): a killed run loses at most about a second of them.
+                do {
+                    try handedOver.recorder.flushRows()
+                } catch {
+                    failure.set(error)
+                    channel.cancel()
+                    return
+                }
                 if let status, !enqueueMilliseconds.isEmpty {
                     status.recordEnqueueTimes(enqueueMilliseconds)
                     enqueueMilliseconds.removeAll(keepingCapacity: true)

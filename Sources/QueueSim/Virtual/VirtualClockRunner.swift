@@ -82,7 +82,7 @@ public struct VirtualClockRunner: Sendable {
         let report = try recorder.finish(
             RunEnding(
                 end: simulation.loop.now, startedAt: startedAt, endedAt: Date(),
-                interrupted: stopSignal.wasInterrupted))
+                interrupted: stopSignal.wasInterrupted, terminated: stopSignal.wasTerminated))
         return (report, simulation.skippedPolls)
     }
 }

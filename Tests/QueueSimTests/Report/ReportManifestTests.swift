@@ -33,8 +33,9 @@ struct ReportManifestTests {
             Set(json.keys) == [
                 "scenario", "scenario_file", "scenario_sha256", "seed", "clock", "queuesim_version",
                 "started_at", "ended_at", "duration_ms", "visitors", "outcomes", "requests",
-                "thresholds", "exit_code", "interrupted",
+                "thresholds", "exit_code", "interrupted", "run_id", "files",
             ])
+        #expect(json["run_id"] as? String == "20250301T120000Z-0000")
         #expect(json["scenario"] as? String == "launch")
         #expect(json["scenario_file"] as? String == "scenarios/launch.yaml")
         #expect(json["seed"] as? Int == 42)

@@ -21,14 +21,15 @@ func readReport(_ directory: String, _ file: String) throws -> String {
 }
 
 func describeRun(
-    groups: [String] = ["app", "invited"], thresholds: [Threshold] = [], seed: UInt64 = 42
+    groups: [String] = ["app", "invited"], thresholds: [Threshold] = [], seed: UInt64 = 42,
+    runId: String = "20250301T120000Z-0000"
 )
     -> RunDescription
 {
     RunDescription(
         scenarioName: "launch", scenarioPath: "scenarios/launch.yaml",
         scenarioSHA256: String(repeating: "ab", count: 32), seed: seed, clock: .virtual,
-        groupNames: groups, thresholds: thresholds)
+        groupNames: groups, thresholds: thresholds, runId: runId)
 }
 
 func ending(at milliseconds: Int, interrupted: Bool = false) -> RunEnding {

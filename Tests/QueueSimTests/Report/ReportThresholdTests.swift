@@ -92,7 +92,8 @@ struct ReportThresholdTests {
         #expect(
             RunExitStatus.afterRun(interrupted: false, verdicts: [holds, fails]) == .thresholdFailed)
         #expect(RunExitStatus.afterRun(interrupted: true, verdicts: [fails]) == .interrupted)
-        #expect(RunExitStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 130])
+        #expect(RunExitStatus.afterRun(interrupted: true, terminated: true, verdicts: [holds]) == .terminated)
+        #expect(RunExitStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 130, 143])
     }
 
     @Test("the end-of-run table shows metric, limit, measured value and verdict with units")

@@ -1,0 +1,141 @@
+import Foundation
+import QueueClientCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a run's folder holds while the run goes on (`.run.pending.json`): enough to finish its
+/// reports if the process dies first.
+struct PendingRun: Codable, Equatable {
+    var runId: String
+    var scenario: String
+    var scenarioFile: String
+    var scenarioSHA256: String
+    var seed: UInt64
+    var clock: String
+    var groups: [String]
+    /// Threshold lines as written in the scenario, parsed again on recovery.
+    var thresholds: [String]
+    /// Seconds since 1970 (UTC).
+    var startedAt: Double
+
+    init(description: RunDescription, startedAt: Date) {
+        runId = description.runId
+        scenario = description.scenarioName
+        scenarioFile = description.scenarioPath
+        scenarioSHA256 = description.scenarioSHA256
+        seed = description.seed
+        clock = description.clock.rawValue
+        groups = description.groupNames
+        thresholds = description.thresholds.map(\.source)
+        self.startedAt = startedAt.timeIntervalSince1970
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+
+    var description: RunDescription {
+        RunDescription(
+            scenarioName: scenario, scenarioPath: scenarioFile, scenarioSHA256: scenarioSHA256, seed: seed,
+            clock: ClockKind(rawValue: clock) ?? .wall, groupNames: groups,
+            thresholds: thresholds.compactMap { try? ThresholdParser.parse($0).get() }, runId: runId)
+    }
+}
+
+/// Turns the folder of a run that died (`kill -9`, an OOM kill, a CI timeout) into a complete,
+/// valid report marked incomplete: every row that reached the spool file, in visitor order; a
+/// row for each visitor below the highest recorded one that has none (outcome `interrupted`);
+/// the summary and timeline recomputed from the rows; `run.json` with `incomplete` saying why.
+///
+/// Rows reach the spool within about a second of their visitor finishing (the row writer
+/// flushes whenever it is idle), so a kill loses at most that much. Recomputed figures have the
+/// rows' millisecond precision, and the timeline counts each visitor's requests in the second
+/// it ended (the request times themselves died with the process).
+public enum ReportRecovery {
+    public enum Failure: Error, CustomStringConvertible {
+        case notARunFolder(String)
+        public var description: String {
+            switch self {
+            case .notARunFolder(let path): "\(path) holds no unfinished run (no \(Recorder.pendingFile))"
+            }
+        }
+    }
+
+    public struct Recovered: Sendable {
+        public var directory: String
+        public var runId: String
+        public var rows: Int
+        public var filledIn: Int
+    }
+
+    /// Finishes the reports in `directory`, the folder of one run.
+    public static func recover(_ directory: String) throws -> Recovered {
+        let pendingPath = Recorder.path(directory, Recorder.pendingFile)
+        guard let data = FileManager.default.contents(atPath: pendingPath),
+            let pending = try? JSONDecoder().decode(PendingRun.self, from: data)
+        else { throw Failure.notARunFolder(directory) }
+        let description = pending.description
+
+        // The rows: from the spool, or from visitors.csv when the run died after writing it.
+        let spoolPath = Recorder.path(directory, Recorder.spoolFile)
+        let visitorsPath = Recorder.path(directory, Recorder.visitorsFile)
+        var rowBytes: [UInt8] = []
+        var modified = Date(timeIntervalSince1970: pending.startedAt)
+        for (path, skipHeader) in [(spoolPath, false), (visitorsPath, true)] {
+            guard let bytes = FileManager.default.contents(atPath: path) else { continue }
+            rowBytes = Array(bytes)
+            if skipHeader, let newline = rowBytes.firstIndex(of: UInt8(ascii: "\n")) {
+                rowBytes.removeFirst(newline + 1)
+            }
+            if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                let date = attributes[.modificationDate] as? Date
+            {
+                modified = max(modified, date)
+            }
+            break
+        }
+        var records: [Int: VisitorRecord] = [:]
+        for row in VisitorRowFormat.completeRows(rowBytes) {
+            guard let record = VisitorRowFormat.decode(row), records[record.index] == nil else { continue }
+            records[record.index] = record
+        }
+        let end = records.values.map(\.ended).max() ?? .origin
+
+        // The spool is read; a new recorder writes the reports over it.
+        unlink(spoolPath)
+        let recorder = try Recorder(
+            directory: directory, description: description,
+            startedAt: Date(timeIntervalSince1970: pending.startedAt))
+        let highest = records.keys.max() ?? -1
+        var filledIn = 0
+        if highest >= 0 {
+            for index in 0...highest {
+                if let record = records[index] {
+                    try recorder.record(record)
+                    recorder.recordRequests(record.requests, inSecond: Timeline.second(of: record.ended))
+                } else {
+                    filledIn += 1
+                    try recorder.record(
+                        VisitorRecord(
+                            index: index, group: description.groupNames.first ?? "", flow: "", arrival: end,
+                            start: end, outcome: .interrupted,
+                            error: "no row: the run was killed before this visitor's row reached the disk",
+                            ended: end))
+                }
+            }
+        }
+        let reason =
+            "the run was killed before it finished (no end recorded); recovered \(records.count) row(s) "
+            + "written up to \(RunManifest.timestamp(modified))"
+            + (filledIn > 0 ? ", \(filledIn) visitor(s) without a row marked interrupted" : "")
+        _ = try recorder.finish(
+            RunEnding(
+                end: end, startedAt: Date(timeIntervalSince1970: pending.startedAt), endedAt: modified,
+                interrupted: true, incomplete: reason))
+        return Recovered(directory: directory, runId: pending.runId, rows: records.count, filledIn: filledIn)
+    }
+}
