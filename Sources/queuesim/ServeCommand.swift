@@ -77,7 +77,9 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await server.run(gracefulShutdownSignals: [SIGINT, SIGTERM])
         } catch {
-            StandardError.print("queuesim serve: could not serve on \(host):\(port): \(error)")
+            StandardError.print(
+                "queuesim serve: could not serve on \(host):\(port): \(LiveTransportErrors.listenWords(error))"
+            )
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         StandardError.print("queuesim serve: stopped")

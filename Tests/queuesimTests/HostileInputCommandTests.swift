@@ -79,4 +79,22 @@ struct HostileInputCommandTests {
             "\(result.stderr)")
         #expect(result.stderr.contains("cannot carry `_`"))
     }
+
+    @Test func anUnreachableEndpointIsNamedInWordsNotATypeDump() throws {
+        let file = try TemporaryScenario(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch, endpoint: "http://127.0.0.1:1" }
+            arrivals: { phases: [ { burst: 1 } ] }
+            """)
+        let result = try QueueSimProcess.run(["run", file.path, "--out", RunCommandProcess.reportDirectory()])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "the endpoint http://127.0.0.1:1 is not reachable: could not connect: Connection refused (errno 111)"),
+            "\(result.stderr)")
+        for raw in ["Error(", "(errno: ", "error set", ".swift"] {
+            #expect(!result.stderr.contains(raw), "\(result.stderr)")
+        }
+    }
 }

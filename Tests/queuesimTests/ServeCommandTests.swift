@@ -97,6 +97,10 @@ struct ServeCommandTests {
         let second = try QueueSimProcess.run(["serve", file.path, "--port", String(port)])
         #expect(second.status == 3, "\(second.stderr)")
         #expect(second.stderr.contains("could not serve"), "\(second.stderr)")
+        #expect(
+            second.stderr.contains(
+                "could not serve on 127.0.0.1:\(port): Address already in use (errno 98); choose another --port or stop the program using it"
+            ), "\(second.stderr)")
     }
 }
 

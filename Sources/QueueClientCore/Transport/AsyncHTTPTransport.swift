@@ -3,6 +3,12 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A base URL every request is sent to instead of its own scheme, host and port (like
 /// `curl --connect-to`), while the `Host` header keeps the waiting-room host.
 public struct ConnectTarget: Sendable, Hashable {
@@ -98,7 +104,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
     }
 
-    /// Maps AHC and NIO errors onto the core's vocabulary.
+    /// Maps AHC and NIO errors onto the core's vocabulary, in words (`ErrorWording`): these
+    /// reasons end up in `visitors.csv` and on the terminal.
     static func transportError(_ error: any Error) -> TransportError {
         if let clientError = error as? HTTPClientError {
             switch clientError {
@@ -107,29 +114,33 @@ public final class AsyncHTTPTransport: HTTPTransport {
             case .remoteConnectionClosed, .uncleanShutdown:
                 return .connectionReset
             default:
-                return .other(String(describing: clientError))
+                return .other(ErrorWording.plain(clientError))
             }
         }
+        // TLS and the NIOPosix connection error are matched by name: this target links neither
+        // NIOSSL nor NIOPosix, and their fields are not for people.
         let typeName = String(reflecting: type(of: error))
         if typeName.contains("NIOSSL") || typeName.contains("BoringSSL") || typeName.contains("TLS") {
-            return .tls(String(describing: error))
+            return .tls(
+                String(describing: error).contains("CERTIFICATE_VERIFY_FAILED")
+                    ? "the server's certificate could not be verified" : "the TLS handshake failed")
         }
         if typeName.contains("ConnectionError") || typeName.contains("NWPOSIXError") {
-            return .connectFailed(String(describing: error))
+            return .connectFailed("the connection could not be opened")
         }
         if let ioError = error as? IOError {
-            return ioError.errnoCode == 104 || ioError.errnoCode == 32
-                ? .connectionReset : .connectFailed(String(describing: ioError))
+            return ioError.errnoCode == ECONNRESET || ioError.errnoCode == EPIPE
+                ? .connectionReset : .connectFailed(ErrorWording.plain(ioError))
         }
         if let channelError = error as? ChannelError {
             switch channelError {
             case .connectTimeout: return .timedOut
             case .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed, .eof: return .connectionReset
-            case .writeHostUnreachable: return .connectFailed(String(describing: channelError))
-            default: return .other(String(describing: channelError))
+            case .writeHostUnreachable: return .connectFailed(ErrorWording.plain(channelError))
+            default: return .other(ErrorWording.plain(channelError))
             }
         }
-        return .other(String(describing: error))
+        return .other(ErrorWording.plain(error))
     }
 }
 

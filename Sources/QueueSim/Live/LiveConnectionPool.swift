@@ -19,16 +19,27 @@ struct LiveEndpoint: Sendable {
     static func resolve(_ target: ConnectTarget) throws -> LiveEndpoint {
         let secure = target.scheme == "https"
         let port = target.port ?? (secure ? 443 : 80)
-        let address = try SocketAddress.makeAddressResolvingHost(target.host, port: port)
+        let address: SocketAddress
         var tls: NIOSSLContext?
-        if secure {
-            tls = try NIOSSLContext(configuration: .makeClientConfiguration())
+        do {
+            address = try SocketAddress.makeAddressResolvingHost(target.host, port: port)
+            if secure {
+                tls = try NIOSSLContext(configuration: .makeClientConfiguration())
+            }
+        } catch {
+            // The caller names the endpoint; this says what went wrong, in words.
+            throw LiveEndpointError(description: LiveTransportErrors.plain(error))
         }
         let isAddressLiteral = (try? SocketAddress(ipAddress: target.host, port: port)) != nil
         return LiveEndpoint(
             address: address, authority: target.authority, tls: tls,
             serverHostname: secure && !isAddressLiteral ? target.host : nil)
     }
+}
+
+/// Why an endpoint could not be prepared (its host name does not resolve, TLS cannot be set up).
+struct LiveEndpointError: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// Who the pool's exchanges belong to: the loop's shard (or the reachability probe).

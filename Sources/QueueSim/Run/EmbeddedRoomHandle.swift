@@ -27,7 +27,9 @@ final class EmbeddedRoomHandle: Sendable {
                 try await server.run()
                 portBox.fail(RunAbort("the embedded waiting room stopped before it listened"))
             } catch {
-                portBox.fail(RunAbort("the embedded waiting room could not start: \(error)"))
+                portBox.fail(
+                    RunAbort(
+                        "the embedded waiting room could not listen on 127.0.0.1: \(LiveTransportErrors.plain(error))"))
                 throw error
             }
         }

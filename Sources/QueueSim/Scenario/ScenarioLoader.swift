@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import QueueClientCore
 
 /// One problem in a scenario file: `FILE:LINE:COLUMN: message` (line and column 1-based, absent
 /// when the problem has no place in the file, such as a file that cannot be read).
@@ -88,7 +89,7 @@ public enum ScenarioLoader {
         } catch let error as YamlReadError {
             throw ScenarioLoadError(diagnostics: diagnostics(error.errors, path: path))
         } catch {
-            throw failure(path, "\(error)")
+            throw failure(path, ErrorWording.fallback(error))
         }
         guard case .mapping = root.content else {
             let message =

@@ -154,6 +154,9 @@ struct LiveEngineTests {
             } catch let abort as RunAbort {
                 #expect(abort.description.contains("not reachable"))
                 #expect(abort.description.contains("TLS"))
+                #expect(
+                    abort.description.hasSuffix("TLS error: the server's certificate could not be verified"),
+                    "\(abort.description)")
             }
             #expect(server.requestsReceived == 0)
         }
