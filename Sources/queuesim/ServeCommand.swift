@@ -57,7 +57,8 @@ struct ServeCommand: AsyncParsableCommand {
                 for: scenario, epochUnixSeconds: Int64(Date().timeIntervalSince1970),
                 knownEnqueueKeys: try RoomSetup.knownEnqueueKeys(of: scenario))
         } catch {
-            StandardError.print("\(file): \(error)")
+            // The keys' CSV reader says which file and why; anything else only in words.
+            StandardError.print("\(file): \(ErrorWording.fallback(error))")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
         if !Self.isLoopback(host) {
