@@ -70,6 +70,11 @@ public struct WallClock: RunClock {
         Instant(sinceOrigin: ContinuousClock.now - origin)
     }
 
+    /// `moment` on this clock (the origin for a moment before it).
+    public func instant(of moment: ContinuousClock.Instant) -> Instant {
+        Instant(sinceOrigin: max(.zero, moment - origin))
+    }
+
     public func sleep(until deadline: Instant) async throws {
         try await ContinuousClock().sleep(until: origin + deadline.sinceOrigin, tolerance: nil)
     }

@@ -52,7 +52,7 @@ struct RecoverCommand: ParsableCommand {
             }
             folder.removeRunDirectoryIfEmpty()
         } catch {
-            StandardError.print("queuesim recover: \(error)")
+            StandardError.print("queuesim recover: \(RunCommand.words(error))")
             throw ExitCode(3)
         }
     }

@@ -108,7 +108,7 @@ struct RunCommand: AsyncParsableCommand {
         do {
             prepared = try PreparedRun(scenario: scenario, options: options)
         } catch {
-            StandardError.print("\(file): \(error)")
+            StandardError.print("\(file): \(Self.words(error))")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
         if prepared.clock == .virtual, !prepared.isEmbedded {
@@ -140,18 +140,19 @@ struct RunCommand: AsyncParsableCommand {
             }
         } catch let abort as RunAbort {
             progress?.stop()
-            StandardError.print("queuesim run: \(abort)\(Self.leftBehind(folder))")
+            StandardError.print("queuesim run: \(SecretRedaction.redact(abort.description))\(Self.leftBehind(folder))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         } catch {
             progress?.stop()
-            StandardError.print("queuesim run: the run was aborted: \(error)\(Self.leftBehind(folder))")
+            StandardError.print("queuesim run: the run was aborted: \(Self.words(error))\(Self.leftBehind(folder))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         progress?.stop()
         do {
             try folder.publish()
         } catch {
-            StandardError.print("queuesim run: the reports were written to \(folder.runDirectory) but \(error)")
+            StandardError.print(
+                "queuesim run: the reports were written to \(folder.runDirectory) but \(Self.words(error))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         report.directory = folder.pointer
@@ -181,10 +182,15 @@ struct RunCommand: AsyncParsableCommand {
             StandardError.print("queuesim run: \(failure)")
             throw ExitCode(failure.isUsageError ? RunExitStatus.invalidInput.rawValue : RunExitStatus.aborted.rawValue)
         } catch {
-            StandardError.print("queuesim run: cannot prepare the report folder \(pointer): \(error)")
+            StandardError.print("queuesim run: cannot prepare the report folder \(pointer): \(Self.words(error))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         return folder
+    }
+
+    /// An error as a person reads it: in words (never a type dump), secrets redacted.
+    static func words(_ error: any Error) -> String {
+        SecretRedaction.redact(ErrorWording.plain(error))
     }
 
     /// What an aborted run leaves: nothing when it wrote nothing, else where its rows are.

@@ -12,6 +12,7 @@ public final class RunStopSignal: Sendable {
     private struct State {
         var reason: StopReason?
         var signal: Int32?
+        var stoppedAt: ContinuousClock.Instant?
         var handlers: [@Sendable () -> Void] = []
     }
 
@@ -28,6 +29,7 @@ public final class RunStopSignal: Sendable {
             guard state.reason == nil else { return nil }
             state.reason = reason
             state.signal = signal
+            state.stoppedAt = .now
             defer { state.handlers = [] }
             return state.handlers
         }
@@ -49,6 +51,10 @@ public final class RunStopSignal: Sendable {
     public var reason: StopReason? { state.withLock { $0.reason } }
 
     public var wasInterrupted: Bool { reason == .interrupted }
+
+    /// When `stop` was called: a stop that comes while the run is still starting takes effect
+    /// at that moment, not when the runner gets round to it.
+    public var stoppedAt: ContinuousClock.Instant? { state.withLock { $0.stoppedAt } }
 
     /// Stopped by SIGTERM (a CI runner's timeout, `docker stop`, Kubernetes): exit 143, not 130.
     public var wasTerminated: Bool { state.withLock { $0.signal == SIGTERM } }

@@ -123,6 +123,18 @@ public struct WallClockRunner: Sendable {
             min(run.scenario.run.concurrency, Self.connectionPoolLimit), into: loops.count)
         let warm = Self.split(Self.largestBurst(of: run), into: loops.count)
         let stopLine = LiveStopLine()
+        let deadline = run.scenario.run.duration.map { Instant.origin + $0 }
+        /// Where the run stops on its own clock: when it was told to (not when this code got to
+        /// it), and never after `run.duration`.
+        let stopInstant: @Sendable () -> Instant = { [clock, stopSignal] in
+            var instant = clock.now
+            if let stoppedAt = stopSignal.stoppedAt { instant = min(instant, clock.instant(of: stoppedAt)) }
+            if stopSignal.reason == .runEnded, let deadline { instant = min(instant, deadline) }
+            return instant
+        }
+        // The line first, before any shard starts: a stop that comes while the shards are being
+        // started must keep them from starting visitors that arrive after it.
+        stopSignal.onStop { stopLine.draw(at: stopInstant()) }
         var shards: [NIOLoopBound<LiveShard>] = []
         var finished: [EventLoopFuture<LiveShard.Outcome>] = []
         for (index, loop) in loops.enumerated() {
@@ -137,17 +149,15 @@ public struct WallClockRunner: Sendable {
             shards.append(started.0)
             finished.append(started.1)
         }
-        let deadline = run.scenario.run.duration.map { Instant.origin + $0 }
         let deadlineTask = deadline.map { deadline in
             loops[0].scheduleTask(in: .nanoseconds(max(0, (deadline - clock.now).wholeNanoseconds))) {
                 [stopSignal] in stopSignal.stop(.runEnded)
             }
         }
         defer { deadlineTask?.cancel() }
-        stopSignal.onStop { [clock, stopSignal, shards] in
+        stopSignal.onStop { [stopSignal, shards] in
             let reason = stopSignal.reason ?? .interrupted
-            var instant = clock.now
-            if reason == .runEnded, let deadline { instant = min(instant, deadline) }
+            let instant = stopInstant()
             stopLine.draw(at: instant)
             for shard in shards {
                 shard.eventLoop.execute { shard.value.stop(reason: reason, at: instant) }
