@@ -1,5 +1,3 @@
-import QueueClientCore
-
 /// A `Decoder` over a `YamlNode` tree, so scenario files decode into plain `Decodable` types.
 ///
 /// Two things differ from `JSONDecoder`, both so that one pass reports every problem:
@@ -75,7 +73,7 @@ final class YamlDecodingState {
         if let yaml = error as? YamlError {
             problems.append(yaml)
         } else {
-            problems.append(YamlError(ErrorWording.fallback(error), at: mark))
+            problems.append(YamlError(wording: error, at: mark))
         }
     }
 

@@ -99,3 +99,16 @@ public struct YamlError: Error, Sendable, Equatable, CustomStringConvertible {
         return message
     }
 }
+
+extension YamlError {
+    /// An error thrown while reading or decoding, in words: our own value types throw
+    /// sentences; anything else (a `DecodingError`) would print as a dump, so only its type is
+    /// named. Not `ErrorWording` from the client core: fuzz/run-reader-fuzz.sh compiles this
+    /// folder alone.
+    init(wording error: any Error, at mark: YamlMark?) {
+        let words =
+            (error is DecodingError ? nil : (error as? any CustomStringConvertible)?.description)
+            ?? "an unexpected error (\(type(of: error)))"
+        self.init(words, at: mark)
+    }
+}

@@ -1,5 +1,4 @@
 import CYaml
-import QueueClientCore
 
 /// Reads one YAML document into a `YamlNode` tree with libyaml's event parser.
 ///
@@ -33,7 +32,7 @@ public struct YamlReader: Sendable {
         } catch let fatal as YamlError {
             throw YamlReadError(errors: builder.problems + [fatal])
         } catch {
-            throw YamlReadError(errors: builder.problems + [YamlError(ErrorWording.fallback(error), at: nil)])
+            throw YamlReadError(errors: builder.problems + [YamlError(wording: error, at: nil)])
         }
         if !builder.problems.isEmpty { throw YamlReadError(errors: builder.problems) }
         return root
