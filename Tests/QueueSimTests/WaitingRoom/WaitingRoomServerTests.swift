@@ -66,12 +66,14 @@ import Testing
         let configuration = RoomFixture.configuration(outflowPerMinute: 600)
         try await withRoomServer(configuration) { port, client in
             var queueURL = ""
+            let enqueueStart = ContinuousClock.now
             for _ in 0..<31 {
                 let response = try await client.execute(
                     request(port, Self.enqueuePath, method: .POST, body: "{\"userId\":\"u\"}"), timeout: .seconds(5))
                 #expect(response.status == .ok)
                 queueURL = try #require(try await json(response)["QueueUrl"] as? String)
             }
+            let enqueueTook = ContinuousClock.now - enqueueStart
             // The 31st visitor's turn is 3 s after the first (enough margin for a busy machine to
             // finish enqueueing before that turn): poll as the queue page protocol says.
             let path = String(queueURL.dropFirst("https://acme.queue-it.net".count))
@@ -90,7 +92,10 @@ import Testing
                     try await Task.sleep(for: .seconds(retry))
                 }
             }
-            #expect(polls >= 2)
+            // Polled at least once before the turn, unless the machine was so busy that enqueueing
+            // alone took most of the 3 s (a clean-clone CI run once took longer): then the first
+            // poll may rightly be the redirect.
+            if enqueueTook < .seconds(2) { #expect(polls >= 2) }
             let target = try #require(location)
             #expect(target.hasPrefix("https://acme.example/launch?queueittoken="))
             let token = String(target.split(separator: "=", maxSplits: 1)[1])
