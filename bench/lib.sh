@@ -1,5 +1,5 @@
 # Shared by the live benchmarks (source it): failing, installing Debian packages, finding the
-# queuesim binary.
+# queuesim binary, stopping the background server, describing the machine.
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -32,3 +32,19 @@ queuesim_binary() {
     # The scripts run queuesim from a temporary directory: a relative path would not resolve.
     bin="$(realpath "$bin")"
 }
+
+# Stops the background process whose pid is in $server (if any) and waits for it.
+server=""
+stop_server() {
+    if [ -n "$server" ]; then
+        kill "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+        server=""
+    fi
+}
+
+# "2 cores, 23.5 GiB, Linux 6.18.44": the line every benchmark prints first.
+machine_description() {
+    echo "$(nproc) cores, $(free -m | awk '/Mem:/ { printf "%.1f GiB", $2 / 1024 }'), $(uname -sr)"
+}
+

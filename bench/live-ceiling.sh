@@ -53,15 +53,7 @@ taskset -c 1 true 2>/dev/null || fail "needs at least 2 cores (taskset -c 0 for 
 queuesim_binary
 
 workdir="$(mktemp -d)"
-server=""
-cleanup() {
-    if [ -n "$server" ]; then
-        kill "$server" 2>/dev/null || true
-        wait "$server" 2>/dev/null || true
-    fi
-    rm -rf "$workdir"
-}
-trap cleanup EXIT
+trap 'stop_server; rm -rf "$workdir"' EXIT
 
 if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
     fail "something already listens on 127.0.0.1:$port (set PORT)"
@@ -212,7 +204,7 @@ q_rps=$(awk -v r="$requests" -v d="$duration_ms" 'BEGIN { printf "%.0f", r / (d 
 cpu_time=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$workdir/run.time")
 peak_kib=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$workdir/run.time")
 
-echo "machine:            $(nproc) cores, $(free -m | awk '/Mem:/ { printf "%.1f GiB", $2 / 1024 }'), $(uname -sr)"
+echo "machine:            $(machine_description)"
 echo "(commands run in a temporary directory)"
 echo "responder:          ${nginx_cmd[*]}"
 echo "                    ($("$nginx_bin" -v 2>&1 | sed 's/^nginx version: //'); 200 + the safetynet enqueue JSON, ${#answer} bytes)"

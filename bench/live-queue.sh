@@ -31,14 +31,6 @@ taskset -c 1 true 2>/dev/null || fail "needs at least 2 cores (taskset -c 0 for 
 queuesim_binary
 
 workdir="$(mktemp -d)"
-server=""
-stop_server() {
-    if [ -n "$server" ]; then
-        kill "$server" 2>/dev/null || true
-        wait "$server" 2>/dev/null || true
-        server=""
-    fi
-}
 trap 'stop_server; rm -rf "$workdir"' EXIT
 
 cat > "$workdir/room.yaml" <<'YAML'
@@ -129,7 +121,7 @@ peak=$(peak_kib "$workdir/main.time")
 base=$(peak_kib "$workdir/baseline.time")
 server_peak=$(cat "$workdir/main.server")
 
-echo "machine:                 $(nproc) cores, $(free -m | awk '/Mem:/ { printf "%.1f GiB", $2 / 1024 }'), $(uname -sr)"
+echo "machine:                 $(machine_description)"
 echo "server:                  taskset -c 0 $bin serve room.yaml --port $port --log-level error   (queue, outflow 600/min)"
 echo "generator:               taskset -c 1 /usr/bin/time -v timeout --foreground -k 15 180 $bin run gen.yaml --out DIR --quiet"
 echo "                         (endpoint http://127.0.0.1:$port; $visitors visitors over 10 s; poll 5s, maxWait 10m; concurrency $visitors, duration 60s)"

@@ -66,7 +66,7 @@ rows=$(($(wc -l < "$workdir/out/visitors.csv") - 1))
 # The first sixth of the run, but at least a minute (half of a one-minute run).
 warmup=$(( minutes * 60 / 6 > 60 ? minutes * 60 / 6 : (minutes > 1 ? 60 : 30) ))
 first=$(head -1 "$samples" | cut -d' ' -f1)
-echo "machine:       $(nproc) cores, $(free -m | awk '/Mem:/ { printf "%.1f GiB", $2 / 1024 }'), $(uname -sr)"
+echo "machine:       $(machine_description)"
 echo "command:       queuesim run <100 visitors/s for ${minutes} min, queue at 7200/min> --quiet"
 echo "visitors:      $visitors planned, $rows rows; outcomes $(jq -c '.outcomes | with_entries(select(.value > 0))' "$json")"
 echo "requests:      $(jq '.requests' "$json")"

@@ -15,10 +15,13 @@ struct QueueSimCommand: AsyncParsableCommand {
               queuesim validate scenarios/launch.yaml
               queuesim validate scenarios/*.yaml
               queuesim validate --quiet my-launch.yaml
+              queuesim run scenarios/launch.yaml
+              queuesim recover reports/launch
 
             Exit codes: 0 valid / every threshold held, 1 a threshold failed,
-            2 the scenario or the command line is invalid, 3 the run could not start,
-            130 interrupted.
+            2 the scenario or the command line is invalid (or the report directory is in use),
+            3 the run could not start or could not write its reports, 130 interrupted (SIGINT),
+            143 stopped by SIGTERM.
             """,
         version: QueueSimVersion.current,
         subcommands: [ValidateCommand.self, RunCommand.self, ServeCommand.self, RecoverCommand.self]

@@ -50,7 +50,6 @@ struct RecoverCommand: ParsableCommand {
                 try folder.publish(newest)
                 print("\(folder.pointer) now shows run \(newest)")
             }
-            folder.removeRunDirectoryIfEmpty()
         } catch {
             StandardError.print("queuesim recover: \(RunCommand.words(error))")
             throw ExitCode(3)

@@ -140,11 +140,13 @@ struct RunCommand: AsyncParsableCommand {
             }
         } catch let abort as RunAbort {
             progress?.stop()
-            StandardError.print("queuesim run: \(SecretRedaction.redact(abort.description))\(Self.leftBehind(folder))")
+            StandardError.print(
+                "queuesim run: \(SecretRedaction.redact(abort.description))\(Self.clearAfterAbort(folder))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         } catch {
             progress?.stop()
-            StandardError.print("queuesim run: the run was aborted: \(Self.words(error))\(Self.leftBehind(folder))")
+            StandardError.print(
+                "queuesim run: the run was aborted: \(Self.words(error))\(Self.clearAfterAbort(folder))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         progress?.stop()
@@ -193,8 +195,9 @@ struct RunCommand: AsyncParsableCommand {
         SecretRedaction.redact(ErrorWording.plain(error))
     }
 
-    /// What an aborted run leaves: nothing when it wrote nothing, else where its rows are.
-    static func leftBehind(_ folder: ReportFolder) -> String {
+    /// Removes an aborted run's folder if it is still empty; returns what the user should know
+    /// about what is left (where its rows are), or "".
+    static func clearAfterAbort(_ folder: ReportFolder) -> String {
         folder.removeRunDirectoryIfEmpty()
         guard FileManager.default.fileExists(atPath: folder.runDirectory) else { return "" }
         return "\n\(folder.pointer) still shows the previous report; the rows of this run are in "

@@ -122,8 +122,9 @@ public final class ReportFolder {
         }
     }
 
-    /// Run folders of earlier runs that never finished: a pending marker and no `run.json`.
-    /// Their writer is gone (this process holds the lock), so they are safe to recover.
+    /// Run folders of earlier runs that never finished: their pending marker is still there
+    /// (`Recorder.finish` removes it after `run.json`). Their writer is gone (this process holds
+    /// the lock), so they are safe to recover.
     public func crashedRuns() -> [String] {
         runFolders().filter { id in
             let folder = runsDirectory + "/" + id

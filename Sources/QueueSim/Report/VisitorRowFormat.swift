@@ -60,8 +60,9 @@ extension VisitorRowFormat {
     /// instants the row does not print are derived from its durations); nil for a row that is
     /// not one of ours.
     static func decode(_ row: ArraySlice<UInt8>) -> VisitorRecord? {
-        let cells = fields(row)
-        guard cells.count == columns.count, let visitor = Int(cells[0]), visitor >= 1,
+        // The feeders' RFC 4180 reader: one row in, its fields out.
+        guard let cells = try? CSVColumnReader.parse(String(decoding: row, as: UTF8.self), path: "").first,
+            cells.count == columns.count, let visitor = Int(cells[0]), visitor >= 1,
             let outcome = VisitorOutcome(rawValue: cells[5]), let token = TokenState(rawValue: cells[16]),
             let arrivalMs = Int64(cells[3]), let startMs = Int64(cells[4]), let totalMs = Int64(cells[14]),
             let waitMs = Int64(cells[13]), let attempts = Int(cells[9]), let polls = Int(cells[10]),
@@ -78,38 +79,5 @@ extension VisitorRowFormat {
             enqueueDecided: Int64(cells[12]).map { start + .milliseconds($0) },
             queueEntered: waitMs > 0 ? ended - .milliseconds(waitMs) : nil, ended: ended,
             queueId: optional(cells[15]), token: token)
-    }
-
-    /// RFC 4180 fields of one row (quotes removed, doubled quotes undone).
-    private static func fields(_ row: ArraySlice<UInt8>) -> [String] {
-        var cells: [String] = []
-        var cell: [UInt8] = []
-        var quoted = false
-        var index = row.startIndex
-        while index < row.endIndex {
-            let byte = row[index]
-            if quoted {
-                if byte == UInt8(ascii: "\"") {
-                    if index + 1 < row.endIndex, row[index + 1] == UInt8(ascii: "\"") {
-                        cell.append(byte)
-                        index += 1
-                    } else {
-                        quoted = false
-                    }
-                } else {
-                    cell.append(byte)
-                }
-            } else if byte == UInt8(ascii: "\"") {
-                quoted = true
-            } else if byte == UInt8(ascii: ",") {
-                cells.append(String(decoding: cell, as: UTF8.self))
-                cell.removeAll(keepingCapacity: true)
-            } else {
-                cell.append(byte)
-            }
-            index += 1
-        }
-        cells.append(String(decoding: cell, as: UTF8.self))
-        return cells
     }
 }
