@@ -40,20 +40,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("out"), help: "Report directory (default: the scenario's reports.dir).")
     var outputDirectory: String?
 
-    @Option(help: "Seed for every random choice (default: the scenario's seed).")
-    var seed: UInt64?
-
-    @Option(help: "wall or virtual (default: the scenario's clock).")
-    var clock: String?
-
-    @Option(help: "Hard stop, e.g. 90s or 10m (default: the scenario's run.duration).")
-    var duration: String?
-
-    @Option(help: "Scale the arrival plan to exactly N visitors, keeping its shape.")
-    var visitors: Int?
-
-    @Option(help: "Most visitors in flight at once on the wall clock (default: run.concurrency).")
-    var concurrency: Int?
+    @OptionGroup var plan: PlanOptions
 
     @Flag(name: .shortAndLong, help: "No progress line and no summary; reports and exit code only.")
     var quiet = false
@@ -62,18 +49,6 @@ struct RunCommand: AsyncParsableCommand {
     var keep: Int = 0
 
     func validate() throws {
-        if let clock, ClockKind(rawValue: clock) == nil {
-            throw ValidationError("--clock must be wall or virtual (got '\(clock)')")
-        }
-        if let duration {
-            guard let parsed = ScenarioUnits.duration(duration), parsed > .zero else {
-                throw ValidationError("--duration must be a positive duration such as 90s or 10m (got '\(duration)')")
-            }
-        }
-        if let visitors, visitors < 0 { throw ValidationError("--visitors must be 0 or more (got \(visitors))") }
-        if let concurrency, concurrency < 1 {
-            throw ValidationError("--concurrency must be at least 1 (got \(concurrency))")
-        }
         if keep < 0 { throw ValidationError("--keep must be 0 or more (got \(keep))") }
     }
 
@@ -100,20 +75,13 @@ struct RunCommand: AsyncParsableCommand {
         // The run writes into a folder of its own (see ReportFolder); `pointer` is what users read.
         let runId = RunId.make()
         let pointer = outputDirectory ?? scenario.reportsDirectory
-        let options = RunOptions(
-            outputDirectory: ReportFolder.runDirectory(pointer: pointer, runId: runId), seed: seed,
-            clock: clock.flatMap(ClockKind.init(rawValue:)), duration: duration.flatMap(ScenarioUnits.duration),
-            visitors: visitors, concurrency: concurrency, runId: runId)
+        let options = plan.runOptions(
+            outputDirectory: ReportFolder.runDirectory(pointer: pointer, runId: runId), runId: runId)
         let prepared: PreparedRun
         do {
             prepared = try PreparedRun(scenario: scenario, options: options)
         } catch {
             StandardError.print("\(file): \(Self.words(error))")
-            throw ExitCode(RunExitStatus.invalidInput.rawValue)
-        }
-        if prepared.clock == .virtual, !prepared.isEmbedded {
-            StandardError.print(
-                "\(file): clock virtual needs endpoint: embedded (a real endpoint runs on the wall clock)")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
 

@@ -9,7 +9,10 @@ struct ValidateCommand: ParsableCommand {
             Reads each file, reports every problem as FILE:LINE:COLUMN: message on standard error,
             and for a valid file prints a short description: the enqueue URL each group calls,
             planned visitors, arrival rates, the room's mode and outflow, faults and thresholds.
-            Exits 0 when every file is valid, 2 otherwise.
+            Then runs `run`'s own preflight with the same options: the whole plan is walked,
+            feeders must have rows for every visitor planned to read them, and the memory
+            estimate must fit the budget (--max-memory). Exit 0 means `queuesim run` with the
+            same options will start; 2 otherwise.
 
             Examples:
               queuesim validate scenarios/launch.yaml
@@ -23,6 +26,8 @@ struct ValidateCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only problems, not the description of valid files.")
     var quiet = false
 
+    @OptionGroup var plan: PlanOptions
+
     func validate() throws {
         if files.isEmpty {
             throw ValidationError("give at least one scenario file, e.g. queuesim validate scenarios/launch.yaml")
@@ -34,6 +39,13 @@ struct ValidateCommand: ParsableCommand {
         for (index, file) in files.enumerated() {
             do {
                 let scenario = try ScenarioLoader.load(path: file)
+                do {
+                    _ = try PreparedRun(scenario: scenario, options: plan.runOptions())
+                } catch {
+                    StandardError.print("\(file): \(RunCommand.words(error))")
+                    invalid += 1
+                    continue
+                }
                 if !quiet {
                     if index > 0 { print("") }
                     print(ScenarioSummary(scenario).text)

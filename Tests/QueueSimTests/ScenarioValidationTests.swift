@@ -139,11 +139,11 @@ struct ScenarioValidationTests {
         #expect(
             problems(yaml) == [
                 "5:7: missing `rate` in arrivals.phases[0]; a phase is { duration: 30s, rate: 10 } (optionally with rampTo: 100), { burst: 500 } or { pause: 30s }",
-                "6:16: `arrivals.phases[1].burst` must be 1 or more visitors, found 0",
+                "6:16: `arrivals.phases[1].burst` must be from 1 to 100000000 visitors, found 0",
                 "7:7: a phase is { duration: 30s, rate: 10 } (optionally with rampTo: 100), { burst: 500 } or { pause: 30s }; this one mixes them",
                 "8:16: `arrivals.phases[3].pause` must be longer than 0, found 0s",
                 "9:40: `arrivals.phases[4].rampTo` must be more than 0 when `rate` is 0, or the phase brings nobody",
-                "10:16: `arrivals.maxVisitors` must be 1 or more, found 0",
+                "10:16: `arrivals.maxVisitors` must be from 1 to 100000000, found 0",
             ])
         #expect(
             problems(minimal.replacingFirst("{ duration: 10s, rate: 5 }", with: "{ pause: 10s }")) == [
@@ -228,7 +228,7 @@ struct ScenarioValidationTests {
                 """
         #expect(
             problems(yaml) == [
-                "9:26: `visitors[0].weight` must be more than 0, found 0.0",
+                "9:26: `visitors[0].weight` must be more than 0 and at most 1000000000, found 0.0",
                 "10:5: missing the required key `name` in visitors[1]; every group needs a name for the reports",
                 "11:13: a second group named `app` (the first is at 9:13); group names must be unique",
                 "11:28: a group cannot override `endpoint`; every group talks to `target.endpoint`",
@@ -288,7 +288,7 @@ struct ScenarioValidationTests {
         #expect(
             problems(minimal + "name: a/b\nrun: { concurrency: 0 }\n") == [
                 "8:7: `name` names the report folder: expected a non-empty name without `/`, found \"a/b\"",
-                "9:21: `run.concurrency` must be 1 or more, found 0",
+                "9:21: `run.concurrency` must be from 1 to 10000000, found 0",
             ])
     }
 

@@ -109,7 +109,7 @@ struct ValidateCommandTests {
         #expect(
             result.stderr == """
                 \(file.path):1:10: `version: 3` is not supported; this queuesim reads scenario format version 1
-                \(file.path):3:32: `arrivals.phases[0].burst` must be 1 or more visitors, found 0
+                \(file.path):3:32: `arrivals.phases[0].burst` must be from 1 to 100000000 visitors, found 0
                 \(file.path):4:8: `clock` must be one of wall, virtual, found `sometimes`
                 no-such.yaml: no such file
                 2 of 3 scenario files are invalid
@@ -157,7 +157,8 @@ struct CommandLineTests {
 
     @Test(arguments: ["run", "serve"])
     func runAndServeRefuseAnInvalidScenarioWithTwo(command: String) throws {
-        let scenario = try TemporaryScenario(bytes: Array("version: 1\nname: broken\ntarget: { customerId: acme }\n".utf8))
+        let scenario = try TemporaryScenario(
+            bytes: Array("version: 1\nname: broken\ntarget: { customerId: acme }\n".utf8))
         let result = try QueueSimProcess.run([command, scenario.path])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix(scenario.path + ":"), "\(result.stderr)")

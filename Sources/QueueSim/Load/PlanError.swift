@@ -3,6 +3,8 @@
 public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No visitor group has a positive weight, so no arriving visitor can pick one.
     case noVisitorGroups
+    /// `--clock virtual` on a scenario with a real endpoint: virtual time cannot drive a server.
+    case virtualClockNeedsEmbeddedRoom
     /// `--visitors` was negative.
     case invalidVisitorCount(Int)
     /// `--visitors N` asked to scale a plan whose phases produce no arrivals at all.
@@ -18,8 +20,10 @@ public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .noVisitorGroups:
             return "no visitor group has a positive weight; give at least one group a weight above 0"
+        case .virtualClockNeedsEmbeddedRoom:
+            return "clock virtual needs endpoint: embedded (a real endpoint runs on the wall clock)"
         case .invalidVisitorCount(let count):
-            return "--visitors must be 0 or more (got \(count))"
+            return "--visitors must be from 0 to \(ScenarioLimits.mostVisitorsText) (got \(count))"
         case .nothingToScale(let visitors):
             return "--visitors \(visitors): the arrival phases plan no visitors, so there is nothing to scale"
         case .feederExhausted(let group, let file, let column, let rows):

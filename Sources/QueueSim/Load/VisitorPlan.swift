@@ -99,6 +99,9 @@ public struct PlanSummary: Sendable, Equatable {
     public var lastArrival: Instant?
     /// The factor `--visitors` applied to rates and bursts (1 without it).
     public var scale: Double
+    /// The most visitors whose arrivals fall within one `inFlightWindow` of each other: an
+    /// upper bound on the visitors in flight at once (the whole count without a window).
+    public var peakInFlight: Int = 0
 }
 
 extension VisitorPlan {
@@ -106,8 +109,13 @@ extension VisitorPlan {
     /// group and checks every feeder has rows for them. A feeder that would run out is
     /// `PlanError.feederTooShort` (naming the groups, file, column, rows and visitors planned),
     /// so the command line can exit 2 before anything starts. O(visitors) time, O(groups) memory.
+    ///
+    /// `inFlightWindow` is the longest a visitor can stay in flight: a second iterator trails
+    /// the first by that much, so the gap between them is the most visitors that can be in
+    /// flight together (for the memory estimate), without storing any arrival.
     public static func preflight(
-        scenario: Scenario, visitors: Int? = nil, loadColumn: (CSVFeeder) throws -> [String]
+        scenario: Scenario, visitors: Int? = nil, inFlightWindow: Duration? = nil,
+        loadColumn: (CSVFeeder) throws -> [String]
     ) throws -> PlanSummary {
         let schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: visitors)
         let groupPicker = try GroupPicker(groups: scenario.groups, seed: scenario.seed)
@@ -116,15 +124,26 @@ extension VisitorPlan {
         var count = 0
         var first: Instant?
         var last: Instant?
+        var trailing = schedule.makeIterator()
+        var trailingArrival = trailing.next()
+        var trailingCount = 0
+        var peakInFlight = 0
         for arrival in schedule {
             perGroup[groupPicker.group(forVisitor: count)] += 1
             count += 1
             if first == nil { first = arrival }
             last = arrival
+            if let window = inFlightWindow {
+                while let gone = trailingArrival, gone + window <= arrival {
+                    trailingArrival = trailing.next()
+                    trailingCount += 1
+                }
+                peakInFlight = max(peakInFlight, count - trailingCount)
+            }
         }
         try feeders.checkCapacity(visitorsPerGroup: perGroup)
         return PlanSummary(
             visitorCount: count, visitorsPerGroup: perGroup, span: schedule.span, firstArrival: first,
-            lastArrival: last, scale: schedule.scale)
+            lastArrival: last, scale: schedule.scale, peakInFlight: inFlightWindow == nil ? count : peakInFlight)
     }
 }

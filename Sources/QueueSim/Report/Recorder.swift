@@ -123,8 +123,9 @@ public final class Recorder {
         spool.discard()
         files[Self.summaryFile] = try AtomicFileWriter.write(
             SummaryReport.render(statistics), to: Self.path(directory, Self.summaryFile))
-        files[Self.timelineFile] = try AtomicFileWriter.write(
-            timeline.render(end: ending.end), to: Self.path(directory, Self.timelineFile))
+        files[Self.timelineFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.timelineFile)) { file in
+            try timeline.write(end: ending.end) { try file.write($0) }
+        }
         let manifest = RunManifest(
             description: run, ending: ending, visitors: report.visitorCount,
             outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: verdicts,

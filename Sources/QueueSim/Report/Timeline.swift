@@ -57,11 +57,15 @@ struct Timeline {
 
     var requestCount: Int { requests.total }
 
-    /// The whole file, header included, for a run that ended at `end`.
-    func render(end: Instant) -> String {
+    /// Writes the whole file, header included, for a run that ended at `end`, in blocks: a
+    /// run that idles for months has millions of rows, and neither they nor a per-second
+    /// array of them are ever in memory at once.
+    func write(end: Instant, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let layout = RowLayout(end: end, lastEventSecond: lastEventSecond)
-        let percentiles = enqueueP95BySecond(layout)
-        var row = CSVRowBuilder(reservingCapacity: 128 * (layout.rowCount + 1))
+        var percentiles = EnqueueP95Walker(decisions: enqueueDecisions.sorted(), layout: layout)
+        var row = CSVRowBuilder(reservingCapacity: Self.blockBytes + 256)
+        let header = Self.columns.joined(separator: ",") + "\n"
+        try Array(header.utf8).withUnsafeBytes(sink)
         var inQueue = 0
         for second in 0..<layout.rowCount {
             inQueue += inQueueChanges[second]
@@ -70,35 +74,58 @@ struct Timeline {
             row.integer(layout.value(started, second))
             row.integer(layout.value(enqueued, second))
             row.integer(inQueue)
-            for outcome in Self.outcomeColumns {
-                let index = VisitorOutcome.allCases.firstIndex(of: outcome)!
+            for index in Self.outcomeIndices {
                 row.integer(layout.value(endedByOutcome[index], second))
             }
             row.integer(layout.value(requests, second))
-            row.optionalInteger(percentiles[second])
+            row.optionalInteger(percentiles.p95(ofRow: second))
             row.endRow()
+            if row.bytes.count >= Self.blockBytes {
+                try row.bytes.withUnsafeBytes(sink)
+                row.clear()
+            }
         }
-        return Self.columns.joined(separator: ",") + "\n" + String(decoding: row.bytes, as: UTF8.self)
+        try row.bytes.withUnsafeBytes(sink)
     }
+
+    /// The whole file as text (tests, and small runs).
+    func render(end: Instant) -> String {
+        var bytes: [UInt8] = []
+        try! write(end: end) { bytes.append(contentsOf: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let blockBytes = 64 * 1024
+    private static let outcomeIndices = outcomeColumns.map { VisitorOutcome.allCases.firstIndex(of: $0)! }
 
     private var lastEventSecond: Int {
         ([arrivals, started, enqueued, requests] + endedByOutcome).map { $0.count - 1 }.max() ?? -1
     }
 
-    /// Nearest-rank p95 (the value at rank ⌈0.95·n⌉) of each second's enqueue decisions.
-    private func enqueueP95BySecond(_ layout: RowLayout) -> [UInt64?] {
-        var result = [UInt64?](repeating: nil, count: layout.rowCount)
-        var bySecond = [[UInt64]](repeating: [], count: layout.rowCount)
-        for key in enqueueDecisions.sorted() {
-            bySecond[layout.row(forSecond: Int(key >> 32))].append(key & 0xFFFF_FFFF)
+    /// Nearest-rank p95 (the value at rank ⌈0.95·n⌉) of each row's enqueue decisions, walking
+    /// the sorted `second << 32 | ms` keys once, row by row.
+    private struct EnqueueP95Walker {
+        let decisions: [UInt64]
+        let layout: RowLayout
+        var next = 0
+
+        init(decisions: [UInt64], layout: RowLayout) {
+            self.decisions = decisions
+            self.layout = layout
         }
-        for (second, values) in bySecond.enumerated() where !values.isEmpty {
+
+        mutating func p95(ofRow row: Int) -> UInt64? {
+            var values: [UInt64] = []
+            while next < decisions.count, layout.row(forSecond: Int(decisions[next] >> 32)) == row {
+                values.append(decisions[next] & 0xFFFF_FFFF)
+                next += 1
+            }
+            guard !values.isEmpty else { return nil }
             // Folding the end instant into the last row can append values out of order.
-            let sorted = values.sorted()
-            let rank = (95 * sorted.count + 99) / 100
-            result[second] = sorted[rank - 1]
+            values.sort()
+            let rank = (95 * values.count + 99) / 100
+            return values[rank - 1]
         }
-        return result
     }
 
     static func second(of instant: Instant) -> Int {
@@ -136,22 +163,54 @@ struct Timeline {
     }
 }
 
-/// A count per second that grows as later seconds appear; reads past the end are zero.
+/// A count per second; reads of seconds never counted are zero.
+///
+/// Stored in blocks of `blockSeconds`, made only for blocks that hold a count: a virtual run
+/// that jumps over a month of idle time costs no memory for it (a flat array cost 8 bytes per
+/// idle second per column, 75 GB for a long pause).
 struct PerSecondCounts {
-    private var counts: [Int] = []
+    private static let blockSeconds = 1024
+    /// Block numbers (second / blockSeconds), ascending, and their counts.
+    private var blockNumbers: [Int] = []
+    private var blocks: [[Int]] = []
     private(set) var total = 0
-
-    var count: Int { counts.count }
+    /// One past the latest second counted.
+    private(set) var count = 0
 
     mutating func add(at second: Int, _ amount: Int = 1) {
-        if second >= counts.count {
-            counts.append(contentsOf: repeatElement(0, count: second + 1 - counts.count))
+        let (number, offset) = second.quotientAndRemainder(dividingBy: Self.blockSeconds)
+        // Counts mostly arrive in time order: the last block is nearly always the one.
+        let index: Int
+        if let last = blockNumbers.last, last == number {
+            index = blockNumbers.count - 1
+        } else {
+            index = position(ofBlock: number)
+            if index == blockNumbers.count || blockNumbers[index] != number {
+                blockNumbers.insert(number, at: index)
+                blocks.insert(Array(repeating: 0, count: Self.blockSeconds), at: index)
+            }
         }
-        counts[second] += amount
+        blocks[index][offset] += amount
         total += amount
+        count = max(count, second + 1)
     }
 
     subscript(second: Int) -> Int {
-        second < counts.count ? counts[second] : 0
+        guard second >= 0 else { return 0 }
+        let (number, offset) = second.quotientAndRemainder(dividingBy: Self.blockSeconds)
+        let index = position(ofBlock: number)
+        guard index < blockNumbers.count, blockNumbers[index] == number else { return 0 }
+        return blocks[index][offset]
+    }
+
+    /// The first index whose block number is not below `number`.
+    private func position(ofBlock number: Int) -> Int {
+        var low = 0
+        var high = blockNumbers.count
+        while low < high {
+            let middle = (low + high) / 2
+            if blockNumbers[middle] < number { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

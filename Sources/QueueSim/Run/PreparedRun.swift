@@ -8,6 +8,8 @@ public struct PreparedRun: Sendable {
     public let scenario: Scenario
     public let options: RunOptions
     public let summary: PlanSummary
+    /// What the run should need at most; checked against `--max-memory` before anything runs.
+    public let memoryEstimate: RunMemoryEstimate
     /// Enqueue keys an invite-only embedded room admits (from `waitingRoom.enqueueKeys`).
     public let knownEnqueueKeys: Set<String>
     /// One configuration per group, with everything but the visitor's own data filled in.
@@ -17,8 +19,24 @@ public struct PreparedRun: Sendable {
         let scenario = options.applied(to: original)
         self.scenario = scenario
         self.options = options
-        summary = try VisitorPlan.preflight(
-            scenario: scenario, visitors: options.visitors, loadColumn: Self.loadColumn)
+        if scenario.clock == .virtual, scenario.target.endpoint != .embedded {
+            throw PlanError.virtualClockNeedsEmbeddedRoom
+        }
+        if let visitors = options.visitors, !(0...ScenarioLimits.mostVisitors).contains(visitors) {
+            throw PlanError.invalidVisitorCount(visitors)
+        }
+        var window = RunMemoryEstimate.longestVisit(scenario.client)
+        if let hardStop = scenario.run.duration { window = min(window, hardStop) }
+        var summary = try VisitorPlan.preflight(
+            scenario: scenario, visitors: options.visitors, inFlightWindow: window, loadColumn: Self.loadColumn)
+        if scenario.clock == .wall {
+            summary.peakInFlight = min(summary.peakInFlight, scenario.run.concurrency)
+        }
+        self.summary = summary
+        memoryEstimate = RunMemoryEstimate(
+            visitors: summary.visitorCount, peakInFlight: summary.peakInFlight,
+            feederFileBytes: Self.feeders(of: scenario).reduce(0) { $0 + (RegularFileReader.size(path: $1.path) ?? 0) })
+        try memoryEstimate.check(against: options.maxMemory ?? .machineDefault())
         knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)
         groupTemplates = scenario.groups.map { group in
             Self.template(for: group, scenario: scenario)
@@ -75,7 +93,24 @@ public struct PreparedRun: Sendable {
     }
 
     static func loadColumn(_ feeder: CSVFeeder) throws -> [String] {
-        try CSVColumnReader.read(path: feeder.path, column: feeder.column)
+        // The validator checked the size too; the file may have grown since.
+        if let problem = ScenarioLimits.feederSizeProblem(path: feeder.path, named: feeder.path) {
+            throw CSVColumnReader.Failure.unreadable(path: feeder.path, reason: problem)
+        }
+        return try CSVColumnReader.read(path: feeder.path, column: feeder.column)
+    }
+
+    /// Every distinct feeder file the run reads.
+    static func feeders(of scenario: Scenario) -> [CSVFeeder] {
+        var feeders: [CSVFeeder] = []
+        for group in scenario.groups {
+            for value in [group.enqueueKey, group.enqueueToken] {
+                if case .feeder(let feeder) = value { feeders.append(feeder) }
+            }
+        }
+        if let keys = scenario.waitingRoom?.enqueueKeys { feeders.append(keys) }
+        var seen = Set<String>()
+        return feeders.filter { seen.insert($0.path).inserted }
     }
 
     private static func template(

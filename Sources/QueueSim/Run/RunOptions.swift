@@ -13,11 +13,14 @@ public struct RunOptions: Sendable, Equatable {
     public var concurrency: Int?
     /// The run's id (`run.json`'s `run_id`); a fresh one when not given.
     public var runId: String
+    /// `--max-memory`: nil uses `MemoryBudget.machineDefault()`.
+    public var maxMemory: MemoryBudget?
 
     public init(
         outputDirectory: String? = nil, seed: UInt64? = nil, clock: ClockKind? = nil, duration: Duration? = nil,
-        visitors: Int? = nil, concurrency: Int? = nil, runId: String = RunId.make()
+        visitors: Int? = nil, concurrency: Int? = nil, runId: String = RunId.make(), maxMemory: MemoryBudget? = nil
     ) {
+        self.maxMemory = maxMemory
         self.runId = runId
         self.outputDirectory = outputDirectory
         self.seed = seed

@@ -3,11 +3,17 @@ extension ArrivalPhase {
     /// The visitors this phase brings: rate × duration for a steady phase (the average of
     /// `rate` and `rampTo` for a ramp), rounded to the nearest visitor; the count for a burst.
     public var plannedVisitorCount: Int {
+        Int(expectedVisitors.rounded())
+    }
+
+    /// The same count before rounding, as a Double: the validator compares it with
+    /// `ScenarioLimits.mostVisitors` before anything converts it to an Int.
+    var expectedVisitors: Double {
         switch self {
         case .steady(let duration, let rate, let rampTo):
             let average = (rate + (rampTo ?? rate)) / 2
-            return Int((average * duration.secondsDouble).rounded())
-        case .burst(let count): return count
+            return average * duration.secondsDouble
+        case .burst(let count): return Double(count)
         case .pause: return 0
         }
     }

@@ -67,6 +67,14 @@ enum RegularFileReader {
         }
     }
 
+    /// The size of a regular file in bytes; nil when it is missing or not a regular file (the
+    /// read that follows says which).
+    static func size(path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
     private static func check(_ mode: mode_t) throws(Failure) {
         switch mode & S_IFMT {
         case S_IFREG: return

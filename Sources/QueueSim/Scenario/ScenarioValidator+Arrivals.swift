@@ -25,11 +25,29 @@ extension ScenarioValidator {
         }
         var maxVisitors: Int?
         if let cap = raw.value.maxVisitors {
-            if cap.value < 1 { fail("`arrivals.maxVisitors` must be 1 or more, found \(cap.value)", at: cap.mark) }
+            if cap.value < 1 || cap.value > ScenarioLimits.mostVisitors {
+                fail(
+                    "`arrivals.maxVisitors` must be from 1 to \(ScenarioLimits.mostVisitorsText), found \(cap.value)",
+                    at: cap.mark)
+            }
             maxVisitors = cap.value
         }
         guard problems.count == problemsBefore, !phases.isEmpty else { return nil }
         let arrivals = Arrivals(process: process, phases: phases, maxVisitors: maxVisitors)
+        if arrivals.plannedDuration > ScenarioLimits.longestDuration {
+            fail(
+                "these phases last \(ScenarioUnits.describe(arrivals.plannedDuration)) in all; the arrival plan may last at most \(ScenarioLimits.longestDurationText)",
+                at: rawPhases.mark)
+            return nil
+        }
+        // Each phase is within range, so the sum is a finite Double; compared before any Int.
+        let uncapped = arrivals.phases.reduce(0.0) { $0 + $1.expectedVisitors }
+        if min(uncapped, Double(maxVisitors ?? .max)) > Double(ScenarioLimits.mostVisitors) {
+            fail(
+                "these phases plan about \(Int(uncapped.rounded())) visitors; a run holds at most \(ScenarioLimits.mostVisitorsText) (lower the rates or set `arrivals.maxVisitors`)",
+                at: rawPhases.mark)
+            return nil
+        }
         if arrivals.plannedVisitorCount == 0 {
             fail("these phases bring no visitors; give a phase a rate above 0 or a burst", at: rawPhases.mark)
             return nil
@@ -49,8 +67,10 @@ extension ScenarioValidator {
             return nil
         }
         if let burst = phase.burst {
-            guard burst.value >= 1 else {
-                fail("`\(key).burst` must be 1 or more visitors, found \(burst.value)", at: burst.mark)
+            guard burst.value >= 1, burst.value <= ScenarioLimits.mostVisitors else {
+                fail(
+                    "`\(key).burst` must be from 1 to \(ScenarioLimits.mostVisitorsText) visitors, found \(burst.value)",
+                    at: burst.mark)
                 return nil
             }
             return .burst(count: burst.value)

@@ -41,8 +41,10 @@ extension ScenarioValidator {
             names[name.value] = name.mark
             var weight = 1.0
             if let rawWeight = group.weight {
-                if rawWeight.value <= 0 {
-                    fail("`\(key).weight` must be more than 0, found \(rawWeight.value)", at: rawWeight.mark)
+                if rawWeight.value <= 0 || rawWeight.value > ScenarioLimits.largestWeight {
+                    fail(
+                        "`\(key).weight` must be more than 0 and at most 1000000000, found \(rawWeight.value)",
+                        at: rawWeight.mark)
                 }
                 weight = rawWeight.value
             }
@@ -96,6 +98,10 @@ extension ScenarioValidator {
         }
         let path =
             csv.value.hasPrefix("/") ? csv.value : (scenarioDirectory as NSString).appendingPathComponent(csv.value)
+        if let problem = ScenarioLimits.feederSizeProblem(path: path, named: csv.value) {
+            fail("`\(key).csv`: \(problem)", at: csv.mark)
+            return nil
+        }
         do {
             let values = try CSVColumnReader.read(path: path, column: column.value)
             if values.isEmpty {

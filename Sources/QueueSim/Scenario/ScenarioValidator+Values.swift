@@ -29,6 +29,10 @@ extension ScenarioValidator {
             fail("`\(key)` must be longer than 0, found \(text)", at: node.mark)
             return nil
         }
+        if value > ScenarioLimits.longestDuration {
+            fail("`\(key)` must be at most \(ScenarioLimits.longestDurationText), found \(text)", at: node.mark)
+            return nil
+        }
         return value
     }
 
@@ -47,6 +51,10 @@ extension ScenarioValidator {
         }
         if value < 0 || (value == 0 && !allowZero) {
             fail("`\(key)` must be more than 0, found \(text)", at: node.mark)
+            return nil
+        }
+        if value > ScenarioLimits.highestRate {
+            fail("`\(key)` must be at most \(ScenarioLimits.highestRateText), found \(text)", at: node.mark)
             return nil
         }
         return value

@@ -67,6 +67,9 @@ struct ScenarioValidator {
             waitingRoom = WaitingRoomSettings()
         }
         let run = runSettings(raw.run?.value)
+        if let room = waitingRoom, let outflow = raw.waitingRoom?.value.outflow {
+            checkOutflowReleasesSomeone(room.outflowPerSecond, at: outflow)
+        }
         let thresholds = thresholds(raw.thresholds)
         var reportsDirectory: String?
         if let dir = raw.reports?.value.dir {
@@ -81,6 +84,15 @@ struct ScenarioValidator {
             version: 1, name: name, seed: seed, clock: clock, target: target, client: client, arrivals: arrivals,
             groups: groups, waitingRoom: isEmbedded ? waitingRoom : nil, run: run, thresholds: thresholds,
             reportsDirectory: reportsDirectory)
+    }
+
+    /// `waitingRoom.outflow` above 0 can still be so low that the release interval does not fit
+    /// in 64-bit nanoseconds (`0.00000000001/min` crashed the room).
+    private mutating func checkOutflowReleasesSomeone(_ outflow: Double, at node: YamlNode) {
+        guard outflow > 0, outflow < ScenarioLimits.lowestOutflow else { return }
+        fail(
+            "`waitingRoom.outflow` must let at least one visitor through within a year (\(ScenarioLimits.longestDurationText)), found \(node.scalarText ?? "")",
+            at: node.mark)
     }
 
     private mutating func checkVersion(_ node: YamlNode?) {
@@ -122,10 +134,12 @@ struct ScenarioValidator {
         settings.pollInterval = duration(raw.pollInterval, key: "client.pollInterval", default: settings.pollInterval)
         settings.maxWait = duration(raw.maxWait, key: "client.maxWait", default: settings.maxWait)
         if let maxRestarts = raw.maxRestarts {
-            if maxRestarts.value < 0 {
-                fail("`client.maxRestarts` must be 0 or more, found \(maxRestarts.value)", at: maxRestarts.mark)
+            if maxRestarts.value < 0 || maxRestarts.value > ScenarioLimits.mostRestarts {
+                fail(
+                    "`client.maxRestarts` must be from 0 to \(ScenarioLimits.mostRestarts), found \(maxRestarts.value)",
+                    at: maxRestarts.mark)
             }
-            settings.maxRestarts = max(0, maxRestarts.value)
+            settings.maxRestarts = min(max(0, maxRestarts.value), ScenarioLimits.mostRestarts)
         }
         return settings
     }
@@ -134,10 +148,12 @@ struct ScenarioValidator {
         var settings = RunSettings()
         guard let raw else { return settings }
         if let concurrency = raw.concurrency {
-            if concurrency.value < 1 {
-                fail("`run.concurrency` must be 1 or more, found \(concurrency.value)", at: concurrency.mark)
+            if concurrency.value < 1 || concurrency.value > ScenarioLimits.mostConcurrency {
+                fail(
+                    "`run.concurrency` must be from 1 to \(ScenarioLimits.mostConcurrency), found \(concurrency.value)",
+                    at: concurrency.mark)
             }
-            settings.concurrency = max(1, concurrency.value)
+            settings.concurrency = min(max(1, concurrency.value), ScenarioLimits.mostConcurrency)
         }
         settings.duration = optionalDuration(raw.duration, key: "run.duration", allowZero: false)
         return settings

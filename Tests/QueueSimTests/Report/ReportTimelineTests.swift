@@ -66,3 +66,24 @@ struct ReportTimelineTests {
         #expect(row == "0,20,20,20,0,0,20,0,0,0,0,19")
     }
 }
+
+/// A virtual run that jumps over a long idle stretch keeps no per-second state for it
+/// (issue 12: a long `pause` allocated 75 GB), yet still writes one row per second.
+@Suite("timeline: idle time costs rows, not memory")
+struct TimelineIdleTimeTests {
+    @Test func countsAcrossFarApartSecondsReadBackExactly() {
+        var counts = PerSecondCounts()
+        counts.add(at: 5_000_000)
+        counts.add(at: 3, 2)
+        counts.add(at: 5_000_000, 4)
+        counts.add(at: 1_500)
+        #expect(counts[3] == 2)
+        #expect(counts[1_500] == 1)
+        #expect(counts[5_000_000] == 5)
+        #expect(counts[4] == 0)
+        #expect(counts[4_999_999] == 0)
+        #expect(counts[-1] == 0)
+        #expect(counts.count == 5_000_001)
+        #expect(counts.total == 8)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import QueueClientCore
+
+/// How much memory a run may use (`--max-memory`), and where the default comes from.
+public struct MemoryBudget: Sendable, Equatable {
+    public var bytes: Int
+    /// How the budget was set, for messages: "--max-memory 2GiB", "80% of this machine's 24 GiB".
+    public var origin: String
+
+    public init(bytes: Int, origin: String) {
+        self.bytes = bytes
+        self.origin = origin
+    }
+
+    /// The share of the memory available to the process that a run may plan to use by default:
+    /// the rest is for the kernel's socket buffers and page cache, and for the estimate's error.
+    static let defaultShare = 0.8
+
+    /// 80 % of what the process can have: the machine's memory, or the cgroup's limit when a
+    /// container (a Kubernetes pod, a CI runner) sets a lower one.
+    public static func machineDefault() -> MemoryBudget {
+        let physical = Self.physicalMemory()
+        let limit = Self.cgroupLimit().map { min($0, physical) } ?? physical
+        let whose = limit < physical ? "this container's limit of" : "this machine's"
+        return MemoryBudget(
+            bytes: Int(Double(limit) * defaultShare), origin: "80% of \(whose) \(Self.describe(limit))")
+    }
+
+    /// `--max-memory` text: a whole number with `KiB`, `MiB`, `GiB` or `TiB` (or K/M/G/T, also
+    /// binary), or plain bytes.
+    public static func parse(_ text: String) -> MemoryBudget? {
+        let units: [(String, Int)] = [
+            ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("TiB", 1 << 40),
+            ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("T", 1 << 40),
+        ]
+        var number = Substring(text)
+        var scale = 1
+        for (suffix, size) in units where text.hasSuffix(suffix) {
+            number = number.dropLast(suffix.count)
+            scale = size
+            break
+        }
+        guard let value = Int(number), value > 0 else { return nil }
+        let (bytes, overflow) = value.multipliedReportingOverflow(by: scale)
+        guard !overflow else { return nil }
+        return MemoryBudget(bytes: bytes, origin: "--max-memory \(text)")
+    }
+
+    static func physicalMemory() -> Int {
+        Int(clamping: ProcessInfo.processInfo.physicalMemory)
+    }
+
+    /// cgroup v2's `memory.max` for this process (`max` means none).
+    static func cgroupLimit() -> Int? {
+        guard let membership = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8),
+            let line = membership.split(separator: "\n").first(where: { $0.hasPrefix("0::") })
+        else { return nil }
+        let path = "/sys/fs/cgroup" + line.dropFirst(3) + "/memory.max"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// "512 MiB", "1.5 GiB".
+    public static func describe(_ bytes: Int) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        if unit == 0 { return "\(bytes) bytes" }
+        let rounded = (value * 10).rounded() / 10
+        return rounded == rounded.rounded() ? "\(Int(rounded)) \(units[unit])" : "\(rounded) \(units[unit])"
+    }
+}
+
+/// An upper estimate of a run's memory, made before anything runs (docs/scenarios.md,
+/// "Limits"). Calibrated on virtual runs of a burst where every visitor waits at once: about
+/// 1.7 KiB per visitor in flight (its machine, configuration, cookies and its slot in the
+/// event heap), a few dozen bytes per visitor for the room's ticket and the recorder's index,
+/// and feeder files about three times their size once split into strings.
+public struct RunMemoryEstimate: Sendable, Equatable {
+    public var visitors: Int
+    /// The most visitors that can be in flight at once (see `VisitorPlan.preflight`).
+    public var peakInFlight: Int
+    public var feederFileBytes: Int
+
+    static let baseBytes = 64 << 20
+    static let bytesPerVisitorInFlight = 2048
+    static let bytesPerVisitor = 64
+    static let feederExpansion = 3
+
+    public var bytes: Int {
+        Self.baseBytes + visitors * Self.bytesPerVisitor + peakInFlight * Self.bytesPerVisitorInFlight
+            + feederFileBytes * Self.feederExpansion
+    }
+
+    /// How long one visitor can stay in flight at most: every enqueue attempt timing out with
+    /// the machine's backoff (five attempts, 1+2+4+8 s apart), the longest wait, a final call,
+    /// once per allowed restart.
+    static func longestVisit(_ client: ClientSettings) -> Duration {
+        let enqueue = client.requestTimeout * 5 + .seconds(15)
+        let once = enqueue + client.maxWait + client.requestTimeout * 2
+        return once * (client.maxRestarts + 1)
+    }
+
+    /// Refuses a run whose estimate is over `budget`, saying what to change.
+    public func check(against budget: MemoryBudget) throws(RunMemoryError) {
+        guard bytes > budget.bytes else { return }
+        throw RunMemoryError(estimate: self, budget: budget)
+    }
+}
+
+public struct RunMemoryError: Error, Equatable, CustomStringConvertible {
+    public var estimate: RunMemoryEstimate
+    public var budget: MemoryBudget
+
+    public var description: String {
+        var parts = ["\(estimate.visitors) visitors, up to \(estimate.peakInFlight) in flight at once"]
+        if estimate.feederFileBytes > 0 {
+            parts.append("\(MemoryBudget.describe(estimate.feederFileBytes)) of feeder files")
+        }
+        return
+            "this run would need about \(MemoryBudget.describe(estimate.bytes)) of memory (\(parts.joined(separator: ", "))), more than its budget of \(MemoryBudget.describe(budget.bytes)) (\(budget.origin)); lower the visitor count or the time a visitor can stay (client.maxWait), or raise the budget with --max-memory"
+    }
+}

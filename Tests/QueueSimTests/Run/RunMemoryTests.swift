@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+@testable import QueueSim
+
+/// The memory estimate every run passes before it starts (docs/scenarios.md, "Limits").
+@Suite("run memory: estimate and budget")
+struct RunMemoryTests {
+    static let header = """
+        version: 1
+        target: { customerId: acme, waitingRoomId: launch }
+        client: { requestTimeout: 1s, maxWait: 60s, maxRestarts: 0 }
+
+        """
+
+    func prepare(_ arrivals: String, options: RunOptions = RunOptions(maxMemory: .init(bytes: 1 << 40, origin: "test")))
+        throws -> PreparedRun
+    {
+        let folder = try RunFixture.makeFolder()
+        return try RunFixture.prepare(Self.header + arrivals, folder: folder, options: options)
+    }
+
+    /// A visitor stays at most 5 × 1 s + 15 s + 60 s + 2 × 1 s = 82 s here, so arrivals 10 s
+    /// apart overlap 9 at a time (the 9th arrives 80 s after the first).
+    @Test func theInFlightPeakCountsArrivalsWithinOneLongestVisit() throws {
+        let prepared = try prepare("arrivals: { phases: [ { duration: 1000s, rate: 0.1 } ] }")
+        #expect(prepared.summary.visitorCount == 100)
+        #expect(prepared.summary.peakInFlight == 9)
+        #expect(prepared.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 2048)
+    }
+
+    @Test func aBurstIsAllInFlightAtOnce() throws {
+        let prepared = try prepare("arrivals: { phases: [ { burst: 500 }, { pause: 1h }, { burst: 300 } ] }")
+        #expect(prepared.summary.peakInFlight == 500)
+    }
+
+    @Test func theHardStopShortensTheLongestVisit() throws {
+        let prepared = try prepare(
+            "run: { duration: 15s }\narrivals: { phases: [ { duration: 1000s, rate: 0.1 } ] }")
+        #expect(prepared.summary.peakInFlight == 2)
+    }
+
+    @Test func aPlanOverTheBudgetIsRefusedWithWhatToChange() throws {
+        let budget = MemoryBudget(bytes: 64 << 20, origin: "--max-memory 64MiB")
+        #expect {
+            try prepare("arrivals: { phases: [ { burst: 1000 } ] }", options: RunOptions(maxMemory: budget))
+        } throws: { error in
+            "\(error)"
+                == "this run would need about 66 MiB of memory (1000 visitors, up to 1000 in flight at once), more than its budget of 64 MiB (--max-memory 64MiB); lower the visitor count or the time a visitor can stay (client.maxWait), or raise the budget with --max-memory"
+        }
+    }
+
+    @Test func budgetsAreReadInBinaryUnits() {
+        #expect(MemoryBudget.parse("4GiB")?.bytes == 4 << 30)
+        #expect(MemoryBudget.parse("512M")?.bytes == 512 << 20)
+        #expect(MemoryBudget.parse("1000")?.bytes == 1000)
+        #expect(MemoryBudget.parse("0") == nil)
+        #expect(MemoryBudget.parse("-1GiB") == nil)
+        #expect(MemoryBudget.parse("9999999999TiB") == nil)
+        #expect(MemoryBudget.parse("4 GB") == nil)
+    }
+
+    @Test func theDefaultBudgetIsMostOfWhatTheProcessMayUse() {
+        let budget = MemoryBudget.machineDefault()
+        #expect(budget.bytes > 0)
+        #expect(budget.bytes <= MemoryBudget.physicalMemory())
+        #expect(budget.origin.hasPrefix("80% of this"))
+    }
+}
