@@ -97,4 +97,37 @@ struct HostileInputCommandTests {
             #expect(!result.stderr.contains(raw), "\(result.stderr)")
         }
     }
+
+    /// A large feeder takes seconds to read and check; SIGINT meanwhile must end the process
+    /// at once with 130 and write nothing (it used to die without exit 130).
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalWhileAFeederLoadsExitsAtOnceWithItsCode(signal: Int32) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("queuesim-feed-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var csv = Array("key\n".utf8)
+        csv.reserveCapacity(40 * 1_000_000)
+        for row in 0..<1_000_000 { csv += Array(String(format: "%032x\n", row).utf8) }
+        try Data(csv).write(to: URL(fileURLWithPath: folder + "/keys.csv"))
+        let scenario = folder + "/scenario.yaml"
+        try Data(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { burst: 10 } ] }
+            visitors:
+              - name: invited
+                enqueueKey: { csv: keys.csv, column: key }
+            """.utf8
+        ).write(to: URL(fileURLWithPath: scenario))
+        let out = folder + "/reports"
+        let result = try QueueSimProcess.run(
+            ["run", scenario, "--clock", "virtual", "--out", out], limit: .seconds(60),
+            interruptAfter: .milliseconds(300), signal: signal)
+        #expect(result.status == 128 + signal, "\(result.stderr)")
+        #expect(result.stderr.contains("before the run started; nothing ran"), "\(result.stderr)")
+        if let signalled = result.signalledAfter { #expect(result.elapsed - signalled < .seconds(2)) }
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
 }
