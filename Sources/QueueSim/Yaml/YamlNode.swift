@@ -90,8 +90,37 @@ public struct YamlError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
 
     public init(_ message: String, at mark: YamlMark?) {
-        self.message = message
+        self.message = Self.oneLine(message)
         self.mark = mark
+    }
+
+    /// A message is printed as one line, `FILE:LINE:COLUMN: message`, and scripts split on
+    /// lines. Values echoed from the file (a quoted `"a\nb"`, a key, a CSV header) may hold line
+    /// breaks, other control characters or bidi overrides that would break or visually reorder
+    /// that line, so those are shown escaped (`\n`, `\u{202E}`). U+200D stays: it joins emoji.
+    static func oneLine(_ text: String) -> String {
+        func escaped(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator: return true
+            case .format: return scalar != "\u{200D}"
+            default: return false
+            }
+        }
+        guard text.unicodeScalars.contains(where: escaped) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            guard escaped(scalar) else {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default: result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            }
+        }
+        return result
     }
 
     public var description: String {
