@@ -24,7 +24,9 @@ struct QueueSimCommand: AsyncParsableCommand {
             143 stopped by SIGTERM.
             """,
         version: QueueSimVersion.current,
-        subcommands: [ValidateCommand.self, RunCommand.self, ServeCommand.self, RecoverCommand.self]
+        subcommands: [
+            ValidateCommand.self, RunCommand.self, ServeCommand.self, RecoverCommand.self, ReportCommand.self,
+        ]
     )
 
     /// Like ArgumentParser's own `main()`, except that command-line mistakes exit with 2 (the

@@ -13,14 +13,16 @@ struct RunSummaryScreen {
             "queuesim run \(scenario.name): \(report.visitorCount) visitors, \(report.requestCount) requests, "
                 + "clock \(scenario.clock.rawValue), seed \(scenario.seed)")
         lines.append("")
-        lines.append("outcome      count   share")
-        for outcome in VisitorOutcome.allCases {
-            let count = report.outcomeCounts[outcome] ?? 0
-            guard count > 0 else { continue }
-            let share = report.visitorCount > 0 ? Double(count) / Double(report.visitorCount) * 100 : 0
-            lines.append(
-                outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
-                    + String(count).leftPadded(to: 7) + " " + String(format: "%6.2f%%", share))
+        lines += Self.outcomeLines(counts: report.outcomeCounts, visitors: report.visitorCount)
+        if !report.failureCauses.isEmpty {
+            lines.append("")
+            lines.append("why visitors failed (top causes by group):")
+            for group in report.failureCauses {
+                for cause in group.causes {
+                    let example = cause.example == cause.cause ? "" : ": \(cause.example.prefix(100))"
+                    lines.append("  \(group.group): \(cause.cause) × \(cause.count)\(example)")
+                }
+            }
         }
         lines.append("")
         lines.append("timing       p50       p95       max")
@@ -43,15 +45,43 @@ struct RunSummaryScreen {
                     + String(format: "%.1f s CPU", generator.cpuSeconds) + cpu)
             lines.append((generator.saturatedWindows.isEmpty ? "" : "WARNING: ") + generator.verdict)
         }
-        if !report.verdicts.isEmpty {
-            lines.append("")
+        lines.append("")
+        if report.verdicts.isEmpty {
+            lines.append(Self.thresholdLine(verdicts: report.verdicts))
+        } else {
             lines.append(
                 String(report.thresholdTable.reversed().drop(while: \.isNewline).reversed()))
         }
         lines.append("")
         lines.append("reports: \(report.directory)/{visitors,summary,timeline}.csv, run.json")
-        lines.append("exit \(report.exitStatus.rawValue): \(report.exitStatus.meaning)")
+        lines.append(
+            "exit \(report.exitStatus.rawValue): \(report.exitStatus.meaning(thresholdCount: report.verdicts.count))")
+        lines.append("report: \(report.directory)/report.html")
         return lines.joined(separator: "\n")
+    }
+
+    /// The outcome table: count and share of each outcome that occurred.
+    static func outcomeLines(counts: [VisitorOutcome: Int], visitors: Int) -> [String] {
+        var lines = ["outcome      count   share"]
+        for outcome in VisitorOutcome.allCases {
+            let count = counts[outcome] ?? 0
+            guard count > 0 else { continue }
+            let share = visitors > 0 ? Double(count) / Double(visitors) * 100 : 0
+            lines.append(
+                outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
+                    + String(count).leftPadded(to: 7) + " " + String(format: "%6.2f%%", share))
+        }
+        return lines
+    }
+
+    /// One line on the thresholds: "no thresholds set" says plainly that nothing judged the run.
+    static func thresholdLine(verdicts: [ThresholdVerdict]) -> String {
+        guard !verdicts.isEmpty else {
+            return "no thresholds set: the exit code does not judge this run (add `thresholds:` to the scenario)"
+        }
+        let failed = verdicts.filter { !$0.passed }.count
+        return failed == 0
+            ? "thresholds: all \(verdicts.count) held" : "thresholds: \(failed) of \(verdicts.count) FAILED"
     }
 }
 

@@ -95,22 +95,7 @@ struct ScenarioSummary {
         return source(group.enqueueKey, "enqueue key") + source(group.enqueueToken, "enqueue token")
     }
 
-    static func describe(_ fault: FaultRule) -> String {
-        let window = "\(ScenarioUnits.describe(fault.from))–\(fault.to.map(ScenarioUnits.describe) ?? "end")"
-        let share = fault.rate < 1 ? " on \(number(fault.rate * 100))% of requests" : ""
-        let effect: String
-        switch fault.effect {
-        case .status(let status): effect = "answer \(status)"
-        case .latency(let delay, let jitter):
-            effect = "add \(ScenarioUnits.describe(delay)) ± \(ScenarioUnits.describe(jitter)) latency"
-        case .reset: effect = "reset the connection"
-        case .timeout: effect = "never answer"
-        case .malformedBody: effect = "answer with a body that is not JSON"
-        case .navigate(let target): effect = "send the queue page to queueit://\(target.rawValue)"
-        case .mode(let mode): return "\(window): room mode \(mode.rawValue)"
-        }
-        return "\(window): \(fault.endpoint.rawValue) requests: \(effect)\(share)"
-    }
+    static func describe(_ fault: FaultRule) -> String { fault.summary }
 
     static func rate(_ perSecond: Double) -> String { "\(number(perSecond))/s" }
 

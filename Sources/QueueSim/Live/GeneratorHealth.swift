@@ -133,9 +133,9 @@ struct GeneratorHealth {
 }
 
 /// The generator's health, as `run.json` (`generator`) and the end screen show it.
-public struct GeneratorReport: Sendable, Equatable, Encodable {
+public struct GeneratorReport: Sendable, Equatable, Codable {
     /// Saturated seconds `fromSecond ..< toSecond` of the run's timeline.
-    public struct Window: Sendable, Equatable, Encodable {
+    public struct Window: Sendable, Equatable, Codable {
         public var fromSecond: Int
         public var toSecond: Int
 
@@ -214,5 +214,24 @@ public struct GeneratorReport: Sendable, Equatable, Encodable {
 
     static func clock(_ second: Int) -> String {
         String(format: "%02d:%02d", second / 60, second % 60)
+    }
+}
+
+extension GeneratorReport {
+    /// Read back from `run.json` by `queuesim report DIR` (the threshold is a constant).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        loops = try container.decode(Int.self, forKey: .loops)
+        cpuSeconds = try container.decode(Double.self, forKey: .cpuSeconds)
+        cpuMicrosecondsPerRequest = try container.decodeIfPresent(Double.self, forKey: .cpuMicrosecondsPerRequest)
+        cpuMicrosecondsPerVisitor = try container.decodeIfPresent(Double.self, forKey: .cpuMicrosecondsPerVisitor)
+        arrivalLagP50Ms = try container.decodeIfPresent(Double.self, forKey: .arrivalLagP50Ms)
+        arrivalLagP99Ms = try container.decodeIfPresent(Double.self, forKey: .arrivalLagP99Ms)
+        arrivalLagMaxMs = try container.decodeIfPresent(Double.self, forKey: .arrivalLagMaxMs)
+        loopLagP99Ms = try container.decodeIfPresent(Double.self, forKey: .loopLagP99Ms)
+        loopLagMaxMs = try container.decodeIfPresent(Double.self, forKey: .loopLagMaxMs)
+        visitorsHeldByConcurrency = try container.decode(Int.self, forKey: .visitorsHeldByConcurrency)
+        saturatedSeconds = try container.decode(Int.self, forKey: .saturatedSeconds)
+        saturatedWindows = try container.decode([Window].self, forKey: .saturatedWindows)
     }
 }

@@ -33,6 +33,7 @@ public final class Recorder {
     public static let summaryFile = "summary.csv"
     public static let timelineFile = "timeline.csv"
     public static let manifestFile = "run.json"
+    public static let pageFile = "report.html"
     static let spoolFile = ".visitors.unordered.tmp"
     /// Written when the run starts, removed once `run.json` is: its presence marks a run that
     /// never finished, and it holds what `ReportRecovery` needs to finish the reports.
@@ -43,6 +44,7 @@ public final class Recorder {
     private let spool: VisitorRowSpool
     private var statistics: OutcomeStatistics
     private var timeline = Timeline()
+    private var picture = LaunchPicture()
     private var row = CSVRowBuilder()
     private var finished = false
 
@@ -82,6 +84,7 @@ public final class Recorder {
         }
         statistics.add(record)
         timeline.add(record)
+        picture.add(record)
     }
 
     /// Counts one HTTP request sent at `instant` (the timeline's `requests` column).
@@ -111,11 +114,21 @@ public final class Recorder {
         let verdicts = measurements.judge(run.thresholds)
         let exitStatus = RunExitStatus.afterRun(
             interrupted: ending.interrupted, terminated: ending.terminated, verdicts: verdicts)
-        let report = RunReport(
+        var report = RunReport(
             directory: directory, visitorCount: statistics.visitorCount,
             outcomeCounts: measurements.outcomeCounts, requestCount: timeline.requestCount,
             verdicts: verdicts, exitStatus: exitStatus, measurements: measurements, generator: ending.generator)
 
+        report.pagePath = Self.path(directory, Self.pageFile)
+        report.failureCauses = statistics.reportGroupOrder.compactMap { group in
+            let name = statistics.groupNames[group]
+            let causes = picture.topCauses(of: name, limit: 3)
+            return causes.isEmpty
+                ? nil
+                : GroupFailureCauses(
+                    group: name,
+                    causes: causes.map { FailureCause(cause: $0.key, count: $0.count, example: $0.example) })
+        }
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
             try spool.copyOrdered(header: VisitorRowFormat.header, into: file)
@@ -126,6 +139,15 @@ public final class Recorder {
         files[Self.timelineFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.timelineFile)) { file in
             try timeline.write(end: ending.end) { try file.write($0) }
         }
+        let page = ReportPage(
+            description: run,
+            header: ReportPage.Header(
+                startedAt: RunManifest.timestamp(ending.startedAt), endedAt: RunManifest.timestamp(ending.endedAt),
+                durationMs: max(0, ending.end.milliseconds), exitStatus: exitStatus, requests: report.requestCount,
+                incomplete: ending.incomplete),
+            verdicts: verdicts, statistics: statistics, series: timeline.series(end: ending.end), picture: picture,
+            generator: ending.generator)
+        files[Self.pageFile] = try AtomicFileWriter.write(page.render(), to: Self.path(directory, Self.pageFile))
         let manifest = RunManifest(
             description: run, ending: ending, visitors: report.visitorCount,
             outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: verdicts,
@@ -140,6 +162,19 @@ public final class Recorder {
     }
 }
 
+/// One group's most frequent failure causes, for the end screen.
+public struct GroupFailureCauses: Sendable, Equatable {
+    public var group: String
+    public var causes: [FailureCause]
+}
+
+public struct FailureCause: Sendable, Equatable {
+    /// `HTTP 503`, or the transport error in words.
+    public var cause: String
+    public var count: Int
+    public var example: String
+}
+
 /// What a finished run amounts to: the numbers for the end-of-run screen and the exit code.
 public struct RunReport: Sendable {
     public var directory: String
@@ -152,6 +187,11 @@ public struct RunReport: Sendable {
     public var measurements: RunMeasurements
     /// Wall-clock runs: how the load generator kept up.
     public var generator: GeneratorReport? = nil
+    /// The most frequent causes of failed visitors (error, unavailable, restarted, closed),
+    /// per group in scenario order; groups without failures are left out.
+    public var failureCauses: [GroupFailureCauses] = []
+    /// `report.html`'s path (in the run's own folder).
+    public var pagePath: String = ""
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
     public var thresholdTable: String { ThresholdTable.render(verdicts) }

@@ -19,6 +19,9 @@ struct PendingRun: Codable, Equatable {
     var thresholds: [String]
     /// Seconds since 1970 (UTC).
     var startedAt: Double
+    /// Optional: folders of runs killed before these were kept still recover.
+    var endpoint: String?
+    var timelineMarks: [TimelineMark]?
 
     init(description: RunDescription, startedAt: Date) {
         runId = description.runId
@@ -30,6 +33,8 @@ struct PendingRun: Codable, Equatable {
         groups = description.groupNames
         thresholds = description.thresholds.map(\.source)
         self.startedAt = startedAt.timeIntervalSince1970
+        endpoint = description.endpoint
+        timelineMarks = description.timelineMarks
     }
 
     func json() throws -> String {
@@ -42,7 +47,8 @@ struct PendingRun: Codable, Equatable {
         RunDescription(
             scenarioName: scenario, scenarioPath: scenarioFile, scenarioSHA256: scenarioSHA256, seed: seed,
             clock: ClockKind(rawValue: clock) ?? .wall, groupNames: groups,
-            thresholds: thresholds.compactMap { try? ThresholdParser.parse($0).get() }, runId: runId)
+            thresholds: thresholds.compactMap { try? ThresholdParser.parse($0).get() }, runId: runId,
+            endpoint: endpoint ?? "unknown", timelineMarks: timelineMarks ?? [])
     }
 }
 

@@ -22,6 +22,13 @@ public enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
         return verdicts.allSatisfy(\.passed) ? .success : .thresholdFailed
     }
 
+    /// The words for a run that had `thresholdCount` thresholds: a run without any finished,
+    /// but nothing judged it, and "every threshold held" would say otherwise.
+    public func meaning(thresholdCount: Int) -> String {
+        self == .success && thresholdCount == 0
+            ? "the run finished; no thresholds set, so nothing judged it" : meaning
+    }
+
     /// A few words for the end-of-run screen.
     public var meaning: String {
         switch self {

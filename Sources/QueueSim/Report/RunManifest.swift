@@ -14,12 +14,20 @@ public struct RunDescription: Sendable, Equatable {
     public var thresholds: [Threshold]
     /// Names this run's set of report files (`run.json`'s `run_id`; see `ReportFolder`).
     public var runId: String
+    /// `embedded` or the base URL the visitors were connected to (never credentials: the
+    /// scenario's endpoint is scheme, host and port only).
+    public var endpoint: String
+    /// The event start, mode changes and fault windows, for the report's charts.
+    public var timelineMarks: [TimelineMark]
 
     public init(
         scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
-        clock: ClockKind, groupNames: [String], thresholds: [Threshold], runId: String = RunId.make()
+        clock: ClockKind, groupNames: [String], thresholds: [Threshold], runId: String = RunId.make(),
+        endpoint: String = "embedded", timelineMarks: [TimelineMark] = []
     ) {
         self.runId = runId
+        self.endpoint = endpoint
+        self.timelineMarks = timelineMarks
         self.scenarioName = scenarioName
         self.scenarioPath = scenarioPath
         self.scenarioSHA256 = scenarioSHA256
@@ -34,7 +42,8 @@ public struct RunDescription: Sendable, Equatable {
         self.init(
             scenarioName: scenario.name, scenarioPath: scenario.sourcePath,
             scenarioSHA256: scenario.sourceSHA256, seed: scenario.seed, clock: clock ?? scenario.clock,
-            groupNames: scenario.groups.map(\.name), thresholds: scenario.thresholds, runId: runId)
+            groupNames: scenario.groups.map(\.name), thresholds: scenario.thresholds, runId: runId,
+            endpoint: scenario.target.endpointDescription, timelineMarks: TimelineMark.marks(of: scenario))
     }
 }
 
@@ -110,6 +119,8 @@ struct RunManifest: Encodable {
     var files: [String: WrittenFile]
     /// Present only on a recovered run: why rows may be missing.
     var incomplete: String?
+    var endpoint: String
+    var timelineMarks: [TimelineMark]
 
     struct WrittenFile: Encodable, Equatable {
         var bytes: Int
@@ -127,8 +138,9 @@ struct RunManifest: Encodable {
         case durationMs = "duration_ms"
         case visitors, outcomes, requests, thresholds
         case exitCode = "exit_code"
-        case interrupted, generator, files, incomplete
+        case interrupted, generator, files, incomplete, endpoint
         case runId = "run_id"
+        case timelineMarks = "timeline_marks"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -152,6 +164,8 @@ struct RunManifest: Encodable {
         try container.encode(runId, forKey: .runId)
         try container.encode(files, forKey: .files)
         try container.encodeIfPresent(incomplete, forKey: .incomplete)
+        try container.encode(endpoint, forKey: .endpoint)
+        try container.encode(timelineMarks, forKey: .timelineMarks)
     }
 
     init(
@@ -159,6 +173,8 @@ struct RunManifest: Encodable {
         requests: Int, verdicts: [ThresholdVerdict], exitStatus: RunExitStatus, files: [String: WrittenFile]
     ) {
         runId = description.runId
+        endpoint = description.endpoint
+        timelineMarks = description.timelineMarks
         self.files = files
         incomplete = ending.incomplete
         scenario = description.scenarioName

@@ -95,6 +95,40 @@ struct Timeline {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The run in at most `maxPoints` buckets of whole seconds, for the report's charts:
+    /// rates are per second (averaged over the bucket), the queue is its largest value in the
+    /// bucket, enqueue percentiles are over the decisions made in the bucket.
+    func series(end: Instant, maxPoints: Int = 600) -> TimelineSeries {
+        let layout = RowLayout(end: end, lastEventSecond: lastEventSecond)
+        let bucketSeconds = max(1, (layout.rowCount + maxPoints - 1) / maxPoints)
+        let buckets = (layout.rowCount + bucketSeconds - 1) / bucketSeconds
+        var series = TimelineSeries(bucketSeconds: bucketSeconds, rowCount: layout.rowCount, buckets: buckets)
+        let errorColumns = [VisitorOutcome.error, .unavailable].map { VisitorOutcome.allCases.firstIndex(of: $0)! }
+        let passedColumn = VisitorOutcome.allCases.firstIndex(of: .passed)!
+        var inQueue = 0
+        for second in 0..<layout.rowCount {
+            let bucket = second / bucketSeconds
+            inQueue += inQueueChanges[second]
+            series.arrivals[bucket] += Double(layout.value(arrivals, second))
+            series.passed[bucket] += Double(layout.value(endedByOutcome[passedColumn], second))
+            for column in errorColumns { series.errors[bucket] += Double(layout.value(endedByOutcome[column], second)) }
+            series.requests[bucket] += Double(layout.value(requests, second))
+            series.inQueue[bucket] = max(series.inQueue[bucket], inQueue)
+        }
+        for bucket in 0..<buckets {
+            let width = Double(min(bucketSeconds, layout.rowCount - bucket * bucketSeconds))
+            series.arrivals[bucket] /= width
+            series.passed[bucket] /= width
+            series.errors[bucket] /= width
+            series.requests[bucket] /= width
+        }
+        let folded = enqueueDecisions.map { key -> UInt64 in
+            UInt64(layout.row(forSecond: Int(key >> 32))) << 32 | key & 0xFFFF_FFFF
+        }
+        series.enqueue = BucketPercentiles.of(folded, bucketSeconds: bucketSeconds, percents: [50, 95, 99])
+        return series
+    }
+
     private static let blockBytes = 64 * 1024
     private static let outcomeIndices = outcomeColumns.map { VisitorOutcome.allCases.firstIndex(of: $0)! }
 
@@ -160,6 +194,28 @@ struct Timeline {
             }
             return value
         }
+    }
+}
+
+/// The timeline in buckets, for charts (`Timeline.series`).
+struct TimelineSeries {
+    var bucketSeconds: Int
+    var rowCount: Int
+    var arrivals: [Double]
+    var passed: [Double]
+    var errors: [Double]
+    var requests: [Double]
+    var inQueue: [Int]
+    var enqueue: [(bucket: Int, values: [UInt64])] = []
+
+    init(bucketSeconds: Int, rowCount: Int, buckets: Int) {
+        self.bucketSeconds = bucketSeconds
+        self.rowCount = rowCount
+        arrivals = Array(repeating: 0, count: buckets)
+        passed = arrivals
+        errors = arrivals
+        requests = arrivals
+        inQueue = Array(repeating: 0, count: buckets)
     }
 }
 

@@ -77,7 +77,9 @@ extension VisitorRowFormat {
             outcome: outcome, redirectType: optional(cells[6]), httpStatus: Int(cells[7]), error: optional(cells[8]),
             attempts: attempts, polls: polls, restarts: restarts, requests: requests,
             enqueueDecided: Int64(cells[12]).map { start + .milliseconds($0) },
-            queueEntered: waitMs > 0 ? ended - .milliseconds(waitMs) : nil, ended: ended,
+            // Entering the queue page loads it at once (a poll), so `polls` tells a wait of 0 ms
+            // from no wait at all.
+            queueEntered: waitMs > 0 || polls > 0 ? ended - .milliseconds(waitMs) : nil, ended: ended,
             queueId: optional(cells[15]), token: token)
     }
 }

@@ -50,7 +50,8 @@ struct ReportFolderTests {
         try Self.writeRun(folder, visitors: 3)
         try folder.publish()
         let files = try #require(try Self.manifest(pointer)["files"] as? [String: [String: Any]])
-        #expect(Set(files.keys) == [Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile])
+        #expect(
+            Set(files.keys) == [Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile, Recorder.pageFile])
         for (name, entry) in files {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: pointer + "/" + name))
             #expect(entry["bytes"] as? Int == bytes.count)

@@ -33,7 +33,7 @@ struct ReportManifestTests {
             Set(json.keys) == [
                 "scenario", "scenario_file", "scenario_sha256", "seed", "clock", "queuesim_version",
                 "started_at", "ended_at", "duration_ms", "visitors", "outcomes", "requests",
-                "thresholds", "exit_code", "interrupted", "run_id", "files",
+                "thresholds", "exit_code", "interrupted", "run_id", "files", "endpoint", "timeline_marks",
             ])
         #expect(json["run_id"] as? String == "20250301T120000Z-0000")
         #expect(json["scenario"] as? String == "launch")

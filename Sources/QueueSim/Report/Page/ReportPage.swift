@@ -1,0 +1,261 @@
+import Foundation
+import Histogram
+import QueueClientCore
+
+/// `report.html`: one self-contained file (inline CSS and SVG, no script, no external
+/// resource) that shows a run: the header and thresholds, outcomes and failure causes by
+/// group, the launch over time, latency over time, wait distributions, generator health.
+///
+/// Everything is aggregated: charts have at most 600 points, tables one row per group and
+/// outcome, so the file stays small for a million visitors.
+struct ReportPage {
+    struct Header {
+        var startedAt: String
+        var endedAt: String
+        var durationMs: Int64
+        var exitStatus: RunExitStatus
+        var requests: Int
+        var incomplete: String?
+    }
+
+    var description: RunDescription
+    var header: Header
+    var verdicts: [ThresholdVerdict]
+    var statistics: OutcomeStatistics
+    var series: TimelineSeries
+    var picture: LaunchPicture
+    var generator: GeneratorReport?
+
+    func render() -> String {
+        var html = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>queuesim: \(HTML.escape(description.scenarioName)) (\(HTML.escape(description.runId)))</title>
+            <style>\(Self.style)</style></head><body>
+
+            """
+        html += headerSection()
+        html += outcomesSection()
+        html += timeSections()
+        html += waitDistributionSection()
+        if let generator { html += generatorSection(generator) }
+        html +=
+            "<footer>queuesim \(HTML.escape(QueueSimVersion.current)) · run \(HTML.escape(description.runId))</footer>\n"
+        html += "</body></html>\n"
+        return html
+    }
+
+    private func headerSection() -> String {
+        let visitors = statistics.visitorCount
+        let facts: [(String, String)] = [
+            ("scenario file", description.scenarioPath),
+            ("seed", String(description.seed)),
+            ("clock", description.clock.rawValue),
+            ("endpoint", description.endpoint),
+            ("started (UTC)", header.startedAt),
+            ("ended (UTC)", header.endedAt),
+            ("run length", ThresholdTable.formatMilliseconds(Double(header.durationMs))),
+            ("visitors", String(visitors)),
+            ("requests", String(header.requests)),
+            (
+                "exit status",
+                "\(header.exitStatus.rawValue): \(header.exitStatus.meaning(thresholdCount: verdicts.count))"
+            ),
+        ]
+        var html = "<header><h1>\(HTML.escape(description.scenarioName))</h1>\n<dl>"
+        for (term, value) in facts {
+            html += "<dt>\(HTML.escape(term))</dt><dd>\(HTML.escape(value))</dd>"
+        }
+        html += "</dl>\n"
+        if let incomplete = header.incomplete {
+            html += "<p class=\"warn\">Incomplete: \(HTML.escape(incomplete))</p>\n"
+        }
+        html += "</header>\n<section id=\"thresholds\"><h2>Thresholds</h2>\n"
+        if verdicts.isEmpty {
+            html += "<p>No thresholds set: the exit status does not judge this run.</p>\n"
+        } else {
+            html += "<table><tr><th>metric</th><th>limit</th><th>measured</th><th>verdict</th></tr>\n"
+            for verdict in verdicts {
+                let metric = verdict.threshold.metric
+                let measured = verdict.measured.map { ThresholdTable.format($0, as: metric) } ?? "no data"
+                html +=
+                    "<tr><td>\(HTML.escape(ThresholdTable.metricName(metric)))</td>"
+                    + "<td>\(HTML.escape(verdict.threshold.comparator.rawValue)) \(HTML.escape(ThresholdTable.format(verdict.threshold.limit, as: metric)))</td>"
+                    + "<td class=\"num\">\(HTML.escape(measured))</td>"
+                    + "<td class=\"\(verdict.passed ? "pass" : "fail")\">\(verdict.passed ? "pass" : "FAIL")</td></tr>\n"
+            }
+            html += "</table>\n"
+        }
+        return html + "</section>\n"
+    }
+
+    private func outcomesSection() -> String {
+        var html = """
+            <section id="outcomes"><h2>Outcomes by group</h2>
+            <table><tr><th>group</th><th>outcome</th><th>count</th><th>share</th><th>enqueue p50</th><th>p95</th><th>p99</th><th>wait p50</th><th>p95</th><th>p99</th></tr>
+
+            """
+        func row(_ group: String, _ outcome: VisitorOutcome, _ cell: OutcomeStatistics.Cell, of total: Int) -> String {
+            let share = total > 0 ? Double(cell.count) / Double(total) * 100 : 0
+            var cells = [
+                HTML.escape(group), outcome.rawValue, String(cell.count), String(format: "%.2f%%", share),
+            ]
+            for histogram in [cell.timings.enqueue, cell.timings.wait] {
+                for percentile in [50.0, 95, 99] {
+                    cells.append(
+                        histogram.totalCount > 0 ? "\(histogram.valueAtPercentile(percentile)) ms" : "–")
+                }
+            }
+            return "<tr class=\"\(outcome.rawValue)\">"
+                + cells.enumerated().map { index, cell in
+                    index >= 2 ? "<td class=\"num\">\(cell)</td>" : "<td>\(cell)</td>"
+                }.joined() + "</tr>\n"
+        }
+        for group in statistics.reportGroupOrder {
+            for outcome in VisitorOutcome.allCases {
+                guard let cell = statistics.cell(group: group, outcome: outcome) else { continue }
+                html += row(statistics.groupNames[group], outcome, cell, of: statistics.visitorsPerGroup[group])
+            }
+        }
+        for outcome in VisitorOutcome.allCases {
+            guard let cell = statistics.cellAcrossGroups(outcome: outcome) else { continue }
+            html += row(SummaryReport.allGroups, outcome, cell, of: statistics.visitorCount)
+        }
+        html += "</table>\n<h3>Why visitors failed</h3>\n"
+        var anyCause = false
+        for group in statistics.reportGroupOrder {
+            let name = statistics.groupNames[group]
+            let causes = picture.topCauses(of: name)
+            guard !causes.isEmpty else { continue }
+            anyCause = true
+            html += "<h4>\(HTML.escape(name))</h4><table><tr><th>cause</th><th>visitors</th><th>example</th></tr>\n"
+            for cause in causes {
+                html +=
+                    "<tr><td>\(HTML.escape(cause.key))</td><td class=\"num\">\(cause.count)</td><td><code>\(HTML.escape(cause.example))</code></td></tr>\n"
+            }
+            if let other = picture.otherCauses[name] {
+                html += "<tr><td>other causes</td><td class=\"num\">\(other)</td><td></td></tr>\n"
+            }
+            html += "</table>\n"
+        }
+        if !anyCause { html += "<p>No visitor ended in error, unavailable, closed or restarted.</p>\n" }
+        return html + "</section>\n"
+    }
+
+    private func timeSections() -> String {
+        let bucket = Double(series.bucketSeconds)
+        let xMax = Double(series.rowCount)
+        func points(_ values: [Double]) -> [(x: Double, y: Double)] {
+            values.enumerated().map { (Double($0.offset) * bucket + bucket / 2, $0.element) }
+        }
+        let per = series.bucketSeconds == 1 ? "per second" : "per second, averaged over \(series.bucketSeconds) s"
+        var html = "<section id=\"launch\"><h2>The launch over time</h2>\n"
+        html += SVGChart(
+            title: "Arrivals, passed and errors (\(per))", xLabel: "time since the run started (m:ss)",
+            yLabel: "visitors per second", unit: .perSecond,
+            series: [
+                .init(name: "arrivals/s", points: points(series.arrivals)),
+                .init(name: "passed/s", points: points(series.passed)),
+                .init(name: "errors/s (error + unavailable)", points: points(series.errors)),
+                .init(name: "requests/s", points: points(series.requests)),
+            ], xMax: xMax, marks: description.timelineMarks
+        ).render()
+        html += SVGChart(
+            title: "Visitors in the queue (largest in each \(series.bucketSeconds) s)",
+            xLabel: "time since the run started (m:ss)", yLabel: "visitors", unit: .count,
+            series: [.init(name: "in queue", points: points(series.inQueue.map(Double.init)))],
+            xMax: xMax, marks: description.timelineMarks
+        ).render()
+        html += marksList()
+        html += "</section>\n<section id=\"latency\"><h2>Latency over time</h2>\n"
+        let enqueue = series.enqueue
+        func percentile(_ index: Int) -> [(x: Double, y: Double)] {
+            enqueue.map { (Double($0.bucket) * bucket + bucket / 2, Double($0.values[index])) }
+        }
+        html += SVGChart(
+            title: "Enqueue time by when it was decided (each \(series.bucketSeconds) s)",
+            xLabel: "time since the run started (m:ss)", yLabel: "enqueue time", unit: .milliseconds,
+            series: [
+                .init(name: "p50", points: percentile(0)), .init(name: "p95", points: percentile(1)),
+                .init(name: "p99", points: percentile(2)),
+            ], xMax: xMax, marks: description.timelineMarks
+        ).render()
+        let waits = picture.waitByArrival(bucketSeconds: series.bucketSeconds)
+        html += SVGChart(
+            title: "Wait in the queue by arrival time (\"arrived at 0:10, waited …\")",
+            xLabel: "arrival time since the run started (m:ss)", yLabel: "wait", unit: .milliseconds,
+            series: [
+                .init(name: "p50", points: waits.map { (Double($0.bucket) * bucket + bucket / 2, Double($0.p50)) }),
+                .init(name: "p95", points: waits.map { (Double($0.bucket) * bucket + bucket / 2, Double($0.p95)) }),
+            ], xMax: xMax, marks: description.timelineMarks
+        ).render()
+        return html + "</section>\n"
+    }
+
+    private func marksList() -> String {
+        guard !description.timelineMarks.isEmpty else { return "" }
+        let items = description.timelineMarks.map { mark in
+            let at = SVGChart.clock(Double(mark.fromMs) / 1000)
+            return "<li>\(at): \(HTML.escape(mark.label))</li>"
+        }
+        return "<p>Marked on the charts:</p><ul class=\"marks\">\(items.joined())</ul>\n"
+    }
+
+    private func waitDistributionSection() -> String {
+        var html = "<section id=\"waits\"><h2>Wait-time distribution by group</h2>\n"
+        var lines: [SVGChart.Series] = []
+        var longest = 0.0
+        for group in statistics.reportGroupOrder {
+            let name = statistics.groupNames[group]
+            guard let histogram = picture.waitsByGroup[name], histogram.totalCount > 0 else { continue }
+            let points = stride(from: 0.0, through: 100, by: 2).map { percent -> (x: Double, y: Double) in
+                (Double(histogram.valueAtPercentile(percent)) / 1000, percent)
+            }
+            longest = max(longest, Double(histogram.maxRecorded) / 1000)
+            lines.append(.init(name: "\(name) (\(histogram.totalCount) waited)", points: points))
+        }
+        guard !lines.isEmpty else {
+            return html + "<p>No visitor entered the queue page.</p></section>\n"
+        }
+        html += SVGChart(
+            title: "Share of the visitors who waited, by how long they waited (cumulative)",
+            xLabel: "wait (m:ss)", yLabel: "visitors who waited this long or less", unit: .percent,
+            series: lines, xMax: max(longest, 1)
+        ).render()
+        return html + "</section>\n"
+    }
+
+    private func generatorSection(_ generator: GeneratorReport) -> String {
+        var facts = [
+            "\(generator.loops) event loop\(generator.loops == 1 ? "" : "s"), \(String(format: "%.1f", generator.cpuSeconds)) s of CPU"
+        ]
+        if let perRequest = generator.cpuMicrosecondsPerRequest {
+            facts.append(String(format: "%.0f µs of CPU per request", perRequest))
+        }
+        if let p99 = generator.arrivalLagP99Ms { facts.append(String(format: "arrival lag p99 %.1f ms", p99)) }
+        if let p99 = generator.loopLagP99Ms { facts.append(String(format: "event-loop lag p99 %.1f ms", p99)) }
+        let warn = generator.saturatedWindows.isEmpty ? "" : " class=\"warn\""
+        return
+            "<section id=\"generator\"><h2>Generator health</h2>\n<p\(warn)>\(HTML.escape(generator.verdict))</p>\n<ul>"
+            + facts.map { "<li>\(HTML.escape($0))</li>" }.joined() + "</ul></section>\n"
+    }
+
+    static let style = """
+        :root{--fg:#1b1f24;--bg:#fff;--muted:#5a6270;--grid:#d8dce2;--c0:#1f6feb;--c1:#1a7f37;--c2:#cf222e;--c3:#8250df;--win:rgba(207,34,46,.10);--mark:#9a6700}
+        @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#9da7b3;--grid:#30363d;--c0:#58a6ff;--c1:#3fb950;--c2:#ff7b72;--c3:#d2a8ff;--win:rgba(255,123,114,.16);--mark:#d29922}}
+        @media print{:root{--fg:#000;--bg:#fff;--muted:#333;--grid:#ccc}}
+        body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);max-width:1220px;margin:0 auto;padding:16px}
+        h1{margin:.2em 0}h2{border-bottom:1px solid var(--grid);padding-bottom:4px;margin-top:28px}
+        dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}dt{color:var(--muted)}dd{margin:0}
+        table{border-collapse:collapse;margin:8px 0}th,td{padding:3px 10px;border-bottom:1px solid var(--grid);text-align:left}
+        td.num{text-align:right;font-variant-numeric:tabular-nums}.pass{color:var(--c1)}.fail,.warn{color:var(--c2);font-weight:600}
+        figure{margin:12px 0}figcaption{font-weight:600}svg{width:100%;height:auto}
+        .grid{stroke:var(--grid)}.axis{stroke:var(--muted)}.tick,.label{fill:var(--muted);font-size:12px}
+        polyline{fill:none;stroke-width:2}.window{fill:var(--win)}.mark{stroke:var(--mark);stroke-dasharray:4 3;stroke-width:1.5}
+        polyline.s0{stroke:var(--c0)}polyline.s1{stroke:var(--c1)}polyline.s2{stroke:var(--c2)}polyline.s3{stroke:var(--c3)}
+        .key{font-weight:400;margin-left:12px}.key::before{content:"";display:inline-block;width:14px;height:3px;margin-right:4px;vertical-align:middle;background:var(--c0)}
+        .key.s1::before{background:var(--c1)}.key.s2::before{background:var(--c2)}.key.s3::before{background:var(--c3)}
+        code{font-size:12px;word-break:break-all}footer{color:var(--muted);margin-top:32px;font-size:12px}
+        """
+}

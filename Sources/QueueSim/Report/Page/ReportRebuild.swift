@@ -1,0 +1,148 @@
+import Foundation
+import QueueClientCore
+
+/// `queuesim report DIR`: writes `report.html` again from a report folder's own files, so an
+/// archived or copied folder (and, later, merged runs) get the page without the run.
+///
+/// The visitors come from `visitors.csv` (millisecond precision, as the summary was computed),
+/// the requests per second from `timeline.csv`, the header and the threshold verdicts from
+/// `run.json` as the run judged them. `run.json` is not rewritten.
+public enum ReportRebuild {
+    public enum Failure: Error, CustomStringConvertible, Equatable {
+        case notAReportFolder(String, missing: String)
+        case unreadable(String, reason: String)
+
+        public var description: String {
+            switch self {
+            case .notAReportFolder(let folder, let missing):
+                "\(folder) is not a report folder: it has no \(missing) (give the folder `queuesim run` wrote, e.g. reports/launch)"
+            case .unreadable(let file, let reason): "cannot read \(file): \(reason)"
+            }
+        }
+    }
+
+    public struct Rebuilt: Sendable {
+        public var pagePath: String
+        public var visitors: Int
+        public var outcomeCounts: [VisitorOutcome: Int]
+        public var verdicts: [ThresholdVerdict]
+        public var exitStatus: RunExitStatus
+    }
+
+    /// What `report.html` needs from `run.json` (older files lack `endpoint` and the marks).
+    struct ManifestView: Decodable {
+        struct Entry: Decodable {
+            var threshold: String
+            var measured: Double?
+            var passed: Bool
+        }
+        var scenario: String
+        var scenario_file: String
+        var scenario_sha256: String
+        var seed: UInt64
+        var clock: String
+        var run_id: String?
+        var started_at: String
+        var ended_at: String
+        var duration_ms: Int64
+        var requests: Int
+        var thresholds: [Entry]
+        var exit_code: Int32
+        var endpoint: String?
+        var timeline_marks: [TimelineMark]?
+        var incomplete: String?
+        var generator: GeneratorReport?
+    }
+
+    public static func rebuild(_ folder: String) throws -> Rebuilt {
+        func path(_ file: String) -> String { Recorder.path(folder, file) }
+        for file in [Recorder.manifestFile, Recorder.visitorsFile, Recorder.timelineFile, Recorder.summaryFile]
+        where !FileManager.default.fileExists(atPath: path(file)) {
+            throw Failure.notAReportFolder(folder, missing: file)
+        }
+        let manifest: ManifestView
+        do {
+            manifest = try JSONDecoder().decode(
+                ManifestView.self, from: Data(contentsOf: URL(fileURLWithPath: path(Recorder.manifestFile))))
+        } catch {
+            throw Failure.unreadable(path(Recorder.manifestFile), reason: "it is not a run.json queuesim wrote")
+        }
+        let verdicts = manifest.thresholds.compactMap { entry -> ThresholdVerdict? in
+            guard let threshold = try? ThresholdParser.parse(entry.threshold).get() else { return nil }
+            return ThresholdVerdict(threshold: threshold, measured: entry.measured, passed: entry.passed)
+        }
+        let description = RunDescription(
+            scenarioName: manifest.scenario, scenarioPath: manifest.scenario_file,
+            scenarioSHA256: manifest.scenario_sha256, seed: manifest.seed,
+            clock: ClockKind(rawValue: manifest.clock) ?? .wall, groupNames: try groupNames(path(Recorder.summaryFile)),
+            thresholds: verdicts.map(\.threshold), runId: manifest.run_id ?? "unknown",
+            endpoint: manifest.endpoint ?? "not recorded", timelineMarks: manifest.timeline_marks ?? [])
+
+        var statistics = OutcomeStatistics(groupNames: description.groupNames)
+        var timeline = Timeline()
+        var picture = LaunchPicture()
+        let rows = try bytes(path(Recorder.visitorsFile))
+        let body = rows.firstIndex(of: UInt8(ascii: "\n")).map { rows[($0 + 1)...] } ?? []
+        for row in VisitorRowFormat.completeRows(Array(body)) {
+            guard let record = VisitorRowFormat.decode(row) else {
+                throw Failure.unreadable(path(Recorder.visitorsFile), reason: "a row is not one queuesim wrote")
+            }
+            statistics.add(record)
+            timeline.add(record)
+            picture.add(record)
+        }
+        try addRequests(from: path(Recorder.timelineFile), to: &timeline)
+        let exitStatus = RunExitStatus(rawValue: manifest.exit_code) ?? .aborted
+        let page = ReportPage(
+            description: description,
+            header: ReportPage.Header(
+                startedAt: manifest.started_at, endedAt: manifest.ended_at, durationMs: manifest.duration_ms,
+                exitStatus: exitStatus, requests: manifest.requests, incomplete: manifest.incomplete),
+            verdicts: verdicts, statistics: statistics,
+            series: timeline.series(end: .origin + .milliseconds(manifest.duration_ms)), picture: picture,
+            generator: manifest.generator)
+        try AtomicFileWriter.write(page.render(), to: path(Recorder.pageFile))
+        return Rebuilt(
+            pagePath: path(Recorder.pageFile), visitors: statistics.visitorCount,
+            outcomeCounts: Dictionary(
+                uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0, statistics.count(of: $0)) }),
+            verdicts: verdicts, exitStatus: exitStatus)
+    }
+
+    private static func bytes(_ path: String) throws -> [UInt8] {
+        do {
+            return try RegularFileReader.contents(path: path, limit: Int.max)
+        } catch {
+            throw Failure.unreadable(path, reason: error.description)
+        }
+    }
+
+    /// Group names in `summary.csv` order (the scenario's), without `all`.
+    private static func groupNames(_ path: String) throws -> [String] {
+        let text = String(decoding: try bytes(path), as: UTF8.self)
+        guard let rows = try? CSVColumnReader.parse(text, path: path) else {
+            throw Failure.unreadable(path, reason: "it is not a summary.csv queuesim wrote")
+        }
+        var names: [String] = []
+        for row in rows.dropFirst() where !row.isEmpty && row[0] != SummaryReport.allGroups && !names.contains(row[0]) {
+            names.append(row[0])
+        }
+        return names
+    }
+
+    /// The `requests` column of `timeline.csv`, second by second.
+    private static func addRequests(from path: String, to timeline: inout Timeline) throws {
+        let text = String(decoding: try bytes(path), as: UTF8.self)
+        var lines = text.split(separator: "\n").makeIterator()
+        guard let header = lines.next()?.split(separator: ","),
+            let column = header.firstIndex(of: "requests"), let secondColumn = header.firstIndex(of: "second")
+        else { throw Failure.unreadable(path, reason: "it has no `second` and `requests` columns") }
+        while let line = lines.next() {
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard cells.count > max(column, secondColumn), let second = Int(cells[secondColumn]),
+                let count = Int(cells[column])
+            else { continue }
+            if count > 0 { timeline.addRequests(count, inSecond: second) }
+        }
+    }
+}
