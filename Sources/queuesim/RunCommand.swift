@@ -48,6 +48,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Earlier complete runs to keep in DIR.runs/ beside the current one (default 0).")
     var keep: Int = 0
 
+    @Option(help: "Also write the verdicts as JUnit XML to FILE: a test case per threshold and per visitor group.")
+    var junit: String?
+
     func validate() throws {
         if keep < 0 { throw ValidationError("--keep must be 0 or more (got \(keep))") }
     }
@@ -126,6 +129,16 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         report.directory = folder.pointer
+        if let junit {
+            do {
+                try JUnitReport.write(JUnitReport.render(report: report, run: prepared.runDescription), to: junit)
+            } catch {
+                StandardError.print(
+                    "queuesim run: the reports are in \(folder.pointer) but \(junit) could not be written: \(Self.words(error))"
+                )
+                throw ExitCode(RunExitStatus.aborted.rawValue)
+            }
+        }
         if !quiet {
             print(RunSummaryScreen(report: report, run: prepared).text)
         }

@@ -53,3 +53,56 @@ struct ReportCommandTests {
         #expect(result.stderr.hasPrefix("queuesim report: \(folder) is not a report folder: it has no run.json"))
     }
 }
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// `run --junit FILE`: well-formed JUnit XML with the structure CI systems require.
+@Suite("queuesim run --junit")
+struct JUnitCommandTests {
+    /// Element names with their attributes, in document order.
+    final class Elements: NSObject, XMLParserDelegate {
+        var elements: [(name: String, attributes: [String: String])] = []
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
+            elements.append((name, attributes))
+        }
+    }
+
+    @Test func everyThresholdAndGroupIsATestCase() throws {
+        let scenario = try TemporaryScenario(
+            ReportCommandTests.failingScenario + "\nthresholds:\n  - error < 1%\n  - visitors >= 20\n")
+        let out = RunCommandProcess.reportDirectory()
+        let junit = out + "-junit.xml"
+        defer { try? FileManager.default.removeItem(atPath: junit) }
+        let result = try QueueSimProcess.run(
+            ["run", scenario.path, "--clock", "virtual", "--out", out, "--quiet", "--junit", junit])
+        #expect(result.status == 1, "\(result.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: junit))
+        let parser = XMLParser(data: data)
+        let elements = Elements()
+        parser.delegate = elements
+        #expect(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
+        let names = elements.elements.map(\.name)
+        #expect(names.first == "testsuites")
+        #expect(names.filter { $0 == "testsuite" }.count == 1)
+        let suite = try #require(elements.elements.first { $0.name == "testsuite" })
+        #expect(suite.attributes["name"] == "queuesim.scenario")
+        #expect(suite.attributes["tests"] == "3" && suite.attributes["failures"] == "2")
+        let cases = elements.elements.filter { $0.name == "testcase" }
+        #expect(
+            cases.map { $0.attributes["name"] ?? "" } == [
+                "error < 1%", "visitors >= 20", "default: every visitor passed, was queued or was disabled",
+            ])
+        #expect(cases.allSatisfy { $0.attributes["classname"] != nil })
+        let failures = elements.elements.filter { $0.name == "failure" }.compactMap { $0.attributes["message"] }
+        #expect(failures.count == 2)
+        #expect(failures[0].hasPrefix("measured ") && failures[0].hasSuffix(", limit < 1%"), "\(failures)")
+        #expect(failures[1].contains("HTTP 400 × "), "\(failures)")
+        // Credentials never reach CI: the file holds no token.
+        #expect(!String(decoding: data, as: UTF8.self).contains("queueittoken"))
+    }
+}

@@ -120,6 +120,8 @@ public final class Recorder {
             verdicts: verdicts, exitStatus: exitStatus, measurements: measurements, generator: ending.generator)
 
         report.pagePath = Self.path(directory, Self.pageFile)
+        report.durationMs = max(0, ending.end.milliseconds)
+        report.startedAt = ending.startedAt
         report.failureCauses = statistics.reportGroupOrder.compactMap { group in
             let name = statistics.groupNames[group]
             let causes = picture.topCauses(of: name, limit: 3)
@@ -192,6 +194,9 @@ public struct RunReport: Sendable {
     public var failureCauses: [GroupFailureCauses] = []
     /// `report.html`'s path (in the run's own folder).
     public var pagePath: String = ""
+    /// The run's length on its own clock, and its wall-clock start.
+    public var durationMs: Int64 = 0
+    public var startedAt = Date(timeIntervalSince1970: 0)
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
     public var thresholdTable: String { ThresholdTable.render(verdicts) }
