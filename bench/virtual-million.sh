@@ -73,5 +73,6 @@ echo "peak RSS:        $((rss_kb / 1024)) MiB ($rss_kb kB)"
 echo "visitors.csv:    $rows rows"
 echo "timeline.csv:    $seconds rows (simulated seconds)"
 echo "requests:        $requests"
+echo "report.html:     $(wc -c < "$out/reports/report.html") bytes"
 awk -F, 'NR > 1 && $1 == "all" { printf "outcome %-10s %d (wait p50 %s ms, p95 %s ms, max %s ms)\n", $2, $3, $10, $12, $14 }' \
     "$out/reports/summary.csv"
