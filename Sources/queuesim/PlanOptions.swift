@@ -39,9 +39,11 @@ struct PlanOptions: ParsableArguments {
 
     /// The overrides as the run applies them; `outputDirectory` is `run`'s own.
     func runOptions(outputDirectory: String? = nil, runId: String = RunId.make()) -> RunOptions {
-        RunOptions(
+        var options = RunOptions(
             outputDirectory: outputDirectory, seed: seed, clock: clock, duration: duration?.value,
             visitors: visitors, concurrency: concurrency, runId: runId, maxMemory: maxMemory)
+        options.commandLine = ["queuesim"] + CommandLine.arguments.dropFirst()
+        return options
     }
 }
 

@@ -45,6 +45,43 @@ struct ReportCommandTests {
         #expect(try String(contentsOfFile: out + "/report.html", encoding: .utf8) == written)
     }
 
+    /// What a CI job trends on: run.json's overrides, command line and per-group figures, and
+    /// the wall-clock time of each timeline second.
+    @Test func runJsonCarriesTheCommandLineOverridesAndFiguresPerGroup() throws {
+        let scenario = try TemporaryScenario(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { burst: 4 } ] }
+            visitors: [ { name: app, weight: 1 }, { name: partner, weight: 1 } ]
+            waitingRoom: { mode: disabled }
+            """)
+        let out = RunCommandProcess.reportDirectory()
+        let result = try QueueSimProcess.run(["run", scenario.path, "--out", out, "--quiet", "--seed", "7"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/run.json"))
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(json["overrides"] as? [String: String] == ["seed": "7"])
+        #expect(
+            json["command_line"] as? [String] == [
+                "queuesim", "run", scenario.path, "--out", out, "--quiet", "--seed", "7",
+            ])
+        let groups = try #require(json["groups"] as? [[String: Any]])
+        #expect(groups.map { $0["name"] as? String } == ["app", "partner"])
+        #expect(groups.map { $0["visitors"] as? Int ?? 0 }.reduce(0, +) == 4)
+        let overall = try #require(json["overall"] as? [String: Any])
+        #expect(overall["name"] as? String == "all")
+        #expect((overall["outcomes"] as? [String: Int])?["disabled"] == 4)
+        let enqueue = try #require(overall["enqueue_ms"] as? [String: Any])
+        #expect(enqueue["count"] as? Int == 4 && enqueue["p99"] as? Int != nil)
+        let wait = try #require(overall["wait_ms"] as? [String: Any])
+        #expect(wait["count"] as? Int == 0 && wait["p50"] is NSNull)
+        // A wall run stamps every timeline second in UTC.
+        let timeline = try String(contentsOfFile: out + "/timeline.csv", encoding: .utf8).split(separator: "\n")
+        #expect(timeline[0].hasSuffix(",time_utc"))
+        #expect(timeline[1].hasSuffix("Z") && timeline[1].contains("T"), "\(timeline[1])")
+    }
+
     @Test func aFolderThatIsNoReportIsExitTwo() throws {
         let folder = RunCommandProcess.reportDirectory()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -139,7 +139,9 @@ public final class Recorder {
         files[Self.summaryFile] = try AtomicFileWriter.write(
             SummaryReport.render(statistics), to: Self.path(directory, Self.summaryFile))
         files[Self.timelineFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.timelineFile)) { file in
-            try timeline.write(end: ending.end) { try file.write($0) }
+            try timeline.write(end: ending.end, wallStart: run.clock == .wall ? ending.startedAt : nil) {
+                try file.write($0)
+            }
         }
         let page = ReportPage(
             description: run,
@@ -153,7 +155,7 @@ public final class Recorder {
         let manifest = RunManifest(
             description: run, ending: ending, visitors: report.visitorCount,
             outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: verdicts,
-            exitStatus: exitStatus, files: files)
+            exitStatus: exitStatus, files: files, statistics: statistics)
         try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
         unlink(Self.path(directory, Self.pendingFile))
         return report

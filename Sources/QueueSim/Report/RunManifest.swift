@@ -1,4 +1,5 @@
 import Foundation
+import Histogram
 import QueueClientCore
 
 /// What a run was, as the reports need it: known before the first visitor arrives.
@@ -19,6 +20,9 @@ public struct RunDescription: Sendable, Equatable {
     public var endpoint: String
     /// The event start, mode changes and fault windows, for the report's charts.
     public var timelineMarks: [TimelineMark]
+    /// `run.json`'s `command_line` (redacted) and `overrides` (option → value as given).
+    public var commandLine: [String] = []
+    public var overrides: [String: String] = [:]
 
     public init(
         scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
@@ -121,6 +125,93 @@ struct RunManifest: Encodable {
     var incomplete: String?
     var endpoint: String
     var timelineMarks: [TimelineMark]
+    var commandLine: [String]
+    var overrides: [String: String]
+    /// Per group in scenario order, and over every visitor: counts and timing percentiles.
+    var groups: [GroupFigures]
+    var overall: GroupFigures
+
+    struct Distribution: Encodable, Equatable {
+        var count: UInt64
+        var p50: UInt64?
+        var p90: UInt64?
+        var p95: UInt64?
+        var p99: UInt64?
+        var max: UInt64?
+
+        init(_ histogram: Histogram<UInt64>) {
+            count = histogram.totalCount
+            guard count > 0 else { return }
+            p50 = histogram.valueAtPercentile(50)
+            p90 = histogram.valueAtPercentile(90)
+            p95 = histogram.valueAtPercentile(95)
+            p99 = histogram.valueAtPercentile(99)
+            max = histogram.maxRecorded
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(count, forKey: .count)
+            // Explicit nulls when nobody was measured: readers should not guess.
+            try container.encode(p50, forKey: .p50)
+            try container.encode(p90, forKey: .p90)
+            try container.encode(p95, forKey: .p95)
+            try container.encode(p99, forKey: .p99)
+            try container.encode(max, forKey: .max)
+        }
+
+        enum CodingKeys: String, CodingKey { case count, p50, p90, p95, p99, max }
+    }
+
+    struct GroupFigures: Encodable, Equatable {
+        var name: String
+        var visitors: Int
+        var outcomes: [String: Int]
+        var enqueueMs: Distribution
+        var waitMs: Distribution
+        var totalMs: Distribution
+
+        enum CodingKeys: String, CodingKey {
+            case name, visitors, outcomes
+            case enqueueMs = "enqueue_ms"
+            case waitMs = "wait_ms"
+            case totalMs = "total_ms"
+        }
+
+        init(name: String, cells: [VisitorOutcome: OutcomeStatistics.Cell]) {
+            self.name = name
+            var timings = TimingHistograms()
+            var outcomes: [String: Int] = [:]
+            for outcome in VisitorOutcome.allCases {
+                let cell = cells[outcome]
+                outcomes[outcome.rawValue] = cell?.count ?? 0
+                if let cell { timings.merge(cell.timings) }
+            }
+            self.outcomes = outcomes
+            visitors = outcomes.values.reduce(0, +)
+            enqueueMs = Distribution(timings.enqueue)
+            waitMs = Distribution(timings.wait)
+            totalMs = Distribution(timings.total)
+        }
+
+        static func of(_ statistics: OutcomeStatistics) -> (groups: [GroupFigures], overall: GroupFigures) {
+            let groups = statistics.reportGroupOrder.map { group in
+                GroupFigures(
+                    name: statistics.groupNames[group],
+                    cells: Dictionary(
+                        uniqueKeysWithValues: VisitorOutcome.allCases.compactMap { outcome in
+                            statistics.cell(group: group, outcome: outcome).map { (outcome, $0) }
+                        }))
+            }
+            let overall = GroupFigures(
+                name: SummaryReport.allGroups,
+                cells: Dictionary(
+                    uniqueKeysWithValues: VisitorOutcome.allCases.compactMap { outcome in
+                        statistics.cellAcrossGroups(outcome: outcome).map { (outcome, $0) }
+                    }))
+            return (groups, overall)
+        }
+    }
 
     struct WrittenFile: Encodable, Equatable {
         var bytes: Int
@@ -138,9 +229,10 @@ struct RunManifest: Encodable {
         case durationMs = "duration_ms"
         case visitors, outcomes, requests, thresholds
         case exitCode = "exit_code"
-        case interrupted, generator, files, incomplete, endpoint
+        case interrupted, generator, files, incomplete, endpoint, overrides, groups, overall
         case runId = "run_id"
         case timelineMarks = "timeline_marks"
+        case commandLine = "command_line"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -166,12 +258,20 @@ struct RunManifest: Encodable {
         try container.encodeIfPresent(incomplete, forKey: .incomplete)
         try container.encode(endpoint, forKey: .endpoint)
         try container.encode(timelineMarks, forKey: .timelineMarks)
+        try container.encode(commandLine, forKey: .commandLine)
+        try container.encode(overrides, forKey: .overrides)
+        try container.encode(groups, forKey: .groups)
+        try container.encode(overall, forKey: .overall)
     }
 
     init(
         description: RunDescription, ending: RunEnding, visitors: Int, outcomes: [VisitorOutcome: Int],
-        requests: Int, verdicts: [ThresholdVerdict], exitStatus: RunExitStatus, files: [String: WrittenFile]
+        requests: Int, verdicts: [ThresholdVerdict], exitStatus: RunExitStatus, files: [String: WrittenFile],
+        statistics: OutcomeStatistics
     ) {
+        commandLine = description.commandLine
+        overrides = description.overrides
+        (groups, overall) = GroupFigures.of(statistics)
         runId = description.runId
         endpoint = description.endpoint
         timelineMarks = description.timelineMarks

@@ -8,6 +8,8 @@ enum SummaryReport {
         "group", "outcome", "count", "ratio",
         "enqueue_p50_ms", "enqueue_p90_ms", "enqueue_p95_ms", "enqueue_p99_ms", "enqueue_max_ms",
         "wait_p50_ms", "wait_p90_ms", "wait_p95_ms", "wait_p99_ms", "wait_max_ms",
+        // Added after the contract's columns (extend, never rename): arrival → final outcome.
+        "total_p50_ms", "total_p90_ms", "total_p95_ms", "total_p99_ms", "total_max_ms",
     ]
 
     /// The group name of the across-groups rows.
@@ -41,6 +43,7 @@ enum SummaryReport {
         row.raw(fixedPointRatio(cell.count, visitors))
         appendDistribution(cell.timings.enqueue, into: &row)
         appendDistribution(cell.timings.wait, into: &row)
+        appendDistribution(cell.timings.total, into: &row)
         row.endRow()
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import QueueClientCore
 
 /// Per-second counters for `timeline.csv`, filled as visitors finish and requests go out.
@@ -19,11 +20,20 @@ struct Timeline {
     /// second's exact p95 in 8 bytes per decision instead of a histogram per second.
     private var enqueueDecisions: [UInt64] = []
 
+    /// `passedWaits`: `second << 32 | wait_ms` of each visitor that passed after waiting in the
+    /// queue page, by the second it passed.
+    private var passedWaits: [UInt64] = []
+
     static let columns = [
         "second", "arrivals", "started", "enqueued", "in_queue", "passed", "disabled", "queued",
         "unavailable", "error", "requests", "enqueue_p95_ms",
+        // Added after the contract's columns (extend, never rename): the other outcomes, so the
+        // outcome columns add up to the visitors that ended; the wait of those who passed; the
+        // second's start in UTC on the wall clock (empty in virtual time).
+        "closed", "restarted", "interrupted", "passed_wait_p50_ms", "passed_wait_p95_ms", "time_utc",
     ]
     static let outcomeColumns: [VisitorOutcome] = [.passed, .disabled, .queued, .unavailable, .error]
+    static let laterOutcomeColumns: [VisitorOutcome] = [.closed, .restarted, .interrupted]
 
     mutating func add(_ record: VisitorRecord) {
         arrivals.add(at: Self.second(of: record.arrival))
@@ -35,6 +45,10 @@ struct Timeline {
         }
         let outcome = VisitorOutcome.allCases.firstIndex(of: record.outcome)!
         endedByOutcome[outcome].add(at: Self.second(of: record.ended))
+        if record.outcome == .passed, record.queueEntered != nil {
+            passedWaits.append(
+                UInt64(Self.second(of: record.ended)) << 32 | UInt64(min(record.waitMilliseconds, Int64(UInt32.max))))
+        }
         if let entered = record.queueEntered {
             // In the queue at the end of second s: entered before (s+1) s and left at or after
             // it. That makes s run from floor(entered) to floor(left) − 1.
@@ -60,9 +74,14 @@ struct Timeline {
     /// Writes the whole file, header included, for a run that ended at `end`, in blocks: a
     /// run that idles for months has millions of rows, and neither they nor a per-second
     /// array of them are ever in memory at once.
-    func write(end: Instant, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// `wallStart`: the wall-clock instant of second 0 on a wall run (fills `time_utc`); nil in
+    /// virtual time.
+    func write(end: Instant, wallStart: Date? = nil, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let layout = RowLayout(end: end, lastEventSecond: lastEventSecond)
-        var percentiles = EnqueueP95Walker(decisions: enqueueDecisions.sorted(), layout: layout)
+        var percentiles = EnqueueP95Walker(decisions: enqueueDecisions.sorted(), layout: layout, percents: [95])
+        var passedWaitPercentiles = EnqueueP95Walker(
+            decisions: passedWaits.sorted(), layout: layout, percents: [50, 95])
+        let clock = wallStart.map { UTCSecondClock(start: $0) }
         var row = CSVRowBuilder(reservingCapacity: Self.blockBytes + 256)
         let header = Self.columns.joined(separator: ",") + "\n"
         try Array(header.utf8).withUnsafeBytes(sink)
@@ -78,7 +97,14 @@ struct Timeline {
                 row.integer(layout.value(endedByOutcome[index], second))
             }
             row.integer(layout.value(requests, second))
-            row.optionalInteger(percentiles.p95(ofRow: second))
+            row.optionalInteger(percentiles.values(ofRow: second)?[0])
+            for index in Self.laterOutcomeIndices {
+                row.integer(layout.value(endedByOutcome[index], second))
+            }
+            let waits = passedWaitPercentiles.values(ofRow: second)
+            row.optionalInteger(waits?[0])
+            row.optionalInteger(waits?[1])
+            if let clock { row.text(clock.text(forSecond: second)) } else { row.empty() }
             row.endRow()
             if row.bytes.count >= Self.blockBytes {
                 try row.bytes.withUnsafeBytes(sink)
@@ -131,24 +157,27 @@ struct Timeline {
 
     private static let blockBytes = 64 * 1024
     private static let outcomeIndices = outcomeColumns.map { VisitorOutcome.allCases.firstIndex(of: $0)! }
+    private static let laterOutcomeIndices = laterOutcomeColumns.map { VisitorOutcome.allCases.firstIndex(of: $0)! }
 
     private var lastEventSecond: Int {
         ([arrivals, started, enqueued, requests] + endedByOutcome).map { $0.count - 1 }.max() ?? -1
     }
 
-    /// Nearest-rank p95 (the value at rank ⌈0.95·n⌉) of each row's enqueue decisions, walking
-    /// the sorted `second << 32 | ms` keys once, row by row.
+    /// Nearest-rank percentiles (the value at rank ⌈p·n⌉) of each row's values, walking the
+    /// sorted `second << 32 | ms` keys once, row by row.
     private struct EnqueueP95Walker {
         let decisions: [UInt64]
         let layout: RowLayout
+        let percents: [Int]
         var next = 0
 
-        init(decisions: [UInt64], layout: RowLayout) {
+        init(decisions: [UInt64], layout: RowLayout, percents: [Int]) {
             self.decisions = decisions
             self.layout = layout
+            self.percents = percents
         }
 
-        mutating func p95(ofRow row: Int) -> UInt64? {
+        mutating func values(ofRow row: Int) -> [UInt64]? {
             var values: [UInt64] = []
             while next < decisions.count, layout.row(forSecond: Int(decisions[next] >> 32)) == row {
                 values.append(decisions[next] & 0xFFFF_FFFF)
@@ -157,8 +186,24 @@ struct Timeline {
             guard !values.isEmpty else { return nil }
             // Folding the end instant into the last row can append values out of order.
             values.sort()
-            let rank = (95 * values.count + 99) / 100
-            return values[rank - 1]
+            return percents.map { values[(($0 * values.count + 99) / 100) - 1] }
+        }
+    }
+
+    /// `2026-11-23T21:40:05Z` for each second of a wall run, from its start.
+    private struct UTCSecondClock {
+        let start: Date
+        let formatter: ISO8601DateFormatter
+
+        init(start: Date) {
+            self.start = start
+            formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime]
+            formatter.timeZone = TimeZone(identifier: "UTC")
+        }
+
+        func text(forSecond second: Int) -> String {
+            formatter.string(from: start.addingTimeInterval(Double(second)))
         }
     }
 

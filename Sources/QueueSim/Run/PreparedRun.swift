@@ -89,7 +89,10 @@ public struct PreparedRun: Sendable {
     }
 
     public var runDescription: RunDescription {
-        RunDescription(scenario: scenario, runId: options.runId)
+        var description = RunDescription(scenario: scenario, runId: options.runId)
+        description.commandLine = options.commandLine.map(SecretRedaction.redact)
+        description.overrides = options.overrideDescriptions
+        return description
     }
 
     static func loadColumn(_ feeder: CSVFeeder) throws -> [String] {

@@ -15,6 +15,20 @@ public struct RunOptions: Sendable, Equatable {
     public var runId: String
     /// `--max-memory`: nil uses `MemoryBudget.machineDefault()`.
     public var maxMemory: MemoryBudget?
+    /// The command line as typed (run.json's `command_line`; secrets redacted there).
+    public var commandLine: [String] = []
+
+    /// The overrides given, by option name, for `run.json`'s `overrides`.
+    public var overrideDescriptions: [String: String] {
+        var overrides: [String: String] = [:]
+        if let seed { overrides["seed"] = String(seed) }
+        if let clock { overrides["clock"] = clock.rawValue }
+        if let duration { overrides["duration"] = ScenarioUnits.describe(duration) }
+        if let visitors { overrides["visitors"] = String(visitors) }
+        if let concurrency { overrides["concurrency"] = String(concurrency) }
+        if let maxMemory { overrides["max_memory"] = MemoryBudget.describe(maxMemory.bytes) }
+        return overrides
+    }
 
     public init(
         outputDirectory: String? = nil, seed: UInt64? = nil, clock: ClockKind? = nil, duration: Duration? = nil,

@@ -34,6 +34,7 @@ struct ReportManifestTests {
                 "scenario", "scenario_file", "scenario_sha256", "seed", "clock", "queuesim_version",
                 "started_at", "ended_at", "duration_ms", "visitors", "outcomes", "requests",
                 "thresholds", "exit_code", "interrupted", "run_id", "files", "endpoint", "timeline_marks",
+                "command_line", "overrides", "groups", "overall",
             ])
         #expect(json["run_id"] as? String == "20250301T120000Z-0000")
         #expect(json["scenario"] as? String == "launch")
@@ -57,6 +58,13 @@ struct ReportManifestTests {
         #expect(verdicts[0]["threshold"] as? String == "passed >= 99%")
         #expect(verdicts[0]["measured"] as? Double == 0.5)
         #expect(verdicts[0]["passed"] as? Bool == false)
+        let groups = try #require(json["groups"] as? [[String: Any]])
+        #expect(groups.map { $0["name"] as? String } == ["app", "invited"])
+        let app = try #require(groups.first)
+        #expect(app["visitors"] as? Int == 2)
+        #expect((app["outcomes"] as? [String: Int])?["error"] == 1)
+        #expect((app["enqueue_ms"] as? [String: Any])?["p50"] as? Int == 10)
+        #expect((json["overall"] as? [String: Any])?["visitors"] as? Int == 2)
         // Nobody waited: the value is an explicit null and the threshold fails.
         #expect(verdicts[1]["measured"] is NSNull)
         #expect(verdicts[1]["passed"] as? Bool == false)

@@ -7,7 +7,7 @@ import Testing
 @Suite("timeline.csv")
 struct ReportTimelineTests {
     static let header =
-        "second,arrivals,started,enqueued,in_queue,passed,disabled,queued,unavailable,error,requests,enqueue_p95_ms\n"
+        "second,arrivals,started,enqueued,in_queue,passed,disabled,queued,unavailable,error,requests,enqueue_p95_ms,closed,restarted,interrupted,passed_wait_p50_ms,passed_wait_p95_ms,time_utc\n"
 
     @Test("counts per second: arrivals, starts, decisions, queue occupancy, outcomes, requests, p95")
     func countsPerSecond() throws {
@@ -32,9 +32,9 @@ struct ReportTimelineTests {
         let expected =
             Self.header
                 + """
-                0,2,1,1,1,0,0,0,0,0,2,100
-                1,1,2,2,2,0,1,0,0,0,2,400
-                2,1,1,0,1,1,0,1,0,0,3,
+                0,2,1,1,1,0,0,0,0,0,2,100,0,0,0,,,
+                1,1,2,2,2,0,1,0,0,0,2,400,0,0,0,,,
+                2,1,1,0,1,1,0,1,0,0,3,,0,0,1,2200,2200,
 
                 """
         #expect(try readReport(directory, Recorder.timelineFile) == expected)
@@ -49,7 +49,7 @@ struct ReportTimelineTests {
         _ = try recorder.finish(ending(at: 2500))
         let rows = try readReport(directory, Recorder.timelineFile).split(separator: "\n")
         #expect(rows.count == 4)
-        #expect(rows[3] == "2,1,1,1,0,1,0,0,0,0,0,20")
+        #expect(rows[3] == "2,1,1,1,0,1,0,0,0,0,0,20,0,0,0,,,")
     }
 
     @Test("enqueue p95 is the nearest-rank value of that second's decisions")
@@ -63,7 +63,7 @@ struct ReportTimelineTests {
         }
         _ = try recorder.finish(ending(at: 1000))
         let row = try readReport(directory, Recorder.timelineFile).split(separator: "\n")[1]
-        #expect(row == "0,20,20,20,0,0,20,0,0,0,0,19")
+        #expect(row == "0,20,20,20,0,0,20,0,0,0,0,19,0,0,0,,,")
     }
 }
 

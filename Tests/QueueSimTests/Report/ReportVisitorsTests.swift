@@ -127,7 +127,7 @@ struct ReportVisitorsTests {
         #expect(try readReport(directory, Recorder.visitorsFile) == VisitorRowFormat.header)
         #expect(
             try readReport(directory, Recorder.timelineFile)
-                == "second,arrivals,started,enqueued,in_queue,passed,disabled,queued,unavailable,error,requests,enqueue_p95_ms\n0,0,0,0,0,0,0,0,0,0,0,\n"
+                == "second,arrivals,started,enqueued,in_queue,passed,disabled,queued,unavailable,error,requests,enqueue_p95_ms,closed,restarted,interrupted,passed_wait_p50_ms,passed_wait_p95_ms,time_utc\n0,0,0,0,0,0,0,0,0,0,0,,0,0,0,,,\n"
         )
     }
 }
