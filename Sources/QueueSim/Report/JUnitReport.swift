@@ -24,7 +24,7 @@ public enum JUnitReport {
                     ? nil
                     : (
                         "measured \(measured), limit \(limit)",
-                        "\(ThresholdTable.metricName(metric)) measured \(measured); the scenario requires \(limit)"
+                        "\(ThresholdTable.displayName(verdict.threshold)) measured \(measured); the scenario requires \(limit)"
                     ))
         }
         let causesByGroup = Dictionary(uniqueKeysWithValues: report.failureCauses.map { ($0.group, $0.causes) })

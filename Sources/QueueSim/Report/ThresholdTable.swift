@@ -9,7 +9,7 @@ public enum ThresholdTable {
         let rows = verdicts.map { verdict -> [String] in
             let threshold = verdict.threshold
             return [
-                metricName(threshold.metric),
+                displayName(threshold),
                 "\(threshold.comparator.rawValue) \(format(threshold.limit, as: threshold.metric))",
                 verdict.measured.map { format($0, as: threshold.metric) } ?? "no data",
                 verdict.passed ? "pass" : "FAIL",
@@ -27,6 +27,11 @@ public enum ThresholdTable {
         }
         let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-")
         return ([line(header), rule] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+
+    /// The metric with its group, if it has one: `partner: wait.p95`.
+    public static func displayName(_ threshold: Threshold) -> String {
+        (threshold.group.map { "\($0): " } ?? "") + metricName(threshold.metric)
     }
 
     /// The metric as a scenario writes it: `passed`, `passed.count`, `visitors`, `wait.p95`.

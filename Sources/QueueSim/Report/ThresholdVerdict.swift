@@ -27,16 +27,42 @@ public struct RunMeasurements: Sendable {
     let visitorCount: Int
     let outcomeCounts: [VisitorOutcome: Int]
     let timings: TimingHistograms
+    /// The same figures for each group, for thresholds that name one.
+    private let groups: [String: RunMeasurements]
 
     init(statistics: OutcomeStatistics) {
         visitorCount = statistics.visitorCount
         outcomeCounts = Dictionary(
             uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0, statistics.count(of: $0)) })
         timings = statistics.timingsOfEveryone()
+        var groups: [String: RunMeasurements] = [:]
+        for group in statistics.reportGroupOrder {
+            var timings = TimingHistograms()
+            var counts: [VisitorOutcome: Int] = [:]
+            for outcome in VisitorOutcome.allCases {
+                guard let cell = statistics.cell(group: group, outcome: outcome) else { continue }
+                counts[outcome] = cell.count
+                timings.merge(cell.timings)
+            }
+            groups[statistics.groupNames[group]] = RunMeasurements(
+                visitorCount: statistics.visitorsPerGroup[group], outcomeCounts: counts, timings: timings)
+        }
+        self.groups = groups
     }
 
+    private init(visitorCount: Int, outcomeCounts: [VisitorOutcome: Int], timings: TimingHistograms) {
+        self.visitorCount = visitorCount
+        self.outcomeCounts = outcomeCounts
+        self.timings = timings
+        groups = [:]
+    }
+
+    /// A group's threshold measures that group (a group without visitors: counts of 0, no
+    /// timings), every other threshold all visitors.
     public func measure(_ threshold: Threshold) -> Double? {
-        measure(threshold.metric)
+        guard let group = threshold.group else { return measure(threshold.metric) }
+        return (groups[group] ?? RunMeasurements(visitorCount: 0, outcomeCounts: [:], timings: TimingHistograms()))
+            .measure(threshold.metric)
     }
 
     /// The value of a metric, whether or not a threshold names it (the end-of-run screen).

@@ -70,7 +70,7 @@ struct ScenarioValidator {
         if let room = waitingRoom, let outflow = raw.waitingRoom?.value.outflow {
             checkOutflowReleasesSomeone(room.outflowPerSecond, at: outflow)
         }
-        let thresholds = thresholds(raw.thresholds)
+        let thresholds = thresholds(raw.thresholds, groupNames: groups?.map(\.name))
         var reportsDirectory: String?
         if let dir = raw.reports?.value.dir {
             if dir.value.trimmingSpaces.isEmpty {
@@ -159,24 +159,42 @@ struct ScenarioValidator {
         return settings
     }
 
-    private mutating func thresholds(_ raw: YamlList<YamlNode>?) -> [Threshold] {
+    /// A threshold is one line (`passed >= 99%`), or, for one visitor group, a one-key mapping
+    /// `- partner: wait.p95 < 5m` (or the line `"partner: wait.p95 < 5m"`).
+    private mutating func thresholds(_ raw: YamlList<YamlNode>?, groupNames: [String]?) -> [Threshold] {
         guard let raw else { return [] }
         var thresholds: [Threshold] = []
         for node in raw.elements {
-            guard case .scalar(let text, let style) = node.content, !node.isNull else {
+            var lineNode = node
+            var group: (name: String, mark: YamlMark)?
+            if case .mapping(let pairs) = node.content, pairs.count == 1, let name = pairs[0].key.scalarText {
+                group = (name, pairs[0].key.mark)
+                lineNode = pairs[0].value
+            }
+            guard case .scalar(let text, let style) = lineNode.content, !lineNode.isNull else {
                 fail(
-                    "a threshold is one line such as `passed >= 99%` or `wait.p95 < 5m`, found \(node.kindDescription)",
+                    "a threshold is one line such as `passed >= 99%` or `wait.p95 < 5m` (for one group: `- partner: wait.p95 < 5m`), found \(node.kindDescription)",
                     at: node.mark)
                 continue
             }
-            switch ThresholdParser.parse(text) {
+            switch ThresholdParser.parse(group.map { "\($0.name): \(text)" } ?? text) {
             case .success(let threshold):
+                if let name = threshold.group, let groupNames, !groupNames.contains(name) {
+                    let known = groupNames.map { "`\($0)`" }.joined(separator: ", ")
+                    fail(
+                        "this threshold names the group `\(name)`, but the scenario's groups are \(known)",
+                        at: group?.mark ?? lineNode.mark)
+                    continue
+                }
                 thresholds.append(threshold)
             case .failure(let problem):
                 // On a one-line plain scalar the offset points at the offending word.
-                var mark = node.mark
-                if style == .plain, !text.contains("\n") { mark.column += problem.offset }
-                if style == .singleQuoted || style == .doubleQuoted { mark.column += problem.offset + 1 }
+                var mark = lineNode.mark
+                let offset = problem.offset - (group.map { $0.name.count + 2 } ?? 0)
+                if offset >= 0 {
+                    if style == .plain, !text.contains("\n") { mark.column += offset }
+                    if style == .singleQuoted || style == .doubleQuoted { mark.column += offset + 1 }
+                }
                 fail(problem.message, at: mark)
             }
         }

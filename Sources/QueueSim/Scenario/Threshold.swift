@@ -58,13 +58,17 @@ public struct Threshold: Sendable, Equatable {
     public var comparator: Comparator
     /// A fraction for ratios, a count for counts, milliseconds for timings.
     public var limit: Double
-    /// The text as written in the scenario, for tables and `run.json`.
+    /// The text as written in the scenario, for tables and `run.json` (`partner: wait.p95 < 5m`
+    /// for a group's threshold).
     public var source: String
+    /// A visitor group's name: the threshold measures that group's visitors only. Nil: all.
+    public var group: String?
 
-    public init(metric: Metric, comparator: Comparator, limit: Double, source: String) {
+    public init(metric: Metric, comparator: Comparator, limit: Double, source: String, group: String? = nil) {
         self.metric = metric
         self.comparator = comparator
         self.limit = limit
         self.source = source
+        self.group = group
     }
 }

@@ -11,7 +11,31 @@ public enum ThresholdParser {
 
     static let shape = "a threshold reads METRIC OPERATOR VALUE, such as `passed >= 99%` or `wait.p95 < 5m`"
 
+    /// A line, optionally with a group prefix: `partner: wait.p95 < 5m` (metric names never hold
+    /// a colon, so the prefix is unambiguous).
     public static func parse(_ line: String) -> Result<Threshold, Problem> {
+        let characters = Array(line)
+        let operatorAt = characters.firstIndex(where: { "<>=!".contains($0) }) ?? characters.count
+        if let colon = characters[..<operatorAt].firstIndex(of: ":") {
+            let group = String(characters[..<colon]).trimmingSpaces
+            guard !group.isEmpty else {
+                return .failure(Problem(offset: colon, message: "\(shape); a group name goes before `:`"))
+            }
+            let rest = String(characters[(colon + 1)...])
+            switch parseUngrouped(rest) {
+            case .success(var threshold):
+                threshold.group = String(group)
+                threshold.source = "\(group): \(threshold.source)"
+                return .success(threshold)
+            case .failure(var problem):
+                problem.offset += colon + 1
+                return .failure(problem)
+            }
+        }
+        return parseUngrouped(line)
+    }
+
+    private static func parseUngrouped(_ line: String) -> Result<Threshold, Problem> {
         let characters = Array(line)
         // The operator is the first run of <, >, =, ! characters.
         guard let operatorStart = characters.firstIndex(where: { "<>=!".contains($0) }) else {

@@ -80,7 +80,7 @@ struct ReportPage {
                 let metric = verdict.threshold.metric
                 let measured = verdict.measured.map { ThresholdTable.format($0, as: metric) } ?? "no data"
                 html +=
-                    "<tr><td>\(HTML.escape(ThresholdTable.metricName(metric)))</td>"
+                    "<tr><td>\(HTML.escape(ThresholdTable.displayName(verdict.threshold)))</td>"
                     + "<td>\(HTML.escape(verdict.threshold.comparator.rawValue)) \(HTML.escape(ThresholdTable.format(verdict.threshold.limit, as: metric)))</td>"
                     + "<td class=\"num\">\(HTML.escape(measured))</td>"
                     + "<td class=\"\(verdict.passed ? "pass" : "fail")\">\(verdict.passed ? "pass" : "FAIL")</td></tr>\n"
