@@ -48,6 +48,25 @@ struct FlatJSONObjectTests {
         #expect(FlatJSONObject.parse(Array(text.utf8)) == nil)
     }
 
+    /// Found by fuzz/run-all.sh (FlatJSONFuzz): the digits were accumulated before their
+    /// count was checked, so a long number overflowed and trapped instead of stepping aside.
+    @Test(
+        "Numbers longer than 18 digits step aside without overflowing",
+        arguments: [
+            #"{"n":123456789012345678901234567890}"#, #"{"n":-99999999999999999999}"#,
+            #"{"n":9223372036854775807}"#, #"{"n":12345678901234901235678A"#,
+        ])
+    func longNumbers(text: String) {
+        #expect(FlatJSONObject.parse(Array(text.utf8)) == nil)
+        #expect(FlatJSONObject.parseMembers(Array(text.utf8), keeping: []) == nil)
+    }
+
+    @Test("Eighteen digits are still read")
+    func eighteenDigits() {
+        let members = FlatJSONObject.parse(Array(#"{"n":-999999999999999999}"#.utf8))
+        #expect(members?["n"] == .integer(-999_999_999_999_999_999))
+    }
+
     @Test("Invalid UTF-8 is not read by the fast path")
     func invalidUTF8() {
         var bytes = Array(#"{"QueueId":"ab"}"#.utf8)

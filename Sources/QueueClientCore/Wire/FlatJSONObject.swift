@@ -166,7 +166,9 @@ public enum FlatJSONObject {
             let start = position
             var value = 0
             while position < bytes.count, let digit = Self.digit(bytes[position]) {
-                value = value * 10 + digit
+                // Past 18 digits the number is refused below; accumulating them would overflow
+                // `Int` and trap (a 20-digit member in an enqueue body crashed the room).
+                if position - start < 18 { value = value * 10 + digit }
                 position += 1
             }
             let digits = position - start
