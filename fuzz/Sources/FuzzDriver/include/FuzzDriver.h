@@ -1,0 +1,2 @@
+// See driver.c.
+int queuesim_fuzz_main(int argc, char **argv);

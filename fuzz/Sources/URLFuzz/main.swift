@@ -1,0 +1,101 @@
+// libFuzzer target for SimpleURL, with three oracles:
+// - its two parses agree: an ASCII URL (the byte-level fast path) reads the same as that URL
+//   with a non-ASCII fragment appended (the `Character` path; a fragment is dropped by both);
+// - Foundation's `URL` agrees on the plain http(s) URLs both must read alike (scheme, host,
+//   port, path, query; the rest is where SimpleURL chose its own rules, docs/client-core.md);
+// - a query item appended with `appendingQuery` reads back with `queryValue`.
+// Input: the URL, optionally followed by a NUL and a reference to resolve against it.
+import Foundation
+
+@testable import QueueClientCore
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func urlFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let bytes = UnsafeRawBufferPointer(start: start, count: count)
+    let parts = bytes.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+    let text = String(decoding: Array(parts[0]), as: UTF8.self)
+    let reference = parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : nil
+    let url = SimpleURL(text)
+
+    if text.utf8.allSatisfy({ $0 < 0x80 }), !text.utf8.contains(UInt8(ascii: "#")) {
+        let general = SimpleURL(text + "#\u{E9}")
+        guard general == url else {
+            fatalError("fast and general parses differ: \(String(describing: url)) vs \(String(describing: general))")
+        }
+    }
+    if let url {
+        _ = url.description
+        _ = SimpleURL(url.description, sharingStringsWith: url)
+        for name in ["q", "c", "e", ""] { _ = url.queryValue(name) }
+        if let reference {
+            _ = url.resolving(reference)
+            roundTrip(name: reference, value: text)
+        }
+        if let plain = PlainHTTPURL(text), let foundation = URL(string: text) {
+            compare(url, plain: plain, foundation: foundation, text: text)
+        }
+    } else if let reference {
+        roundTrip(name: reference, value: text)
+    }
+    return 0
+}
+
+/// `name=value` appended to a URL without that name reads back as `value`.
+private func roundTrip(name: String, value: String) {
+    guard !name.isEmpty, let base = SimpleURL("https://room.example/path?other=1"), name != "other" else { return }
+    let appended = base.appendingQuery(name, value)
+    guard appended.queryValue(name) == value else {
+        let read = String(describing: appended.queryValue(name))
+        fatalError("appendingQuery(\(name.debugDescription), \(value.debugDescription)) read back as \(read)")
+    }
+    guard appended.queryValue("other") == "1" else { fatalError("appendingQuery lost an earlier item") }
+}
+
+/// `http(s)://host[:port][/path][?query]` with a host of letters, digits, `.` and `-`, a port of
+/// at most five digits and only unreserved characters (plus `/`, `=`, `&`) in path and query:
+/// URLs both parsers read with no choice to make.
+private struct PlainHTTPURL {
+    init?(_ text: String) {
+        // ASCII only: then `lowercased()` keeps every index where it was.
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let lower = text.lowercased()
+        guard let schemeEnd = lower.range(of: "://"), ["http", "https"].contains(String(lower[..<schemeEnd.lowerBound]))
+        else { return nil }
+        let rest = text[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let hostPart = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let host = hostPart.first, !host.isEmpty,
+            host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") })
+        else { return nil }
+        if hostPart.count == 2 {
+            guard (1...5).contains(hostPart[1].count), hostPart[1].allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                return nil
+            }
+        }
+        let unreserved: (Character) -> Bool = {
+            $0.isASCII && ($0.isLetter || $0.isNumber || "-._~/=&".contains($0))
+        }
+        let pathAndQuery = rest[authorityEnd...]
+        let pieces = pathAndQuery.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard pieces.allSatisfy({ $0.allSatisfy(unreserved) }) else { return nil }
+    }
+}
+
+private func compare(_ url: SimpleURL, plain: PlainHTTPURL, foundation: URL, text: String) {
+    let path = foundation.path(percentEncoded: true)
+    let agree =
+        url.scheme == foundation.scheme?.lowercased()
+        && url.host.lowercased() == foundation.host(percentEncoded: true)?.lowercased()
+        && url.port == foundation.port
+        && url.path == (path.isEmpty ? "/" : path)
+        && url.query == foundation.query(percentEncoded: true)
+    guard agree else {
+        let ours = [url.scheme, url.host, "\(url.port as Int?)", url.path, "\(url.query as String?)"]
+        let theirs = [
+            "\(foundation.scheme as String?)", "\(foundation.host(percentEncoded: true) as String?)",
+            "\(foundation.port as Int?)", path, "\(foundation.query(percentEncoded: true) as String?)",
+        ]
+        fatalError("SimpleURL and URL differ on \(text.debugDescription): \(ours) vs \(theirs)")
+    }
+}
