@@ -84,7 +84,7 @@ struct RunCommand: AsyncParsableCommand {
         do {
             prepared = try PreparedRun(scenario: scenario, options: options)
         } catch {
-            StandardError.print("\(file): \(Self.words(error))")
+            StandardError.print(Self.preflightMessage(file: file, error))
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
 
@@ -169,6 +169,15 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         return folder
+    }
+
+    /// `FILE:LINE:COLUMN: message` for a preflight problem whose place in the scenario is
+    /// known (a feeder that runs out, the plan over the memory budget), `FILE: message` otherwise.
+    static func preflightMessage(file: String, _ error: any Error) -> String {
+        guard let failure = error as? PreflightFailure, let position = failure.position else {
+            return "\(file): \(words(error))"
+        }
+        return "\(file):\(position.line):\(position.column): \(words(failure.reason))"
     }
 
     /// An error as a person reads it: in words (never a type dump), secrets redacted.

@@ -42,7 +42,7 @@ struct ValidateCommand: ParsableCommand {
                 do {
                     _ = try PreparedRun(scenario: scenario, options: plan.runOptions())
                 } catch {
-                    StandardError.print("\(file): \(RunCommand.words(error))")
+                    StandardError.print(RunCommand.preflightMessage(file: file, error))
                     invalid += 1
                     continue
                 }

@@ -40,7 +40,7 @@ struct PreflightCommandTests {
         for (command, result) in try Self.both(scenario) {
             #expect(result.status == 2, "\(command): \(result.stderr)")
             #expect(
-                result.stderr.contains("\(scenario.path): visitor group 'invited': 50 visitors are planned but"),
+                result.stderr.contains("\(scenario.path):6:24: visitor group 'invited': 50 visitors are planned but"),
                 "\(command): \(result.stderr)")
             #expect(result.stderr.contains("with order: unique each row goes to one visitor only"))
         }
@@ -57,7 +57,7 @@ struct PreflightCommandTests {
             #expect(result.status == 2, "\(command): \(result.stderr)")
             #expect(
                 result.stderr.hasPrefix(
-                    "\(scenario.path): this run would need about 466.8 MiB of memory (200000 visitors, up to 200000 in flight at once), more than its budget of 256 MiB (--max-memory 256MiB)"
+                    "\(scenario.path):3:1: this run would need at least 466.8 MiB of memory (about 200000 visitors, at least 200000 in flight at once), more than its budget of 256 MiB (--max-memory 256MiB)"
                 ), "\(command): \(result.stderr)")
         }
         // The same plan within a budget that fits starts (and validates).
@@ -93,7 +93,8 @@ struct PreflightCommandTests {
             """)
         let result = try QueueSimProcess.run(["validate", "--quiet", scenario.path, "--clock", "virtual"])
         #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.contains("clock virtual needs endpoint: embedded"), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("\(scenario.path):2:1: clock virtual needs endpoint: embedded"), "\(result.stderr)")
     }
 
     /// The issue's crash inputs: each was exit 132/134 (a trap) or ran out of memory.

@@ -192,3 +192,24 @@ extension ArrivalSchedule {
         return high
     }
 }
+
+extension ArrivalSchedule {
+    /// A floor under the most visitors in flight at once, from the phases alone (no walk): the
+    /// largest burst, or half of what the fastest steady rate brings in one `window` (half, so
+    /// Poisson's randomness and a ramp's slope cannot push the true peak below it). Lets a plan
+    /// that cannot fit be refused before the O(visitors) preflight walk.
+    func inFlightFloor(window: Duration) -> Int {
+        var floor = 0.0
+        for segment in segments {
+            switch segment {
+            case .burst(_, let count):
+                floor = Swift.max(floor, Double(count))
+            case .steady(let steady):
+                let peakRate = Swift.max(steady.rate, steady.rate + steady.slope * steady.duration.secondsDouble)
+                let span = Swift.min(window, steady.duration).secondsDouble
+                floor = Swift.max(floor, peakRate * span / 2)
+            }
+        }
+        return Int(Swift.min(floor, Double(cap ?? Int.max), 1e15))
+    }
+}

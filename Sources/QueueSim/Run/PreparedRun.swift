@@ -16,6 +16,14 @@ public struct PreparedRun: Sendable {
     private let groupTemplates: [VisitorConfiguration]
 
     public init(scenario original: Scenario, options: RunOptions) throws {
+        do {
+            try self.init(checking: original, options: options)
+        } catch {
+            throw PreflightFailure(reason: error, at: PreflightFailure.position(of: error, in: original))
+        }
+    }
+
+    private init(checking original: Scenario, options: RunOptions) throws {
         let scenario = options.applied(to: original)
         self.scenario = scenario
         self.options = options
@@ -27,6 +35,17 @@ public struct PreparedRun: Sendable {
         }
         var window = RunMemoryEstimate.longestVisit(scenario.client)
         if let hardStop = scenario.run.duration { window = min(window, hardStop) }
+        let budget = options.maxMemory ?? .machineDefault()
+        let feederBytes = Self.feeders(of: scenario).reduce(0) { $0 + (RegularFileReader.size(path: $1.path) ?? 0) }
+        // A plan that cannot fit is refused before the preflight walks it (100 million visitors
+        // take a while to walk).
+        let schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: options.visitors)
+        let floorPeak = schedule.inFlightFloor(window: window)
+        try RunMemoryEstimate(
+            visitors: Int(min(schedule.expectedCount, Double(ScenarioLimits.mostVisitors))),
+            peakInFlight: scenario.clock == .wall ? min(floorPeak, scenario.run.concurrency) : floorPeak,
+            feederFileBytes: feederBytes, isFloor: true
+        ).check(against: budget)
         var summary = try VisitorPlan.preflight(
             scenario: scenario, visitors: options.visitors, inFlightWindow: window, loadColumn: Self.loadColumn)
         if scenario.clock == .wall {
@@ -34,9 +53,8 @@ public struct PreparedRun: Sendable {
         }
         self.summary = summary
         memoryEstimate = RunMemoryEstimate(
-            visitors: summary.visitorCount, peakInFlight: summary.peakInFlight,
-            feederFileBytes: Self.feeders(of: scenario).reduce(0) { $0 + (RegularFileReader.size(path: $1.path) ?? 0) })
-        try memoryEstimate.check(against: options.maxMemory ?? .machineDefault())
+            visitors: summary.visitorCount, peakInFlight: summary.peakInFlight, feederFileBytes: feederBytes)
+        try memoryEstimate.check(against: budget)
         knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)
         groupTemplates = scenario.groups.map { group in
             Self.template(for: group, scenario: scenario)
@@ -136,6 +154,35 @@ public struct PreparedRun: Sendable {
             pollInterval: client.pollInterval, maxWait: client.maxWait, maxRestarts: client.maxRestarts,
             flow: VisitorFlowKind(group.flow),
             protectedApiURL: (target.protectedApi ?? RoomSetup.builtInProtectedAPIURL(for: scenario)).map(own))
+    }
+}
+
+/// A problem the preflight found, with where in the scenario it comes from when that is known.
+public struct PreflightFailure: Error, CustomStringConvertible {
+    public var reason: any Error
+    public var position: YamlMark?
+
+    init(reason: any Error, at position: YamlMark?) {
+        self.reason = reason
+        self.position = position
+    }
+
+    public var description: String { ErrorWording.plain(reason) }
+
+    /// A feeder that runs out points at its `csv:`; the plan's size and memory at `arrivals:`;
+    /// the clock at `target:` (where the endpoint is).
+    static func position(of error: any Error, in scenario: Scenario) -> YamlMark? {
+        switch error {
+        case PlanError.feederTooShort(_, let file, _, _, _, _), PlanError.feederExhausted(_, let file, _, _):
+            return scenario.positions.feeders[file] ?? scenario.positions.arrivals
+        case PlanError.virtualClockNeedsEmbeddedRoom:
+            return scenario.positions.target
+        case CSVColumnReader.Failure.unreadable(let path, _), CSVColumnReader.Failure.empty(let path),
+            CSVColumnReader.Failure.missingColumn(let path, _, _), CSVColumnReader.Failure.malformed(let path, _, _):
+            return scenario.positions.feeders[path]
+        default:
+            return scenario.positions.arrivals
+        }
     }
 }
 

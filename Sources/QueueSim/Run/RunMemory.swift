@@ -85,6 +85,15 @@ public struct RunMemoryEstimate: Sendable, Equatable {
     /// The most visitors that can be in flight at once (see `VisitorPlan.preflight`).
     public var peakInFlight: Int
     public var feederFileBytes: Int
+    /// Made from the phases before the plan was walked: a floor, not the estimate itself.
+    public var isFloor = false
+
+    public init(visitors: Int, peakInFlight: Int, feederFileBytes: Int, isFloor: Bool = false) {
+        self.visitors = visitors
+        self.peakInFlight = peakInFlight
+        self.feederFileBytes = feederFileBytes
+        self.isFloor = isFloor
+    }
 
     static let baseBytes = 64 << 20
     static let bytesPerVisitorInFlight = 2048
@@ -117,11 +126,15 @@ public struct RunMemoryError: Error, Equatable, CustomStringConvertible {
     public var budget: MemoryBudget
 
     public var description: String {
-        var parts = ["\(estimate.visitors) visitors, up to \(estimate.peakInFlight) in flight at once"]
+        var parts = [
+            estimate.isFloor
+                ? "about \(estimate.visitors) visitors, at least \(estimate.peakInFlight) in flight at once"
+                : "\(estimate.visitors) visitors, up to \(estimate.peakInFlight) in flight at once"
+        ]
         if estimate.feederFileBytes > 0 {
             parts.append("\(MemoryBudget.describe(estimate.feederFileBytes)) of feeder files")
         }
         return
-            "this run would need about \(MemoryBudget.describe(estimate.bytes)) of memory (\(parts.joined(separator: ", "))), more than its budget of \(MemoryBudget.describe(budget.bytes)) (\(budget.origin)); lower the visitor count or the time a visitor can stay (client.maxWait), or raise the budget with --max-memory"
+            "this run would need \(estimate.isFloor ? "at least" : "about") \(MemoryBudget.describe(estimate.bytes)) of memory (\(parts.joined(separator: ", "))), more than its budget of \(MemoryBudget.describe(budget.bytes)) (\(budget.origin)); lower the visitor count or the time a visitor can stay (client.maxWait), or raise the budget with --max-memory"
     }
 }

@@ -24,6 +24,9 @@ public struct Scenario: Sendable, Equatable {
     /// The scenario file as given on the command line, and the SHA-256 of its bytes (hex).
     public var sourcePath: String
     public var sourceSHA256: String
+    /// Where parts of the plan are written, so problems found by the preflight (a feeder that
+    /// runs out, a plan over the memory budget) point into the file too.
+    public var positions = ScenarioPositions()
 
     public init(
         version: Int = 1, name: String, seed: UInt64 = 1, clock: ClockKind = .wall, target: Target,
@@ -47,6 +50,16 @@ public struct Scenario: Sendable, Equatable {
         self.sourcePath = sourcePath
         self.sourceSHA256 = sourceSHA256
     }
+}
+
+public struct ScenarioPositions: Sendable, Equatable {
+    /// `arrivals:` (the key), `target:` (the key).
+    public var arrivals: YamlMark?
+    public var target: YamlMark?
+    /// Each CSV feeder's `csv:` value, by the resolved path.
+    public var feeders: [String: YamlMark] = [:]
+
+    public init() {}
 }
 
 public enum ClockKind: String, Sendable, Equatable, CaseIterable {

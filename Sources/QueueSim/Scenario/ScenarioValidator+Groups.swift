@@ -115,6 +115,7 @@ extension ScenarioValidator {
             }
             return nil
         }
+        if feederMarks[path] == nil { feederMarks[path] = csv.mark }
         return CSVFeeder(path: path, column: column.value, order: order)
     }
 }

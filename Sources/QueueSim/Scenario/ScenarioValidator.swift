@@ -6,6 +6,8 @@ struct ScenarioValidator {
     let scenarioDirectory: String
     let defaultName: String
     var problems: [YamlError] = []
+    /// Where each CSV feeder's `csv:` is written, by resolved path (the first mention).
+    var feederMarks: [String: YamlMark] = [:]
 
     init(root: YamlNode, scenarioDirectory: String, defaultName: String) {
         self.root = root
@@ -80,10 +82,14 @@ struct ScenarioValidator {
             }
         }
         guard problems.count == problemsBefore, let target, let arrivals, let groups else { return nil }
-        return Scenario(
+        var scenario = Scenario(
             version: 1, name: name, seed: seed, clock: clock, target: target, client: client, arrivals: arrivals,
             groups: groups, waitingRoom: isEmbedded ? waitingRoom : nil, run: run, thresholds: thresholds,
             reportsDirectory: reportsDirectory)
+        scenario.positions.arrivals = has("arrivals", in: root) ? keyMark("arrivals", in: root) : nil
+        scenario.positions.target = has("target", in: root) ? keyMark("target", in: root) : nil
+        scenario.positions.feeders = feederMarks
+        return scenario
     }
 
     /// `waitingRoom.outflow` above 0 can still be so low that the release interval does not fit

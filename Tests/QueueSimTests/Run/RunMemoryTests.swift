@@ -46,7 +46,21 @@ struct RunMemoryTests {
             try prepare("arrivals: { phases: [ { burst: 1000 } ] }", options: RunOptions(maxMemory: budget))
         } throws: { error in
             "\(error)"
-                == "this run would need about 66 MiB of memory (1000 visitors, up to 1000 in flight at once), more than its budget of 64 MiB (--max-memory 64MiB); lower the visitor count or the time a visitor can stay (client.maxWait), or raise the budget with --max-memory"
+                == "this run would need at least 66 MiB of memory (about 1000 visitors, at least 1000 in flight at once), more than its budget of 64 MiB (--max-memory 64MiB); lower the visitor count or the time a visitor can stay (client.maxWait), or raise the budget with --max-memory"
+        }
+    }
+
+    /// 100,000 visitors at 1,000/s for 100 s, with a longest visit of 82 s: the phases alone
+    /// promise half of 82,000 at once (under the budget), the walk finds 82,000 (over it).
+    @Test func aPlanThatFitsOnItsFaceIsStillRefusedWhenItsWalkedPeakDoesNot() throws {
+        let budget = MemoryBudget(bytes: 200 << 20, origin: "--max-memory 200MiB")
+        #expect {
+            try prepare(
+                "clock: virtual\narrivals: { phases: [ { duration: 100s, rate: 1000 } ] }",
+                options: RunOptions(maxMemory: budget))
+        } throws: { error in
+            "\(error)".hasPrefix(
+                "this run would need about 230.3 MiB of memory (100000 visitors, up to 82000 in flight at once)")
         }
     }
 
