@@ -118,7 +118,7 @@ struct ScenarioRoomValidationTests {
                 "16:11: `=>` is not an operator; expected <, <=, >, >=, == or !=",
                 "17:13: `error` is compared with a share from 0% to 100% such as 99% or 0.99, found `120%`",
                 "18:6: a threshold reads METRIC OPERATOR VALUE, such as `passed >= 99%` or `wait.p95 < 5m`; no comparison operator (<, <=, >, >=, ==, !=) in \"total.max\"",
-                "19:5: a threshold is one line such as `passed >= 99%` or `wait.p95 < 5m`, found a mapping",
+                "19:7: a threshold for one group reads `- GROUP: METRIC OPERATOR VALUE`, but `a` is not one of the scenario's groups (`default`)",
             ])
         let thresholds = try ScenarioTestSupport.load(
             minimal

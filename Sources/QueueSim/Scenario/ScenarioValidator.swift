@@ -174,6 +174,13 @@ struct ScenarioValidator {
             var lineNode = node
             var group: (name: String, mark: YamlMark)?
             if case .mapping(let pairs) = node.content, pairs.count == 1, let name = pairs[0].key.scalarText {
+                if let groupNames, !groupNames.contains(name) {
+                    let known = groupNames.map { "`\($0)`" }.joined(separator: ", ")
+                    fail(
+                        "a threshold for one group reads `- GROUP: METRIC OPERATOR VALUE`, but `\(name)` is not one of the scenario's groups (\(known))",
+                        at: pairs[0].key.mark)
+                    continue
+                }
                 group = (name, pairs[0].key.mark)
                 lineNode = pairs[0].value
             }
