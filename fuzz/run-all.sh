@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds every libFuzzer target and runs each for a bounded time, one after another.
-# Usage: fuzz/run-all.sh [SECONDS_PER_TARGET]   (default 20: CI's budget; give 600 for a soak)
+# Usage: fuzz/run-all.sh [SECONDS_PER_TARGET]   (default 20; CI gives 12; give 600 for a soak)
 # Exit status: 0 when no target found a crash, a timeout or an out-of-memory input; 1 otherwise.
 # Inputs that failed stay in .build-fuzz-runs/<target>/ (crash-*, timeout-*, oom-*), and the
 # corpus each run grew stays beside them for the next run. See fuzz/README.md.
