@@ -5,12 +5,28 @@ import HTTPTypes
 /// The head carries the real waiting-room scheme and authority; a transport may connect
 /// elsewhere (see `AsyncHTTPTransport`'s connect-to override) but keeps the `Host` it names.
 public struct OutgoingRequest: Sendable, Equatable {
-    public var head: HTTPRequest
+    public var head: HTTPRequest {
+        didSet { sharedHead = nil }
+    }
     public var body: [UInt8]?
+    /// Set when `head` is a group's prebuilt enqueue head, unchanged: a transport may keep the
+    /// head's bytes by this object's identity instead of encoding the same head for every
+    /// visitor (the live engine does). Not part of equality; cleared by any change to `head`.
+    package private(set) var sharedHead: EnqueueHeaderTemplate?
 
     public init(head: HTTPRequest, body: [UInt8]? = nil) {
         self.head = head
         self.body = body
+    }
+
+    init(sharedHead template: EnqueueHeaderTemplate, body: [UInt8]) {
+        head = template.head
+        self.body = body
+        sharedHead = template
+    }
+
+    public static func == (lhs: OutgoingRequest, rhs: OutgoingRequest) -> Bool {
+        lhs.head == rhs.head && lhs.body == rhs.body
     }
 }
 

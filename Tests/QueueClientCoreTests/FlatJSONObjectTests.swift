@@ -100,4 +100,43 @@ struct FlatJSONObjectTests {
         }
         #expect(FlatJSONObject.parseMembers(bodies[0], keeping: keys)?["enqueueKey"] == .string("k1"))
     }
+
+    /// `select` (every enqueue answer) must accept and refuse what `parseMembers` does and hand
+    /// over the same values, or say it cannot decide (non-ASCII keys), never differ.
+    @Test("Selecting members reads what the full reader reads")
+    func selectingAgreesWithTheFullReader() {
+        var bodies: [[UInt8]] = [
+            Self.roomAnswer, #"{"QueueId":"a","QueueId":"b"}"#, #"{"x":1,"x":2}"#, #"{"QueueId":"a","queueid":"b"}"#,
+            #"{"QueueId":"a"b"}"#, #"{"QueueUrlTTLInMinutes":30.5}"#, #"{"x":{"y":1}}"#, #"["QueueId"]"#,
+            #"{"QueueId":"a"} x"#, #"{"QueueId":"a",}"#, "", "null", "{}", " { } ", #"{"":1,"":2}"#,
+            #"{"":"x","QueueId":"q"}"#, #"{"ü":1,"QueueId":"q"}"#, #"{"QueueId":7,"QueueitToken":null}"#,
+            #"{"n":123456789012345678901234567890}"#,
+            "{" + (0..<40).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}",
+        ].map { Array($0.utf8) }
+        var invalid = Array(#"{"QueueId":"ab"}"#.utf8)
+        invalid[13] = 0xFF
+        bodies.append(invalid)
+        let keys = ["QueueId", "x", "QueueUrlTTLInMinutes", ""]
+        for body in bodies {
+            var handed: [String: FlatJSONObject.Value] = [:]
+            let selection = FlatJSONObject.select(body, keys: keys.map { Array($0.utf8) }) { index, value in
+                #expect(handed[keys[index]] == nil, "a key handed over twice")
+                handed[keys[index]] = value
+            }
+            let full = FlatJSONObject.parseMembers(body)
+            switch selection {
+            case .selected:
+                #expect(full != nil, "\(String(decoding: body, as: UTF8.self))")
+                for key in keys { #expect(handed[key] == full?[key]) }
+            case .notFlat:
+                #expect(full == nil, "\(String(decoding: body, as: UTF8.self))")
+            case .undecided:
+                #expect(body.contains { $0 >= 0x80 } || body.count > 200)
+            }
+        }
+        #expect(
+            FlatJSONObject.select(Array(#"{"ü":1,"QueueId":"q"}"#.utf8), keys: [Array("QueueId".utf8)]) { _, _ in }
+                == .undecided)
+        #expect(EnqueueResponse(jsonBody: Array(#"{"ü":1,"QueueId":"q"}"#.utf8))?.queueId == "q")
+    }
 }

@@ -151,10 +151,10 @@ private struct GroupSettings: Sendable, Hashable {
         let enqueueHeaders: EnqueueHeaderTemplate
         init(_ fields: Fields) {
             self.fields = fields
-            enqueueHeaders = EnqueueHeaderTemplate(userAgent: fields.userAgent)
             address = WaitingRoomAddress(
                 customerId: fields.customerId, waitingRoomId: fields.waitingRoomId,
                 waitingRoomDomain: fields.waitingRoomDomain, queuePathPrefix: fields.queuePathPrefix)
+            enqueueHeaders = EnqueueHeaderTemplate(address: address, userAgent: fields.userAgent)
             sharedNavigatorSettings = QueuePageNavigator.SharedSettings(
                 QueuePageNavigator.Settings(
                     pollInterval: fields.pollInterval, maxWait: fields.maxWait, userAgent: fields.userAgent))

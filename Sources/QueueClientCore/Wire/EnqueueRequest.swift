@@ -10,9 +10,10 @@ public struct EnqueueParameters: Sendable, Hashable {
     public var language: String?
     public var enqueueToken: String?
     public var enqueueKey: String?
-    /// `Accept`, `Content-Type` and `User-Agent` built once for a group of visitors (every
-    /// visitor of a virtual run enqueues); used only while its `User-Agent` is `userAgent`.
-    /// Not part of equality: it is a cache of what `make` would build anyway.
+    /// The group's enqueue head (address, `Accept`, `Content-Type`, `User-Agent`) built once
+    /// for all its visitors (every visitor enqueues); used only while `address` and
+    /// `userAgent` are the template's. Not part of equality: it is a cache of what `make`
+    /// would build anyway.
     var headerTemplate: EnqueueHeaderTemplate?
 
     public init(
@@ -56,9 +57,12 @@ public struct EnqueueParameters: Sendable, Hashable {
 /// empty string, which no caller here produces on purpose).
 public enum EnqueueRequest {
     public static func make(_ parameters: EnqueueParameters) -> OutgoingRequest {
+        if let template = parameters.headerTemplate, template.fits(parameters) {
+            return OutgoingRequest(sharedHead: template, body: bodyBytes(parameters))
+        }
         let head = HTTPRequest(
             method: .post, scheme: "https", authority: parameters.address.host, path: parameters.address.enqueuePath,
-            headerFields: headerFields(parameters))
+            headerFields: headerFields(userAgent: parameters.userAgent))
         return OutgoingRequest(head: head, body: bodyBytes(parameters))
     }
 
@@ -69,14 +73,6 @@ public enum EnqueueRequest {
         fields[.contentType] = "application/json"
         fields[.userAgent] = userAgent
         return fields
-    }
-
-    private static func headerFields(_ parameters: EnqueueParameters) -> HTTPFields {
-        // Bytes, not `==`: a canonically equal agent with other bytes must be sent as given.
-        if let template = parameters.headerTemplate, template.userAgent.utf8.elementsEqual(parameters.userAgent.utf8) {
-            return template.fields
-        }
-        return headerFields(userAgent: parameters.userAgent)
     }
 
     /// The JSON body, keys in a fixed order so requests are byte-identical run to run.
@@ -111,14 +107,32 @@ public enum EnqueueRequest {
     }
 }
 
-/// The enqueue call's header fields for one `User-Agent`, built once (see `EnqueueParameters`).
-final class EnqueueHeaderTemplate: Sendable {
+/// The enqueue call's head for one waiting-room address and `User-Agent`, built once per
+/// group (see `EnqueueParameters`).
+package final class EnqueueHeaderTemplate: Sendable {
+    let address: WaitingRoomAddress
     let userAgent: String
-    let fields: HTTPFields
+    let head: HTTPRequest
 
-    init(userAgent: String) {
+    init(address: WaitingRoomAddress, userAgent: String) {
+        self.address = address
         self.userAgent = userAgent
-        fields = EnqueueRequest.headerFields(userAgent: userAgent)
+        head = HTTPRequest(
+            method: .post, scheme: "https", authority: address.host, path: address.enqueuePath,
+            headerFields: EnqueueRequest.headerFields(userAgent: userAgent))
+    }
+
+    /// Whether `parameters` would make this head: the same host, path and `User-Agent`. Bytes,
+    /// not `==`: a canonically equal text with other bytes is sent as given.
+    func fits(_ parameters: EnqueueParameters) -> Bool {
+        Self.sameBytes(parameters.userAgent, userAgent) && Self.sameBytes(parameters.address.host, address.host)
+            && Self.sameBytes(parameters.address.enqueuePath, address.enqueuePath)
+    }
+
+    private static func sameBytes(_ one: String, _ other: String) -> Bool {
+        var one = one
+        var other = other
+        return one.withUTF8 { one in other.withUTF8 { one.elementsEqual($0) } }
     }
 }
 

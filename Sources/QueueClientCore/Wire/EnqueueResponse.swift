@@ -26,11 +26,43 @@ public struct EnqueueResponse: Sendable, Hashable {
 
     /// Nil when `body` is not a JSON object (empty, HTML, an array, truncated JSON…).
     public init?(jsonBody body: [UInt8]) {
+        var read = EnqueueResponse()
+        let selection = FlatJSONObject.select(body, keys: Self.memberKeys) { key, value in
+            switch (key, value) {
+            case (0, .string(let text)): read.queueId = text
+            case (1, .string(let text)): read.queueUrl = text
+            case (2, .string(let text)): read.eventTargetUrl = text
+            case (3, .string(let text)): read.queueitToken = text
+            case (4, .integer(let minutes)): read.queueUrlTTLInMinutes = minutes
+            default: break
+            }
+        }
+        switch selection {
+        case .selected:
+            self = read
+            return
+        case .notFlat:
+            guard let object = JSONObject.parse(body) else { return nil }
+            self.init(jsonObject: object)
+            return
+        case .undecided:
+            break
+        }
         if let members = FlatJSONObject.parseMembers(body) {
             self.init(flatMembers: members)
             return
         }
         guard let object = JSONObject.parse(body) else { return nil }
+        self.init(jsonObject: object)
+    }
+
+    /// The members `init?(jsonBody:)` reads, in the order its selection numbers them.
+    private static let memberKeys: [[UInt8]] = [
+        "QueueId", "QueueUrl", "EventTargetUrl", "QueueitToken", "QueueUrlTTLInMinutes",
+    ].map { Array($0.utf8) }
+
+    /// The reading of a body outside the fast reader's subset, through `JSONSerialization`.
+    private init(jsonObject object: [String: Any]) {
         func string(_ key: String) -> String? { object[key] as? String }
         let minutes: Int
         switch object["QueueUrlTTLInMinutes"] {

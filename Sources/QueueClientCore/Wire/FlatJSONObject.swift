@@ -59,6 +59,35 @@ public enum FlatJSONObject {
         }
     }
 
+    /// How `select` read a body.
+    public enum Selection: Sendable, Equatable {
+        /// In the subset: every member whose key is one of the selected keys was handed over.
+        case selected
+        /// Not in the subset (the same bodies `parseMembers` refuses).
+        case notFlat
+        /// A key is not ASCII (or there are more than `selectableMemberLimit` members): `String`
+        /// equality of keys is canonical equivalence, which bytes cannot decide, so the caller
+        /// reads the body with `parseMembers` instead.
+        case undecided
+    }
+
+    static let selectableMemberLimit = 32
+
+    /// The reading of `parseMembers(_:keeping:)` without making a `String` of any key: hands
+    /// each member whose key's bytes equal one of `keys` (ASCII) to `found`, with that key's
+    /// index, as the object is read. What was handed over counts only when the answer is
+    /// `.selected`. Every enqueue answer is read this way (once per visitor on both clocks).
+    public static func select(
+        _ body: [UInt8], keys: [[UInt8]], found: (_ keyIndex: Int, _ value: Value) -> Void
+    ) -> Selection {
+        body.withUnsafeBufferPointer { bytes in
+            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: selectableMemberLimit) { seenKeys in
+                var reader = Reader(bytes: bytes, keeping: nil)
+                return reader.select(keys: keys, seenKeys: seenKeys, found: found)
+            }
+        }
+    }
+
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         /// Nil: keep every value.
@@ -94,6 +123,44 @@ public enum FlatJSONObject {
             }
             skipWhitespace()
             return position == bytes.count ? members : nil
+        }
+
+        /// See `FlatJSONObject.select`. `seenKeys` holds the byte ranges of the keys read so
+        /// far, for the duplicate check `object()` makes with `String`s.
+        mutating func select(
+            keys: [[UInt8]], seenKeys: UnsafeMutableBufferPointer<Range<Int>>,
+            found: (Int, Value) -> Void
+        ) -> Selection {
+            var seen = 0
+            skipWhitespace()
+            guard take(UInt8(ascii: "{")) else { return .notFlat }
+            skipWhitespace()
+            if !take(UInt8(ascii: "}")) {
+                while true {
+                    skipWhitespace()
+                    guard let (key, isASCII) = plainStringBytes() else { return .notFlat }
+                    guard isASCII, seen < seenKeys.count else { return .undecided }
+                    // `position` is just past the key's closing quote.
+                    let keyRange = (position - 1 - key.count)..<(position - 1)
+                    for earlier in seenKeys[0..<seen] where bytes[earlier].elementsEqual(bytes[keyRange]) {
+                        return .notFlat
+                    }
+                    seenKeys[seen] = keyRange
+                    seen += 1
+                    skipWhitespace()
+                    guard take(UInt8(ascii: ":")) else { return .notFlat }
+                    skipWhitespace()
+                    let selected = keys.firstIndex { $0.elementsEqual(key) }
+                    guard let value = value(keep: selected != nil) else { return .notFlat }
+                    if let selected { found(selected, value) }
+                    skipWhitespace()
+                    if take(UInt8(ascii: ",")) { continue }
+                    guard take(UInt8(ascii: "}")) else { return .notFlat }
+                    break
+                }
+            }
+            skipWhitespace()
+            return position == bytes.count ? .selected : .notFlat
         }
 
         private mutating func value(keep: Bool) -> Value? {

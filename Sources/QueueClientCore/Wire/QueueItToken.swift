@@ -44,8 +44,18 @@ public struct QueueItToken: Sendable, Hashable {
     /// redirect type of every enqueue answer, and a token's bytes are ASCII on the wire, so
     /// this is a scan of bytes, not of characters.
     public static func sdkRedirectType(of token: String) -> String? {
+        withRedirectTypeBytes(of: token) { text in
+            // A known type is its constant: no string is made for it.
+            text.map { RedirectType(bytes: $0)?.rawValue ?? String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// Calls `body` with the bytes `sdkRedirectType` reads (nil when there are none).
+    static func withRedirectTypeBytes<Result>(
+        of token: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result
+    ) -> Result {
         var token = token
-        return token.withUTF8 { bytes -> String? in
+        return token.withUTF8 { bytes -> Result in
             let tilde = UInt8(ascii: "~")
             var index = 0
             while index + 4 <= bytes.count {
@@ -54,10 +64,10 @@ public struct QueueItToken: Sendable, Hashable {
                     bytes[index + 2] == UInt8(ascii: "t"), bytes[index + 3] == UInt8(ascii: "_")
                 else { continue }
                 let start = index + 4
-                guard let end = bytes[start...].firstIndex(of: tilde) else { return nil }
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                guard let end = bytes[start...].firstIndex(of: tilde) else { return body(nil) }
+                return body(UnsafeBufferPointer(rebasing: bytes[start..<end]))
             }
-            return nil
+            return body(nil)
         }
     }
 }
@@ -74,8 +84,19 @@ public enum RedirectType: String, Sendable, Hashable, CaseIterable {
             self = .queue
             return
         }
-        self = QueueItToken.sdkRedirectType(of: token).flatMap(RedirectType.init(rawValue:)) ?? .unknown
+        self = QueueItToken.withRedirectTypeBytes(of: token) { $0.flatMap(RedirectType.init(bytes:)) } ?? .unknown
     }
+
+    /// The case whose raw value has exactly these bytes (`init(rawValue:)` without a string).
+    init?(bytes: UnsafeBufferPointer<UInt8>) {
+        for (type, raw) in Self.rawBytes where raw.elementsEqual(bytes) {
+            self = type
+            return
+        }
+        return nil
+    }
+
+    private static let rawBytes = allCases.map { ($0, Array($0.rawValue.utf8)) }
 
     /// What the engine does with a redirect type (§1.5 of the SDK notes).
     public var engineDecision: EngineDecision {

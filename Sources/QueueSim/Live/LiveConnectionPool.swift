@@ -70,6 +70,13 @@ final class LiveConnectionPool {
     private(set) var connectionsOpened = 0
 
     var defaultAuthority: String { endpoint.authority }
+    private var encodedHeads = EncodedHeads()
+
+    /// The request's bytes for one of this pool's connections.
+    func encode(_ request: OutgoingRequest, allocator: ByteBufferAllocator) -> ByteBuffer {
+        LiveRequestEncoding.encode(
+            request, defaultAuthority: endpoint.authority, allocator: allocator, heads: &encodedHeads)
+    }
 
     init(loop: any EventLoop, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration) {
         self.loop = loop

@@ -66,10 +66,17 @@ final class LiveShard: LiveExchangeOwner {
     private var awaitedSerials: [UInt32] = []
     private var nextSerial: UInt32 = 0
     private var calendar = DiscreteEventLoop<Event>()
+    /// Request deadlines, beside the calendar (`RequestDeadlines` says why).
+    private var deadlines = RequestDeadlines()
     private var armedAt: Instant?
     private var rows: RowBatch
     private var requestsPerSecond = PerSecondCounts()
     private var progress = LiveRunStatus.Snapshot()
+    /// Finished visitors by outcome (`outcomes` order), copied into `progress`
+    /// when it is published.
+    private var outcomeCounts = [Int](repeating: 0, count: LiveShard.outcomes.count)
+    /// `allCases` once: the synthesized property builds a new array on every call.
+    private static let outcomes = VisitorOutcome.allCases
     private var health = GeneratorHealth()
     private var nextProbe: Instant
     private var probesSincePublish = 0
@@ -125,8 +132,16 @@ final class LiveShard: LiveExchangeOwner {
         guard !stopped else { return }
         do {
             try startDueArrivals()
-            while !stopped, let next = calendar.nextTime, next <= clock.now {
-                guard let (_, event) = calendar.step() else { break }
+            while !stopped {
+                let now = clock.now
+                if let deadline = deadlines.first(awaited: awaits), deadline.at <= now,
+                    deadline.at <= calendar.nextTime ?? deadline.at
+                {
+                    deadlines.removeFirst()
+                    try handle(.deadline(slot: deadline.slot, serial: deadline.serial))
+                    continue
+                }
+                guard let next = calendar.nextTime, next <= now, let (_, event) = calendar.step() else { break }
                 try handle(event)
             }
         } catch {
@@ -144,6 +159,7 @@ final class LiveShard: LiveExchangeOwner {
             return
         }
         var next = calendar.nextTime
+        if let deadline = deadlines.first(awaited: awaits)?.at { next = min(next ?? deadline, deadline) }
         if let arrival = nextArrival?.arrival, inFlight < quota, arrival <= stopLine.instant {
             next = min(next ?? arrival, arrival)
         }
@@ -183,6 +199,9 @@ final class LiveShard: LiveExchangeOwner {
 
     private func publish(at now: Instant) {
         progress.now = now
+        for (index, outcome) in Self.outcomes.enumerated() where outcomeCounts[index] > 0 {
+            progress.outcomes[outcome] = outcomeCounts[index]
+        }
         progress.generatorSaturated = health.isSaturated(at: now)
         progress.loopLag = health.loopLag(at: now)
         status.publish(progress, part: index)
@@ -299,7 +318,10 @@ final class LiveShard: LiveExchangeOwner {
                 awaitedSerials.append(contentsOf: repeatElement(0, count: number + 1 - awaitedSerials.count))
             }
             awaitedSerials[number] = nextSerial
-            calendar.schedule(.deadline(slot: number, serial: nextSerial), at: now + timeout)
+            let deadline = RequestDeadlines.Deadline(at: now + timeout, slot: number, serial: nextSerial)
+            if !deadlines.append(deadline) {
+                calendar.schedule(.deadline(slot: number, serial: nextSerial), at: deadline.at)
+            }
             requestsPerSecond.add(at: Timeline.second(of: now))
             progress.requests += 1
             pool.send(LiveExchange(slot: number, serial: nextSerial, request: request))
@@ -308,7 +330,8 @@ final class LiveShard: LiveExchangeOwner {
 
     private func finish(index: Int, arrival: Instant, groupIndex: Int, result: VisitorResult) throws {
         progress.finished += 1
-        progress.outcomes[result.outcome, default: 0] += 1
+        // A scan of eight cases compares tags; a dictionary would hash for every visitor.
+        outcomeCounts[Self.outcomes.firstIndex(of: result.outcome)!] += 1
         try rows.append(RowWriter.Finished(index: index, arrival: arrival, groupIndex: groupIndex, result: result))
     }
 

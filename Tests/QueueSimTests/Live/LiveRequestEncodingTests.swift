@@ -1,0 +1,64 @@
+import HTTPTypes
+import NIOCore
+import QueueClientCore
+import Testing
+
+@testable import QueueSim
+
+/// The live engine writes requests itself; an enqueue head it has written once for a group is
+/// reused for the group's other visitors. Both paths must give the bytes a server reads.
+@Suite("LiveRequestEncoding")
+struct LiveRequestEncodingTests {
+    static func configuration(userId: String, enqueueKey: String? = nil) -> VisitorConfiguration {
+        VisitorConfiguration(
+            customerId: "acme", waitingRoomId: "launch", enqueueKey: enqueueKey, userId: userId,
+            userAgent: "queuesim/1 (virtual visitor)", sdkVersion: "iOS-3.5.2")
+    }
+
+    static func text(_ buffer: ByteBuffer) -> String { String(buffer: buffer) }
+
+    @Test("an enqueue request, byte for byte: the shared head gives the same bytes as encoding it afresh")
+    func enqueueBytes() {
+        var heads = EncodedHeads()
+        let allocator = ByteBufferAllocator()
+        // Bodies of different lengths: Content-Length is written for each, after the shared head.
+        for (userId, key) in [("u", nil), ("visitor-0002", "k-1"), (String(repeating: "x", count: 900), "k-22")] {
+            let request = EnqueueRequest.make(Self.configuration(userId: userId, enqueueKey: key).enqueueParameters)
+            #expect(request.sharedHead != nil)
+            let body = String(decoding: request.body ?? [], as: UTF8.self)
+            let expected =
+                "POST /api/mobileapp/queue/acme/launch/enqueue HTTP/1.1\r\nHost: acme.queue-it.net\r\n"
+                + "Accept: application/json\r\nContent-Type: application/json\r\n"
+                + "User-Agent: queuesim/1 (virtual visitor)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            let plain = LiveRequestEncoding.encode(request, defaultAuthority: "127.0.0.1:9", allocator: allocator)
+            let shared = LiveRequestEncoding.encode(
+                request, defaultAuthority: "127.0.0.1:9", allocator: allocator, heads: &heads)
+            #expect(Self.text(plain) == expected)
+            #expect(Self.text(shared) == expected)
+        }
+    }
+
+    @Test("a request whose head was changed after it was made is encoded as changed, not from the shared head")
+    func changedHeadIsNotShared() {
+        var heads = EncodedHeads()
+        let allocator = ByteBufferAllocator()
+        let original = EnqueueRequest.make(Self.configuration(userId: "a").enqueueParameters)
+        _ = LiveRequestEncoding.encode(original, defaultAuthority: "h", allocator: allocator, heads: &heads)
+        var changed = original
+        changed.head.headerFields[.cookie] = "x=1"
+        #expect(changed.sharedHead == nil)
+        #expect(changed != original)
+        let bytes = Self.text(
+            LiveRequestEncoding.encode(changed, defaultAuthority: "h", allocator: allocator, heads: &heads))
+        #expect(bytes.contains("\r\nCookie: x=1\r\n"))
+    }
+
+    @Test("requests without a body end with the blank line; a head without authority names the endpoint")
+    func bodilessRequest() {
+        let head = HTTPRequest(method: .get, scheme: "https", authority: nil, path: "/queue/acme/launch?q=1")
+        let bytes = Self.text(
+            LiveRequestEncoding.encode(
+                OutgoingRequest(head: head), defaultAuthority: "127.0.0.1:8080", allocator: ByteBufferAllocator()))
+        #expect(bytes == "GET /queue/acme/launch?q=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n")
+    }
+}
