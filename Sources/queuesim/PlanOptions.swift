@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import QueueClientCore
 import QueueSim
 
@@ -27,7 +28,29 @@ struct PlanOptions: ParsableArguments {
     )
     var maxMemory: MemoryBudget?
 
+    @Option(
+        help: ArgumentHelp(
+            "Run only shard K of N (0-based K) of the plan: the visitors whose number is K modulo N. auto/N reads K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job).",
+            valueName: "K/N"))
+    var shard: String?
+
+    @Option(
+        name: .customLong("start-at"),
+        help: ArgumentHelp(
+            "Wait for this instant and make it the run's second 0, e.g. 2026-12-01T18:00:00Z, so shards line up (default: run.startAt).",
+            valueName: "TIME"))
+    var startAt: String?
+
     func validate() throws {
+        if let shard, case .failure(let failure) = PlanShard.parse(shard, environment: [:]),
+            !shard.hasPrefix("auto/")
+        {
+            throw ValidationError(failure.description)
+        }
+        if let startAt, StartInstant.parse(startAt) == nil {
+            throw ValidationError(
+                "--start-at takes an ISO 8601 time with its zone, e.g. 2026-12-01T18:00:00Z (got \"\(startAt)\")")
+        }
         if let visitors, !(0...ScenarioLimits.mostVisitors).contains(visitors) {
             throw ValidationError("--visitors must be from 0 to \(ScenarioLimits.mostVisitorsText) (got \(visitors))")
         }
@@ -37,12 +60,20 @@ struct PlanOptions: ParsableArguments {
         }
     }
 
-    /// The overrides as the run applies them; `outputDirectory` is `run`'s own.
-    func runOptions(outputDirectory: String? = nil, runId: String = RunId.make()) -> RunOptions {
+    /// The overrides as the run applies them; `outputDirectory` is `run`'s own. Throws a
+    /// `ValidationError` (exit 2) when `--shard auto/N` finds no usable `JOB_COMPLETION_INDEX`.
+    func runOptions(outputDirectory: String? = nil, runId: String = RunId.make()) throws -> RunOptions {
         var options = RunOptions(
             outputDirectory: outputDirectory, seed: seed, clock: clock, duration: duration?.value,
             visitors: visitors, concurrency: concurrency, runId: runId, maxMemory: maxMemory)
         options.commandLine = ["queuesim"] + CommandLine.arguments.dropFirst()
+        if let shard {
+            switch PlanShard.parse(shard, environment: ProcessInfo.processInfo.environment) {
+            case .success(let parsed): options.shard = parsed
+            case .failure(let failure): throw ValidationError(failure.description)
+            }
+        }
+        options.startAt = startAt.flatMap(StartInstant.parse)
         return options
     }
 }

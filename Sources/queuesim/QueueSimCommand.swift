@@ -26,6 +26,7 @@ struct QueueSimCommand: AsyncParsableCommand {
         version: QueueSimVersion.current,
         subcommands: [
             ValidateCommand.self, RunCommand.self, ServeCommand.self, RecoverCommand.self, ReportCommand.self,
+            MergeCommand.self,
         ]
     )
 

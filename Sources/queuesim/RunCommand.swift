@@ -78,7 +78,7 @@ struct RunCommand: AsyncParsableCommand {
         // The run writes into a folder of its own (see ReportFolder); `pointer` is what users read.
         let runId = RunId.make()
         let pointer = outputDirectory ?? scenario.reportsDirectory
-        let options = plan.runOptions(
+        let options = try plan.runOptions(
             outputDirectory: ReportFolder.runDirectory(pointer: pointer, runId: runId), runId: runId)
         let prepared: PreparedRun
         do {
@@ -88,6 +88,11 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
 
+        // Before the folder is taken and before signals stop a run: a SIGINT while waiting
+        // ends the process with nothing written.
+        if let startAt = prepared.scenario.run.startAt {
+            try await Self.waitForCommonStart(startAt, shard: prepared.options.shard, quiet: quiet)
+        }
         let folder = try Self.takeFolder(pointer, runId: runId, keep: keep)
         phase.start()
 
@@ -145,6 +150,30 @@ struct RunCommand: AsyncParsableCommand {
         if report.exitStatus != .success {
             throw ExitCode(report.exitStatus.rawValue)
         }
+    }
+
+    /// Sleeps until `startAt` (in slices, so a clock step is noticed); a process that is
+    /// already late says by how much (run.json records the exact lag as `start_lag_ms`).
+    static func waitForCommonStart(_ startAt: Date, shard: PlanShard, quiet: Bool) async throws {
+        let who = shard.isWhole ? "queuesim run" : "queuesim run (shard \(shard))"
+        let when = StartInstant.text(startAt)
+        let early = startAt.timeIntervalSinceNow
+        if early > 0 {
+            if !quiet {
+                StandardError.print("\(who): waiting for the common start \(when) (in \(Self.seconds(early)))")
+            }
+            while case let left = startAt.timeIntervalSinceNow, left > 0 {
+                try await Task.sleep(for: .milliseconds(Int(min(left, 1) * 1000) + 1))
+            }
+        } else if -early >= 0.001 {
+            StandardError.print(
+                "\(who): started \(Self.seconds(-early)) after the common start \(when); its visitors keep their planned instants, so the first ones start late (start_ms after arrival_ms; run.json: start_lag_ms)"
+            )
+        }
+    }
+
+    private static func seconds(_ interval: TimeInterval) -> String {
+        interval >= 60 ? ScenarioUnits.describe(.seconds(Int64(interval))) : String(format: "%.3f s", interval)
     }
 
     /// Takes the report folder (exit 2 when another run holds it or it is not ours to replace,

@@ -35,12 +35,13 @@ struct ValidateCommand: ParsableCommand {
     }
 
     func run() throws {
+        let options = try plan.runOptions()
         var invalid = 0
         for (index, file) in files.enumerated() {
             do {
                 let scenario = try ScenarioLoader.load(path: file)
                 do {
-                    _ = try PreparedRun(scenario: scenario, options: plan.runOptions())
+                    _ = try PreparedRun(scenario: scenario, options: options)
                 } catch {
                     StandardError.print(RunCommand.preflightMessage(file: file, error))
                     invalid += 1

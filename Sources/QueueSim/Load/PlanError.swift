@@ -5,6 +5,16 @@ public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
     case noVisitorGroups
     /// `--clock virtual` on a scenario with a real endpoint: virtual time cannot drive a server.
     case virtualClockNeedsEmbeddedRoom
+    /// `--shard` on the virtual clock: simulated time, the room and every visitor are one
+    /// process's calendar; another process cannot share it.
+    case shardedVirtualClock(shards: Int)
+    /// `--shard` with `endpoint: embedded`: each process would start a room of its own, and
+    /// N rooms with N queues are not the one room the scenario describes.
+    case shardedEmbeddedRoom(shards: Int)
+    /// `--shard K/N` with N above `run.concurrency`: some shard would be allowed no visitor in flight.
+    case moreShardsThanConcurrency(shards: Int, concurrency: Int)
+    /// `--start-at` or `run.startAt` on the virtual clock, which has no wall-clock start.
+    case startAtNeedsWallClock
     /// `--visitors` was negative.
     case invalidVisitorCount(Int)
     /// `--visitors N` asked to scale a plan whose phases produce no arrivals at all.
@@ -22,6 +32,18 @@ public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
             return "no visitor group has a positive weight; give at least one group a weight above 0"
         case .virtualClockNeedsEmbeddedRoom:
             return "clock virtual needs endpoint: embedded (a real endpoint runs on the wall clock)"
+        case .shardedVirtualClock(let shards):
+            return
+                "--shard …/\(shards): a virtual-clock run is one process (simulated time, the embedded room and every visitor share one calendar) and cannot be sharded; run it unsharded, or shard a wall-clock run against a shared endpoint"
+        case .shardedEmbeddedRoom(let shards):
+            return
+                "--shard …/\(shards): every shard would start an embedded room of its own, \(shards) rooms with \(shards) queues instead of one; give the shards one shared endpoint: a real one, or one `queuesim serve` (target.endpoint: http://HOST:PORT)"
+        case .moreShardsThanConcurrency(let shards, let concurrency):
+            return
+                "--shard …/\(shards): run.concurrency \(concurrency) is split between the shards, so there cannot be more shards than it allows visitors in flight; raise run.concurrency (or --concurrency) or use fewer shards"
+        case .startAtNeedsWallClock:
+            return
+                "a common start (--start-at, run.startAt) lines up wall-clock runs; a virtual-clock run has no wall-clock start: remove it or run on the wall clock"
         case .invalidVisitorCount(let count):
             return "--visitors must be from 0 to \(ScenarioLimits.mostVisitorsText) (got \(count))"
         case .nothingToScale(let visitors):

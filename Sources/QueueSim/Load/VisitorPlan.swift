@@ -39,16 +39,24 @@ public struct VisitorPlan: Sendable {
     private var feeders: FeederSet
     private var arrivals: ArrivalSchedule.Iterator
     private let seed: UInt64
+    /// This process's share of the plan (`--shard K/N`); the whole plan by default.
+    public let shard: PlanShard
     private var nextIndex = 0
     /// A plan that failed stays failed: every later call reports the same error.
     private var failure: PlanError?
 
     /// - Parameters:
     ///   - visitors: `--visitors N` (see `ArrivalSchedule.init`); nil keeps the scenario's plan.
+    ///   - shard: `--shard K/N`: `next` hands out only this shard's visitors, but the whole plan
+    ///     is still walked, so every visitor is the one a single process would run.
     ///   - loadColumn: reads one column of a CSV feeder (wired to the scenario's CSV reader;
     ///     tests pass arrays). Called during `init` only, once per file and column.
-    public init(scenario: Scenario, visitors: Int? = nil, loadColumn: (CSVFeeder) throws -> [String]) throws {
+    public init(
+        scenario: Scenario, visitors: Int? = nil, shard: PlanShard = .whole,
+        loadColumn: (CSVFeeder) throws -> [String]
+    ) throws {
         seed = scenario.seed
+        self.shard = shard
         schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: visitors)
         groupPicker = try GroupPicker(groups: scenario.groups, seed: scenario.seed)
         feeders = try FeederSet(groups: scenario.groups, seed: scenario.seed, loadColumn: loadColumn)
@@ -62,10 +70,12 @@ public struct VisitorPlan: Sendable {
         try next(ownedBy: 0, of: 1)
     }
 
-    /// The next visitor whose index is `shard` modulo `shards`, in arrival order. Every other
-    /// visitor is still walked (its arrival, group and feeder rows are drawn, so `unique` rows
-    /// go exactly where a whole plan sends them) but no user id is made for it.
-    public mutating func next(ownedBy shard: Int, of shards: Int) throws(PlanError) -> PlannedVisitor? {
+    /// The next visitor of this plan's process shard (`shard`) whose position among that
+    /// shard's visitors is `loop` modulo `loops` (the run's event loops split the process's
+    /// share; without a process shard the position is the visitor index). In arrival order.
+    /// Every other visitor is still walked (its arrival, group and feeder rows are drawn, so
+    /// `unique` rows go exactly where a whole plan sends them) but no user id is made for it.
+    public mutating func next(ownedBy loop: Int, of loops: Int) throws(PlanError) -> PlannedVisitor? {
         if let failure { throw failure }
         while let arrival = arrivals.next() {
             let index = nextIndex
@@ -78,7 +88,8 @@ public struct VisitorPlan: Sendable {
                 failure = error
                 throw error
             }
-            guard shards <= 1 || index % shards == shard else { continue }
+            guard shard.owns(index) else { continue }
+            guard loops <= 1 || shard.localPosition(of: index) % loops == loop else { continue }
             return PlannedVisitor(
                 index: index, arrival: arrival, groupIndex: group,
                 userId: VisitorUserId.make(seed: seed, visitorIndex: index),
@@ -90,8 +101,11 @@ public struct VisitorPlan: Sendable {
 
 /// What a plan holds, known before the run starts.
 public struct PlanSummary: Sendable, Equatable {
+    /// The visitors this process runs: the whole plan's, or its shard's share.
     public var visitorCount: Int
-    /// Indexed like `Scenario.groups`.
+    /// The whole plan's visitors (equal to `visitorCount` unless the run is sharded).
+    public var plannedVisitorCount: Int = 0
+    /// The whole plan's, indexed like `Scenario.groups`.
     public var visitorsPerGroup: [Int]
     /// The end of the last arrival phase.
     public var span: Duration
@@ -113,8 +127,11 @@ extension VisitorPlan {
     /// `inFlightWindow` is the longest a visitor can stay in flight: a second iterator trails
     /// the first by that much, so the gap between them is the most visitors that can be in
     /// flight together (for the memory estimate), without storing any arrival.
+    ///
+    /// With a `shard`, feeders are checked for the whole plan (every shard draws from them in
+    /// the same order), while the count and the in-flight peak are the shard's.
     public static func preflight(
-        scenario: Scenario, visitors: Int? = nil, inFlightWindow: Duration? = nil,
+        scenario: Scenario, visitors: Int? = nil, inFlightWindow: Duration? = nil, shard: PlanShard = .whole,
         loadColumn: (CSVFeeder) throws -> [String]
     ) throws -> PlanSummary {
         let schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: visitors)
@@ -142,8 +159,13 @@ extension VisitorPlan {
             }
         }
         try feeders.checkCapacity(visitorsPerGroup: perGroup)
-        return PlanSummary(
-            visitorCount: count, visitorsPerGroup: perGroup, span: schedule.span, firstArrival: first,
-            lastArrival: last, scale: schedule.scale, peakInFlight: inFlightWindow == nil ? count : peakInFlight)
+        let own = shard.share(of: count)
+        // Interleaved shards carry an even share of every window, so of the peak too (rounded up).
+        let ownPeak = shard.isWhole ? peakInFlight : (peakInFlight + shard.count - 1) / shard.count
+        var summary = PlanSummary(
+            visitorCount: own, visitorsPerGroup: perGroup, span: schedule.span, firstArrival: first,
+            lastArrival: last, scale: schedule.scale, peakInFlight: inFlightWindow == nil ? own : ownPeak)
+        summary.plannedVisitorCount = count
+        return summary
     }
 }

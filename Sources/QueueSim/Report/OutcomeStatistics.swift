@@ -82,7 +82,7 @@ struct OutcomeStatistics {
         visitorsPerGroup[group] += 1
     }
 
-    private mutating func groupIndex(for name: String) -> Int {
+    fileprivate mutating func groupIndex(for name: String) -> Int {
         if let index = groupIndexByName[name] { return index }
         let index = groupNames.count
         groupNames.append(name)
@@ -129,5 +129,27 @@ struct OutcomeStatistics {
             for case let cell? in row { merged.merge(cell.timings) }
         }
         return merged
+    }
+}
+
+extension OutcomeStatistics {
+    /// Every (group, outcome) cell that holds a visitor, groups in report order.
+    var occupiedCells: [(group: String, outcome: VisitorOutcome, cell: Cell)] {
+        reportGroupOrder.flatMap { group in
+            Self.outcomes.compactMap { outcome in
+                cell(group: group, outcome: outcome).map { (groupNames[group], outcome, $0) }
+            }
+        }
+    }
+
+    /// Adds the counts and timings of another run's cell (a shard's): the merged cell is the one
+    /// a single run that recorded both sets of visitors would have.
+    mutating func merge(_ other: Cell, group name: String, outcome: VisitorOutcome) {
+        let group = groupIndex(for: name)
+        let index = Self.outcomeIndex[outcome]!
+        if cells[group][index] == nil { cells[group][index] = Cell() }
+        cells[group][index]!.count += other.count
+        cells[group][index]!.timings.merge(other.timings)
+        visitorsPerGroup[group] += other.count
     }
 }

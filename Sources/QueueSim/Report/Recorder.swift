@@ -13,6 +13,8 @@ public final class Recorder {
         /// The runner recorded the same visitor twice.
         case duplicateVisitor(index: Int)
         case negativeVisitorIndex(Int)
+        /// A sharded run recorded a visitor its shard does not own.
+        case visitorOfAnotherShard(index: Int)
         /// Visitors below the highest recorded index never got a row. Nothing was written; the
         /// rows recorded so far are still in `spoolPath`.
         case unrecordedVisitors(count: Int, firstIndex: Int, spoolPath: String)
@@ -22,6 +24,7 @@ public final class Recorder {
             switch self {
             case .duplicateVisitor(let index): "visitor \(index + 1) was recorded twice"
             case .negativeVisitorIndex(let index): "visitor index \(index) is negative"
+            case .visitorOfAnotherShard(let index): "visitor \(index + 1) belongs to another shard"
             case .unrecordedVisitors(let count, let first, let spool):
                 "\(count) visitor(s) never recorded, the first is visitor \(first + 1); rows so far are in \(spool)"
             case .alreadyFinished: "the recorder already wrote its reports"
@@ -57,7 +60,8 @@ public final class Recorder {
         try AtomicFileWriter.write(
             try PendingRun(description: description, startedAt: startedAt).json(),
             to: Self.path(directory, Self.pendingFile))
-        spool = try VisitorRowSpool(spoolPath: Self.path(directory, Self.spoolFile))
+        spool = try VisitorRowSpool(
+            spoolPath: Self.path(directory, Self.spoolFile), shard: description.shard?.shard ?? .whole)
         statistics = OutcomeStatistics(groupNames: description.groupNames)
     }
 
@@ -81,6 +85,8 @@ public final class Recorder {
             throw Failure.duplicateVisitor(index: index)
         } catch VisitorRowSpool.Failure.negativeIndex(let index) {
             throw Failure.negativeVisitorIndex(index)
+        } catch VisitorRowSpool.Failure.notThisShard(let index) {
+            throw Failure.visitorOfAnotherShard(index: index)
         }
         statistics.add(record)
         timeline.add(record)
@@ -152,6 +158,13 @@ public final class Recorder {
             verdicts: verdicts, statistics: statistics, series: timeline.series(end: ending.end), picture: picture,
             generator: ending.generator)
         files[Self.pageFile] = try AtomicFileWriter.write(page.render(), to: Self.path(directory, Self.pageFile))
+        if let identity = run.shard {
+            let shardReport = ShardReport(
+                description: run, identity: identity, ending: ending, statistics: statistics,
+                requestsPerSecond: timeline.requestsPerSecond)
+            files[ShardReport.file] = try AtomicFileWriter.write(
+                try shardReport.json(), to: Self.path(directory, ShardReport.file))
+        }
         let manifest = RunManifest(
             description: run, ending: ending, visitors: report.visitorCount,
             outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: verdicts,

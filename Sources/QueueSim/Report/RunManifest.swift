@@ -23,6 +23,10 @@ public struct RunDescription: Sendable, Equatable {
     /// `run.json`'s `command_line` (redacted) and `overrides` (option → value as given).
     public var commandLine: [String] = []
     public var overrides: [String: String] = [:]
+    /// A sharded run's part of the plan (`--shard K/N`); nil for a whole run.
+    public var shard: ShardIdentity?
+    /// The common start the run waited for (`--start-at`, `run.startAt`).
+    public var startAt: Date?
 
     public init(
         scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
@@ -67,11 +71,15 @@ public struct RunEnding: Sendable, Equatable {
     public var incomplete: String?
     /// The interruption was SIGTERM's (exit 143 rather than 130).
     public var terminated: Bool
+    /// With a common start (`--start-at`, `run.startAt`): how late this process was ready for
+    /// it (zero when it waited for it).
+    public var startLag: Duration?
 
     public init(
         end: Instant, startedAt: Date, endedAt: Date, interrupted: Bool = false, terminated: Bool = false,
-        generator: GeneratorReport? = nil, incomplete: String? = nil
+        generator: GeneratorReport? = nil, incomplete: String? = nil, startLag: Duration? = nil
     ) {
+        self.startLag = startLag
         self.incomplete = incomplete
         self.terminated = terminated
         self.end = end
@@ -130,6 +138,46 @@ struct RunManifest: Encodable {
     /// Per group in scenario order, and over every visitor: counts and timing percentiles.
     var groups: [GroupFigures]
     var overall: GroupFigures
+    /// The common start (`--start-at`, `run.startAt`) and how late this process was for it.
+    var startAt: String?
+    var startLagMs: Int64?
+    /// A shard's run: its part of the plan (`--shard K/N`).
+    var shard: ShardEntry?
+    /// A merged run (`queuesim merge`): which shards it holds and which are missing.
+    var shards: MergedShards?
+
+    struct ShardEntry: Codable, Equatable {
+        var index: Int
+        var count: Int
+        var visitors: Int
+        var plannedVisitors: Int
+
+        enum CodingKeys: String, CodingKey {
+            case index, count, visitors
+            case plannedVisitors = "planned_visitors"
+        }
+    }
+
+    struct MergedShards: Codable, Equatable {
+        var count: Int
+        /// 0-based shard numbers, as `--shard K/N` names them.
+        var merged: [Int]
+        var missing: [Int]
+        /// Each merged shard's own start, and how late it was for the common start.
+        var starts: [ShardStart]
+    }
+
+    struct ShardStart: Codable, Equatable {
+        var index: Int
+        var startedAt: String
+        var startLagMs: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case index
+            case startedAt = "started_at"
+            case startLagMs = "start_lag_ms"
+        }
+    }
 
     struct Distribution: Encodable, Equatable {
         var count: UInt64
@@ -233,6 +281,9 @@ struct RunManifest: Encodable {
         case runId = "run_id"
         case timelineMarks = "timeline_marks"
         case commandLine = "command_line"
+        case startAt = "start_at"
+        case startLagMs = "start_lag_ms"
+        case shard, shards
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -262,6 +313,10 @@ struct RunManifest: Encodable {
         try container.encode(overrides, forKey: .overrides)
         try container.encode(groups, forKey: .groups)
         try container.encode(overall, forKey: .overall)
+        try container.encodeIfPresent(startAt, forKey: .startAt)
+        try container.encodeIfPresent(startLagMs, forKey: .startLagMs)
+        try container.encodeIfPresent(shard, forKey: .shard)
+        try container.encodeIfPresent(shards, forKey: .shards)
     }
 
     init(
@@ -297,6 +352,13 @@ struct RunManifest: Encodable {
         exitCode = exitStatus.rawValue
         interrupted = ending.interrupted
         generator = ending.generator
+        startAt = description.startAt.map(StartInstant.text)
+        startLagMs = ending.startLag.map(\.wholeMilliseconds)
+        shard = description.shard.map {
+            ShardEntry(
+                index: $0.shard.index, count: $0.shard.count, visitors: $0.shardVisitors,
+                plannedVisitors: $0.plannedVisitors)
+        }
     }
 
     func json() throws -> String {

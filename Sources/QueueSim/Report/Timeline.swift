@@ -71,6 +71,9 @@ struct Timeline {
 
     var requestCount: Int { requests.total }
 
+    /// `[second, requests]` for each second that sent a request (shard reports).
+    var requestsPerSecond: [[Int]] { requests.nonZero.map { [$0.second, $0.count] } }
+
     /// Writes the whole file, header included, for a run that ended at `end`, in blocks: a
     /// run that idles for months has millions of rows, and neither they nor a per-second
     /// array of them are ever in memory at once.
@@ -294,6 +297,17 @@ struct PerSecondCounts {
         blocks[index][offset] += amount
         total += amount
         count = max(count, second + 1)
+    }
+
+    /// Every second with a non-zero count, ascending (only the blocks that exist are walked).
+    var nonZero: [(second: Int, count: Int)] {
+        var result: [(second: Int, count: Int)] = []
+        for (number, block) in zip(blockNumbers, blocks) {
+            for (offset, count) in block.enumerated() where count != 0 {
+                result.append((number * Self.blockSeconds + offset, count))
+            }
+        }
+        return result
     }
 
     subscript(second: Int) -> Int {

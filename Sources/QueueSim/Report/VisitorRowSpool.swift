@@ -8,6 +8,8 @@ final class VisitorRowSpool {
         case negativeIndex(Int)
         case duplicate(index: Int)
         case unrecorded(count: Int, firstIndex: Int)
+        /// A sharded run recorded a visitor of another shard.
+        case notThisShard(index: Int)
     }
 
     private let spool: ReportFile
@@ -19,25 +21,31 @@ final class VisitorRowSpool {
     private let flushThreshold = 1 << 16
 
     private(set) var recordedCount = 0
+    /// A sharded run records visitors K, K+N, K+2N…: they are stored by their position among
+    /// the shard's visitors, so "no gap" means no gap in the shard's own share.
+    private let shard: PlanShard
 
     var spoolPath: String { spool.path }
 
-    init(spoolPath: String) throws {
+    init(spoolPath: String, shard: PlanShard = .whole) throws {
+        self.shard = shard
         spool = try ReportFile(creating: spoolPath)
         pending.reserveCapacity(flushThreshold + 1024)
     }
 
-    /// The number of indexes the file will have: one past the highest recorded.
+    /// The number of rows the file will have: one past the highest recorded (of the shard's own).
     var visitorCount: Int { lengths.count }
 
-    func append(row: [UInt8], index: Int) throws {
-        guard index >= 0 else { throw Failure.negativeIndex(index) }
+    func append(row: [UInt8], index visitorIndex: Int) throws {
+        guard visitorIndex >= 0 else { throw Failure.negativeIndex(visitorIndex) }
+        guard shard.owns(visitorIndex) else { throw Failure.notThisShard(index: visitorIndex) }
+        let index = shard.localPosition(of: visitorIndex)
         if index >= lengths.count {
             let growth = index + 1 - lengths.count
             offsets.append(contentsOf: repeatElement(0, count: growth))
             lengths.append(contentsOf: repeatElement(0, count: growth))
         }
-        guard lengths[index] == 0 else { throw Failure.duplicate(index: index) }
+        guard lengths[index] == 0 else { throw Failure.duplicate(index: visitorIndex) }
         offsets[index] = spoolSize
         lengths[index] = UInt32(row.count)
         spoolSize += UInt64(row.count)
@@ -57,7 +65,8 @@ final class VisitorRowSpool {
     func checkComplete() throws {
         guard recordedCount != lengths.count else { return }
         let first = lengths.firstIndex(of: 0) ?? 0
-        throw Failure.unrecorded(count: lengths.count - recordedCount, firstIndex: first)
+        throw Failure.unrecorded(
+            count: lengths.count - recordedCount, firstIndex: first * shard.count + shard.index)
     }
 
     /// Writes `header` then every row in index order into `destination`.

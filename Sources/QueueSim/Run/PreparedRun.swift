@@ -24,12 +24,24 @@ public struct PreparedRun: Sendable {
     }
 
     private init(checking original: Scenario, options: RunOptions) throws {
-        let scenario = options.applied(to: original)
-        self.scenario = scenario
+        var scenario = options.applied(to: original)
         self.options = options
         if scenario.clock == .virtual, scenario.target.endpoint != .embedded {
             throw PlanError.virtualClockNeedsEmbeddedRoom
         }
+        if scenario.clock == .virtual, scenario.run.startAt != nil { throw PlanError.startAtNeedsWallClock }
+        let shard = options.shard
+        if !shard.isWhole {
+            if scenario.clock == .virtual { throw PlanError.shardedVirtualClock(shards: shard.count) }
+            if scenario.target.endpoint == .embedded { throw PlanError.shardedEmbeddedRoom(shards: shard.count) }
+            if scenario.run.concurrency < shard.count {
+                throw PlanError.moreShardsThanConcurrency(shards: shard.count, concurrency: scenario.run.concurrency)
+            }
+            // `run.concurrency` is the whole run's: each shard holds its share, as each event
+            // loop of one process does.
+            scenario.run.concurrency = WallClockRunner.split(scenario.run.concurrency, into: shard.count)[shard.index]
+        }
+        self.scenario = scenario
         if let visitors = options.visitors, !(0...ScenarioLimits.mostVisitors).contains(visitors) {
             throw PlanError.invalidVisitorCount(visitors)
         }
@@ -47,7 +59,8 @@ public struct PreparedRun: Sendable {
             feederFileBytes: feederBytes, isFloor: true
         ).check(against: budget)
         var summary = try VisitorPlan.preflight(
-            scenario: scenario, visitors: options.visitors, inFlightWindow: window, loadColumn: Self.loadColumn)
+            scenario: scenario, visitors: options.visitors, inFlightWindow: window, shard: options.shard,
+            loadColumn: Self.loadColumn)
         if scenario.clock == .wall {
             summary.peakInFlight = min(summary.peakInFlight, scenario.run.concurrency)
         }
@@ -67,7 +80,8 @@ public struct PreparedRun: Sendable {
 
     /// A fresh plan, in arrival order (the preflight already walked an identical one).
     public func makePlan() throws -> VisitorPlan {
-        try VisitorPlan(scenario: scenario, visitors: options.visitors, loadColumn: Self.loadColumn)
+        try VisitorPlan(
+            scenario: scenario, visitors: options.visitors, shard: options.shard, loadColumn: Self.loadColumn)
     }
 
     public func visitorConfiguration(for visitor: PlannedVisitor) -> VisitorConfiguration {
@@ -110,6 +124,12 @@ public struct PreparedRun: Sendable {
         var description = RunDescription(scenario: scenario, runId: options.runId)
         description.commandLine = options.commandLine.map(SecretRedaction.redact)
         description.overrides = options.overrideDescriptions
+        description.startAt = scenario.run.startAt
+        if !options.shard.isWhole {
+            description.shard = ShardIdentity(
+                shard: options.shard, visitorsOverride: options.visitors,
+                plannedVisitors: summary.plannedVisitorCount, shardVisitors: summary.visitorCount)
+        }
         return description
     }
 
@@ -175,8 +195,13 @@ public struct PreflightFailure: Error, CustomStringConvertible {
         switch error {
         case PlanError.feederTooShort(_, let file, _, _, _, _), PlanError.feederExhausted(_, let file, _, _):
             return scenario.positions.feeders[file] ?? scenario.positions.arrivals
-        case PlanError.virtualClockNeedsEmbeddedRoom:
+        case PlanError.virtualClockNeedsEmbeddedRoom, PlanError.shardedEmbeddedRoom:
             return scenario.positions.target
+        case PlanError.shardedVirtualClock:
+            // Where the file asks for virtual time; `--clock virtual` has no place in it.
+            return scenario.clock == .virtual ? scenario.positions.clock : nil
+        case PlanError.moreShardsThanConcurrency, PlanError.startAtNeedsWallClock:
+            return scenario.positions.run
         case CSVColumnReader.Failure.unreadable(let path, _), CSVColumnReader.Failure.empty(let path),
             CSVColumnReader.Failure.missingColumn(let path, _, _), CSVColumnReader.Failure.malformed(let path, _, _):
             return scenario.positions.feeders[path]

@@ -1,3 +1,4 @@
+import Foundation
 import QueueClientCore
 
 /// What the command line may override in a scenario for one run (`queuesim run --seed …`).
@@ -11,6 +12,10 @@ public struct RunOptions: Sendable, Equatable {
     /// `--visitors N`: scale the arrival plan to exactly N visitors, keeping its shape.
     public var visitors: Int?
     public var concurrency: Int?
+    /// `--shard K/N`: run only this share of the plan (wall clock, shared endpoint).
+    public var shard: PlanShard = .whole
+    /// `--start-at`: the common start of the shards (overrides `run.startAt`).
+    public var startAt: Date?
     /// The run's id (`run.json`'s `run_id`); a fresh one when not given.
     public var runId: String
     /// `--max-memory`: nil uses `MemoryBudget.machineDefault()`.
@@ -27,6 +32,8 @@ public struct RunOptions: Sendable, Equatable {
         if let visitors { overrides["visitors"] = String(visitors) }
         if let concurrency { overrides["concurrency"] = String(concurrency) }
         if let maxMemory { overrides["max_memory"] = MemoryBudget.describe(maxMemory.bytes) }
+        if !shard.isWhole { overrides["shard"] = shard.description }
+        if let startAt { overrides["start_at"] = StartInstant.text(startAt) }
         return overrides
     }
 
@@ -52,6 +59,7 @@ public struct RunOptions: Sendable, Equatable {
         if let clock { copy.clock = clock }
         if let duration { copy.run.duration = duration }
         if let concurrency { copy.run.concurrency = concurrency }
+        if let startAt { copy.run.startAt = startAt }
         return copy
     }
 }

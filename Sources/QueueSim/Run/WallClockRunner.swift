@@ -43,14 +43,15 @@ public struct WallClockRunner: Sendable {
     /// Runs to the end (or the stop signal) and writes the reports. Throws `RunAbort` when the
     /// run cannot start; reports are written whenever a visitor could have arrived.
     public func execute() async throws -> RunReport {
-        let startedAt = Date()
-        let epoch = Int64(startedAt.timeIntervalSince1970)
         let scenario = run.scenario
-        let roomConfiguration = run.isEmbedded ? RoomSetup.configuration(for: run, epochUnixSeconds: epoch) : nil
         // The run's second 0. With the embedded room it is the room's too (its event start,
         // faults and modes are on the same timeline); with a real endpoint it starts after the
-        // reachability check, so a slow check does not make the first visitors late.
-        var clock = WallClock()
+        // reachability check, so a slow check does not make the first visitors late. With a
+        // common start (`--start-at`) it is that instant, even for a process that got there
+        // late: every shard's visitors then arrive at the same planned instants.
+        var (clock, startedAt, startLag) = Self.origin(commonStart: scenario.run.startAt)
+        let epoch = Int64(startedAt.timeIntervalSince1970)
+        let roomConfiguration = run.isEmbedded ? RoomSetup.configuration(for: run, epochUnixSeconds: epoch) : nil
         let room = roomConfiguration.map { EmbeddedRoomHandle(configuration: $0, clock: clock, logger: logger) }
         defer { room?.stop() }
         let connectTarget: ConnectTarget
@@ -73,7 +74,7 @@ public struct WallClockRunner: Sendable {
         let loops = Array(allLoops.prefix(max(1, min(usable, scenario.run.concurrency))))
         if room == nil {
             try await Self.checkReachable(connectTarget, endpoint: endpoint, loop: loops[0])
-            clock = WallClock()
+            (clock, startedAt, startLag) = Self.origin(commonStart: scenario.run.startAt)
         }
 
         // Created only once the run can start: a run that aborts leaves no report folder debris.
@@ -109,7 +110,17 @@ public struct WallClockRunner: Sendable {
             RunEnding(
                 end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
                 terminated: stopSignal.wasTerminated,
-                generator: generator))
+                generator: generator, startLag: startLag))
+    }
+
+    /// The run's clock and its wall-clock start: now, or the common start when there is one
+    /// (then also how late this process is for it; zero when it waited for it).
+    static func origin(commonStart: Date?) -> (clock: WallClock, startedAt: Date, lag: Duration?) {
+        guard let commonStart else { return (WallClock(), Date(), nil) }
+        let (now, wallNow) = (ContinuousClock.now, Date())
+        let late = Duration.nanoseconds(Int64((wallNow.timeIntervalSince(commonStart) * 1e9).rounded()))
+        // Early by a few microseconds (the wait wakes up on its own clock) counts as on time.
+        return (WallClock(origin: now - late), commonStart, max(.zero, late))
     }
 
     /// Starts one shard per loop and waits for all of them. The stop signal (SIGINT, or
@@ -190,7 +201,9 @@ public struct WallClockRunner: Sendable {
             guard case .burst(let count) = phase else { return largest }
             return max(largest, count)
         }
-        let scaled = Int((Double(largest) * run.summary.scale).rounded(.up))
+        // A shard sends its share of the burst (every N-th visitor of it).
+        let shards = Double(run.options.shard.count)
+        let scaled = Int((Double(largest) * run.summary.scale / shards).rounded(.up))
         return min(scaled, run.summary.visitorCount, run.scenario.run.concurrency, connectionPoolLimit)
     }
 

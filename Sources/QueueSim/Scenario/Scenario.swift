@@ -1,3 +1,4 @@
+import Foundation
 import QueueClientCore
 
 // The scenario model v1 (SCENARIO-CONTRACT.md), after decoding, defaulting and validation.
@@ -56,6 +57,9 @@ public struct ScenarioPositions: Sendable, Equatable {
     /// `arrivals:` (the key), `target:` (the key).
     public var arrivals: YamlMark?
     public var target: YamlMark?
+    /// `clock:` (the key), `run:` (the key); nil when the file does not set them.
+    public var clock: YamlMark?
+    public var run: YamlMark?
     /// Each CSV feeder's `csv:` value, by the resolved path.
     public var feeders: [String: YamlMark] = [:]
 
@@ -359,9 +363,13 @@ public struct RunSettings: Sendable, Equatable {
     public var concurrency: Int
     /// Hard stop; nil: until every visitor has finished.
     public var duration: Duration?
+    /// `run.startAt`: a wall-clock run waits for this instant and makes it its second 0, so
+    /// the shards of a sharded run line up (`--start-at` overrides it).
+    public var startAt: Date?
 
-    public init(concurrency: Int = 10_000, duration: Duration? = nil) {
+    public init(concurrency: Int = 10_000, duration: Duration? = nil, startAt: Date? = nil) {
         self.concurrency = concurrency
         self.duration = duration
+        self.startAt = startAt
     }
 }

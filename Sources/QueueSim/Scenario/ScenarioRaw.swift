@@ -29,7 +29,7 @@ struct RawScenario: Decodable {
             ("`client`", RawClient.CodingKeys.allCases.map(\.rawValue)),
             ("`arrivals`", RawArrivals.CodingKeys.allCases.map(\.rawValue)),
             ("`waitingRoom`", RawWaitingRoom.CodingKeys.allCases.map(\.rawValue)),
-            ("`run`", ["concurrency"]),
+            ("`run`", ["concurrency", "startAt"]),
             ("a phase of `arrivals.phases`", ["rate", "rampTo", "burst", "pause"]),
         ]
         for (section, keys) in sections {
@@ -190,9 +190,10 @@ struct RawFault: Decodable, Sendable {
 struct RawRun: Decodable, Sendable {
     var concurrency: Positioned<Int>?
     var duration: YamlNode?
+    var startAt: Positioned<String>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case concurrency, duration
+        case concurrency, duration, startAt
     }
 }
 

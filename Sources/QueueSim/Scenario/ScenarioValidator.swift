@@ -88,6 +88,8 @@ struct ScenarioValidator {
             reportsDirectory: reportsDirectory)
         scenario.positions.arrivals = has("arrivals", in: root) ? keyMark("arrivals", in: root) : nil
         scenario.positions.target = has("target", in: root) ? keyMark("target", in: root) : nil
+        scenario.positions.clock = has("clock", in: root) ? keyMark("clock", in: root) : nil
+        scenario.positions.run = has("run", in: root) ? keyMark("run", in: root) : nil
         scenario.positions.feeders = feederMarks
         return scenario
     }
@@ -162,6 +164,13 @@ struct ScenarioValidator {
             settings.concurrency = min(max(1, concurrency.value), ScenarioLimits.mostConcurrency)
         }
         settings.duration = optionalDuration(raw.duration, key: "run.duration", allowZero: false)
+        if let startAt = raw.startAt {
+            if let date = StartInstant.parse(startAt.value) {
+                settings.startAt = date
+            } else {
+                fail("`run.startAt` must be \(StartInstant.expected), found \"\(startAt.value)\"", at: startAt.mark)
+            }
+        }
         return settings
     }
 

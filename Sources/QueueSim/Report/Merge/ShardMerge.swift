@@ -1,0 +1,204 @@
+import Foundation
+import QueueClientCore
+
+/// `queuesim merge`: the report folder of a single run, made from the folders of its shards.
+///
+/// - `visitors.csv`: every shard's rows, in visitor order (each shard's file is in visitor
+///   order already, so the merge interleaves them), bytes as the shards wrote them;
+/// - `summary.csv` and the thresholds: from the sum of the shards' histograms (`shard.json`),
+///   which is the histogram one process would have filled: exact to its precision;
+/// - `timeline.csv`: from the merged rows, second by second (so per-second percentiles are
+///   exact too), with each second's requests summed over the shards;
+/// - `run.json` and `report.html` as a run writes them, with the shards merged and missing.
+public enum ShardMerge {
+    public struct Result: Sendable {
+        public var visitors: Int
+        public var plannedVisitors: Int
+        public var verdicts: [ThresholdVerdict]
+        public var exitStatus: RunExitStatus
+        public var missing: [Int]
+        public var shardCount: Int
+        public var thresholdTable: String { ThresholdTable.render(verdicts) }
+    }
+
+    /// Writes the merged files into `directory` (which must exist). Throws `ShardSet.Failure`
+    /// when a shard's rows and histograms disagree (nothing of the merge is trusted then).
+    public static func write(_ shards: ShardSet, into directory: String, runId: String, commandLine: [String])
+        throws -> Result
+    {
+        let first = shards.first
+        var statistics = OutcomeStatistics(groupNames: first.groupNames)
+        var timeline = Timeline()
+        var picture = LaunchPicture()
+        var rowStatistics = OutcomeStatistics(groupNames: first.groupNames)
+        for member in shards.members {
+            for (group, outcome, cell) in try member.report.cells() {
+                statistics.merge(cell, group: group, outcome: outcome)
+            }
+            for pair in member.report.requestsPerSecond where pair.count == 2 {
+                timeline.addRequests(pair[1], inSecond: pair[0])
+            }
+        }
+        let rows = try shards.members.map { try ShardRows(member: $0) }
+        let visitorsFile = try AtomicFileWriter.write(to: Recorder.path(directory, Recorder.visitorsFile)) { file in
+            try interleave(rows, into: file) { record in
+                rowStatistics.add(record)
+                timeline.add(record)
+                picture.add(record)
+            }
+        }
+        try checkAgreement(rows: rowStatistics, histograms: statistics, folders: shards.members.map(\.folder))
+
+        let reports = shards.members.map(\.report)
+        let interrupted = reports.contains(where: \.interrupted)
+        let terminated = reports.contains(where: \.terminated)
+        let thresholds = first.thresholds.compactMap { try? ThresholdParser.parse($0).get() }
+        let verdicts = RunMeasurements(statistics: statistics).judge(thresholds)
+        let exitStatus = RunExitStatus.afterRun(interrupted: interrupted, terminated: terminated, verdicts: verdicts)
+        let startedAt = reports.compactMap { Self.date($0.startedAt) }.min() ?? Date()
+        let endedAt = reports.compactMap { Self.date($0.endedAt) }.max() ?? Date()
+        let end = Instant.origin + .milliseconds(reports.map(\.durationMs).max() ?? 0)
+        let incomplete =
+            shards.missing.isEmpty
+            ? nil
+            : "merged without shard(s) \(shards.missing.map(String.init).joined(separator: ", ")) of \(shards.count): their visitors are not in this report"
+        var description = RunDescription(
+            scenarioName: first.scenario, scenarioPath: first.scenarioFile, scenarioSHA256: first.scenarioSHA256,
+            seed: first.seed, clock: ClockKind(rawValue: first.clock) ?? .wall, groupNames: statistics.groupNames,
+            thresholds: thresholds, runId: runId, endpoint: first.endpoint, timelineMarks: first.timelineMarks)
+        description.commandLine = commandLine.map(SecretRedaction.redact)
+        description.startAt = first.startAt.flatMap(StartInstant.parse)
+        let ending = RunEnding(
+            end: end, startedAt: startedAt, endedAt: endedAt, interrupted: interrupted, terminated: terminated,
+            incomplete: incomplete)
+
+        var files: [String: RunManifest.WrittenFile] = [Recorder.visitorsFile: visitorsFile]
+        files[Recorder.summaryFile] = try AtomicFileWriter.write(
+            SummaryReport.render(statistics), to: Recorder.path(directory, Recorder.summaryFile))
+        files[Recorder.timelineFile] = try AtomicFileWriter.write(
+            to: Recorder.path(directory, Recorder.timelineFile)
+        ) { file in
+            try timeline.write(end: end, wallStart: description.startAt ?? startedAt) { try file.write($0) }
+        }
+        let page = ReportPage(
+            description: description,
+            header: ReportPage.Header(
+                startedAt: RunManifest.timestamp(startedAt), endedAt: RunManifest.timestamp(endedAt),
+                durationMs: max(0, end.milliseconds), exitStatus: exitStatus, requests: timeline.requestCount,
+                incomplete: incomplete),
+            verdicts: verdicts, statistics: statistics, series: timeline.series(end: end), picture: picture,
+            generator: nil)
+        files[Recorder.pageFile] = try AtomicFileWriter.write(
+            page.render(), to: Recorder.path(directory, Recorder.pageFile))
+        var manifest = RunManifest(
+            description: description, ending: ending, visitors: statistics.visitorCount,
+            outcomes: Dictionary(uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0, statistics.count(of: $0)) }),
+            requests: timeline.requestCount, verdicts: verdicts, exitStatus: exitStatus, files: files,
+            statistics: statistics)
+        manifest.shards = RunManifest.MergedShards(
+            count: shards.count, merged: shards.members.map(\.index), missing: shards.missing,
+            starts: reports.map {
+                RunManifest.ShardStart(index: $0.shardIndex, startedAt: $0.startedAt, startLagMs: $0.startLagMs)
+            })
+        try AtomicFileWriter.write(try manifest.json(), to: Recorder.path(directory, Recorder.manifestFile))
+        return Result(
+            visitors: statistics.visitorCount, plannedVisitors: first.plannedVisitors, verdicts: verdicts,
+            exitStatus: exitStatus, missing: shards.missing, shardCount: shards.count)
+    }
+
+    /// One shard's `visitors.csv`, its rows checked to be this shard's and in visitor order.
+    private struct ShardRows {
+        let folder: String
+        let rows: [ArraySlice<UInt8>]
+        let visitorNumbers: [Int]
+
+        init(member: ShardSet.Member) throws {
+            folder = member.folder
+            let path = Recorder.path(member.folder, Recorder.visitorsFile)
+            let bytes: [UInt8]
+            do {
+                bytes = try RegularFileReader.contents(path: path, limit: Int.max)
+            } catch {
+                throw ShardSet.Failure.unreadable(path, reason: error.description)
+            }
+            guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")),
+                String(decoding: bytes[...newline], as: UTF8.self) == VisitorRowFormat.header
+            else { throw ShardSet.Failure.mismatched(folder, reason: "its visitors.csv has not queuesim's header") }
+            rows = VisitorRowFormat.completeRows(Array(bytes[(newline + 1)...]))
+            var numbers: [Int] = []
+            numbers.reserveCapacity(rows.count)
+            let shard = PlanShard(index: member.report.shardIndex, count: member.report.shardCount)!
+            for row in rows {
+                let number = Int(String(decoding: row.prefix(while: { $0 != UInt8(ascii: ",") }), as: UTF8.self))
+                guard let number, number >= 1, shard.owns(number - 1), number > (numbers.last ?? 0) else {
+                    throw ShardSet.Failure.mismatched(
+                        folder, reason: "visitors.csv has a row that is not shard \(shard)'s, or out of visitor order")
+                }
+                numbers.append(number)
+            }
+            visitorNumbers = numbers
+            guard rows.count == member.report.recordedVisitors else {
+                throw ShardSet.Failure.mismatched(
+                    folder,
+                    reason:
+                        "visitors.csv has \(rows.count) rows but shard.json counts \(member.report.recordedVisitors)")
+            }
+        }
+    }
+
+    /// Writes the header and every row in visitor order, handing each decoded row to `visit`.
+    private static func interleave(
+        _ shards: [ShardRows], into file: ReportFile, visit: (VisitorRecord) -> Void
+    ) throws {
+        var out: [UInt8] = Array(VisitorRowFormat.header.utf8)
+        var positions = Array(repeating: 0, count: shards.count)
+        while true {
+            var next: Int?
+            for shard in shards.indices where positions[shard] < shards[shard].rows.count {
+                if let best = next,
+                    shards[best].visitorNumbers[positions[best]] < shards[shard].visitorNumbers[positions[shard]]
+                {
+                    continue
+                }
+                next = shard
+            }
+            guard let shard = next else { break }
+            let row = shards[shard].rows[positions[shard]]
+            positions[shard] += 1
+            guard let record = VisitorRowFormat.decode(row) else {
+                throw ShardSet.Failure.mismatched(
+                    shards[shard].folder, reason: "visitors.csv has a row queuesim did not write")
+            }
+            visit(record)
+            out.append(contentsOf: row)
+            out.append(UInt8(ascii: "\n"))
+            if out.count >= 1 << 18 {
+                try file.write(out)
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        try file.write(out)
+    }
+
+    /// The rows and the histograms are two records of the same visitors: they must count the
+    /// same visitors in every group and outcome.
+    private static func checkAgreement(rows: OutcomeStatistics, histograms: OutcomeStatistics, folders: [String])
+        throws
+    {
+        let fromRows = Dictionary(
+            uniqueKeysWithValues: rows.occupiedCells.map { ("\($0.group)/\($0.outcome.rawValue)", $0.cell.count) })
+        let fromHistograms = Dictionary(
+            uniqueKeysWithValues: histograms.occupiedCells.map {
+                ("\($0.group)/\($0.outcome.rawValue)", $0.cell.count)
+            })
+        guard fromRows == fromHistograms else {
+            throw ShardSet.Failure.mismatched(
+                folders.joined(separator: ", "),
+                reason: "visitors.csv and shard.json count different visitors (a folder was edited or mixed up)")
+        }
+    }
+
+    private static func date(_ text: String) -> Date? {
+        StartInstant.parse(text)
+    }
+}

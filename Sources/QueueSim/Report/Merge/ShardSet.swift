@@ -1,0 +1,113 @@
+import Foundation
+
+/// The shard report folders given to `queuesim merge`, read and checked: one plan (scenario,
+/// seed, `--visitors`, N), each shard once, none missing unless the caller allows it.
+public struct ShardSet: Sendable {
+    /// Why shards cannot be merged (exit 2: the command line named the wrong folders).
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case notAShardFolder(String, reason: String)
+        case unreadable(String, reason: String)
+        case differentScenario(String, String, String, String)
+        case differentSeed(String, UInt64, String, UInt64)
+        case differentShardCount(String, Int, String, Int)
+        case differentVisitorCount(String, String, String, String)
+        case duplicate(shard: Int, count: Int, String, String)
+        case missing([Int], count: Int)
+        case mismatched(String, reason: String)
+
+        public var description: String {
+            switch self {
+            case .notAShardFolder(let folder, let reason):
+                "\(folder) is not the report of a sharded run: \(reason) (give the folders of `queuesim run --shard K/N`)"
+            case .unreadable(let file, let reason): "cannot read \(file): \(reason)"
+            case .differentScenario(let first, let firstHash, let other, let otherHash):
+                "\(other) ran a different scenario than \(first) (scenario SHA-256 \(otherHash.prefix(12))… vs \(firstHash.prefix(12))…); shards of one run share one scenario file"
+            case .differentSeed(let first, let firstSeed, let other, let otherSeed):
+                "\(other) was planned with seed \(otherSeed), \(first) with seed \(firstSeed); shards of one run share one seed"
+            case .differentShardCount(let first, let firstCount, let other, let otherCount):
+                "\(other) is a shard of \(otherCount), \(first) a shard of \(firstCount); shards of one run share one N"
+            case .differentVisitorCount(let first, let firstValue, let other, let otherValue):
+                "\(other) was planned with --visitors \(otherValue), \(first) with --visitors \(firstValue); shards of one run share one plan"
+            case .duplicate(let shard, let count, let first, let other):
+                "shard \(shard) of \(count) is given twice: \(first) and \(other)"
+            case .missing(let shards, let count):
+                (shards.count == 1
+                    ? "shard \(shards[0]) of \(count) missing"
+                    : "shards \(shards.map(String.init).joined(separator: ", ")) of \(count) missing")
+                    + " (shards are 0-based, as --shard K/N names them); --allow-partial merges the others and marks the report incomplete"
+            case .mismatched(let folder, let reason): "\(folder): \(reason)"
+            }
+        }
+    }
+
+    public struct Member: Sendable {
+        public var folder: String
+        var report: ShardReport
+        public var index: Int { report.shardIndex }
+    }
+
+    /// In shard order.
+    public let members: [Member]
+    public let count: Int
+    public let missing: [Int]
+
+    public init(folders: [String], allowPartial: Bool) throws {
+        var members: [Member] = []
+        for folder in folders {
+            members.append(Member(folder: folder, report: try Self.read(folder)))
+        }
+        guard let first = members.first else { throw Failure.missing([], count: 0) }
+        var byIndex: [Int: Member] = [:]
+        for member in members {
+            let (a, b) = (first.report, member.report)
+            if a.scenarioSHA256 != b.scenarioSHA256 {
+                throw Failure.differentScenario(first.folder, a.scenarioSHA256, member.folder, b.scenarioSHA256)
+            }
+            if a.seed != b.seed { throw Failure.differentSeed(first.folder, a.seed, member.folder, b.seed) }
+            if a.shardCount != b.shardCount {
+                throw Failure.differentShardCount(first.folder, a.shardCount, member.folder, b.shardCount)
+            }
+            if a.visitorsOverride != b.visitorsOverride || a.plannedVisitors != b.plannedVisitors {
+                func words(_ report: ShardReport) -> String {
+                    report.visitorsOverride.map(String.init) ?? "(none: the scenario's \(report.plannedVisitors))"
+                }
+                throw Failure.differentVisitorCount(first.folder, words(a), member.folder, words(b))
+            }
+            if let earlier = byIndex[b.shardIndex] {
+                throw Failure.duplicate(shard: b.shardIndex, count: b.shardCount, earlier.folder, member.folder)
+            }
+            byIndex[b.shardIndex] = member
+        }
+        count = first.report.shardCount
+        missing = (0..<count).filter { byIndex[$0] == nil }
+        if !missing.isEmpty && !allowPartial { throw Failure.missing(missing, count: count) }
+        self.members = byIndex.keys.sorted().map { byIndex[$0]! }
+    }
+
+    var first: ShardReport { members[0].report }
+
+    private static func read(_ folder: String) throws -> ShardReport {
+        let path = Recorder.path(folder, ShardReport.file)
+        guard FileManager.default.fileExists(atPath: path) else {
+            if !FileManager.default.fileExists(atPath: Recorder.path(folder, Recorder.manifestFile)) {
+                throw Failure.notAShardFolder(folder, reason: "it has no \(Recorder.manifestFile)")
+            }
+            throw Failure.notAShardFolder(folder, reason: "it has no \(ShardReport.file)")
+        }
+        let report: ShardReport
+        do {
+            report = try JSONDecoder().decode(
+                ShardReport.self, from: Data(RegularFileReader.contents(path: path, limit: 256 << 20)))
+        } catch {
+            throw Failure.unreadable(path, reason: "it is not a \(ShardReport.file) queuesim wrote")
+        }
+        guard report.format == ShardReport.formatName else {
+            throw Failure.unreadable(
+                path, reason: "format \(report.format), this queuesim reads \(ShardReport.formatName)")
+        }
+        guard PlanShard(index: report.shardIndex, count: report.shardCount) != nil else {
+            throw Failure.unreadable(path, reason: "shard \(report.shardIndex) of \(report.shardCount) is not a shard")
+        }
+        return report
+    }
+}

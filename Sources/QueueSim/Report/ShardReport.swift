@@ -1,0 +1,150 @@
+import Foundation
+import QueueClientCore
+
+/// `shard.json`: what a sharded run (`--shard K/N`) writes besides the usual report files, so
+/// that `queuesim merge` can put the shards together exactly.
+///
+/// - the plan's fingerprint: scenario SHA-256, seed, `--visitors`, N and K (merge refuses
+///   shards whose plans differ);
+/// - the timing histograms per group × outcome × metric (`EncodedHistogram`): summary
+///   percentiles of the merge come from their sum, never from averaged percentiles;
+/// - the requests sent per second (the one timeline count not in `visitors.csv`);
+/// - what the merged `run.json` and `report.html` need: groups, thresholds, marks, times.
+struct ShardReport: Codable, Equatable {
+    static let file = "shard.json"
+    static let formatName = "queuesim-shard/1"
+
+    struct HistogramEntry: Codable, Equatable {
+        var group: String
+        var outcome: String
+        /// `enqueue_ms`, `wait_ms` or `total_ms` (the visitors.csv column it summarises).
+        var metric: String
+        /// Visitors in this group with this outcome (also those the metric does not hold).
+        var visitors: Int
+        var histogram: EncodedHistogram
+    }
+
+    var format: String
+    var scenario: String
+    var scenarioFile: String
+    var scenarioSHA256: String
+    var seed: UInt64
+    var clock: String
+    var endpoint: String
+    var visitorsOverride: Int?
+    var plannedVisitors: Int
+    var shardIndex: Int
+    var shardCount: Int
+    var shardVisitors: Int
+    var recordedVisitors: Int
+    var startAt: String?
+    var startLagMs: Int64?
+    var startedAt: String
+    var endedAt: String
+    var durationMs: Int64
+    var interrupted: Bool
+    var terminated: Bool
+    var groupNames: [String]
+    var thresholds: [String]
+    var timelineMarks: [TimelineMark]
+    var generator: GeneratorReport?
+    var histograms: [HistogramEntry]
+    /// `[second, requests]` for every second with a request, ascending.
+    var requestsPerSecond: [[Int]]
+
+    enum CodingKeys: String, CodingKey {
+        case format, scenario, seed, clock, endpoint, thresholds, generator, histograms, interrupted, terminated
+        case scenarioFile = "scenario_file"
+        case scenarioSHA256 = "scenario_sha256"
+        case visitorsOverride = "visitors_override"
+        case plannedVisitors = "planned_visitors"
+        case shardIndex = "shard_index"
+        case shardCount = "shard_count"
+        case shardVisitors = "shard_visitors"
+        case recordedVisitors = "recorded_visitors"
+        case startAt = "start_at"
+        case startLagMs = "start_lag_ms"
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+        case durationMs = "duration_ms"
+        case groupNames = "group_names"
+        case timelineMarks = "timeline_marks"
+        case requestsPerSecond = "requests_per_second"
+    }
+
+    static let metrics: [(name: String, timing: Threshold.Timing)] = [
+        ("enqueue_ms", .enqueue), ("wait_ms", .wait), ("total_ms", .total),
+    ]
+
+    init(
+        description: RunDescription, identity: ShardIdentity, ending: RunEnding, statistics: OutcomeStatistics,
+        requestsPerSecond: [[Int]]
+    ) {
+        format = Self.formatName
+        scenario = description.scenarioName
+        scenarioFile = description.scenarioPath
+        scenarioSHA256 = description.scenarioSHA256
+        seed = description.seed
+        clock = description.clock.rawValue
+        endpoint = description.endpoint
+        visitorsOverride = identity.visitorsOverride
+        plannedVisitors = identity.plannedVisitors
+        shardIndex = identity.shard.index
+        shardCount = identity.shard.count
+        shardVisitors = identity.shardVisitors
+        recordedVisitors = statistics.visitorCount
+        startAt = description.startAt.map(StartInstant.text)
+        startLagMs = ending.startLag.map(\.wholeMilliseconds)
+        startedAt = RunManifest.timestamp(ending.startedAt)
+        endedAt = RunManifest.timestamp(ending.endedAt)
+        durationMs = max(0, ending.end.milliseconds)
+        interrupted = ending.interrupted
+        terminated = ending.terminated
+        groupNames = statistics.groupNames
+        thresholds = description.thresholds.map(\.source)
+        timelineMarks = description.timelineMarks
+        generator = ending.generator
+        histograms = statistics.occupiedCells.flatMap { group, outcome, cell in
+            Self.metrics.map { metric in
+                HistogramEntry(
+                    group: group, outcome: outcome.rawValue, metric: metric.name, visitors: cell.count,
+                    histogram: EncodedHistogram(cell.timings.histogram(for: metric.timing)))
+            }
+        }
+        self.requestsPerSecond = requestsPerSecond
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+
+    /// The cells the histograms describe, for `OutcomeStatistics.merge`.
+    func cells() throws -> [(group: String, outcome: VisitorOutcome, cell: OutcomeStatistics.Cell)] {
+        var cells: [String: (group: String, outcome: VisitorOutcome, cell: OutcomeStatistics.Cell)] = [:]
+        var order: [String] = []
+        for entry in histograms {
+            guard let outcome = VisitorOutcome(rawValue: entry.outcome),
+                let timing = Self.metrics.first(where: { $0.name == entry.metric })?.timing
+            else {
+                throw EncodedHistogram.Failure.inconsistent(
+                    "unknown outcome or metric \(entry.outcome) \(entry.metric)")
+            }
+            let key = entry.group + "\u{0}" + entry.outcome
+            if cells[key] == nil {
+                var cell = OutcomeStatistics.Cell()
+                cell.count = entry.visitors
+                cells[key] = (entry.group, outcome, cell)
+                order.append(key)
+            }
+            let histogram = try entry.histogram.histogram()
+            switch timing {
+            case .enqueue: cells[key]!.cell.timings.enqueue = histogram
+            case .wait: cells[key]!.cell.timings.wait = histogram
+            case .total: cells[key]!.cell.timings.total = histogram
+            }
+        }
+        return order.map { cells[$0]! }
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import QueueClientCore
+import QueueSim
+
+struct MergeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge the reports of a sharded run (run --shard K/N) into one report.",
+        discussion: """
+            Reads the report folders the shards wrote (each has shard.json beside the usual
+            files), checks that they are the shards of one plan (same scenario file, seed,
+            --visitors and N; each shard once; none missing) and writes one report folder with
+            the files of a single run: visitors.csv in visitor order, summary.csv from the
+            merged histograms, timeline.csv second by second, run.json and report.html. Then
+            judges the scenario's thresholds on the merged data.
+
+            Examples:
+              queuesim merge reports/shard-0 reports/shard-1 reports/shard-2 --out reports/launch
+              queuesim merge /reports/shard-* --out /reports/merged --allow-partial
+
+            Exit codes: 0 every threshold held, 1 a threshold failed (reports written),
+            2 the folders are not the shards of one run (different scenario, seed or N, a shard
+            given twice, a shard missing without --allow-partial) or DIR is in use,
+            3 the merged report could not be written, 130/143 a shard was interrupted.
+            """
+    )
+
+    @Argument(help: "The shards' report folders (each run's --out).")
+    var folders: [String] = []
+
+    @Option(name: .customLong("out"), help: "The merged report directory.")
+    var outputDirectory: String
+
+    @Flag(help: "Merge even when shards are missing; the report says which are.")
+    var allowPartial = false
+
+    @Flag(name: .shortAndLong, help: "No summary; reports and exit code only.")
+    var quiet = false
+
+    func validate() throws {
+        if folders.isEmpty {
+            throw ValidationError("give the shards' report folders, e.g. queuesim merge reports/shard-*")
+        }
+    }
+
+    func run() throws {
+        let shards: ShardSet
+        do {
+            shards = try ShardSet(folders: folders, allowPartial: allowPartial)
+        } catch {
+            StandardError.print("queuesim merge: \(RunCommand.words(error))")
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        let runId = RunId.make()
+        let folder = try RunCommand.takeFolder(outputDirectory, runId: runId, keep: 0)
+        let result: ShardMerge.Result
+        do {
+            result = try ShardMerge.write(
+                shards, into: folder.runDirectory, runId: runId,
+                commandLine: ["queuesim"] + CommandLine.arguments.dropFirst())
+            try folder.publish()
+        } catch let failure as ShardSet.Failure {
+            _ = RunCommand.clearAfterAbort(folder)
+            StandardError.print("queuesim merge: \(failure)")
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        } catch {
+            StandardError.print("queuesim merge: cannot write \(outputDirectory): \(RunCommand.words(error))")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        if !quiet {
+            var lines = [
+                "queuesim merge: \(result.visitors) visitors from \(shards.members.count) of \(result.shardCount) shards into \(outputDirectory)"
+            ]
+            if !result.missing.isEmpty {
+                lines.append(
+                    "missing: shard(s) \(result.missing.map(String.init).joined(separator: ", ")) of \(result.shardCount) (the report is marked incomplete)"
+                )
+            }
+            if !result.verdicts.isEmpty { lines.append(result.thresholdTable) }
+            lines.append(
+                "exit status: \(result.exitStatus.rawValue) (\(result.exitStatus.meaning(thresholdCount: result.verdicts.count)))"
+            )
+            lines.append("report: \(outputDirectory)/\(Recorder.pageFile)")
+            print(lines.joined(separator: "\n"))
+        }
+        if result.exitStatus != .success { throw ExitCode(result.exitStatus.rawValue) }
+    }
+}
