@@ -2,9 +2,10 @@ import QueueClientCore
 
 /// Scripted faults and modelled latency for one request.
 ///
-/// Determinism: the draws for request number n (the service counts every request it handles)
-/// come from `SeededRandom(seed, .faultInjection, n)` and `SeededRandom(seed, .latency, n)`, so
-/// the same request sequence meets the same faults. Rules are tried in scenario order, one draw
+/// Determinism: the draws for a request with draw index n come from
+/// `SeededRandom(seed, .faultInjection, n)` and `SeededRandom(seed, .latency, n)`. The service
+/// makes n from the visitor and its own request count (`VisitorDraws`), so a visitor meets the
+/// same faults whichever process or shard sent it. Rules are tried in scenario order, one draw
 /// per rule whose window `[from, to)` and endpoint match; latency faults add up, the first other
 /// fault that fires decides the answer. `mode` rules live in `ModeTimeline`, not here.
 struct FaultInjector: Sendable {
@@ -31,9 +32,9 @@ struct FaultInjector: Sendable {
     }
 
     /// The verdict and the total delay before answering (modelled latency plus fault latency).
-    func decide(endpoint: RoomEndpoint, requestNumber: UInt64, at now: Instant) -> (Verdict, Duration) {
-        var delay = modelledLatency(endpoint: endpoint, requestNumber: requestNumber)
-        var random = SeededRandom(seed: seed, purpose: .faultInjection, index: requestNumber)
+    func decide(endpoint: RoomEndpoint, drawIndex: UInt64, at now: Instant) -> (Verdict, Duration) {
+        var delay = modelledLatency(endpoint: endpoint, drawIndex: drawIndex)
+        var random = SeededRandom(seed: seed, purpose: .faultInjection, index: drawIndex)
         for rule in rules where applies(rule, endpoint: endpoint, at: now) {
             guard random.nextUnit() < rule.rate else { continue }
             switch rule.effect {
@@ -51,7 +52,7 @@ struct FaultInjector: Sendable {
         return (.proceed, max(delay, .zero))
     }
 
-    /// True when no answer depends on which number a request got: no latency jitter, and every
+    /// True when no answer depends on which draw index a request got: no latency jitter, and every
     /// rule fires always or never (rate 1 or 0) and adds no jitter. Only then may a driver skip
     /// requests without changing the draws of the requests that follow.
     var drawsAreIrrelevant: Bool {
@@ -98,7 +99,7 @@ struct FaultInjector: Sendable {
         return true
     }
 
-    private func modelledLatency(endpoint: RoomEndpoint, requestNumber: UInt64) -> Duration {
+    private func modelledLatency(endpoint: RoomEndpoint, drawIndex: UInt64) -> Duration {
         let base: Duration
         switch endpoint {
         case .enqueue: base = latency.enqueue
@@ -106,7 +107,7 @@ struct FaultInjector: Sendable {
         case .protectedApi: base = latency.protectedApi
         case .any: base = .zero
         }
-        var random = SeededRandom(seed: seed, purpose: .latency, index: requestNumber)
+        var random = SeededRandom(seed: seed, purpose: .latency, index: drawIndex)
         return max(.zero, base + symmetricJitter(latency.jitter, using: &random))
     }
 

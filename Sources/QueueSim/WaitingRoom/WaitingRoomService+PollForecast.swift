@@ -6,8 +6,9 @@ import QueueClientCore
 /// A poll of a ticket that has a place, at a time `t` before its release instant, in a
 /// releasing mode, with no fault rule covering queue pages at `t`, is answered `200` with
 /// `Retry-After: retryAfterSeconds(releaseAt − t)` after exactly the modelled queue-page latency,
-/// and changes nothing in the room but `requestCount`. Because request n draws its faults and
-/// jitter from `(seed, n)`, skipping requests would renumber every later one; so forecasts are
+/// and changes nothing in the room but `requestCount`. Because a visitor's n-th request draws
+/// its faults and jitter from `(seed, visitor, n)`, skipping requests would renumber the
+/// visitor's later ones; so forecasts are
 /// offered only when no draw can change an answer (`FaultInjector.drawsAreIrrelevant`), and
 /// only when the order of polls at one instant cannot matter (`pollOrderIsIrrelevant`).
 public struct QueuePagePollForecast: Sendable, Equatable {

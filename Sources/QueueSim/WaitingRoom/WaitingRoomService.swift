@@ -20,9 +20,11 @@ public enum RoomReply: Sendable {
 public final class WaitingRoomService {
     public internal(set) var model: WaitingRoomModel
     public let configuration: WaitingRoomConfiguration
-    /// Requests handled so far; request n draws its faults from `(seed, .faultInjection, n)`.
+    /// Requests handled so far.
     public private(set) var requestCount: UInt64 = 0
     let faults: FaultInjector
+    /// Per-visitor draw keys, kept only when some answer depends on a draw (see `VisitorDraws`).
+    private var draws: VisitorDraws?
     /// The model's mode script, kept here too so poll forecasts need not copy the model.
     let modes: ModeTimeline
     private let protectedAPI: ProtectedAPIConnector
@@ -44,6 +46,7 @@ public final class WaitingRoomService {
         self.configuration = configuration
         model = WaitingRoomModel(configuration: configuration)
         faults = FaultInjector(settings: configuration.settings, seed: configuration.seed)
+        draws = faults.drawsAreIrrelevant ? nil : VisitorDraws()
         modes = ModeTimeline(baseMode: configuration.settings.mode, faults: configuration.settings.faults)
         protectedAPI = ProtectedAPIConnector(configuration: configuration)
         let targetQuerySeparator = configuration.eventTargetURL.contains("?") ? "&" : "?"
@@ -104,7 +107,8 @@ public final class WaitingRoomService {
             let (head, notFound) = Self.jsonError(.notFound, "Not found")
             return .response(head, body: notFound, delay: .zero)
         }
-        let (verdict, delay) = faults.decide(endpoint: route.endpoint, requestNumber: requestCount, at: now)
+        let (drawIndex, visitor) = drawIndex(for: route, parsed, body: body)
+        let (verdict, delay) = faults.decide(endpoint: route.endpoint, drawIndex: drawIndex, at: now)
         switch verdict {
         case .reset: return .reset(after: delay)
         case .timeout: return .noAnswer
@@ -121,7 +125,7 @@ public final class WaitingRoomService {
             head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
             return .response(head, body: [], delay: delay)
         case .proceed:
-            let (head, responseBody) = answer(route, parsed, entrance: entrance, body: body, at: now)
+            let (head, responseBody) = answer(route, parsed, entrance: entrance, body: body, visitor: visitor, at: now)
             return .response(head, body: responseBody, delay: delay)
         }
     }
@@ -204,8 +208,48 @@ public final class WaitingRoomService {
         return equal
     }
 
+    /// The index the request's fault and latency draws come from: the visitor's own request
+    /// count when the room can tell who sent it (`VisitorDraws`), else the room's request count.
+    private func drawIndex(for route: Route, _ request: RoomRequest, body: [UInt8]) -> (UInt64, visitor: UInt64?) {
+        guard draws != nil else { return (requestCount, nil) }
+        var visitor: UInt64?
+        switch route {
+        case .enqueue:
+            visitor = Self.userId(inEnqueueBody: body).map(VisitorDraws.visitorKey(userId:))
+        case .queuePage:
+            visitor = request.queryValue("q").flatMap(drawVisitor(ofQueueId:))
+        case .protectedAPI:
+            let token = request.queryValue("queueittoken") ?? request.header("x-queueittoken")
+            let cookie = request.cookie(AcceptedSessionCookie.name(eventId: configuration.waitingRoomId))
+            let queueId =
+                token.flatMap(VisitorDraws.queueId(inToken:))
+                ?? cookie.flatMap { PercentEncoding.decode($0) ?? $0 }.flatMap(VisitorDraws.queueId(inCookie:))
+            visitor = queueId.flatMap { drawVisitor(ofQueueId: String($0)) }
+        case .errorPage:
+            visitor = nil
+        }
+        guard let visitor else { return (requestCount, nil) }
+        return (draws!.nextIndex(visitor: visitor), visitor)
+    }
+
+    private func drawVisitor(ofQueueId queueId: String) -> UInt64? {
+        model.ticket(forQueueId: queueId).flatMap { draws?.visitor(ofTicket: $0) }
+    }
+
+    /// The enqueue body's `userId`, read as `enqueue` reads the body's other members.
+    private static func userId(inEnqueueBody body: [UInt8]) -> String? {
+        guard !body.isEmpty else { return nil }
+        if let members = FlatJSONObject.parseMembers(body, keeping: ["userId"]) {
+            if case .string(let text)? = members["userId"] { return text }
+            return nil
+        }
+        let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+        return object?["userId"] as? String
+    }
+
     private func answer(
-        _ route: Route, _ request: RoomRequest, entrance: MatchingEntrance?, body: [UInt8], at now: Instant
+        _ route: Route, _ request: RoomRequest, entrance: MatchingEntrance?, body: [UInt8], visitor: UInt64?,
+        at now: Instant
     ) -> (
         HTTPResponse, [UInt8]
     ) {
@@ -215,7 +259,7 @@ public final class WaitingRoomService {
                 return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
             }
             guard let entrance else { preconditionFailure("an enqueue route always has its entrance") }
-            return enqueue(body: body, queueURLPrefix: entrance.queueURLPrefix, at: now)
+            return enqueue(body: body, queueURLPrefix: entrance.queueURLPrefix, visitor: visitor, at: now)
         case .queuePage(let customer, let room):
             guard isThisRoom(customer: customer, room: room) else {
                 return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
@@ -231,7 +275,9 @@ public final class WaitingRoomService {
 
     // MARK: Enqueue
 
-    private func enqueue(body: [UInt8], queueURLPrefix: String, at now: Instant) -> (HTTPResponse, [UInt8]) {
+    private func enqueue(body: [UInt8], queueURLPrefix: String, visitor: UInt64?, at now: Instant) -> (
+        HTTPResponse, [UInt8]
+    ) {
         let enqueueKey: String?
         let enqueueToken: String?
         if body.isEmpty {
@@ -255,12 +301,14 @@ public final class WaitingRoomService {
         switch decision {
         case .refused(let reason):
             return Self.jsonError(.forbidden, reason)
-        case .queued(_, let id):
+        case .queued(let ticket, let id):
             queueId = id
             token = nil
-        case .passed(_, let id, _, let passToken):
+            if let visitor { draws?.remember(ticket: ticket, visitor: visitor) }
+        case .passed(let ticket, let id, _, let passToken):
             queueId = id
             token = passToken
+            if let visitor { draws?.remember(ticket: ticket, visitor: visitor) }
         }
         let response = RoomJSON.object([
             ("QueueId", .string(queueId)),

@@ -1,0 +1,60 @@
+import QueueClientCore
+
+/// Which random draws the room's faults and latency jitter use for a request: those of the
+/// visitor that sent it and of that visitor's n-th request to the room, so a visitor meets the
+/// same faults and delays whichever process, event loop or shard sent its requests and
+/// whatever other visitors did meanwhile.
+///
+/// The visitor is known by its `userId` (the enqueue body), then by its queue id (the ticket it
+/// was given): the room remembers one key per ticket and one request count per visitor. Only
+/// rooms whose answers depend on draws (`FaultInjector.drawsAreIrrelevant` is false) keep
+/// them; the others pay nothing. A request the room cannot tie to a visitor (no `userId`, an
+/// unknown queue id) falls back to the room's request count, as every request did before.
+struct VisitorDraws {
+    /// The visitor key of each ticket, by ticket index.
+    private var ticketVisitors: [UInt64] = []
+    /// Requests handled so far per visitor key.
+    private var requestCounts: [UInt64: UInt32] = [:]
+
+    /// The draw index for the next request of `visitor`, counting it.
+    mutating func nextIndex(visitor: UInt64) -> UInt64 {
+        let ordinal = requestCounts[visitor, default: 0]
+        requestCounts[visitor] = ordinal &+ 1
+        return Self.index(visitor: visitor, ordinal: ordinal)
+    }
+
+    mutating func remember(ticket: Int, visitor: UInt64) {
+        if ticket >= ticketVisitors.count {
+            ticketVisitors.append(contentsOf: repeatElement(0, count: ticket + 1 - ticketVisitors.count))
+        }
+        ticketVisitors[ticket] = visitor
+    }
+
+    func visitor(ofTicket ticket: Int) -> UInt64? {
+        ticket < ticketVisitors.count ? ticketVisitors[ticket] : nil
+    }
+
+    /// A visitor's key: FNV-1a of its user id, with the top bit set so that it never equals a
+    /// plain request count (the fallback's index).
+    static func visitorKey(userId: String) -> UInt64 {
+        FeederPool.stableHash(userId) | (1 << 63)
+    }
+
+    /// SplitMix64's finaliser over the visitor key and the request's ordinal.
+    static func index(visitor: UInt64, ordinal: UInt32) -> UInt64 {
+        var z = visitor &+ (UInt64(ordinal) &+ 1) &* 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return (z ^ (z >> 31)) | (1 << 63)
+    }
+
+    /// The queue id in a KnownUser token (`…~q_{queueId}~…`), or in an accepted-session cookie
+    /// (`…&QueueId={queueId}&…`): how the protected API's requests are tied to a visitor.
+    static func queueId(inToken token: String) -> Substring? {
+        token.split(separator: "~").first(where: { $0.hasPrefix("q_") })?.dropFirst(2)
+    }
+
+    static func queueId(inCookie cookie: String) -> Substring? {
+        cookie.split(separator: "&").first(where: { $0.hasPrefix("QueueId=") })?.dropFirst("QueueId=".count)
+    }
+}
