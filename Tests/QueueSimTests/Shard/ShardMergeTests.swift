@@ -1,0 +1,163 @@
+import Foundation
+import QueueClientCore
+import Testing
+
+@testable import QueueSim
+
+/// Shards recorded apart and merged give the files one recorder of every visitor writes.
+@Suite("queuesim merge: shard reports put together")
+struct ShardMergeTests {
+    static let thresholds = [
+        try! ThresholdParser.parse("passed >= 60%").get(),
+        try! ThresholdParser.parse("wait.p95 < 50s").get(),
+        try! ThresholdParser.parse("invited: enqueue.p99 < 2s").get(),
+    ]
+
+    /// 90 visitors of two groups with spread-out timings and several outcomes.
+    static let records: [VisitorRecord] = (0..<90).map { index in
+        let group = index % 4 == 0 ? "invited" : "app"
+        let arrival = index * 137
+        switch index % 9 {
+        case 0:
+            return directVisitor(
+                index, group: group, arrival: arrival, enqueueMs: 15_000, outcome: .unavailable, status: 503)
+        case 1: return directVisitor(index, group: group, arrival: arrival, enqueueMs: 40 + index, outcome: .disabled)
+        default:
+            return queuedVisitor(
+                index, group: group, arrival: arrival, enqueueMs: 20 + (index * 37) % 900,
+                waitMs: (index * 7919) % 61_000)
+        }
+    }
+
+    static func requests(of record: VisitorRecord) -> (second: Int, count: Int) {
+        (Int(record.arrival.sinceOrigin.components.seconds), record.requests)
+    }
+
+    private func record(
+        _ records: [VisitorRecord], into directory: String, shard: ShardIdentity?, seed: UInt64 = 42,
+        sha: String = String(repeating: "ab", count: 32)
+    ) throws {
+        var description = describeRun(thresholds: Self.thresholds, seed: seed)
+        description.scenarioSHA256 = sha
+        description.shard = shard
+        let recorder = try Recorder(directory: directory, description: description)
+        for record in records.reversed() {
+            try recorder.record(record)
+            let (second, count) = Self.requests(of: record)
+            recorder.recordRequests(count, inSecond: second)
+        }
+        _ = try recorder.finish(ending(at: 80_000))
+    }
+
+    /// Shard folders of the visitors above, `count` shards (those in `only`, default all).
+    private func shards(
+        _ count: Int, only: [Int]? = nil, seed: (Int) -> UInt64 = { _ in 42 },
+        sha: (Int) -> String = { _ in String(repeating: "ab", count: 32) }
+    ) throws -> [String] {
+        try (only ?? Array(0..<count)).map { index in
+            let directory = try makeReportDirectory("shard\(index)")
+            let shard = PlanShard(index: index, count: count)!
+            let identity = ShardIdentity(
+                shard: shard, visitorsOverride: nil, plannedVisitors: Self.records.count,
+                shardVisitors: shard.share(of: Self.records.count))
+            try record(
+                Self.records.filter { shard.owns($0.index) }, into: directory, shard: identity, seed: seed(index),
+                sha: sha(index))
+            return directory
+        }
+    }
+
+    @Test("merged visitors, summary and timeline are the single recorder's, byte for byte")
+    func exactMerge() throws {
+        let whole = try makeReportDirectory("whole")
+        try record(Self.records, into: whole, shard: nil)
+        let merged = try makeReportDirectory("merged")
+        let set = try ShardSet(folders: try shards(3).reversed(), allowPartial: false)
+        let result = try ShardMerge.write(set, into: merged, runId: "merge-test", commandLine: ["queuesim", "merge"])
+        for file in [Recorder.visitorsFile, Recorder.summaryFile] {
+            #expect(try readReport(merged, file) == readReport(whole, file), "\(file)")
+        }
+        // The timeline's `time_utc` is the merge's own start; every other column is the same.
+        func withoutTime(_ text: String) -> [String] {
+            text.split(separator: "\n").map {
+                $0.split(separator: ",", omittingEmptySubsequences: false).dropLast().joined(separator: ",")
+            }
+        }
+        #expect(
+            withoutTime(try readReport(merged, Recorder.timelineFile))
+                == withoutTime(try readReport(whole, Recorder.timelineFile)))
+        #expect(result.visitors == Self.records.count)
+        let wholeManifest =
+            try JSONSerialization.jsonObject(with: Data(readReport(whole, Recorder.manifestFile).utf8))
+            as! [String: Any]
+        let mergedManifest =
+            try JSONSerialization.jsonObject(with: Data(readReport(merged, Recorder.manifestFile).utf8))
+            as! [String: Any]
+        for key in ["thresholds", "groups", "overall", "outcomes", "requests", "visitors", "exit_code"] {
+            #expect(
+                (try JSONSerialization.data(
+                    withJSONObject: wholeManifest[key]!, options: [.sortedKeys, .fragmentsAllowed]))
+                    == (try JSONSerialization.data(
+                        withJSONObject: mergedManifest[key]!, options: [.sortedKeys, .fragmentsAllowed])),
+                "\(key)")
+        }
+        let shardsEntry = try #require(mergedManifest["shards"] as? [String: Any])
+        #expect(shardsEntry["missing"] as? [Int] == [])
+        #expect(FileManager.default.fileExists(atPath: Recorder.path(merged, Recorder.pageFile)))
+        // The thresholds were judged on the merged data: one of the three fails, so exit 1.
+        #expect(result.verdicts.map(\.passed).contains(false))
+        #expect(result.exitStatus == .thresholdFailed)
+    }
+
+    @Test("merge refuses shards of different scenarios, seeds or N, a shard twice, and missing shards")
+    func refusals() throws {
+        func failure(_ folders: [String], allowPartial: Bool = false) -> String? {
+            do {
+                _ = try ShardSet(folders: folders, allowPartial: allowPartial)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        let three = try shards(3)
+        #expect(failure(three) == nil)
+        let otherScenario = try shards(3, only: [2], sha: { _ in String(repeating: "cd", count: 32) })
+        #expect(failure([three[0], three[1]] + otherScenario)?.contains("ran a different scenario") == true)
+        let otherSeed = try shards(3, only: [2], seed: { _ in 7 })
+        #expect(failure([three[0], three[1]] + otherSeed)?.contains("planned with seed 7") == true)
+        let ofFour = try shards(4, only: [3])
+        #expect(failure(three + ofFour)?.contains("a shard of 4") == true)
+        #expect(failure([three[0], three[1], three[1], three[2]])?.contains("shard 1 of 3 is given twice") == true)
+        #expect(failure([three[0], three[2]])?.hasPrefix("shard 1 of 3 missing") == true)
+        let fourOfFour = try shards(4, only: [0, 2])
+        #expect(failure(fourOfFour)?.hasPrefix("shards 1, 3 of 4 missing") == true)
+        #expect(failure([three[0], NSTemporaryDirectory()])?.contains("not the report of a sharded run") == true)
+    }
+
+    @Test("--allow-partial merges what is there and the report says which shards are missing")
+    func partial() throws {
+        let some = try shards(3, only: [0, 2])
+        let merged = try makeReportDirectory("partial")
+        let result = try ShardMerge.write(
+            try ShardSet(folders: some, allowPartial: true), into: merged, runId: "partial", commandLine: [])
+        #expect(result.missing == [1])
+        #expect(result.visitors == Self.records.filter { $0.index % 3 != 1 }.count)
+        let manifest = try readReport(merged, Recorder.manifestFile)
+        #expect(manifest.contains("merged without shard(s) 1 of 3"))
+        #expect(try readReport(merged, Recorder.pageFile).contains("merged without shard(s) 1 of 3"))
+    }
+
+    @Test("rows that do not match a shard's histograms are refused")
+    func tampered() throws {
+        let three = try shards(3)
+        let path = Recorder.path(three[1], Recorder.visitorsFile)
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        text = text.replacingOccurrences(of: ",passed,", with: ",error,")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let merged = try makeReportDirectory("tampered")
+        #expect(throws: ShardSet.Failure.self) {
+            try ShardMerge.write(
+                try ShardSet(folders: three, allowPartial: false), into: merged, runId: "t", commandLine: [])
+        }
+    }
+}
