@@ -110,7 +110,8 @@ final class ServeProcess {
     let stdout: URL
     let stderr: URL
 
-    init(arguments: [String]) throws {
+    /// `environment`: added to this process's own (`JOB_COMPLETION_INDEX` for a shard).
+    init(arguments: [String], environment: [String: String] = [:]) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "queuesim-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -124,7 +125,26 @@ final class ServeProcess {
         process.standardOutput = try FileHandle(forWritingTo: stdout)
         process.standardError = try FileHandle(forWritingTo: stderr)
         process.standardInput = FileHandle.nullDevice
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         try process.run()
+    }
+
+    /// Waits for the child to end on its own, killing it (and throwing) after `limit`.
+    func wait(limit: Duration) throws -> (status: Int32, stdout: String, stderr: String) {
+        let start = ContinuousClock.now
+        while process.isRunning {
+            if ContinuousClock.now - start > limit {
+                kill()
+                throw QueueSimProcess.Failure.timedOut(limit)
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return (
+            process.terminationStatus, (try? String(contentsOf: stdout, encoding: .utf8)) ?? "",
+            (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
+        )
     }
 
     /// The port from the banner (`listening on http://127.0.0.1:PORT`), within 20 s.
