@@ -174,6 +174,21 @@ struct ShardedRunCommandTests {
         #expect(embedded.status == 2)
         #expect(embedded.stderr.contains("\(virtual.path):3:1:"), "\(embedded.stderr)")
         #expect(embedded.stderr.contains("queuesim serve"))
+        // A common start is for the wall clock, and must name its zone.
+        let virtualStart = try QueueSimProcess.run(["validate", virtual.path, "--start-at", "2026-12-01T18:00:00Z"])
+        #expect(virtualStart.status == 2)
+        #expect(virtualStart.stderr.contains("virtual-clock run has no wall-clock start"), "\(virtualStart.stderr)")
+        let badStart = try TemporaryScenario(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { burst: 10 } ] }
+            run: { startAt: "2026-12-01 18:00" }
+            """)
+        let refusedStart = try QueueSimProcess.run(["validate", badStart.path])
+        #expect(refusedStart.status == 2)
+        #expect(refusedStart.stderr.contains("\(badStart.path):4:"), "\(refusedStart.stderr)")
+        #expect(refusedStart.stderr.contains("`run.startAt` must be an ISO 8601 time with its zone"))
         let noIndex = try QueueSimProcess.run(["validate", virtual.path, "--shard", "auto/2"])
         #expect(noIndex.status == 2)
         #expect(noIndex.stderr.contains("JOB_COMPLETION_INDEX"))
