@@ -31,6 +31,8 @@ struct RunCommand: AsyncParsableCommand {
             3 the run could not start or could not write its reports,
             130 interrupted by SIGINT, 143 stopped by SIGTERM (reports written, in-flight visitors
             `interrupted`; before the run starts, either signal ends it at once with nothing written).
+            A shard (--shard K/N) does not judge thresholds on its share: it exits 0 when it
+            finished, and queuesim merge judges the whole run.
             """
     )
 

@@ -46,7 +46,10 @@ struct RunSummaryScreen {
             lines.append((generator.saturatedWindows.isEmpty ? "" : "WARNING: ") + generator.verdict)
         }
         lines.append("")
-        if report.verdicts.isEmpty {
+        if let shard = report.shard {
+            lines.append(
+                "thresholds: not judged on shard \(shard)'s share; queuesim merge judges them on the whole run")
+        } else if report.verdicts.isEmpty {
             lines.append(Self.thresholdLine(verdicts: report.verdicts))
         } else {
             lines.append(
@@ -55,7 +58,10 @@ struct RunSummaryScreen {
         lines.append("")
         lines.append("reports: \(report.directory)/{visitors,summary,timeline}.csv, run.json")
         lines.append(
-            "exit \(report.exitStatus.rawValue): \(report.exitStatus.meaning(thresholdCount: report.verdicts.count))")
+            "exit \(report.exitStatus.rawValue): "
+                + (report.shard != nil && report.exitStatus == .success
+                    ? "the shard finished (the run's verdict is queuesim merge's)"
+                    : report.exitStatus.meaning(thresholdCount: report.verdicts.count)))
         lines.append("report: \(report.directory)/report.html")
         return lines.joined(separator: "\n")
     }

@@ -117,13 +117,17 @@ public final class Recorder {
         finished = true
 
         let measurements = self.measurements
-        let verdicts = measurements.judge(run.thresholds)
+        // A shard's share is not the run: `visitors == 45000` fails in every shard, and a shard
+        // that exits 1 fails its Kubernetes Job, which stops the other shards mid-run. The
+        // thresholds are judged once, by `queuesim merge`, on the whole run's data.
+        let verdicts = run.shard == nil ? measurements.judge(run.thresholds) : []
         let exitStatus = RunExitStatus.afterRun(
             interrupted: ending.interrupted, terminated: ending.terminated, verdicts: verdicts)
         var report = RunReport(
             directory: directory, visitorCount: statistics.visitorCount,
             outcomeCounts: measurements.outcomeCounts, requestCount: timeline.requestCount,
             verdicts: verdicts, exitStatus: exitStatus, measurements: measurements, generator: ending.generator)
+        report.shard = run.shard?.shard
 
         report.pagePath = Self.path(directory, Self.pageFile)
         report.durationMs = max(0, ending.end.milliseconds)
@@ -204,6 +208,8 @@ public struct RunReport: Sendable {
     public var measurements: RunMeasurements
     /// Wall-clock runs: how the load generator kept up.
     public var generator: GeneratorReport? = nil
+    /// A sharded run's part of the plan: its thresholds are left to `queuesim merge`.
+    public var shard: PlanShard? = nil
     /// The most frequent causes of failed visitors (error, unavailable, restarted, closed),
     /// per group in scenario order; groups without failures are left out.
     public var failureCauses: [GroupFailureCauses] = []

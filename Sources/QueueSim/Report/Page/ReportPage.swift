@@ -60,7 +60,10 @@ struct ReportPage {
             ("requests", String(header.requests)),
             (
                 "exit status",
-                "\(header.exitStatus.rawValue): \(header.exitStatus.meaning(thresholdCount: verdicts.count))"
+                "\(header.exitStatus.rawValue): "
+                    + (description.shard != nil && header.exitStatus == .success
+                        ? "the shard finished (the run's verdict is queuesim merge's)"
+                        : header.exitStatus.meaning(thresholdCount: verdicts.count))
             ),
         ]
         var html = "<header><h1>\(HTML.escape(description.scenarioName))</h1>\n<dl>"
@@ -72,7 +75,10 @@ struct ReportPage {
             html += "<p class=\"warn\">Incomplete: \(HTML.escape(incomplete))</p>\n"
         }
         html += "</header>\n<section id=\"thresholds\"><h2>Thresholds</h2>\n"
-        if verdicts.isEmpty {
+        if let shard = description.shard?.shard {
+            html +=
+                "<p>Shard \(HTML.escape(String(describing: shard))) of a sharded run: its share is not judged; <code>queuesim merge</code> judges the thresholds on the whole run.</p>\n"
+        } else if verdicts.isEmpty {
             html += "<p>No thresholds set: the exit status does not judge this run.</p>\n"
         } else {
             html += "<table><tr><th>metric</th><th>limit</th><th>measured</th><th>verdict</th></tr>\n"
