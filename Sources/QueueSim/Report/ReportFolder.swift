@@ -66,10 +66,13 @@ public final class ReportFolder {
 
     public var runDirectory: String { Self.runDirectory(pointer: pointer, runId: runId) }
 
+    /// `DIR` + this is the folder that holds `DIR`'s runs.
+    public static let runsSuffix = ".runs"
+
     /// Where run `runId` writes its reports for the folder `pointer` (known before the folder
     /// is taken, so the run can be prepared first).
     public static func runDirectory(pointer: String, runId: String) -> String {
-        normalized(pointer) + ".runs/" + runId
+        normalized(pointer) + runsSuffix + "/" + runId
     }
 
     private static func normalized(_ pointer: String) -> String {
@@ -87,7 +90,7 @@ public final class ReportFolder {
             throw Failure.notReplaceable(pointer: rawPointer, reason: "it names no folder of its own")
         }
         self.pointer = pointer
-        self.runsDirectory = pointer + ".runs"
+        self.runsDirectory = pointer + Self.runsSuffix
         self.runId = runId
         self.keep = max(0, keep)
         try Self.checkReplaceable(pointer)
@@ -172,7 +175,7 @@ public final class ReportFolder {
 
     /// `reports/launch` links to `launch.runs/<id>`: relative, so moving `reports/` keeps it.
     private static func linkPrefix(for pointer: String) -> String {
-        (pointer as NSString).lastPathComponent + ".runs/"
+        (pointer as NSString).lastPathComponent + runsSuffix + "/"
     }
 
     private func runFolders() -> [String] {

@@ -134,6 +134,14 @@ struct ShardMergeTests {
         #expect(failure([three[0], NSTemporaryDirectory()])?.contains("not the report of a sharded run") == true)
     }
 
+    @Test("a glob of report folders (reports/shard-*) also names their run stores: those are skipped")
+    func globOfReportFolders() {
+        let glob = ["r/shard-0", "r/shard-0.runs", "r/shard-1", "r/shard-1.runs/", "r/shard-2"]
+        #expect(ShardSet.reportFolders(glob) == ["r/shard-0", "r/shard-1", "r/shard-2"])
+        // A store given without its report folder is kept, so it is refused by name.
+        #expect(ShardSet.reportFolders(["r/shard-0.runs", "r/shard-1"]) == ["r/shard-0.runs", "r/shard-1"])
+    }
+
     @Test("--allow-partial merges what is there and the report says which shards are missing")
     func partial() throws {
         let some = try shards(3, only: [0, 2])

@@ -51,9 +51,27 @@ public struct ShardSet: Sendable {
     public let count: Int
     public let missing: [Int]
 
+    /// `folders` without the run stores of the report folders among them: a report folder
+    /// `DIR` is a link into `DIR.runs/` (docs/reports.md), so `reports/shard-*` names both;
+    /// the store is skipped when its report folder is given too.
+    static func reportFolders(_ folders: [String]) -> [String] {
+        let given = Set(folders.map(Self.withoutTrailingSlashes))
+        return folders.filter { folder in
+            let path = Self.withoutTrailingSlashes(folder)
+            guard path.hasSuffix(ReportFolder.runsSuffix) else { return true }
+            return !given.contains(String(path.dropLast(ReportFolder.runsSuffix.count)))
+        }
+    }
+
+    private static func withoutTrailingSlashes(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+
     public init(folders: [String], allowPartial: Bool) throws {
         var members: [Member] = []
-        for folder in folders {
+        for folder in Self.reportFolders(folders) {
             members.append(Member(folder: folder, report: try Self.read(folder)))
         }
         guard let first = members.first else { throw Failure.missing([], count: 0) }
