@@ -5,9 +5,12 @@ import QueueSim
 /// tokens and keys are credentials: only their source is shown, never a value.
 struct ScenarioSummary {
     let scenario: Scenario
+    /// The checked plan, when the summary is of a run about to happen: its shard, its memory.
+    let prepared: PreparedRun?
 
-    init(_ scenario: Scenario) {
+    init(_ scenario: Scenario, prepared: PreparedRun? = nil) {
         self.scenario = scenario
+        self.prepared = prepared
     }
 
     var text: String {
@@ -59,6 +62,23 @@ struct ScenarioSummary {
             scenario.run.duration.map { "stop after \(ScenarioUnits.describe($0))" }
             ?? "until every visitor has finished"
         row("run", "\(stop), at most \(Self.count(scenario.run.concurrency)) visitors in flight")
+        if let startAt = scenario.run.startAt {
+            row("start", "waits for \(StartInstant.text(startAt)) (common start)")
+        }
+        if let prepared {
+            let shard = prepared.options.shard
+            if !shard.isWhole {
+                row(
+                    "shard",
+                    "\(shard): \(Self.count(prepared.summary.visitorCount)) of \(Self.count(prepared.summary.plannedVisitorCount)) visitors (number mod \(shard.count) = \(shard.index))"
+                )
+            }
+            let estimate = prepared.memoryEstimate
+            row(
+                "memory",
+                "estimated \(MemoryBudget.describe(estimate.bytes)), \(Self.count(estimate.peakInFlight)) visitors in flight at the peak"
+                    + (shard.isWhole ? "" : " in this shard"))
+        }
         row(
             "thresholds",
             scenario.thresholds.isEmpty

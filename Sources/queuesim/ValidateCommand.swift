@@ -40,8 +40,9 @@ struct ValidateCommand: ParsableCommand {
         for (index, file) in files.enumerated() {
             do {
                 let scenario = try ScenarioLoader.load(path: file)
+                let prepared: PreparedRun
                 do {
-                    _ = try PreparedRun(scenario: scenario, options: options)
+                    prepared = try PreparedRun(scenario: scenario, options: options)
                 } catch {
                     StandardError.print(RunCommand.preflightMessage(file: file, error))
                     invalid += 1
@@ -49,7 +50,7 @@ struct ValidateCommand: ParsableCommand {
                 }
                 if !quiet {
                     if index > 0 { print("") }
-                    print(ScenarioSummary(scenario).text)
+                    print(ScenarioSummary(scenario, prepared: prepared).text)
                 }
             } catch {
                 StandardError.print(error.description)

@@ -40,6 +40,24 @@ struct ValidateCommandTests {
             ))
     }
 
+    @Test func aShardIsDescribedAsTheRunThatShardWouldMake() throws {
+        let file = try TemporaryScenario(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch, endpoint: "http://127.0.0.1:8080" }
+            arrivals: { phases: [ { burst: 1000 } ] }
+            run: { startAt: "2026-12-01T18:00:00Z" }
+            """)
+        let result = try QueueSimProcess.run(["validate", file.path, "--shard", "3/10"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("start       waits for 2026-12-01T18:00:00.000Z (common start)"), "\(result.stdout)")
+        #expect(result.stdout.contains("shard       3/10: 100 of 1,000 visitors (number mod 10 = 3)"))
+        #expect(result.stdout.contains("visitors in flight at the peak in this shard"))
+        let whole = try QueueSimProcess.run(["validate", file.path])
+        #expect(!whole.stdout.contains("shard "))
+        #expect(whole.stdout.contains("memory      estimated "))
+    }
+
     /// The issue's list of malformed scenarios: each exits 2 within a second with a position.
     static let malformed: [(name: String, bytes: [UInt8], expected: String)] = [
         (
