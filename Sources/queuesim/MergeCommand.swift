@@ -18,6 +18,7 @@ struct MergeCommand: ParsableCommand {
             Examples:
               queuesim merge reports/shard-0 reports/shard-1 reports/shard-2 --out reports/launch
               queuesim merge /reports/shard-* --out /reports/merged --allow-partial
+              queuesim merge reports/shard-* --out reports/launch --junit reports/launch.xml
 
             Exit codes: 0 every threshold held, 1 a threshold failed (reports written),
             2 the folders are not the shards of one run (different scenario, seed or N, a shard
@@ -31,6 +32,9 @@ struct MergeCommand: ParsableCommand {
 
     @Option(name: .customLong("out"), help: "The merged report directory.")
     var outputDirectory: String
+
+    @Option(help: "Also write the merged verdicts as JUnit XML to FILE, as run --junit does.")
+    var junit: String?
 
     @Flag(help: "Merge even when shards are missing; the report says which are.")
     var allowPartial = false
@@ -67,6 +71,18 @@ struct MergeCommand: ParsableCommand {
         } catch {
             StandardError.print("queuesim merge: cannot write \(outputDirectory): \(RunCommand.words(error))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        if let junit {
+            var report = result.report
+            report.directory = folder.pointer
+            do {
+                try JUnitReport.write(JUnitReport.render(report: report, run: result.description), to: junit)
+            } catch {
+                StandardError.print(
+                    "queuesim merge: the report is in \(outputDirectory) but \(junit) could not be written: \(RunCommand.words(error))"
+                )
+                throw ExitCode(RunExitStatus.aborted.rawValue)
+            }
         }
         if !quiet {
             var lines = [

@@ -109,10 +109,14 @@ struct ShardedRunCommandTests {
             // their run stores (shard-0.runs, …), as the merge Job's command line has it.
             ["merge"]
                 + (try FileManager.default.contentsOfDirectory(atPath: folder.path)).filter { $0.hasPrefix("shard-") }
-                .sorted().map { folder.appendingPathComponent($0).path } + ["--out", merged],
+                .sorted().map { folder.appendingPathComponent($0).path }
+                + ["--out", merged, "--junit", folder.appendingPathComponent("merged.xml").path],
             limit: .seconds(30))
         // On the merged data every threshold holds.
         #expect(merge.status == 0, "\(merge.stdout)\(merge.stderr)")
+        let junit = try String(contentsOf: folder.appendingPathComponent("merged.xml"), encoding: .utf8)
+        #expect(junit.contains(#"tests="4" failures="0""#), "\(junit)")
+        #expect(junit.contains(#"name="visitors == 45""#) && junit.contains(#"<property name="exit_code" value="0"/>"#))
 
         // Every planned visitor exactly once, with the single-process plan's number, group and arrival.
         let loaded = try ScenarioLoader.load(path: scenario)

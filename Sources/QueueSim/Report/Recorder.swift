@@ -132,15 +132,7 @@ public final class Recorder {
         report.pagePath = Self.path(directory, Self.pageFile)
         report.durationMs = max(0, ending.end.milliseconds)
         report.startedAt = ending.startedAt
-        report.failureCauses = statistics.reportGroupOrder.compactMap { group in
-            let name = statistics.groupNames[group]
-            let causes = picture.topCauses(of: name, limit: 3)
-            return causes.isEmpty
-                ? nil
-                : GroupFailureCauses(
-                    group: name,
-                    causes: causes.map { FailureCause(cause: $0.key, count: $0.count, example: $0.example) })
-        }
+        report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
             try spool.copyOrdered(header: VisitorRowFormat.header, into: file)
@@ -185,6 +177,19 @@ public final class Recorder {
 
 /// One group's most frequent failure causes, for the end screen.
 public struct GroupFailureCauses: Sendable, Equatable {
+    /// The three most frequent causes of each group's failed visitors, groups in report order.
+    static func top(statistics: OutcomeStatistics, picture: LaunchPicture) -> [GroupFailureCauses] {
+        statistics.reportGroupOrder.compactMap { group in
+            let name = statistics.groupNames[group]
+            let causes = picture.topCauses(of: name, limit: 3)
+            return causes.isEmpty
+                ? nil
+                : GroupFailureCauses(
+                    group: name,
+                    causes: causes.map { FailureCause(cause: $0.key, count: $0.count, example: $0.example) })
+        }
+    }
+
     public var group: String
     public var causes: [FailureCause]
 }

@@ -18,6 +18,9 @@ public enum ShardMerge {
         public var exitStatus: RunExitStatus
         public var missing: [Int]
         public var shardCount: Int
+        /// The merged run as `run` reports one (for `--junit`).
+        public var report: RunReport
+        public var description: RunDescription
         public var thresholdTable: String { ThresholdTable.render(verdicts) }
     }
 
@@ -101,9 +104,19 @@ public enum ShardMerge {
                 RunManifest.ShardStart(index: $0.shardIndex, startedAt: $0.startedAt, startLagMs: $0.startLagMs)
             })
         try AtomicFileWriter.write(try manifest.json(), to: Recorder.path(directory, Recorder.manifestFile))
+        let measurements = RunMeasurements(statistics: statistics)
+        var report = RunReport(
+            directory: directory, visitorCount: statistics.visitorCount, outcomeCounts: measurements.outcomeCounts,
+            requestCount: timeline.requestCount, verdicts: verdicts, exitStatus: exitStatus,
+            measurements: measurements)
+        report.pagePath = Recorder.path(directory, Recorder.pageFile)
+        report.durationMs = max(0, end.milliseconds)
+        report.startedAt = startedAt
+        report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
         return Result(
             visitors: statistics.visitorCount, plannedVisitors: first.plannedVisitors, verdicts: verdicts,
-            exitStatus: exitStatus, missing: shards.missing, shardCount: shards.count)
+            exitStatus: exitStatus, missing: shards.missing, shardCount: shards.count, report: report,
+            description: description)
     }
 
     /// One shard's `visitors.csv`, its rows checked to be this shard's and in visitor order.
