@@ -40,7 +40,7 @@ final class LiveConnection {
             preconditionFailure("an exchange on a connection that is not idle")
         }
         state = .busy(exchange)
-        collector.send(pool.encode(exchange.request, allocator: allocator))
+        collector.send(pool.encode(exchange.request, allocator: allocator), pool: pool)
     }
 
     func carries(slot: Int, serial: UInt32) -> Bool {
@@ -237,8 +237,14 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
         self.context = context
     }
 
-    func send(_ bytes: ByteBuffer) {
-        context?.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+    func send(_ bytes: ByteBuffer, pool: LiveConnectionPool) {
+        guard let context else { return }
+        context.write(wrapOutboundOut(bytes), promise: nil)
+        pool.flushAtEndOfTick(self)
+    }
+
+    func flush() {
+        context?.flush()
     }
 
     func close() {

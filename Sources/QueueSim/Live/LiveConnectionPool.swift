@@ -71,6 +71,20 @@ final class LiveConnectionPool {
 
     var defaultAuthority: String { endpoint.authority }
     private var encodedHeads = EncodedHeads()
+    /// Connections written to in this tick of the loop, flushed together when it ends.
+    private var unflushed: [LiveHTTP1Handler] = []
+
+    /// Flushes `handler`'s written request once the loop has handled every event of this
+    /// tick, with the others written in it.
+    func flushAtEndOfTick(_ handler: LiveHTTP1Handler) {
+        unflushed.append(handler)
+        guard unflushed.count == 1 else { return }
+        loop.execute { [self] in
+            let handlers = unflushed
+            unflushed.removeAll(keepingCapacity: true)
+            for handler in handlers { handler.flush() }
+        }
+    }
 
     /// The request's bytes for one of this pool's connections.
     func encode(_ request: OutgoingRequest, allocator: ByteBufferAllocator) -> ByteBuffer {
