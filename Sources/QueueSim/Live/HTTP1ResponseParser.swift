@@ -2,6 +2,12 @@ import HTTPTypes
 import NIOCore
 import QueueClientCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Reads HTTP/1.x responses from the bytes of one connection, straight into swift-http-types'
 /// vocabulary: one response at a time (no pipelining), heads up to `maxHeadBytes`, bodies up
 /// to `maxBodyBytes`, framed by `Content-Length`, `Transfer-Encoding: chunked` (extensions
@@ -168,7 +174,7 @@ struct HTTP1ResponseParser {
         var index = 0
         let count = bytes.count
         while index < count {
-            guard let newline = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+            guard let newline = bytes.index(of: UInt8(ascii: "\n"), in: index..<count) else { return nil }
             // A blank line: "\n\n" or "\n\r\n".
             if newline + 1 < count, bytes[newline + 1] == UInt8(ascii: "\n") { return (newline + 1, newline + 2) }
             if newline + 2 < count, bytes[newline + 1] == UInt8(ascii: "\r"), bytes[newline + 2] == UInt8(ascii: "\n") {
@@ -196,7 +202,7 @@ private struct ParsedHead {
         /// The next line's bounds without its CR LF, or nil at the end.
         func nextLine() -> Range<Int>? {
             guard lineStart < bytes.count else { return nil }
-            let newline = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            let newline = bytes.index(of: UInt8(ascii: "\n"), in: lineStart..<bytes.count) ?? bytes.count
             var end = newline
             if end > lineStart, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
             defer { lineStart = newline + 1 }
@@ -220,7 +226,7 @@ private struct ParsedHead {
         var closeRequested = false
         var keepAliveRequested = false
         while let line = nextLine() {
-            guard let colon = bytes[line].firstIndex(of: UInt8(ascii: ":")), colon > line.lowerBound else {
+            guard let colon = bytes.index(of: UInt8(ascii: ":"), in: line), colon > line.lowerBound else {
                 throw ParseError(reason: "malformed header line")
             }
             let name = ResponseFieldName(bytes[line.lowerBound..<colon])
@@ -330,5 +336,16 @@ private enum ResponseFieldName {
         default:
             "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// The index of the first `byte` in `range` (memchr: the head is scanned for every line
+    /// and every field of every response).
+    fileprivate func index(of byte: UInt8, in range: Range<Int>) -> Int? {
+        guard !range.isEmpty, let base = baseAddress,
+            let found = memchr(base + range.lowerBound, Int32(byte), range.count)
+        else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
     }
 }
