@@ -14,6 +14,10 @@ public struct PreparedRun: Sendable {
     public let knownEnqueueKeys: Set<String>
     /// One configuration per group, with everything but the visitor's own data filled in.
     private let groupTemplates: [VisitorConfiguration]
+    /// Each group's name and flow word, by group index: every report row has them, and
+    /// reading them through `scenario.groups[i]` copied (and released) the whole group.
+    public let groupNames: [String]
+    public let flowWords: [String]
 
     public init(scenario original: Scenario, options: RunOptions) throws {
         do {
@@ -72,6 +76,8 @@ public struct PreparedRun: Sendable {
         groupTemplates = scenario.groups.map { group in
             Self.template(for: group, scenario: scenario)
         }
+        groupNames = scenario.groups.map(\.name)
+        flowWords = scenario.groups.map(\.flow.rawValue)
     }
 
     public var clock: ClockKind { scenario.clock }
@@ -113,11 +119,11 @@ public struct PreparedRun: Sendable {
     }
 
     public func groupName(of visitor: PlannedVisitor) -> String {
-        scenario.groups[visitor.groupIndex].name
+        groupNames[visitor.groupIndex]
     }
 
     public func flowWord(of visitor: PlannedVisitor) -> String {
-        scenario.groups[visitor.groupIndex].flow.rawValue
+        flowWords[visitor.groupIndex]
     }
 
     public var runDescription: RunDescription {

@@ -45,9 +45,8 @@ extension VisitorRecord {
         index: Int, arrival: Instant, groupIndex: Int, result: VisitorResult, run: PreparedRun, eventId: String,
         tokenJudge: TokenJudge
     ) {
-        let group = run.scenario.groups[groupIndex]
         self.init(
-            index: index, group: group.name, flow: group.flow.rawValue,
+            index: index, group: run.groupNames[groupIndex], flow: run.flowWords[groupIndex],
             arrival: arrival, start: result.marks.started, outcome: result.outcome,
             redirectType: result.redirectType, httpStatus: result.lastHTTPStatus, error: result.errorMessage,
             attempts: result.attempts, polls: result.polls, restarts: result.restarts, requests: result.requests,
