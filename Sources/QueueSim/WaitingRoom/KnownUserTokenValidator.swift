@@ -183,13 +183,15 @@ public struct KnownUserTokenValidator: Sendable {
     public static func hasEventIdAndHash(_ token: String) -> Bool {
         var token = token
         let answer: Bool? = token.withUTF8 { bytes in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            // One pass, no arrays: a pair counts when its only `_` is its second byte.
+            // One pass, no arrays: a pair counts when its only `_` is its second byte. The
+            // bytes' union says at the end whether the token was ASCII (every row pays this).
             var hasEventId = false
             var hasHash = false
             var pairStart = 0
             var underscores = 0
+            var union: UInt8 = 0
             for index in 0...bytes.count {
+                if index < bytes.count { union |= bytes[index] }
                 guard index < bytes.count, bytes[index] != UInt8(ascii: "~") else {
                     if underscores == 1, index - pairStart >= 2, bytes[pairStart + 1] == UInt8(ascii: "_") {
                         if bytes[pairStart] == UInt8(ascii: "e") { hasEventId = true }
@@ -201,6 +203,7 @@ public struct KnownUserTokenValidator: Sendable {
                 }
                 if bytes[index] == UInt8(ascii: "_") { underscores += 1 }
             }
+            guard union < 0x80 else { return nil }
             return hasEventId && hasHash
         }
         if let answer { return answer }
