@@ -120,7 +120,9 @@ struct QueueItEngineTests {
 
     @Test("a TLS failure on the queue page → onSSLError")
     func sslError() async {
-        let (engine, listener, _, _) = engine([.success(Reply.enqueue(token: nil)), .failure(.tls("certificate expired"))])
+        let (engine, listener, _, _) = engine([
+            .success(Reply.enqueue(token: nil)), .failure(.tls("certificate expired")),
+        ])
         await engine.run()
         #expect(listener.events == ["viewWillOpen", "ssl"])
     }

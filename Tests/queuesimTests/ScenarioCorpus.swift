@@ -118,7 +118,8 @@ struct ScenarioCorpus {
             }
         }
         for number in ["1e9", "1e12", "100000000"] {
-            add("template", ["BURST=\(number) without a visitor cap"],
+            add(
+                "template", ["BURST=\(number) without a visitor cap"],
                 Self.filled(["BURST": number]).replacingOccurrences(of: "  maxVisitors: 1000\n", with: ""))
         }
         for key in ["RATE", "BURST", "OUTFLOW", "RUN"] {
@@ -127,7 +128,8 @@ struct ScenarioCorpus {
             }
         }
         for path in Self.feederPaths {
-            add("template", ["feeder csv=\(path)"],
+            add(
+                "template", ["feeder csv=\(path)"],
                 Self.filled([:]).replacingOccurrences(of: "csv: data/keys.csv", with: "csv: \(path)"))
         }
         // Strings a message may echo: line breaks, bell, bidi override, a very long word.
@@ -139,12 +141,14 @@ struct ScenarioCorpus {
             let prefix = text.contains(":") ? String(text.prefix(through: text.firstIndex(of: ":")!)) + " " : "- "
             for value in ["\"a\\tb\\nc\"", "\"\\u202Eevil\\u0007\"", String(repeating: "w", count: 3000)] {
                 let original = text.contains(":") ? text : "- " + text
-                add("template", ["\(text) → \(value.prefix(20))"],
+                add(
+                    "template", ["\(text) → \(value.prefix(20))"],
                     Self.filled([:]).replacingOccurrences(of: original, with: prefix + value))
             }
         }
         add("template", ["a key with a line break"], Self.filled([:]) + "\n\"bad\\nkey\": 1\n")
-        add("template", ["unique feeder with more visitors than rows"],
+        add(
+            "template", ["unique feeder with more visitors than rows"],
             Self.filled(["BURST": "500"]).replacingOccurrences(of: "order: cycle", with: "order: unique"))
         for _ in 0..<randomCount {
             let base = pick(bases)

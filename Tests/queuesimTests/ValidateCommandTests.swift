@@ -50,7 +50,8 @@ struct ValidateCommandTests {
             """)
         let result = try QueueSimProcess.run(["validate", file.path, "--shard", "3/10"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("start       waits for 2026-12-01T18:00:00.000Z (common start)"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("start       waits for 2026-12-01T18:00:00.000Z (common start)"), "\(result.stdout)")
         #expect(result.stdout.contains("shard       3/10: 100 of 1,000 visitors (number mod 10 = 3)"))
         #expect(result.stdout.contains("visitors in flight at the peak in this shard"))
         let whole = try QueueSimProcess.run(["validate", file.path])

@@ -59,9 +59,9 @@ struct ScenarioValidator {
         var waitingRoom: WaitingRoomSettings?
         if let rawRoom = raw.waitingRoom {
             if let target, !isEmbedded {
-                let where_ = endpointMark.map { " (set at \($0))" } ?? ""
+                let setAt = endpointMark.map { " (set at \($0))" } ?? ""
                 fail(
-                    "`waitingRoom` configures the embedded room, but `target.endpoint` is \(target.endpointDescription)\(where_); remove `waitingRoom` or use `endpoint: embedded`",
+                    "`waitingRoom` configures the embedded room, but `target.endpoint` is \(target.endpointDescription)\(setAt); remove `waitingRoom` or use `endpoint: embedded`",
                     at: keyMark("waitingRoom", in: root))
             }
             waitingRoom = waitingRoomSettings(rawRoom.value)

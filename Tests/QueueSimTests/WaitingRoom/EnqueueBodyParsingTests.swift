@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import QueueClientCore
+import Testing
 
 /// The fast JSON reader the room uses for the SDK's enqueue body reads what
 /// `JSONSerialization` reads, or steps aside (the client's tests cover enqueue answers).

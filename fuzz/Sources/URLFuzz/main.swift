@@ -59,7 +59,8 @@ private struct PlainHTTPURL {
         // ASCII only: then `lowercased()` keeps every index where it was.
         guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         let lower = text.lowercased()
-        guard let schemeEnd = lower.range(of: "://"), ["http", "https"].contains(String(lower[..<schemeEnd.lowerBound]))
+        guard let schemeEnd = lower.range(of: "://"),
+            ["http", "https"].contains(String(lower[..<schemeEnd.lowerBound]))
         else { return nil }
         let rest = text[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex

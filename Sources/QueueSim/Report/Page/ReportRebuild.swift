@@ -37,21 +37,33 @@ public enum ReportRebuild {
             var passed: Bool
         }
         var scenario: String
-        var scenario_file: String
-        var scenario_sha256: String
+        var scenarioFile: String
+        var scenarioSHA256: String
         var seed: UInt64
         var clock: String
-        var run_id: String?
-        var started_at: String
-        var ended_at: String
-        var duration_ms: Int64
+        var runId: String?
+        var startedAt: String
+        var endedAt: String
+        var durationMs: Int64
         var requests: Int
         var thresholds: [Entry]
-        var exit_code: Int32
+        var exitCode: Int32
         var endpoint: String?
-        var timeline_marks: [TimelineMark]?
+        var timelineMarks: [TimelineMark]?
         var incomplete: String?
         var generator: GeneratorReport?
+
+        enum CodingKeys: String, CodingKey {
+            case scenario, seed, clock, requests, thresholds, endpoint, incomplete, generator
+            case scenarioFile = "scenario_file"
+            case scenarioSHA256 = "scenario_sha256"
+            case runId = "run_id"
+            case startedAt = "started_at"
+            case endedAt = "ended_at"
+            case durationMs = "duration_ms"
+            case exitCode = "exit_code"
+            case timelineMarks = "timeline_marks"
+        }
     }
 
     public static func rebuild(_ folder: String) throws -> Rebuilt {
@@ -72,11 +84,11 @@ public enum ReportRebuild {
             return ThresholdVerdict(threshold: threshold, measured: entry.measured, passed: entry.passed)
         }
         let description = RunDescription(
-            scenarioName: manifest.scenario, scenarioPath: manifest.scenario_file,
-            scenarioSHA256: manifest.scenario_sha256, seed: manifest.seed,
+            scenarioName: manifest.scenario, scenarioPath: manifest.scenarioFile,
+            scenarioSHA256: manifest.scenarioSHA256, seed: manifest.seed,
             clock: ClockKind(rawValue: manifest.clock) ?? .wall, groupNames: try groupNames(path(Recorder.summaryFile)),
-            thresholds: verdicts.map(\.threshold), runId: manifest.run_id ?? "unknown",
-            endpoint: manifest.endpoint ?? "not recorded", timelineMarks: manifest.timeline_marks ?? [])
+            thresholds: verdicts.map(\.threshold), runId: manifest.runId ?? "unknown",
+            endpoint: manifest.endpoint ?? "not recorded", timelineMarks: manifest.timelineMarks ?? [])
 
         var statistics = OutcomeStatistics(groupNames: description.groupNames)
         var timeline = Timeline()
@@ -92,14 +104,14 @@ public enum ReportRebuild {
             picture.add(record)
         }
         try addRequests(from: path(Recorder.timelineFile), to: &timeline)
-        let exitStatus = RunExitStatus(rawValue: manifest.exit_code) ?? .aborted
+        let exitStatus = RunExitStatus(rawValue: manifest.exitCode) ?? .aborted
         let page = ReportPage(
             description: description,
             header: ReportPage.Header(
-                startedAt: manifest.started_at, endedAt: manifest.ended_at, durationMs: manifest.duration_ms,
+                startedAt: manifest.startedAt, endedAt: manifest.endedAt, durationMs: manifest.durationMs,
                 exitStatus: exitStatus, requests: manifest.requests, incomplete: manifest.incomplete),
             verdicts: verdicts, statistics: statistics,
-            series: timeline.series(end: .origin + .milliseconds(manifest.duration_ms)), picture: picture,
+            series: timeline.series(end: .origin + .milliseconds(manifest.durationMs)), picture: picture,
             generator: manifest.generator)
         try AtomicFileWriter.write(page.render(), to: path(Recorder.pageFile))
         return Rebuilt(
