@@ -55,7 +55,7 @@ struct ReportFolderCommandTests {
         return runs.filter { !$0.hasPrefix(".") }.reduce(0) { total, run in
             let path = out + ".runs/" + run + "/.visitors.unordered.tmp"
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            return total + (size ?? 0)
+            return total + size
         }
     }
 

@@ -79,7 +79,7 @@ final class LiveConnectionPool {
     func flushAtEndOfTick(_ handler: LiveHTTP1Handler) {
         unflushed.append(handler)
         guard unflushed.count == 1 else { return }
-        loop.execute { [self] in
+        loop.assumeIsolated().execute { [self] in
             let handlers = unflushed
             unflushed.removeAll(keepingCapacity: true)
             for handler in handlers { handler.flush() }
