@@ -35,13 +35,10 @@ struct ServeCommand: AsyncParsableCommand {
     var port: Int = 8080
 
     @Option(help: "debug logs one line per request; info, warning or error log less.")
-    var logLevel: String = "info"
+    var logLevel: Logger.Level = .info
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535 (got \(port))") }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
-        }
     }
 
     func run() async throws {
@@ -67,7 +64,7 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         var logger = Logger(label: "queuesim.serve")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        logger.logLevel = logLevel
         let host = host
         let server = WaitingRoomServer(
             configuration: configuration, host: host, port: port, clock: WallClock(), logger: logger,
@@ -96,3 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
         return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }
+
+/// `--log-level trace|debug|info|notice|warning|error|critical`: a wrong word is refused by the
+/// parser, which lists the words.
+extension Logger.Level: @retroactive ExpressibleByArgument {}

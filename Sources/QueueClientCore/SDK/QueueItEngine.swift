@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Queue-it's mobile engine, headless: the Swift SDK's `QueueItEngine` shape over the same
 /// pure machines the simulator drives. The "WebView" is the HTTP-only `QueuePageNavigator`.
@@ -192,17 +193,12 @@ public final class QueueItEngine: Sendable {
 }
 
 /// The "request already in progress" guard (Android throws; here the listener hears it).
-private final class BusyFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var busy = false
+private final class BusyFlag: Sendable {
+    private let busy = Atomic<Bool>(false)
 
     func acquire() -> Bool {
-        lock.withLock {
-            if busy { return false }
-            busy = true
-            return true
-        }
+        busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
     }
 
-    func release() { lock.withLock { busy = false } }
+    func release() { busy.store(false, ordering: .releasing) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// The SDK's log levels.
 public enum QueueItLogLevel: String, Sendable, Hashable, CaseIterable {
@@ -19,27 +20,18 @@ public enum QueueItLogLevel: String, Sendable, Hashable, CaseIterable {
 /// `QueueItLogger.setLogLevel(.debug)`, over swift-log (label `queueit`). Tokens are never
 /// logged, only whether one was present.
 public enum QueueItLogger {
-    private final class LevelBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: QueueItLogLevel = .warn
-        var level: QueueItLogLevel {
-            get { lock.withLock { value } }
-            set { lock.withLock { value = newValue } }
-        }
-    }
-
-    private static let box = LevelBox()
+    private static let level = Mutex<QueueItLogLevel>(.warn)
 
     public static func setLogLevel(_ level: QueueItLogLevel) {
-        box.level = level
+        self.level.withLock { $0 = level }
     }
 
-    public static var logLevel: QueueItLogLevel { box.level }
+    public static var logLevel: QueueItLogLevel { level.withLock { $0 } }
 
     /// A logger at the current level.
     static var logger: Logger {
         var logger = Logger(label: "queueit")
-        logger.logLevel = box.level.swiftLogLevel
+        logger.logLevel = logLevel.swiftLogLevel
         return logger
     }
 }
