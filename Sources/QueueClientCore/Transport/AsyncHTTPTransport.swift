@@ -143,10 +143,3 @@ public final class AsyncHTTPTransport: HTTPTransport {
         return .other(ErrorWording.plain(error))
     }
 }
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}

@@ -116,10 +116,6 @@ public struct WaitingRoomServer: Sendable {
     /// The KnownUser-protected API's path (any host).
     public static let protectedAPIPath = "/api/protected"
 
-    /// Reads the service's state (for tests and end-of-run summaries), under the lock.
-    public func withService<T: Sendable>(_ body: (WaitingRoomService) -> T) -> T {
-        service.withLock(body)
-    }
 }
 
 /// The service behind a lock: connections on every event loop share one room.
