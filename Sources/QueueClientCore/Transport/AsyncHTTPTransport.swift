@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 #if canImport(Glibc)
     import Glibc
@@ -117,17 +118,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 return .other(ErrorWording.plain(clientError))
             }
         }
-        // TLS and the NIOPosix connection error are matched by name: this target links neither
-        // NIOSSL nor NIOPosix, and their fields are not for people.
-        let typeName = String(reflecting: type(of: error))
-        if typeName.contains("NIOSSL") || typeName.contains("BoringSSL") || typeName.contains("TLS") {
-            return .tls(
-                String(describing: error).contains("CERTIFICATE_VERIFY_FAILED")
-                    ? "the server's certificate could not be verified" : "the TLS handshake failed")
-        }
-        if typeName.contains("ConnectionError") || typeName.contains("NWPOSIXError") {
-            return .connectFailed("the connection could not be opened")
-        }
+        if TLSErrorWording.isTLS(error) { return .tls(TLSErrorWording.words(error)) }
+        if error is NIOConnectionError { return .connectFailed("the connection could not be opened") }
         if let ioError = error as? IOError {
             return ioError.errnoCode == ECONNRESET || ioError.errnoCode == EPIPE
                 ? .connectionReset : .connectFailed(ErrorWording.plain(ioError))

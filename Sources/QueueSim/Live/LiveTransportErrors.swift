@@ -1,6 +1,5 @@
 import NIOCore
 import NIOPosix
-import NIOSSL
 import QueueClientCore
 
 #if canImport(Glibc)
@@ -13,8 +12,8 @@ import QueueClientCore
 public enum LiveTransportErrors {
     static func map(_ error: any Error) -> TransportError {
         switch error {
-        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
-            return .tls(tlsWords(error))
+        case _ where TLSErrorWording.isTLS(error):
+            return .tls(TLSErrorWording.words(error))
         case let channelError as ChannelError:
             switch channelError {
             case .connectTimeout: return .timedOut
@@ -42,7 +41,7 @@ public enum LiveTransportErrors {
     public static func plain(_ error: any Error) -> String {
         switch error {
         case let connectError as NIOConnectionError: words(connectError)
-        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: tlsWords(error)
+        case _ where TLSErrorWording.isTLS(error): TLSErrorWording.words(error)
         default: ErrorWording.plain(error)
         }
     }
@@ -68,16 +67,5 @@ public enum LiveTransportErrors {
             return ErrorWording.plain(first.error)
         }
         return "no address of \(error.host) accepted a connection"
-    }
-
-    private static func tlsWords(_ error: any Error) -> String {
-        if let ssl = error as? NIOSSLError, case .unableToValidateCertificate = ssl {
-            return "the server's certificate could not be verified"
-        }
-        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
-            return "the server's certificate does not name this host"
-        }
-        return String(describing: error).contains("CERTIFICATE_VERIFY_FAILED")
-            ? "the server's certificate could not be verified" : "the TLS handshake failed"
     }
 }
