@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 
 /// A bounded first-in, first-out hand-off of batches from one producer thread to one consumer
@@ -11,8 +12,7 @@ import Foundation
 /// `@unchecked Sendable`: every stored property is read and written only under `condition`.
 final class BatchChannel<Element: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var waiting: [[Element]] = []
-    private var firstWaiting = 0
+    private var waiting = Deque<[Element]>()
     private var closed = false
     private var cancelled = false
     private let capacity: Int
@@ -27,7 +27,7 @@ final class BatchChannel<Element: Sendable>: @unchecked Sendable {
     func send(_ batch: [Element]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while waiting.count - firstWaiting >= capacity && !cancelled { condition.wait() }
+        while waiting.count >= capacity && !cancelled { condition.wait() }
         guard !cancelled else { return false }
         waiting.append(batch)
         condition.broadcast()
@@ -39,15 +39,8 @@ final class BatchChannel<Element: Sendable>: @unchecked Sendable {
     func receive() -> [Element]? {
         condition.lock()
         defer { condition.unlock() }
-        while firstWaiting == waiting.count && !closed && !cancelled { condition.wait() }
-        guard !cancelled, firstWaiting < waiting.count else { return nil }
-        var batch: [Element] = []
-        swap(&batch, &waiting[firstWaiting])
-        firstWaiting += 1
-        if firstWaiting == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            firstWaiting = 0
-        }
+        while waiting.isEmpty && !closed && !cancelled { condition.wait() }
+        guard !cancelled, let batch = waiting.popFirst() else { return nil }
         condition.broadcast()
         return batch
     }
@@ -65,7 +58,6 @@ final class BatchChannel<Element: Sendable>: @unchecked Sendable {
         condition.lock()
         cancelled = true
         waiting = []
-        firstWaiting = 0
         condition.broadcast()
         condition.unlock()
     }
