@@ -135,9 +135,9 @@ extension YamlError {
     /// named. Not `ErrorWording` from the client core: fuzz/run-reader-fuzz.sh compiles this
     /// folder alone.
     init(wording error: any Error, at mark: YamlMark?) {
-        let words =
-            (error is DecodingError ? nil : (error as? any CustomStringConvertible)?.description)
-            ?? "an unexpected error (\(type(of: error)))"
+        // Every error has a description (the cast to CustomStringConvertible always succeeded);
+        // a DecodingError's is not for people.
+        let words = error is DecodingError ? "an unexpected error (\(type(of: error)))" : String(describing: error)
         self.init(words, at: mark)
     }
 }
