@@ -35,7 +35,7 @@ struct ServeCommand: AsyncParsableCommand {
     var port: Int = 8080
 
     @Option(help: "debug logs one line per request; info, warning or error log less.")
-    var logLevel: Logger.Level = .info
+    var logLevel: LogLevelArgument = .info
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535 (got \(port))") }
@@ -64,7 +64,7 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         var logger = Logger(label: "queuesim.serve")
-        logger.logLevel = logLevel
+        logger.logLevel = logLevel.level
         let host = host
         let server = WaitingRoomServer(
             configuration: configuration, host: host, port: port, clock: WallClock(), logger: logger,
@@ -94,6 +94,21 @@ struct ServeCommand: AsyncParsableCommand {
     }
 }
 
-/// `--log-level trace|debug|info|notice|warning|error|critical`: a wrong word is refused by the
-/// parser, which lists the words.
-extension Logger.Level: @retroactive ExpressibleByArgument {}
+/// `--log-level trace|debug|info|notice|warning|error|critical`, swift-log's levels: a wrong
+/// word is refused by the parser, which lists the words. (A type of our own rather than a
+/// retroactive conformance of `Logger.Level`.)
+enum LogLevelArgument: String, CaseIterable, ExpressibleByArgument {
+    case trace, debug, info, notice, warning, error, critical
+
+    var level: Logger.Level {
+        switch self {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        case .critical: .critical
+        }
+    }
+}
