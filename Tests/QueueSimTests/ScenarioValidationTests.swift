@@ -160,6 +160,20 @@ struct ScenarioValidationTests {
             ])
     }
 
+    @Test func platformChoosesTheSDKVersionTheSDKReallySends() throws {
+        // iOS 3.5.2 still sends iOS-3.5.1 (QueueConsts.h); Android sends "Android-" + its version.
+        #expect(try ScenarioTestSupport.load(minimal).client.sdkVersion == "iOS-3.5.1")
+        let android = try ScenarioTestSupport.load(minimal + "client:\n  platform: android\n").client
+        #expect(android.platform == .android)
+        #expect(android.sdkVersion == "Android-3.0.0")
+        let named = try ScenarioTestSupport.load(minimal + "client: { platform: android, sdkVersion: Android-2.3.0 }\n")
+        #expect(named.client.sdkVersion == "Android-2.3.0")
+        #expect(
+            problems(minimal + "client:\n  platform: andriod\n") == [
+                "9:13: `client.platform` must be one of ios, android, found `andriod`; did you mean `android`?"
+            ])
+    }
+
     @Test func endpointIsEmbeddedOrABaseURL() throws {
         let base = try ScenarioTestSupport.load(
             minimal.replacingFirst(

@@ -25,7 +25,8 @@ public final class QueueItEngine: Sendable {
     private let sdkVersion: String
     private let busy = BusyFlag()
 
-    public static let defaultSDKVersion = "iOS-3.5.2"
+    /// What iOS SDK 3.5.2 really sends: its `SDKVersion` constant still reads 3.5.1.
+    public static let defaultSDKVersion = "iOS-3.5.1"
     public static let defaultUserAgent = "QueueClientCore/1 (headless Queue-it engine)"
     /// A stable per-process device id, like iOS's identifierForVendor.
     static let processUserId = UUID().uuidString

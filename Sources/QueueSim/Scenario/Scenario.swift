@@ -144,6 +144,7 @@ public struct Target: Sendable, Equatable {
 }
 
 public struct ClientSettings: Sendable, Equatable {
+    public var platform: ClientPlatform
     public var sdkVersion: String
     public var userAgent: String
     public var requestTimeout: Duration
@@ -152,11 +153,12 @@ public struct ClientSettings: Sendable, Equatable {
     public var maxRestarts: Int
 
     public init(
-        sdkVersion: String = "iOS-3.5.2", userAgent: String = "queuesim/1 (virtual visitor)",
+        platform: ClientPlatform = .ios, sdkVersion: String? = nil, userAgent: String = "queuesim/1 (virtual visitor)",
         requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(2),
         maxWait: Duration = .seconds(30 * 60), maxRestarts: Int = 1
     ) {
-        self.sdkVersion = sdkVersion
+        self.platform = platform
+        self.sdkVersion = sdkVersion ?? platform.defaultSDKVersion
         self.userAgent = userAgent
         self.requestTimeout = requestTimeout
         self.pollInterval = pollInterval

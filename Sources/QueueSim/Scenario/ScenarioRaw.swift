@@ -55,6 +55,7 @@ struct RawTarget: Decodable, Sendable {
 }
 
 struct RawClient: Decodable, Sendable {
+    var platform: Positioned<String>?
     var sdkVersion: Positioned<String>?
     var userAgent: Positioned<String>?
     var requestTimeout: YamlNode?
@@ -63,7 +64,7 @@ struct RawClient: Decodable, Sendable {
     var maxRestarts: Positioned<Int>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case sdkVersion, userAgent, requestTimeout, pollInterval, maxWait, maxRestarts
+        case platform, sdkVersion, userAgent, requestTimeout, pollInterval, maxWait, maxRestarts
     }
 }
 

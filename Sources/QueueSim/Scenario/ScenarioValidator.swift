@@ -135,6 +135,9 @@ struct ScenarioValidator {
     private mutating func clientSettings(_ raw: RawClient?) -> ClientSettings {
         var settings = ClientSettings()
         guard let raw else { return settings }
+        settings.platform = choice(raw.platform, key: "client.platform", default: settings.platform)
+        // The platform's own version unless the scenario names one.
+        settings.sdkVersion = settings.platform.defaultSDKVersion
         if let sdkVersion = raw.sdkVersion { settings.sdkVersion = nonEmpty(sdkVersion, key: "client.sdkVersion") }
         if let userAgent = raw.userAgent { settings.userAgent = userAgent.value }
         settings.requestTimeout = duration(
