@@ -1,3 +1,4 @@
+import QueueClientCore
 import QueueSim
 
 /// The screen `queuesim validate` prints for a valid scenario: what the run will do, in the
@@ -56,8 +57,15 @@ struct ScenarioSummary {
         }
         row(
             "client",
-            "poll every \(ScenarioUnits.describe(scenario.client.pollInterval)), give up after \(ScenarioUnits.describe(scenario.client.maxWait)) in the queue, request timeout \(ScenarioUnits.describe(scenario.client.requestTimeout))"
+            "poll every \(ScenarioUnits.describe(scenario.client.pollInterval)), give up after \(ScenarioUnits.describe(scenario.client.maxWait)) in the queue"
         )
+        for platform in scenario.platforms {
+            let client = scenario.client.resolved(for: platform)
+            row(
+                "",
+                "\(platform.rawValue): \(client.sdkVersion), request timeout \(ScenarioUnits.describe(client.requestTimeout)), failed queue page: \(Self.describeRetry(client.queuePageRetry))"
+            )
+        }
         let stop =
             scenario.run.duration.map { "stop after \(ScenarioUnits.describe($0))" }
             ?? "until every visitor has finished"
@@ -133,10 +141,19 @@ struct ScenarioSummary {
         }
         return (value < 0 ? "-" : "") + grouped
     }
+
+    static func describeRetry(_ retry: QueuePageRetry) -> String {
+        switch retry {
+        case .none: "error at once (iOS)"
+        case .reload: "reload after 1, 2, 4, 8, 16, 30 s, then error (Android)"
+        case .poll: "poll again until maxWait"
+        }
+    }
 }
 
 extension String {
     fileprivate func padding(_ width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
+
 }

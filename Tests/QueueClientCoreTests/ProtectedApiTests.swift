@@ -123,6 +123,27 @@ struct ProtectedApiTests {
         #expect(result.errorMessage?.contains("still redirects") == true)
     }
 
+    @Test(
+        "disabled, idle, afterevent in the hybrid flow: the token goes to the API, which lets the visitor pass",
+        arguments: ["disabled", "idle", "afterevent"])
+    func disabledModesPassThroughTheAPI(rt: String) {
+        let token = TokenVectors.with(rt: rt)
+        let redirect = Reply.response(
+            status: 200,
+            headers: [
+                ("x-queueit-redirect", PercentEncoding.queryComponent("https://acme.queue-it.net/?c=acme&e=spring"))
+            ])
+        let (result, sent) = simulate(configuration(flow: .protectedApi, protectedApi: Self.api)) { sent in
+            guard sent.authority == "api.shop.example" else { return .success(Reply.enqueue(token: token)) }
+            return .success(sent.path.contains("queueittoken=") ? Reply.json(#"{"cart":[]}"#) : redirect)
+        }
+        #expect(result.outcome == .passed)
+        // The row still tells a disabled pass from a queue pass.
+        #expect(result.redirectType == rt)
+        #expect(sent.count == 3)
+        #expect(sent[2].path == "/v1/cart?id=3&queueittoken=\(token)")
+    }
+
     @Test("queue outcomes inside the hybrid flow are the visitor's outcome")
     func innerOutcome() {
         let redirect = Reply.response(
@@ -131,10 +152,11 @@ struct ProtectedApiTests {
                 ("x-queueit-redirect", PercentEncoding.queryComponent("https://acme.queue-it.net/?c=acme&e=spring"))
             ])
         let (result, _) = simulate(configuration(flow: .protectedApi, protectedApi: Self.api)) { sent in
-            sent.authority == "api.shop.example"
-                ? .success(redirect) : .success(Reply.enqueue(token: TokenVectors.with(rt: "idle")))
+            if sent.authority == "api.shop.example" { return .success(redirect) }
+            if sent.path.hasSuffix("/enqueue") { return .success(Reply.enqueue(token: nil)) }
+            return .success(Reply.redirect("queueit://close"))
         }
-        #expect(result.outcome == .disabled)
+        #expect(result.outcome == .closed)
     }
 
     @Test("the redirect header is parsed from its encoded form")

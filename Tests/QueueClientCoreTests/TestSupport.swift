@@ -93,11 +93,14 @@ final class TestClock: RunClock, @unchecked Sendable {
     }
 }
 
-/// Drives a `VisitorMachine` in virtual time, synchronously: each request takes `latency`,
-/// each wait jumps to its deadline. Bounded so a bug cannot hang the test run.
+/// Drives a `VisitorMachine` in virtual time, synchronously: each request takes `latency` (or
+/// what `latencyOf` says for it), each wait jumps to its deadline. An answer that takes as long
+/// as the request's timeout or longer is a `.timedOut` failure at the timeout, as the runners
+/// do it. Bounded so a bug cannot hang the test run.
 func simulate(
     _ configuration: VisitorConfiguration, latency: Duration = .milliseconds(20), start: Instant = .origin,
-    stopAt: Instant? = nil, respond: (SentRequest) -> Result<IncomingResponse, TransportError>
+    stopAt: Instant? = nil, latencyOf: ((SentRequest) -> Duration)? = nil,
+    respond: (SentRequest) -> Result<IncomingResponse, TransportError>
 ) -> (result: VisitorResult, sent: [SentRequest]) {
     var machine = VisitorMachine(configuration: configuration)
     var now = start
@@ -107,11 +110,16 @@ func simulate(
         switch action {
         case .finish(let result):
             return (result, sent)
-        case .send(let request, _):
+        case .send(let request, let timeout):
             let record = SentRequest(at: now, request: request)
             sent.append(record)
-            now = now + latency
+            let taken = latencyOf?(record) ?? latency
+            now = now + min(taken, timeout)
             if let stopAt, now >= stopAt { return (machine.stop(at: stopAt, reason: .runEnded), sent) }
+            if taken >= timeout {
+                action = machine.failed(.timedOut, at: now)
+                continue
+            }
             switch respond(record) {
             case .success(let response): action = machine.received(response, at: now)
             case .failure(let error): action = machine.failed(error, at: now)
@@ -127,13 +135,16 @@ func simulate(
 
 func configuration(
     flow: VisitorFlowKind = .run, domain: String? = nil, prefix: String? = nil, enqueueKey: String? = nil,
-    enqueueToken: String? = nil, maxRestarts: Int = 1, maxWait: Duration = .seconds(60), protectedApi: String? = nil
+    enqueueToken: String? = nil, maxRestarts: Int = 1, maxWait: Duration = .seconds(60), protectedApi: String? = nil,
+    platform: ClientPlatform = .ios, queuePageRetry: QueuePageRetry? = .poll, requestTimeout: Duration? = .seconds(10),
+    inviteCode: String? = nil
 ) -> VisitorConfiguration {
     VisitorConfiguration(
         customerId: "acme", waitingRoomId: "spring", waitingRoomDomain: domain, queuePathPrefix: prefix,
         enqueueKey: enqueueKey, enqueueToken: enqueueToken, userId: "visitor-1", userAgent: "queuesim/1 (test)",
-        sdkVersion: "iOS-3.5.2", requestTimeout: .seconds(10), pollInterval: .seconds(2), maxWait: maxWait,
-        maxRestarts: maxRestarts, flow: flow, protectedApiURL: protectedApi)
+        sdkVersion: "iOS-3.5.2", requestTimeout: requestTimeout ?? platform.defaultRequestTimeout,
+        pollInterval: .seconds(2), maxWait: maxWait, maxRestarts: maxRestarts, flow: flow,
+        protectedApiURL: protectedApi, platform: platform, queuePageRetry: queuePageRetry, inviteCode: inviteCode)
 }
 
 extension Instant {

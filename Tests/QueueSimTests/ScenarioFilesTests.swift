@@ -97,7 +97,10 @@ struct ContractExampleTests {
         #expect(scenario.seed == 42)
         #expect(scenario.target.waitingRoomDomain == nil)
         // The contract's example names iOS-3.5.2; the default is what that SDK really sends (iOS-3.5.1).
-        #expect(scenario.client == ClientSettings(sdkVersion: "iOS-3.5.2"))
+        #expect(
+            scenario.client
+                == ClientSettings(
+                    sdkVersion: "iOS-3.5.2", userAgent: "queuesim/1 (virtual visitor)", requestTimeout: .seconds(10)))
         #expect(
             scenario.arrivals.phases == [
                 .steady(duration: .seconds(30), rate: 10, rampTo: 200),

@@ -1,4 +1,5 @@
 import Foundation
+import QueueClientCore
 import Testing
 
 @testable import QueueSim
@@ -162,16 +163,45 @@ struct ScenarioValidationTests {
 
     @Test func platformChoosesTheSDKVersionTheSDKReallySends() throws {
         // iOS 3.5.2 still sends iOS-3.5.1 (QueueConsts.h); Android sends "Android-" + its version.
-        #expect(try ScenarioTestSupport.load(minimal).client.sdkVersion == "iOS-3.5.1")
+        let plain = try ScenarioTestSupport.load(minimal).client.resolved(for: nil)
+        #expect(plain.sdkVersion == "iOS-3.5.1")
+        #expect(plain.requestTimeout == .seconds(60) && plain.queuePageRetry == QueuePageRetry.none)
         let android = try ScenarioTestSupport.load(minimal + "client:\n  platform: android\n").client
         #expect(android.platform == .android)
-        #expect(android.sdkVersion == "Android-3.0.0")
-        let named = try ScenarioTestSupport.load(minimal + "client: { platform: android, sdkVersion: Android-2.3.0 }\n")
-        #expect(named.client.sdkVersion == "Android-2.3.0")
+        #expect(android.resolved(for: nil).sdkVersion == "Android-3.0.0")
+        #expect(android.resolved(for: nil).requestTimeout == .seconds(10))
+        #expect(android.resolved(for: nil).queuePageRetry == .reload)
+        let named = try ScenarioTestSupport.load(
+            minimal
+                + "client: { platform: android, sdkVersion: Android-2.3.0, requestTimeout: 15s, queuePageRetry: poll }\n"
+        )
+        let resolved = named.client.resolved(for: .ios)
+        #expect(resolved.sdkVersion == "Android-2.3.0" && resolved.requestTimeout == .seconds(15))
+        #expect(resolved.queuePageRetry == .poll && resolved.platform == .ios)
         #expect(
-            problems(minimal + "client:\n  platform: andriod\n") == [
-                "9:13: `client.platform` must be one of ios, android, found `andriod`; did you mean `android`?"
+            problems(minimal + "client:\n  platform: andriod\n  queuePageRetry: pol\n") == [
+                "9:13: `client.platform` must be one of ios, android, found `andriod`; did you mean `android`?",
+                "10:19: `client.queuePageRetry` must be one of none, reload, poll, found `pol`; did you mean `poll`?",
             ])
+    }
+
+    @Test func groupsChooseTheirPlatformAndAndroidGroupsCarryInviteCodes() throws {
+        let scenario = try ScenarioTestSupport.load(
+            minimal + """
+                visitors:
+                  - { name: iphone, weight: 2 }
+                  - { name: pixel, platform: android, inviteCode: VIP-1 }
+                """)
+        #expect(scenario.groups.map(\.platform) == [nil, .android])
+        #expect(scenario.groups[1].inviteCode == .literal("VIP-1"))
+        #expect(scenario.platforms == [.ios, .android])
+        #expect(scenario.longestRequestTimeout == .seconds(60))
+        #expect(
+            problems(minimal + "visitors:\n  - { name: a, inviteCode: VIP-1 }\n  - { name: b, platform: windows }\n")
+                == [
+                    "9:28: `visitors[0].inviteCode` is Android's (its SDK sends it as `code=` on the queue URL; iOS has none); give this group `platform: android`",
+                    "10:26: `visitors[1].platform` must be one of ios, android, found `windows`",
+                ])
     }
 
     @Test func endpointIsEmbeddedOrABaseURL() throws {

@@ -15,7 +15,15 @@ public enum EnqueueResult: Sendable, Hashable {
 /// at t, t+1, t+3, t+7, t+15 and the fifth failure reports unavailable. The SDK keeps the delay
 /// on the provider and resets it only when giving up; a machine lives for one run, so every
 /// run (and every restart) starts again at 1 s, which is what an app creating a fresh engine
-/// per run sees. Any 2xx counts as success (Android; iOS insists on exactly 200).
+/// per run sees. Success is the platform's: iOS insists on exactly 200, Android takes any 2xx;
+/// another 2xx is a failure and retried.
+///
+/// Redirects: both SDKs' HTTP stacks (NSURLConnection, OkHttp) follow a 3xx with `Location`
+/// themselves, so the app never sees it: the machine follows up to
+/// `ClientPlatform.enqueueRedirectLimit` of them within one attempt, with the same headers —
+/// 307 and 308 keep the POST and its body, 301, 302 and 303 turn it into a GET without a body
+/// (OkHttp's `followUpRequest`, CFNetwork's browser rule). One more redirect, or a 3xx without a
+/// `Location`, fails the attempt like any other failure.
 public struct EnqueueMachine: Sendable {
     public static let initialRetryDelay = Duration.seconds(1)
     /// Retry while the next delay is below this (the SDKs' `MAX_RETRY_SEC`).
@@ -35,14 +43,26 @@ public struct EnqueueMachine: Sendable {
     }
 
     public let parameters: EnqueueParameters
+    public let platform: ClientPlatform
     private var state: State = .idle
+    /// Redirects followed in the current attempt, and where the last one led (boxed: rare).
+    private var redirectsFollowed = 0
+    private var redirectedTo: Boxed<RedirectedRequest>?
+
+    private struct RedirectedRequest: Sendable {
+        var url: SimpleURL
+        var asGet: Bool
+    }
     private var nextRetryDelay = EnqueueMachine.initialRetryDelay
-    /// Enqueue requests sent so far.
+    /// Enqueue requests sent so far (attempts; a followed redirect is not one).
     public private(set) var attempts = 0
+    /// Whether the last request sent follows a redirect within its attempt.
+    public var lastSendFollowsRedirect: Bool { redirectsFollowed > 0 }
     public private(set) var lastHTTPStatus: Int?
 
-    public init(parameters: EnqueueParameters) {
+    public init(parameters: EnqueueParameters, platform: ClientPlatform = .ios) {
         self.parameters = parameters
+        self.platform = platform
     }
 
     public mutating func start(at now: Instant) -> Action {
@@ -59,8 +79,11 @@ public struct EnqueueMachine: Sendable {
         case .requesting:
             let status = response.status.code
             lastHTTPStatus = status
+            if (300..<400).contains(status), let location = response.head.headerFields.value(of: .location) {
+                return follow(location, status: status, at: now)
+            }
             switch status {
-            case 200..<300:
+            case 200..<300 where platform.acceptsEnqueueStatus(status):
                 guard let parsed = EnqueueResponse(jsonBody: response.body) else {
                     return retryOrGiveUp("Server did not return a JSON object (HTTP \(status))", at: now)
                 }
@@ -100,7 +123,37 @@ public struct EnqueueMachine: Sendable {
     private mutating func sendRequest() -> Action {
         state = .requesting
         attempts += 1
+        redirectsFollowed = 0
+        redirectedTo = nil
         return .send(EnqueueRequest.make(parameters))
+    }
+
+    /// The HTTP stack follows a redirect within the attempt (see the type's comment).
+    private mutating func follow(_ location: String, status: Int, at now: Instant) -> Action {
+        let original = EnqueueRequest.make(parameters)
+        let base =
+            redirectedTo?.value.url
+            ?? SimpleURL(
+                "\(original.head.scheme ?? "https")://\(original.head.authority ?? "")\(original.head.path ?? "/")")
+        guard redirectsFollowed < ClientPlatform.enqueueRedirectLimit else {
+            return retryOrGiveUp("Too many follow-up requests: \(redirectsFollowed + 1)", at: now)
+        }
+        guard let next = base?.resolving(location), next.scheme == "http" || next.scheme == "https" else {
+            return retryOrGiveUp("Unexpected response code: \(status) (a Location that cannot be followed)", at: now)
+        }
+        redirectsFollowed += 1
+        let asGet = (redirectedTo?.value.asGet ?? false) || !(status == 307 || status == 308)
+        redirectedTo = Boxed(RedirectedRequest(url: next, asGet: asGet))
+        var request = original
+        request.head.scheme = next.scheme
+        request.head.authority = next.authority
+        request.head.path = next.pathAndQuery
+        if asGet {
+            request.head.method = .get
+            request.head.headerFields[.contentType] = nil
+            request.body = nil
+        }
+        return .send(request)
     }
 
     private mutating func retryOrGiveUp(_ reason: String, at now: Instant) -> Action {

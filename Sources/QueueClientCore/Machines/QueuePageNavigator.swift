@@ -11,28 +11,48 @@ public enum QueuePageEnding: Sendable, Hashable {
     case queued
     /// A TLS failure loading the page (the SDK's `SSL_ERROR`).
     case sslError(String)
+    /// A page load failed and the platform's WebView does not recover (`QueuePageRetry`).
+    case loadFailed(String)
 }
 
 /// The virtual WebView: the HTTP-only queue page protocol of SCENARIO-CONTRACT.md.
 ///
 /// GET the current queue URL with the visitor's cookies, never following redirects itself.
 /// Each `Location` goes through the `NavigationPolicy`. A 2xx means "still waiting": poll again
-/// after `Retry-After` (whole seconds ≥ 1) or the poll interval. Decisions where the SDK has no
-/// word, because the WebView would just sit on its page: other statuses, transport errors,
-/// `blocked` and `external` redirects keep the visitor on the current page and poll again after
-/// the poll interval. Twenty redirects in a row without a page also wait one poll interval, so
-/// a redirect loop cannot spin at one instant.
+/// after `Retry-After` (whole seconds ≥ 1) or the poll interval.
+///
+/// Page loads and polls: the first load, each navigation to another queue URL and each reload
+/// are the WebView's own page loads, and a failed one (a transport error, or an answer neither
+/// 2xx nor 3xx) is handled as the platform's WebView handles it (`QueuePageRetry`: iOS gives
+/// up, Android reloads the original queue URL with backoff, `poll` polls on). The GETs after a
+/// 2xx stand for the page's own script polling, which the SDK does not see: a failed poll, a
+/// `blocked` or `external` redirect keep the visitor on its page and poll again after the poll
+/// interval. Twenty redirects in a row without a page also wait one poll interval, so a
+/// redirect loop cannot spin at one instant.
+///
+/// Android's URL rewrites (`QueueUrlHelper`): the first queue URL gets `userId={id}&` in front
+/// of its query (unless it has a `userId=`) and the invite code as `&code=` (unless it has a
+/// `code=`); each later queue URL without this visitor's `userId={id}` gets it in front too.
 public struct QueuePageNavigator: Sendable {
     public struct Settings: Sendable, Hashable {
         public var pollInterval: Duration
         public var maxWait: Duration
         /// Sent as `User-Agent` (the WebView's user agent).
         public var userAgent: String
+        public var platform: ClientPlatform
+        /// What a failed page load does.
+        public var retry: QueuePageRetry
 
-        public init(pollInterval: Duration, maxWait: Duration, userAgent: String) {
+        /// `retry` nil: the platform's.
+        public init(
+            pollInterval: Duration, maxWait: Duration, userAgent: String, platform: ClientPlatform = .ios,
+            retry: QueuePageRetry? = nil
+        ) {
             self.pollInterval = pollInterval
             self.maxWait = maxWait
             self.userAgent = userAgent
+            self.platform = platform
+            self.retry = retry ?? platform.queuePageRetry
         }
     }
 
@@ -108,20 +128,30 @@ public struct QueuePageNavigator: Sendable {
     public private(set) var cookies: CookieJar
     private var state: State = .idle
     private var redirectsInRow = 0
+    /// Whether the load in flight (or the next one) is a page load rather than a poll.
+    private var pageLoad = true
+    /// Page loads failed in a row (Android's `reloadAttempts`).
+    private var failedPageLoads = 0
+    /// The id Android writes into queue URLs; nil on iOS.
+    private let userIdInURLs: String?
+    /// The first queue URL, which Android reloads; boxed, and only kept for `.reload`.
+    private let reloadURL: Boxed<SimpleURL>?
 
     /// Nil when the queue or target URL is missing or unparsable (the SDK's "Failed to load
     /// the queue" error).
+    /// `userId` and `inviteCode` are the visitor's, written into queue URLs on Android.
     public init?(
-        tryPass: QueueTryPassResult, queuePathPrefix: String?, settings: Settings, cookies: CookieJar = CookieJar()
+        tryPass: QueueTryPassResult, queuePathPrefix: String?, settings: Settings, cookies: CookieJar = CookieJar(),
+        userId: String? = nil, inviteCode: String? = nil
     ) {
         self.init(
             tryPass: tryPass, queuePathPrefix: queuePathPrefix, sharedSettings: SharedSettings(settings),
-            cookies: cookies)
+            cookies: cookies, userId: userId, inviteCode: inviteCode)
     }
 
     init?(
         tryPass: QueueTryPassResult, queuePathPrefix: String?, sharedSettings: SharedSettings,
-        cookies: CookieJar = CookieJar()
+        cookies: CookieJar = CookieJar(), userId: String? = nil, inviteCode: String? = nil
     ) {
         // The queue URL is parsed once: the policy's queue host shares the start URL's host
         // string, so a visitor in the queue holds one copy of it, not two.
@@ -133,7 +163,14 @@ public struct QueuePageNavigator: Sendable {
         self.policy = NavigationPolicy(
             queueHost: start.host, queuePathPrefix: queuePathPrefix, targetHost: target.host, targetPath: target.path)
         self.sharedSettings = sharedSettings
-        self.currentURL = start
+        let settings = sharedSettings.settings
+        self.userIdInURLs = settings.platform.sendsUserIdInURLs ? (userId ?? "") : nil
+        if let userIdInURLs {
+            currentURL = Self.androidFirstQueueURL(start, userId: userIdInURLs, inviteCode: inviteCode)
+        } else {
+            currentURL = start
+        }
+        reloadURL = settings.retry == .reload ? Boxed(currentURL) : nil
         self.cookies = cookies
     }
 
@@ -143,7 +180,8 @@ public struct QueuePageNavigator: Sendable {
         switch state {
         case .idle:
             enteredAt = now
-            return load(queueUrlChanged: nil)
+            pageLoad = true
+            return load(queueUrlChanged: settings.platform.reportsFirstQueueURL ? currentURL.description : nil)
         case .loading, .waitingToPoll, .waitingOutMaxWait, .finished:
             preconditionFailure("QueuePageNavigator.start called twice")
         }
@@ -161,7 +199,12 @@ public struct QueuePageNavigator: Sendable {
                 return navigate(to: next, at: now)
             }
             redirectsInRow = 0
-            if (200..<300).contains(status), let retryAfter = Self.retryAfter(response.head.headerFields) {
+            guard (200..<300).contains(status) else {
+                return pageLoadFailed(
+                    "the queue page answered HTTP \(status); the WebView stays on that page", httpError: true, at: now)
+            }
+            failedPageLoads = 0
+            if let retryAfter = Self.retryAfter(response.head.headerFields) {
                 return schedulePoll(after: retryAfter, at: now)
             }
             return schedulePoll(after: settings.pollInterval, at: now)
@@ -177,7 +220,7 @@ public struct QueuePageNavigator: Sendable {
                 state = .finished
                 return .finish(.sslError("SslError: \(reason)"))
             }
-            return schedulePoll(after: settings.pollInterval, at: now)
+            return pageLoadFailed("the queue page failed to load: \(error)", httpError: false, at: now)
         case .idle, .waitingToPoll, .waitingOutMaxWait, .finished:
             preconditionFailure("QueuePageNavigator got a transport error with no load in flight")
         }
@@ -216,6 +259,8 @@ public struct QueuePageNavigator: Sendable {
         polls += count
         lastHTTPStatus = status
         redirectsInRow = 0
+        pageLoad = false
+        failedPageLoads = 0
     }
 
     /// True while a load of `currentURL` is in flight (its answer or failure is due next).
@@ -232,6 +277,8 @@ public struct QueuePageNavigator: Sendable {
         precondition(nextPollAt < deadline, "a known answer cannot schedule past maxWait")
         lastHTTPStatus = status
         redirectsInRow = 0
+        pageLoad = false
+        failedPageLoads = 0
         state = .waitingToPoll
     }
 
@@ -248,9 +295,15 @@ public struct QueuePageNavigator: Sendable {
             return .finish(.restartSession)
         case .blocked, .external:
             redirectsInRow = 0
+            pageLoad = false
             return schedulePoll(after: settings.pollInterval, at: now)
-        case .queueUrlChanged(let next):
+        case .queueUrlChanged(var next):
+            if let userIdInURLs, !Self.hasUserId(userIdInURLs, next) {
+                next = Self.prependingUserId(userIdInURLs, to: next)
+            }
             currentURL = next
+            // A navigation: the WebView loads a new page.
+            pageLoad = true
             redirectsInRow += 1
             if redirectsInRow >= Self.redirectsBeforePause {
                 redirectsInRow = 0
@@ -264,7 +317,38 @@ public struct QueuePageNavigator: Sendable {
         }
     }
 
-    private mutating func schedulePoll(after delay: Duration, at now: Instant) -> Action {
+    /// A page load (not a poll) failed: the platform's WebView decides what comes next.
+    /// `httpError`: the page came back with an error status, which Android only logs (its reload
+    /// follows `onReceivedError`, a load that produced no page).
+    private mutating func pageLoadFailed(_ reason: String, httpError: Bool, at now: Instant) -> Action {
+        guard pageLoad else { return schedulePoll(after: settings.pollInterval, at: now) }
+        switch settings.retry {
+        case .poll:
+            return schedulePoll(after: settings.pollInterval, at: now)
+        case .none:
+            state = .finished
+            return .finish(.loadFailed("\(reason); iOS does not retry a failed queue page"))
+        case .reload:
+            if httpError {
+                state = .finished
+                return .finish(.loadFailed("\(reason); Android reloads only pages that fail to load"))
+            }
+            guard failedPageLoads < QueuePageRetry.reloadDelays.count, let reloadURL else {
+                state = .finished
+                return .finish(
+                    .loadFailed("\(reason); Android gave up after \(failedPageLoads) reloads of the queue URL"))
+            }
+            let delay = QueuePageRetry.reloadDelays[failedPageLoads]
+            failedPageLoads += 1
+            currentURL = reloadURL.value
+            // Still a page load: the reload's own failure counts again.
+            return schedulePoll(after: delay, at: now, keepingPageLoad: true)
+        }
+    }
+
+    private mutating func schedulePoll(after delay: Duration, at now: Instant, keepingPageLoad: Bool = false) -> Action
+    {
+        if !keepingPageLoad { pageLoad = false }
         let next = now + delay
         if next >= deadline {
             guard now < deadline else {
@@ -288,6 +372,35 @@ public struct QueuePageNavigator: Sendable {
             head.headerFields[.cookie] = cookie
         }
         return .send(OutgoingRequest(head: head), queueUrlChanged: queueUrlChanged)
+    }
+
+    /// Android's `QueueUrlHelper.updateUrl` on the queue URL the API returned: `userId={id}&` in
+    /// front unless the query has a `userId=`, then `&code={code}` unless it has a `code=`.
+    static func androidFirstQueueURL(_ url: SimpleURL, userId: String, inviteCode: String?) -> SimpleURL {
+        var query = url.query ?? ""
+        if !query.contains("userId=") { query = "userId=" + userId + "&" + query }
+        if let inviteCode, !inviteCode.isEmpty, !query.contains("code=") {
+            query += (query.isEmpty ? "" : "&") + "code=" + PercentEncoding.androidURIComponent(inviteCode)
+        }
+        var rewritten = url
+        rewritten.query = query
+        return rewritten
+    }
+
+    /// Android's `urlUpdateNeeded` test: the query starts with `userId={id}` or has `&userId={id}`.
+    static func hasUserId(_ userId: String, _ url: SimpleURL) -> Bool {
+        guard let query = url.query else { return false }
+        let item = "userId=" + userId
+        return query.hasPrefix(item) || query.contains("&" + item)
+    }
+
+    /// What `UriOverrider` loads instead of a queue URL without this visitor's id.
+    static func prependingUserId(_ userId: String, to url: SimpleURL) -> SimpleURL {
+        let query = url.query ?? ""
+        guard !query.contains("userId=") else { return url }
+        var rewritten = url
+        rewritten.query = "userId=" + userId + "&" + query
+        return rewritten
     }
 
     /// `Retry-After` in whole seconds (≥ 1); zero, dates and garbage fall back to the interval.

@@ -8,8 +8,9 @@ import Synchronization
 /// `onQueueDisabled`; otherwise `onQueueViewWillOpen`, the view delay, then `onQueueUrlChanged`
 /// for each waiting-room page and one of `onQueuePassed`, `onWebViewClosed`,
 /// `onSessionRestart` (the app re-runs, as the README says), `onSSLError`. A 4xx →
-/// `onError(.invalidResponse, …)`; retries used up → `onQueueItUnavailable()` only (Android;
-/// iOS also sends an error with code 3).
+/// `onError(.invalidResponse, …)`; retries used up → `onQueueItUnavailable()`, and on iOS also
+/// `onError(.queueUnavailable, …)` (its code 3). The platform (`options.platform`) chooses the
+/// SDK's behaviour where iOS and Android differ (`ClientPlatform`).
 public final class QueueItEngine: Sendable {
     public let customerId: String
     public let waitingRoomOrAliasId: String
@@ -26,7 +27,7 @@ public final class QueueItEngine: Sendable {
     private let busy = BusyFlag()
 
     /// What iOS SDK 3.5.2 really sends: its `SDKVersion` constant still reads 3.5.1.
-    public static let defaultSDKVersion = "iOS-3.5.1"
+    public static let defaultSDKVersion = ClientPlatform.ios.defaultSDKVersion
     public static let defaultUserAgent = "QueueClientCore/1 (headless Queue-it engine)"
     /// A stable per-process device id, like iOS's identifierForVendor.
     static let processUserId = UUID().uuidString
@@ -48,7 +49,7 @@ public final class QueueItEngine: Sendable {
         customerId: String, waitingRoomOrAliasId: String, queueListener: any QueueListener, themeName: String? = nil,
         language: String? = nil, options: QueueItEngineOptions? = nil, waitingRoomDomain: String? = nil,
         queuePathPrefix: String? = nil, transport: any HTTPTransport, clock: any RunClock, userId: String? = nil,
-        sdkVersion: String = QueueItEngine.defaultSDKVersion
+        sdkVersion: String? = nil
     ) {
         self.customerId = customerId
         self.waitingRoomOrAliasId = waitingRoomOrAliasId
@@ -61,7 +62,7 @@ public final class QueueItEngine: Sendable {
         self.transport = transport
         self.clock = clock
         self.userId = userId ?? Self.processUserId
-        self.sdkVersion = sdkVersion
+        self.sdkVersion = sdkVersion ?? self.options.platform.defaultSDKVersion
     }
 
     private var address: WaitingRoomAddress {
@@ -113,14 +114,15 @@ public final class QueueItEngine: Sendable {
         defer { busy.release() }
         let parameters = EnqueueParameters(
             address: address, userId: userId, userAgent: userAgent, sdkVersion: sdkVersion, layoutName: themeName,
-            language: language, enqueueToken: enqueueToken, enqueueKey: enqueueKey)
-        var machine = EnqueueMachine(parameters: parameters)
+            language: language, enqueueToken: enqueueToken, enqueueKey: enqueueKey,
+            userIdInURL: options.platform.sendsUserIdInURLs)
+        var machine = EnqueueMachine(parameters: parameters, platform: options.platform)
         var action = machine.start(at: clock.now)
         while true {
             switch action {
             case .send(let request):
                 QueueItLogger.logger.debug("enqueue request", metadata: ["attempt": "\(machine.attempts)"])
-                switch await transport.execute(request, timeout: options.requestTimeout) {
+                switch await transport.execute(request, timeout: options.effectiveRequestTimeout) {
                 case .success(let response): action = machine.received(response, at: clock.now)
                 case .failure(let error): action = machine.failed(error, at: clock.now)
                 }
@@ -136,6 +138,9 @@ public final class QueueItEngine: Sendable {
             case .finish(.unavailable(_, let reason)):
                 QueueItLogger.logger.error("queue unavailable", metadata: ["lastFailure": "\(reason)"])
                 listener.onQueueItUnavailable()
+                if options.platform.reportsUnavailableAsError {
+                    listener.onError(error: .queueUnavailable, errorMessage: reason)
+                }
                 return nil
             }
         }
@@ -146,25 +151,27 @@ public final class QueueItEngine: Sendable {
     /// Opens the (virtual) queue view and follows it to its end.
     public func showQueue(queueTryPassResult: QueueTryPassResult) async {
         let settings = QueuePageNavigator.Settings(
-            pollInterval: options.queuePagePollInterval, maxWait: options.maxQueueWait, userAgent: userAgent)
+            pollInterval: options.queuePagePollInterval, maxWait: options.maxQueueWait, userAgent: userAgent,
+            platform: options.platform)
         listener.onQueueViewWillOpen()
         guard
             var navigator = QueuePageNavigator(
-                tryPass: queueTryPassResult, queuePathPrefix: address.queuePathPrefix, settings: settings)
+                tryPass: queueTryPassResult, queuePathPrefix: address.queuePathPrefix, settings: settings,
+                userId: userId)
         else {
             listener.onError(
                 error: .sslError, errorMessage: "Failed to load the queue. Queue URL or target URL is missing.")
             return
         }
-        if options.viewDelayMs > 0 {
-            guard (try? await clock.sleep(until: clock.now + .milliseconds(options.viewDelayMs))) != nil else { return }
+        if options.effectiveViewDelay > .zero {
+            guard (try? await clock.sleep(until: clock.now + options.effectiveViewDelay)) != nil else { return }
         }
         var action = navigator.start(at: clock.now)
         while true {
             switch action {
             case .send(let request, let changedURL):
                 if let changedURL { listener.onQueueUrlChanged(changedURL) }
-                switch await transport.execute(request, timeout: options.requestTimeout) {
+                switch await transport.execute(request, timeout: options.effectiveRequestTimeout) {
                 case .success(let response): action = navigator.received(response, at: clock.now)
                 case .failure(let error): action = navigator.failed(error, at: clock.now)
                 }
@@ -183,6 +190,9 @@ public final class QueueItEngine: Sendable {
                 return
             case .finish(.sslError(let message)):
                 listener.onSSLError(message)
+                return
+            case .finish(.loadFailed(let message)):
+                listener.onError(error: .queuePageFailed, errorMessage: message)
                 return
             case .finish(.queued):
                 QueueItLogger.logger.warning("still in the queue after maxQueueWait")

@@ -20,6 +20,13 @@ public enum QueueError: String, Sendable, Hashable, CaseIterable {
     case networkUnavailable
     /// `run`/`tryPass` called while another call of the same engine is still running.
     case requestAlreadyInProgress
+    /// iOS's provider failure code 3: enqueue retries used up. iOS sends it together with
+    /// `onQueueItUnavailable`; Android sends only the latter.
+    case queueUnavailable
+    /// Headless only: a queue page failed to load and the platform's WebView does not recover
+    /// (iOS at once, Android after its reloads). The SDK leaves its view on that page with no
+    /// callback; an engine without a screen must end, so it says this.
+    case queuePageFailed
 }
 
 /// The callbacks of Queue-it's Swift SDK, in the same words. Callbacks may arrive on any task.
@@ -45,25 +52,41 @@ extension QueueListener {
     public func onQueueWaitExpired() {}
 }
 
+extension QueueItEngineOptions {
+    /// The request timeout in force: the chosen one, else the platform's.
+    var effectiveRequestTimeout: Duration { requestTimeout ?? platform.defaultRequestTimeout }
+
+    /// The view delay in force: `viewDelay` in the platform's unit, else `viewDelayMs`.
+    var effectiveViewDelay: Duration { viewDelay.map(platform.viewDelay) ?? .milliseconds(viewDelayMs) }
+}
+
 /// The SDK's engine options, plus what a WebView-less engine needs to know.
 public struct QueueItEngineOptions: Sendable, Hashable {
     /// The user agent of the (virtual) WebView; also the enqueue body's `userAgent`.
     public var webViewUserAgent: String?
     /// Delay between `onQueueViewWillOpen` and the first queue page load, in milliseconds.
     public var viewDelayMs: Int
-    /// Per-request timeout (headless addition).
-    public var requestTimeout: Duration
+    /// The SDK's `setViewDelay` value in the platform's unit (iOS seconds, Android
+    /// milliseconds); when set it wins over `viewDelayMs`.
+    public var viewDelay: Int?
+    /// Which SDK the engine behaves like (`ClientPlatform`).
+    public var platform: ClientPlatform
+    /// Per-request timeout; nil: the platform's (iOS 60 s, Android 10 s).
+    public var requestTimeout: Duration?
     /// Queue page poll interval without `Retry-After` (headless addition).
     public var queuePagePollInterval: Duration
     /// How long the virtual WebView waits in the queue before giving up (headless addition).
     public var maxQueueWait: Duration
 
     public init(
-        webViewUserAgent: String? = nil, viewDelayMs: Int = 0, requestTimeout: Duration = .seconds(10),
-        queuePagePollInterval: Duration = .seconds(2), maxQueueWait: Duration = .seconds(30 * 60)
+        webViewUserAgent: String? = nil, viewDelayMs: Int = 0, requestTimeout: Duration? = nil,
+        queuePagePollInterval: Duration = .seconds(2), maxQueueWait: Duration = .seconds(30 * 60),
+        platform: ClientPlatform = .ios, viewDelay: Int? = nil
     ) {
         self.webViewUserAgent = webViewUserAgent
         self.viewDelayMs = viewDelayMs
+        self.viewDelay = viewDelay
+        self.platform = platform
         self.requestTimeout = requestTimeout
         self.queuePagePollInterval = queuePagePollInterval
         self.maxQueueWait = maxQueueWait

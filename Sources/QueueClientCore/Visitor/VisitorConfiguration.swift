@@ -19,6 +19,8 @@ public struct VisitorConfiguration: Sendable, Hashable {
     public var userId: String
     public var enqueueKey: String?
     public var enqueueToken: String?
+    /// Android's invite code (`setInviteCode`), sent as `code=` on the first queue URL.
+    public var inviteCode: String?
 
     public var customerId: String {
         get { group.fields.customerId }
@@ -52,6 +54,16 @@ public struct VisitorConfiguration: Sendable, Hashable {
     public var sdkVersion: String {
         get { group.fields.sdkVersion }
         set { group.modify { $0.sdkVersion = newValue } }
+    }
+    /// The SDK the visitor behaves like: where its requests, retries and decisions differ.
+    public var platform: ClientPlatform {
+        get { group.fields.platform }
+        set { group.modify { $0.platform = newValue } }
+    }
+    /// What a failed queue page load does (the platform's unless chosen).
+    public var queuePageRetry: QueuePageRetry {
+        get { group.fields.queuePageRetry }
+        set { group.modify { $0.queuePageRetry = newValue } }
     }
     public var requestTimeout: Duration {
         get { group.fields.requestTimeout }
@@ -87,17 +99,20 @@ public struct VisitorConfiguration: Sendable, Hashable {
         layoutName: String? = nil, language: String? = nil, enqueueKey: String? = nil, enqueueToken: String? = nil,
         userId: String, userAgent: String, sdkVersion: String, requestTimeout: Duration = .seconds(10),
         pollInterval: Duration = .seconds(2), maxWait: Duration = .seconds(30 * 60), maxRestarts: Int = 1,
-        flow: VisitorFlowKind = .run, protectedApiURL: String? = nil
+        flow: VisitorFlowKind = .run, protectedApiURL: String? = nil, platform: ClientPlatform = .ios,
+        queuePageRetry: QueuePageRetry? = nil, inviteCode: String? = nil
     ) {
         group = GroupSettings(
             GroupSettings.Fields(
                 customerId: customerId, waitingRoomId: waitingRoomId, waitingRoomDomain: waitingRoomDomain,
                 queuePathPrefix: queuePathPrefix, layoutName: layoutName, language: language, userAgent: userAgent,
                 sdkVersion: sdkVersion, requestTimeout: requestTimeout, pollInterval: pollInterval, maxWait: maxWait,
-                maxRestarts: maxRestarts, flow: flow, protectedApiURL: protectedApiURL))
+                maxRestarts: maxRestarts, flow: flow, protectedApiURL: protectedApiURL, platform: platform,
+                queuePageRetry: queuePageRetry ?? platform.queuePageRetry))
         self.userId = userId
         self.enqueueKey = enqueueKey
         self.enqueueToken = enqueueToken
+        self.inviteCode = inviteCode
     }
 
     /// Built once per group (in the group's box), not per visitor.
@@ -115,8 +130,10 @@ public struct VisitorConfiguration: Sendable, Hashable {
         let token = enqueueToken.flatMap { $0.isEmpty ? nil : $0 }
         var parameters = EnqueueParameters(
             address: address, userId: userId, userAgent: userAgent, sdkVersion: sdkVersion, layoutName: layoutName,
-            language: language, enqueueToken: token, enqueueKey: token == nil ? enqueueKey : nil)
-        parameters.headerTemplate = group.enqueueHeaders
+            language: language, enqueueToken: token, enqueueKey: token == nil ? enqueueKey : nil,
+            userIdInURL: platform.sendsUserIdInURLs)
+        // Android's URL carries the visitor's id: no head is shared by the group.
+        if !platform.sendsUserIdInURLs { parameters.headerTemplate = group.enqueueHeaders }
         return parameters
     }
 
@@ -142,6 +159,8 @@ private struct GroupSettings: Sendable, Hashable {
         var maxRestarts: Int
         var flow: VisitorFlowKind
         var protectedApiURL: String?
+        var platform: ClientPlatform
+        var queuePageRetry: QueuePageRetry
     }
 
     private final class Box: Sendable {
@@ -157,7 +176,8 @@ private struct GroupSettings: Sendable, Hashable {
             enqueueHeaders = EnqueueHeaderTemplate(address: address, userAgent: fields.userAgent)
             sharedNavigatorSettings = QueuePageNavigator.SharedSettings(
                 QueuePageNavigator.Settings(
-                    pollInterval: fields.pollInterval, maxWait: fields.maxWait, userAgent: fields.userAgent))
+                    pollInterval: fields.pollInterval, maxWait: fields.maxWait, userAgent: fields.userAgent,
+                    platform: fields.platform, retry: fields.queuePageRetry))
         }
     }
 

@@ -75,7 +75,7 @@ public struct VisitorMachine: Sendable {
         case .enqueueing(var machine):
             let action = machine.received(response, at: now)
             stage = .enqueueing(machine)
-            return handle(action, at: now)
+            return handle(action, of: machine, at: now)
         case .inQueue(var navigator):
             let action = navigator.received(response, at: now)
             stage = .inQueue(navigator)
@@ -96,7 +96,7 @@ public struct VisitorMachine: Sendable {
         case .enqueueing(var machine):
             let action = machine.failed(error, at: now)
             stage = .enqueueing(machine)
-            return handle(action, at: now)
+            return handle(action, of: machine, at: now)
         case .inQueue(var navigator):
             let action = navigator.failed(error, at: now)
             stage = .inQueue(navigator)
@@ -111,7 +111,7 @@ public struct VisitorMachine: Sendable {
         case .enqueueing(var machine):
             let action = machine.waited(at: now)
             stage = .enqueueing(machine)
-            return handle(action, at: now)
+            return handle(action, of: machine, at: now)
         case .inQueue(var navigator):
             let action = navigator.waited(at: now)
             stage = .inQueue(navigator)
@@ -209,10 +209,10 @@ public struct VisitorMachine: Sendable {
     }
 
     private mutating func beginEnqueue(at now: Instant) -> Action {
-        var machine = EnqueueMachine(parameters: enqueueParameters)
+        var machine = EnqueueMachine(parameters: enqueueParameters, platform: configuration.platform)
         let action = machine.start(at: now)
         stage = .enqueueing(machine)
-        return handle(action, at: now)
+        return handle(action, of: machine, at: now)
     }
 
     private mutating func handle(_ action: ProtectedApiMachine.Action, at now: Instant) -> Action {
@@ -231,11 +231,13 @@ public struct VisitorMachine: Sendable {
         }
     }
 
-    private mutating func handle(_ action: EnqueueMachine.Action, at now: Instant) -> Action {
+    private mutating func handle(_ action: EnqueueMachine.Action, of machine: EnqueueMachine, at now: Instant)
+        -> Action
+    {
         switch action {
         case .send(let request):
             result.requests += 1
-            result.attempts += 1
+            if !machine.lastSendFollowsRedirect { result.attempts += 1 }
             return .send(request, timeout: configuration.requestTimeout)
         case .wait(let deadline):
             return .wait(until: deadline)
@@ -261,12 +263,17 @@ public struct VisitorMachine: Sendable {
             case .passed:
                 return passedWaitingRoom(token: tryPass.queueToken, at: now)
             case .disabled:
-                return finish(.disabled, message: nil, at: now)
+                // The hybrid flow presents the token to the API in these modes too, as the
+                // Android demo app does (the connector accepts it); the row keeps the redirect
+                // type, so a disabled pass stays apart from a queue pass.
+                guard protectedApi != nil else { return finish(.disabled, message: nil, at: now) }
+                return passedWaitingRoom(token: tryPass.queueToken, at: now)
             case .showQueue:
                 guard
                     var navigator = QueuePageNavigator(
                         tryPass: tryPass, queuePathPrefix: enqueueAddress.queuePathPrefix,
-                        sharedSettings: configuration.sharedNavigatorSettings, cookies: queueCookies)
+                        sharedSettings: configuration.sharedNavigatorSettings, cookies: queueCookies,
+                        userId: configuration.userId, inviteCode: configuration.inviteCode)
                 else {
                     return finish(.error, message: "Failed to load the queue: missing queue or target URL", at: now)
                 }
@@ -298,7 +305,7 @@ public struct VisitorMachine: Sendable {
                 return finish(.closed, message: nil, at: now)
             case .queued:
                 return finish(.queued, message: nil, at: now)
-            case .sslError(let message):
+            case .sslError(let message), .loadFailed(let message):
                 return finish(.error, message: message, at: now)
             case .restartSession:
                 result.restarts += 1

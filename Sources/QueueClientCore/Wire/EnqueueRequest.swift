@@ -10,6 +10,8 @@ public struct EnqueueParameters: Sendable, Hashable {
     public var language: String?
     public var enqueueToken: String?
     public var enqueueKey: String?
+    /// Android: `?userId={userId}` on the URL too (`QueueITApiClient.getApiUrl`).
+    public var userIdInURL: Bool
     /// The group's enqueue head (address, `Accept`, `Content-Type`, `User-Agent`) built once
     /// for all its visitors (every visitor enqueues); used only while `address` and
     /// `userAgent` are the template's. Not part of equality: it is a cache of what `make`
@@ -18,8 +20,10 @@ public struct EnqueueParameters: Sendable, Hashable {
 
     public init(
         address: WaitingRoomAddress, userId: String, userAgent: String, sdkVersion: String,
-        layoutName: String? = nil, language: String? = nil, enqueueToken: String? = nil, enqueueKey: String? = nil
+        layoutName: String? = nil, language: String? = nil, enqueueToken: String? = nil, enqueueKey: String? = nil,
+        userIdInURL: Bool = false
     ) {
+        self.userIdInURL = userIdInURL
         self.address = address
         self.userId = userId
         self.userAgent = userAgent
@@ -34,6 +38,7 @@ public struct EnqueueParameters: Sendable, Hashable {
         lhs.address == rhs.address && lhs.userId == rhs.userId && lhs.userAgent == rhs.userAgent
             && lhs.sdkVersion == rhs.sdkVersion && lhs.layoutName == rhs.layoutName && lhs.language == rhs.language
             && lhs.enqueueToken == rhs.enqueueToken && lhs.enqueueKey == rhs.enqueueKey
+            && lhs.userIdInURL == rhs.userIdInURL
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -45,14 +50,16 @@ public struct EnqueueParameters: Sendable, Hashable {
         hasher.combine(language)
         hasher.combine(enqueueToken)
         hasher.combine(enqueueKey)
+        hasher.combine(userIdInURL)
     }
 }
 
 /// Builds the mobile enqueue request:
 /// `POST https://{host}[/{prefix}]/api/mobileapp/queue/{c}/{e}/enqueue`.
 ///
-/// Headers follow iOS (`Accept` and `Content-Type: application/json`, no `userId` query) plus
-/// Android's `User-Agent` header, so a server log can tell simulated visitors apart.
+/// Headers follow iOS (`Accept` and `Content-Type: application/json`) plus Android's
+/// `User-Agent` header, so a server log can tell simulated visitors apart; Android visitors
+/// also carry `?userId=` on the URL.
 /// Optional body fields are sent only when non-empty (Android's rule; iOS sends a non-nil
 /// empty string, which no caller here produces on purpose).
 public enum EnqueueRequest {
@@ -60,8 +67,13 @@ public enum EnqueueRequest {
         if let template = parameters.headerTemplate, template.fits(parameters) {
             return OutgoingRequest(sharedHead: template, body: bodyBytes(parameters))
         }
+        var path = parameters.address.enqueuePath
+        if parameters.userIdInURL {
+            // OkHttp's `addQueryParameter`: the value is query-encoded.
+            path += "?userId=" + PercentEncoding.queryComponent(parameters.userId)
+        }
         let head = HTTPRequest(
-            method: .post, scheme: "https", authority: parameters.address.host, path: parameters.address.enqueuePath,
+            method: .post, scheme: "https", authority: parameters.address.host, path: path,
             headerFields: headerFields(userAgent: parameters.userAgent))
         return OutgoingRequest(head: head, body: bodyBytes(parameters))
     }
@@ -125,7 +137,8 @@ package final class EnqueueHeaderTemplate: Sendable {
     /// Whether `parameters` would make this head: the same host, path and `User-Agent`. Bytes,
     /// not `==`: a canonically equal text with other bytes is sent as given.
     func fits(_ parameters: EnqueueParameters) -> Bool {
-        Self.sameBytes(parameters.userAgent, userAgent) && Self.sameBytes(parameters.address.host, address.host)
+        !parameters.userIdInURL && Self.sameBytes(parameters.userAgent, userAgent)
+            && Self.sameBytes(parameters.address.host, address.host)
             && Self.sameBytes(parameters.address.enqueuePath, address.enqueuePath)
     }
 

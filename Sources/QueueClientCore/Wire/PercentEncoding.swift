@@ -48,6 +48,14 @@ enum PercentEncoding {
         encode(string) { _ in false }
     }
 
+    /// Android's `Uri.encode`: unreserved characters and `!'()*` stay, the rest is encoded.
+    static func androidURIComponent(_ string: String) -> String {
+        encode(string) { byte in
+            byte == UInt8(ascii: "!") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "(")
+                || byte == UInt8(ascii: ")") || byte == UInt8(ascii: "*")
+        }
+    }
+
     /// Decodes `%XX` escapes; with `plusAsSpace`, also `+` (form encoding). Invalid escapes are
     /// kept as they are; invalid UTF-8 is repaired, never fatal.
     static func decode(_ string: String, plusAsSpace: Bool = false) -> String {

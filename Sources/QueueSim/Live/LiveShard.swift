@@ -102,7 +102,7 @@ final class LiveShard: LiveExchangeOwner {
         self.clock = clock
         self.status = status
         pool = LiveConnectionPool(
-            loop: loop, endpoint: endpoint, limit: connectionLimit, connectTimeout: run.scenario.client.requestTimeout)
+            loop: loop, endpoint: endpoint, limit: connectionLimit, connectTimeout: run.scenario.longestRequestTimeout)
         nextProbe = .origin
         pool.shard = self
     }

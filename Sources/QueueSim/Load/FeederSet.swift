@@ -1,4 +1,5 @@
-/// The enqueue keys and tokens of every visitor group: literals, or rows of CSV feeders.
+/// The enqueue keys, enqueue tokens and invite codes of every visitor group: literals, or rows
+/// of CSV feeders.
 ///
 /// Values are handed out by a single sequential pass in arrival order (the planner), never by
 /// visitor tasks, so "each row to one visitor" holds however many tasks run the visitors.
@@ -26,6 +27,10 @@ public struct FeederSet: Sendable {
         let name: String
         let key: ValueSource
         let token: ValueSource
+        let inviteCode: ValueSource
+
+        /// In the order `values` draws them.
+        var all: [ValueSource] { [key, token, inviteCode] }
     }
 
     private(set) var pools: [FeederPool] = []
@@ -58,7 +63,9 @@ public struct FeederSet: Sendable {
             }
         }
         self.groups = try groups.map { group in
-            GroupSources(name: group.name, key: try source(group.enqueueKey), token: try source(group.enqueueToken))
+            GroupSources(
+                name: group.name, key: try source(group.enqueueKey), token: try source(group.enqueueToken),
+                inviteCode: try source(group.inviteCode))
         }
         self.pools = pools
     }
@@ -69,21 +76,30 @@ public struct FeederSet: Sendable {
     /// function in release builds ("Found ownership error?!" in CopyPropagation), whatever its
     /// shape; it runs once per visitor, so the unoptimized body costs nothing measurable.
     @_optimize(none)
-    public mutating func values(forGroup groupIndex: Int, visitorIndex: Int) throws(PlanError) -> (
-        enqueueKey: String?, enqueueToken: String?
-    ) {
+    public mutating func values(forGroup groupIndex: Int, visitorIndex: Int) throws(PlanError) -> VisitorValues {
         let sources = groups[groupIndex]
-        guard let keyRow = draw(sources.key, visitorIndex: visitorIndex) else {
-            throw exhausted(sources.key, group: sources.name)
+        // One row per pool: two columns of one file come from the same row.
+        let keyRow = try row(sources.key, sharingWith: [], visitorIndex: visitorIndex, group: sources.name)
+        let tokenRow = try row(
+            sources.token, sharingWith: [(sources.key, keyRow)], visitorIndex: visitorIndex, group: sources.name)
+        var values = VisitorValues(
+            enqueueKey: resolve(sources.key, row: keyRow), enqueueToken: resolve(sources.token, row: tokenRow))
+        if sources.inviteCode != .absent {
+            let codeRow = try row(
+                sources.inviteCode, sharingWith: [(sources.key, keyRow), (sources.token, tokenRow)],
+                visitorIndex: visitorIndex, group: sources.name)
+            values.inviteCode = resolve(sources.inviteCode, row: codeRow)
         }
-        var tokenRow = keyRow
-        if sources.token.pool == nil || sources.token.pool != sources.key.pool {
-            guard let row = draw(sources.token, visitorIndex: visitorIndex) else {
-                throw exhausted(sources.token, group: sources.name)
-            }
-            tokenRow = row
-        }
-        return (resolve(sources.key, row: keyRow), resolve(sources.token, row: tokenRow))
+        return values
+    }
+
+    /// The row `source` reads: the one already drawn from its pool for this visitor, else a new one.
+    private mutating func row(
+        _ source: ValueSource, sharingWith drawn: [(ValueSource, Int)], visitorIndex: Int, group: String
+    ) throws(PlanError) -> Int {
+        if let pool = source.pool, let shared = drawn.first(where: { $0.0.pool == pool }) { return shared.1 }
+        guard let row = draw(source, visitorIndex: visitorIndex) else { throw exhausted(source, group: group) }
+        return row
     }
 
     /// The next row of the source's pool (0 for a literal or absent source), nil when it ran out.
@@ -116,7 +132,7 @@ public struct FeederSet: Sendable {
             var demand = 0
             var column: String?
             for (groupIndex, sources) in groups.enumerated() {
-                let columns = [sources.key, sources.token].compactMap { source -> Int? in
+                let columns = sources.all.compactMap { source -> Int? in
                     guard case .pool(poolIndex, let column) = source else { return nil }
                     return column
                 }
@@ -132,5 +148,18 @@ public struct FeederSet: Sendable {
                     visitorsPlanned: demand)
             }
         }
+    }
+}
+
+/// What one visitor carries from its group's literals and feeders.
+public struct VisitorValues: Sendable, Equatable {
+    public var enqueueKey: String?
+    public var enqueueToken: String?
+    public var inviteCode: String?
+
+    public init(enqueueKey: String? = nil, enqueueToken: String? = nil, inviteCode: String? = nil) {
+        self.enqueueKey = enqueueKey
+        self.enqueueToken = enqueueToken
+        self.inviteCode = inviteCode
     }
 }

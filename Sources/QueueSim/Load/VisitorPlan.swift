@@ -9,13 +9,16 @@ public struct PlannedVisitor: Sendable, Equatable {
     public var arrival: Instant
     /// Position of the visitor's group in `Scenario.groups`.
     public var groupIndex: Int
-    /// UUID-shaped, stable for a seed and index (see `VisitorUserId`).
+    /// Stable for a seed and index, shaped like the group platform's device id (see `VisitorUserId`).
     public var userId: String
     public var enqueueKey: String?
     public var enqueueToken: String?
+    /// Android's invite code (`inviteCode` of the group).
+    public var inviteCode: String?
 
     public init(
-        index: Int, arrival: Instant, groupIndex: Int, userId: String, enqueueKey: String?, enqueueToken: String?
+        index: Int, arrival: Instant, groupIndex: Int, userId: String, enqueueKey: String?, enqueueToken: String?,
+        inviteCode: String? = nil
     ) {
         self.index = index
         self.arrival = arrival
@@ -23,6 +26,7 @@ public struct PlannedVisitor: Sendable, Equatable {
         self.userId = userId
         self.enqueueKey = enqueueKey
         self.enqueueToken = enqueueToken
+        self.inviteCode = inviteCode
     }
 }
 
@@ -39,6 +43,8 @@ public struct VisitorPlan: Sendable {
     private var feeders: FeederSet
     private var arrivals: ArrivalSchedule.Iterator
     private let seed: UInt64
+    /// Per group: whether its visitors are Android's (their ids are ANDROID_ID-shaped).
+    private let androidGroups: [Bool]
     /// This process's share of the plan (`--shard K/N`); the whole plan by default.
     public let shard: PlanShard
     private var nextIndex = 0
@@ -56,6 +62,7 @@ public struct VisitorPlan: Sendable {
         loadColumn: (CSVFeeder) throws -> [String]
     ) throws {
         seed = scenario.seed
+        androidGroups = scenario.groups.map { ($0.platform ?? scenario.client.platform) == .android }
         self.shard = shard
         schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: visitors)
         groupPicker = try GroupPicker(groups: scenario.groups, seed: scenario.seed)
@@ -81,7 +88,7 @@ public struct VisitorPlan: Sendable {
             let index = nextIndex
             nextIndex += 1
             let group = groupPicker.group(forVisitor: index)
-            let values: (enqueueKey: String?, enqueueToken: String?)
+            let values: VisitorValues
             do throws(PlanError) {
                 values = try feeders.values(forGroup: group, visitorIndex: index)
             } catch {
@@ -92,8 +99,8 @@ public struct VisitorPlan: Sendable {
             guard loops <= 1 || shard.localPosition(of: index) % loops == loop else { continue }
             return PlannedVisitor(
                 index: index, arrival: arrival, groupIndex: group,
-                userId: VisitorUserId.make(seed: seed, visitorIndex: index),
-                enqueueKey: values.enqueueKey, enqueueToken: values.enqueueToken)
+                userId: VisitorUserId.make(seed: seed, visitorIndex: index, android: androidGroups[group]),
+                enqueueKey: values.enqueueKey, enqueueToken: values.enqueueToken, inviteCode: values.inviteCode)
         }
         return nil
     }

@@ -1,11 +1,19 @@
 /// A visitor's stable user id: a UUID-shaped string (8-4-4-4-12 lowercase hex, with the bits
-/// of a version-4, RFC 4122 variant UUID) derived from `SeededRandom(seed, .userId, index)`.
+/// of a version-4, RFC 4122 variant UUID) derived from `SeededRandom(seed, .userId, index)`;
+/// for Android visitors 16 lowercase hex digits, the shape of `Settings.Secure.ANDROID_ID`.
 ///
 /// The same seed and visitor index always give the same id, whatever else is in the plan;
 /// it is random-looking so a real waiting room sees distinct users.
 public enum VisitorUserId {
-    public static func make(seed: UInt64, visitorIndex: Int) -> String {
+    public static func make(seed: UInt64, visitorIndex: Int, android: Bool = false) -> String {
         var random = SeededRandom(seed: seed, purpose: .userId, index: UInt64(visitorIndex))
+        if android {
+            let word = random.next()
+            return String(unsafeUninitializedCapacity: 16) { buffer in
+                for nibble in 0..<16 { buffer[nibble] = hexDigits[Int((word >> (UInt64(15 - nibble) * 4)) & 0xF)] }
+                return 16
+            }
+        }
         // Version 4 in the high nibble of byte 6; variant 0b10 in the top bits of byte 8.
         let high = (random.next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let low = (random.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000

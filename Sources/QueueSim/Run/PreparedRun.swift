@@ -49,7 +49,7 @@ public struct PreparedRun: Sendable {
         if let visitors = options.visitors, !(0...ScenarioLimits.mostVisitors).contains(visitors) {
             throw PlanError.invalidVisitorCount(visitors)
         }
-        var window = RunMemoryEstimate.longestVisit(scenario.client)
+        var window = RunMemoryEstimate.longestVisit(scenario.client, requestTimeout: scenario.longestRequestTimeout)
         if let hardStop = scenario.run.duration { window = min(window, hardStop) }
         let budget = options.maxMemory ?? .machineDefault()
         let feederBytes = Self.feeders(of: scenario).reduce(0) { $0 + (RegularFileReader.size(path: $1.path) ?? 0) }
@@ -103,6 +103,7 @@ public struct PreparedRun: Sendable {
         configuration.userId = visitor.userId
         if let key = visitor.enqueueKey { configuration.enqueueKey = key }
         if let token = visitor.enqueueToken { configuration.enqueueToken = token }
+        if let code = visitor.inviteCode { configuration.inviteCode = code }
         return configuration
     }
 
@@ -151,7 +152,7 @@ public struct PreparedRun: Sendable {
     static func feeders(of scenario: Scenario) -> [CSVFeeder] {
         var feeders: [CSVFeeder] = []
         for group in scenario.groups {
-            for value in [group.enqueueKey, group.enqueueToken] {
+            for value in [group.enqueueKey, group.enqueueToken, group.inviteCode] {
                 if case .feeder(let feeder) = value { feeders.append(feeder) }
             }
         }
@@ -166,11 +167,13 @@ public struct PreparedRun: Sendable {
         // A copy shares no storage (and so no reference count) with the original.
         let own: (String) -> String = copyingStrings ? { String(decoding: Array($0.utf8), as: UTF8.self) } : { $0 }
         let target = scenario.target.applying(group.overrides)
-        let client = scenario.client
+        let client = scenario.client.resolved(for: group.platform)
         var literalKey: String?
         var literalToken: String?
+        var literalCode: String?
         if case .literal(let key) = group.enqueueKey { literalKey = own(key) }
         if case .literal(let token) = group.enqueueToken { literalToken = own(token) }
+        if case .literal(let code) = group.inviteCode { literalCode = own(code) }
         return VisitorConfiguration(
             customerId: own(target.customerId), waitingRoomId: own(target.waitingRoomId),
             waitingRoomDomain: target.waitingRoomDomain.map(own), queuePathPrefix: target.queuePathPrefix.map(own),
@@ -179,7 +182,8 @@ public struct PreparedRun: Sendable {
             sdkVersion: own(client.sdkVersion), requestTimeout: client.requestTimeout,
             pollInterval: client.pollInterval, maxWait: client.maxWait, maxRestarts: client.maxRestarts,
             flow: VisitorFlowKind(group.flow),
-            protectedApiURL: (target.protectedApi ?? RoomSetup.builtInProtectedAPIURL(for: scenario)).map(own))
+            protectedApiURL: (target.protectedApi ?? RoomSetup.builtInProtectedAPIURL(for: scenario)).map(own),
+            platform: client.platform, queuePageRetry: client.queuePageRetry, inviteCode: literalCode)
     }
 }
 

@@ -108,9 +108,9 @@ public struct RunMemoryEstimate: Sendable, Equatable {
     /// How long one visitor can stay in flight at most: every enqueue attempt timing out with
     /// the machine's backoff (five attempts, 1+2+4+8 s apart), the longest wait, a final call,
     /// once per allowed restart.
-    static func longestVisit(_ client: ClientSettings) -> Duration {
-        let enqueue = client.requestTimeout * 5 + .seconds(15)
-        let once = enqueue + client.maxWait + client.requestTimeout * 2
+    static func longestVisit(_ client: ClientSettings, requestTimeout: Duration) -> Duration {
+        let enqueue = requestTimeout * 5 + .seconds(15)
+        let once = enqueue + client.maxWait + requestTimeout * 2
         return once * (client.maxRestarts + 1)
     }
 

@@ -143,30 +143,6 @@ public struct Target: Sendable, Equatable {
     }
 }
 
-public struct ClientSettings: Sendable, Equatable {
-    public var platform: ClientPlatform
-    public var sdkVersion: String
-    public var userAgent: String
-    public var requestTimeout: Duration
-    public var pollInterval: Duration
-    public var maxWait: Duration
-    public var maxRestarts: Int
-
-    public init(
-        platform: ClientPlatform = .ios, sdkVersion: String? = nil, userAgent: String = "queuesim/1 (virtual visitor)",
-        requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(2),
-        maxWait: Duration = .seconds(30 * 60), maxRestarts: Int = 1
-    ) {
-        self.platform = platform
-        self.sdkVersion = sdkVersion ?? platform.defaultSDKVersion
-        self.userAgent = userAgent
-        self.requestTimeout = requestTimeout
-        self.pollInterval = pollInterval
-        self.maxWait = maxWait
-        self.maxRestarts = maxRestarts
-    }
-}
-
 public enum ArrivalProcess: String, Sendable, Equatable, CaseIterable {
     /// Evenly spaced arrivals.
     case uniform
@@ -237,17 +213,24 @@ public struct VisitorGroup: Sendable, Equatable {
     public var flow: VisitorFlow
     public var enqueueKey: VisitorValue?
     public var enqueueToken: VisitorValue?
+    /// Android's invite code, sent as `code=` on the first queue URL.
+    public var inviteCode: VisitorValue?
+    /// nil: `client.platform`.
+    public var platform: ClientPlatform?
     public var overrides: TargetOverrides
 
     public init(
         name: String, weight: Double = 1, flow: VisitorFlow = .run, enqueueKey: VisitorValue? = nil,
-        enqueueToken: VisitorValue? = nil, overrides: TargetOverrides = TargetOverrides()
+        enqueueToken: VisitorValue? = nil, overrides: TargetOverrides = TargetOverrides(),
+        inviteCode: VisitorValue? = nil, platform: ClientPlatform? = nil
     ) {
         self.name = name
         self.weight = weight
         self.flow = flow
         self.enqueueKey = enqueueKey
         self.enqueueToken = enqueueToken
+        self.inviteCode = inviteCode
+        self.platform = platform
         self.overrides = overrides
     }
 }

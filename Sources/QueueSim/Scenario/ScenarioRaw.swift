@@ -59,12 +59,13 @@ struct RawClient: Decodable, Sendable {
     var sdkVersion: Positioned<String>?
     var userAgent: Positioned<String>?
     var requestTimeout: YamlNode?
+    var queuePageRetry: Positioned<String>?
     var pollInterval: YamlNode?
     var maxWait: YamlNode?
     var maxRestarts: Positioned<Int>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case platform, sdkVersion, userAgent, requestTimeout, pollInterval, maxWait, maxRestarts
+        case platform, sdkVersion, userAgent, requestTimeout, queuePageRetry, pollInterval, maxWait, maxRestarts
     }
 }
 
@@ -96,6 +97,8 @@ struct RawGroup: Decodable, Sendable {
     var flow: Positioned<String>?
     var enqueueKey: Positioned<RawVisitorValue>?
     var enqueueToken: Positioned<RawVisitorValue>?
+    var inviteCode: Positioned<RawVisitorValue>?
+    var platform: Positioned<String>?
     var customerId: Positioned<String>?
     var waitingRoomId: Positioned<String>?
     var waitingRoomDomain: Positioned<String>?
@@ -107,8 +110,8 @@ struct RawGroup: Decodable, Sendable {
     var endpoint: YamlNode?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, weight, flow, enqueueKey, enqueueToken, customerId, waitingRoomId, waitingRoomDomain
-        case queuePathPrefix, layoutName, language, protectedApi, endpoint
+        case name, weight, flow, enqueueKey, enqueueToken, inviteCode, platform, customerId, waitingRoomId
+        case waitingRoomDomain, queuePathPrefix, layoutName, language, protectedApi, endpoint
     }
 }
 

@@ -1,8 +1,12 @@
 import Foundation
+import QueueClientCore
 
-/// `visitors:` — the groups, their flows, enqueue keys and tokens, and target overrides.
+/// `visitors:` — the groups, their platforms, flows, enqueue keys, tokens and invite codes, and
+/// target overrides.
 extension ScenarioValidator {
-    mutating func groups(_ raw: YamlList<Positioned<RawGroup>>?, target: Target?) -> [VisitorGroup]? {
+    mutating func groups(
+        _ raw: YamlList<Positioned<RawGroup>>?, target: Target?, clientPlatform: ClientPlatform
+    ) -> [VisitorGroup]? {
         guard let raw else {
             // No `visitors:` at all: everybody is one plain group (a broken one was reported).
             guard let written = root["visitors"] else { return [VisitorGroup(name: "default")] }
@@ -70,10 +74,17 @@ extension ScenarioValidator {
                 fail(
                     "a group gives either `enqueueKey` or `enqueueToken`, not both (the SDK sends one)", at: token.mark)
             }
+            let platform = group.platform.map { choice($0, key: "\(key).platform", default: clientPlatform) }
+            let inviteCode = group.inviteCode.flatMap { visitorValue($0, key: "\(key).inviteCode") }
+            if let code = group.inviteCode, (platform ?? clientPlatform) != .android {
+                fail(
+                    "`\(key).inviteCode` is Android's (its SDK sends it as `code=` on the queue URL; iOS has none); give this group `platform: android`",
+                    at: code.mark)
+            }
             groups.append(
                 VisitorGroup(
                     name: name.value, weight: weight, flow: flow, enqueueKey: enqueueKey, enqueueToken: enqueueToken,
-                    overrides: overrides))
+                    overrides: overrides, inviteCode: inviteCode, platform: platform))
         }
         return problems.count == problemsBefore && !groups.isEmpty ? groups : nil
     }

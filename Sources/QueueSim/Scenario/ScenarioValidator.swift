@@ -1,3 +1,5 @@
+import QueueClientCore
+
 /// Turns a `RawScenario` into a `Scenario`: defaults, units, ranges and the rules that tie keys
 /// together. Every problem is collected with its position; nothing stops at the first one.
 struct ScenarioValidator {
@@ -55,7 +57,7 @@ struct ScenarioValidator {
         }
         let client = clientSettings(raw.client?.value)
         let arrivals = arrivals(raw.arrivals)
-        let groups = groups(raw.visitors, target: target)
+        let groups = groups(raw.visitors, target: target, clientPlatform: client.platform)
         var waitingRoom: WaitingRoomSettings?
         if let rawRoom = raw.waitingRoom {
             if let target, !isEmbedded {
@@ -136,12 +138,15 @@ struct ScenarioValidator {
         var settings = ClientSettings()
         guard let raw else { return settings }
         settings.platform = choice(raw.platform, key: "client.platform", default: settings.platform)
-        // The platform's own version unless the scenario names one.
-        settings.sdkVersion = settings.platform.defaultSDKVersion
+        // Left out, these are each group platform's own.
         if let sdkVersion = raw.sdkVersion { settings.sdkVersion = nonEmpty(sdkVersion, key: "client.sdkVersion") }
         if let userAgent = raw.userAgent { settings.userAgent = userAgent.value }
-        settings.requestTimeout = duration(
-            raw.requestTimeout, key: "client.requestTimeout", default: settings.requestTimeout)
+        if raw.requestTimeout != nil {
+            settings.requestTimeout = duration(raw.requestTimeout, key: "client.requestTimeout", default: .seconds(10))
+        }
+        if let retry = raw.queuePageRetry {
+            settings.queuePageRetry = choice(retry, key: "client.queuePageRetry", default: QueuePageRetry.poll)
+        }
         settings.pollInterval = duration(raw.pollInterval, key: "client.pollInterval", default: settings.pollInterval)
         settings.maxWait = duration(raw.maxWait, key: "client.maxWait", default: settings.maxWait)
         if let maxRestarts = raw.maxRestarts {
