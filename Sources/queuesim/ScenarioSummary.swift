@@ -120,7 +120,9 @@ struct ScenarioSummary {
                 return ", \(name) from \(feeder.path) column \(feeder.column) (\(feeder.order.rawValue))"
             }
         }
-        return source(group.enqueueKey, "enqueue key") + source(group.enqueueToken, "enqueue token")
+        let platform = (group.platform ?? scenario.client.platform).rawValue
+        return ", \(platform)" + source(group.enqueueKey, "enqueue key") + source(group.enqueueToken, "enqueue token")
+            + source(group.inviteCode, "invite code")
     }
 
     static func describe(_ fault: FaultRule) -> String { fault.summary }
