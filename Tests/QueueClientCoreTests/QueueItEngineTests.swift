@@ -123,6 +123,27 @@ struct QueueItEngineTests {
             ])
     }
 
+    @Test("Android: no first URL change, unavailable alone, view delay in ms, userId and invite code in URLs")
+    func androidEngine() async {
+        let options = QueueItEngineOptions(platform: .android, viewDelay: 250, inviteCode: "VIP")
+        let (android, listener, transport, clock) = engine(
+            [
+                .success(Reply.enqueue(token: nil)),
+                .success(Reply.redirect("https://shop.example.com/checkout?queueittoken=abc")),
+            ], options: options)
+        await android.run()
+        #expect(listener.events == ["viewWillOpen", "passed(token)"])
+        #expect(clock.sleeps == [.seconds(0.25)])
+        #expect(transport.sent[0].path == "/api/mobileapp/queue/acme/spring/enqueue?userId=device-1")
+        #expect(transport.sent[0].bodyText.contains(#""sdkVersion":"Android-3.0.0""#))
+        #expect(transport.sent[1].path == "/?userId=device-1&c=acme&e=spring&code=VIP")
+
+        let (failing, failingListener, _, _) = engine(
+            Array(repeating: .success(Reply.response(status: 503)), count: 5), options: options)
+        await failing.run()
+        #expect(failingListener.events == ["unavailable"])
+    }
+
     @Test("a TLS failure on the queue page → onSSLError")
     func sslError() async {
         let (engine, listener, _, _) = engine([

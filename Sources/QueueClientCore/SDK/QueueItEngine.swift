@@ -157,7 +157,7 @@ public final class QueueItEngine: Sendable {
         guard
             var navigator = QueuePageNavigator(
                 tryPass: queueTryPassResult, queuePathPrefix: address.queuePathPrefix, settings: settings,
-                userId: userId)
+                userId: userId, inviteCode: options.inviteCode)
         else {
             listener.onError(
                 error: .sslError, errorMessage: "Failed to load the queue. Queue URL or target URL is missing.")

@@ -71,6 +71,9 @@ public struct QueueItEngineOptions: Sendable, Hashable {
     public var viewDelay: Int?
     /// Which SDK the engine behaves like (`ClientPlatform`).
     public var platform: ClientPlatform
+    /// Android's `setInviteCode` (2.3+): sent as `code=` on the first queue URL. Ignored on iOS,
+    /// which has no invite codes.
+    public var inviteCode: String?
     /// Per-request timeout; nil: the platform's (iOS 60 s, Android 10 s).
     public var requestTimeout: Duration?
     /// Queue page poll interval without `Retry-After` (headless addition).
@@ -81,8 +84,9 @@ public struct QueueItEngineOptions: Sendable, Hashable {
     public init(
         webViewUserAgent: String? = nil, viewDelayMs: Int = 0, requestTimeout: Duration? = nil,
         queuePagePollInterval: Duration = .seconds(2), maxQueueWait: Duration = .seconds(30 * 60),
-        platform: ClientPlatform = .ios, viewDelay: Int? = nil
+        platform: ClientPlatform = .ios, viewDelay: Int? = nil, inviteCode: String? = nil
     ) {
+        self.inviteCode = inviteCode
         self.webViewUserAgent = webViewUserAgent
         self.viewDelayMs = viewDelayMs
         self.viewDelay = viewDelay
