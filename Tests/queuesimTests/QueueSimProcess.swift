@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the built `queuesim` executable as a child process, with a time bound.
 struct QueueSimProcess {
@@ -75,21 +76,18 @@ struct QueueSimProcess {
         process.standardOutput = outHandle
         process.standardError = errHandle
         process.standardInput = FileHandle.nullDevice
+        let exit = ChildExit(process)
         let start = ContinuousClock.now
         try process.run()
         var signalledAfter: Duration?
-        while process.isRunning {
-            let elapsed = ContinuousClock.now - start
-            if let interruptAfter, signalledAfter == nil, elapsed >= interruptAfter {
-                kill(process.processIdentifier, signal)
-                signalledAfter = elapsed
-            }
-            if elapsed > limit {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw Failure.timedOut(limit)
-            }
-            Thread.sleep(forTimeInterval: 0.01)
+        if let interruptAfter, interruptAfter < limit, !exit.wait(interruptAfter) {
+            kill(process.processIdentifier, signal)
+            signalledAfter = ContinuousClock.now - start
+        }
+        guard exit.wait(limit - (ContinuousClock.now - start)) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw Failure.timedOut(limit)
         }
         process.waitUntilExit()
         let elapsed = ContinuousClock.now - start
@@ -100,5 +98,68 @@ struct QueueSimProcess {
             stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "",
             elapsed: elapsed, signalledAfter: signalledAfter)
+    }
+}
+
+/// The child's end, signalled by its termination handler: waiting for it needs no polling.
+/// Create it before `Process.run()` (it sets the handler).
+final class ChildExit: Sendable {
+    private let exited = DispatchSemaphore(value: 0)
+
+    init(_ process: Process) {
+        process.terminationHandler = { [exited] _ in exited.signal() }
+    }
+
+    /// True when the child has ended, waiting at most `limit` for it.
+    func wait(_ limit: Duration) -> Bool {
+        let (seconds, attoseconds) = max(limit, .zero).components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        guard exited.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else { return false }
+        exited.signal()  // Stays signalled for later waits.
+        return true
+    }
+}
+
+/// Everything a child wrote to one of its pipes, kept (and copied into `file`) as it arrives,
+/// with a wake-up for whoever waits on a pattern: no polling of the file.
+final class ChildOutput: Sendable {
+    private let state = Mutex((text: "", ended: false))
+    private let arrived = DispatchSemaphore(value: 0)
+    let pipe = Pipe()
+
+    init(copyingTo file: URL) throws {
+        let handle = try FileHandle(forWritingTo: file)
+        // Holds `self` until the child closes its end (the handler is dropped then).
+        pipe.fileHandleForReading.readabilityHandler = { [self] reader in
+            let data = reader.availableData
+            guard !data.isEmpty else {
+                reader.readabilityHandler = nil
+                try? handle.close()
+                self.state.withLock { $0.ended = true }
+                arrived.signal()
+                return
+            }
+            handle.write(data)
+            self.state.withLock { $0.text += String(decoding: data, as: UTF8.self) }
+            arrived.signal()
+        }
+    }
+
+    /// The whole output once the child has closed its end, waiting at most `limit` for that.
+    func all(within limit: Duration) -> String {
+        first(within: limit) { text, ended in ended ? text : nil } ?? state.withLock { $0.text }
+    }
+
+    /// The first value `extract` finds in the output, waiting at most `limit` for it to arrive.
+    func first<Value>(within limit: Duration, _ extract: (_ text: String, _ ended: Bool) -> Value?) -> Value? {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            if let value = state.withLock({ extract($0.text, $0.ended) }) { return value }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return nil }
+            let (seconds, attoseconds) = left.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            _ = arrived.wait(timeout: .now() + .nanoseconds(nanoseconds))
+        }
     }
 }

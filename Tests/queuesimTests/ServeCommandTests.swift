@@ -109,6 +109,8 @@ final class ServeProcess {
     let process = Process()
     let stdout: URL
     let stderr: URL
+    private let output: ChildOutput
+    private let exit: ChildExit
 
     /// `environment`: added to this process's own (`JOB_COMPLETION_INDEX` for a shard).
     init(arguments: [String], environment: [String: String] = [:]) throws {
@@ -122,56 +124,52 @@ final class ServeProcess {
         process.executableURL = URL(fileURLWithPath: try QueueSimProcess.executable())
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: QueueSimProcess.repositoryRoot)
-        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        output = try ChildOutput(copyingTo: stdout)
+        process.standardOutput = output.pipe
         process.standardError = try FileHandle(forWritingTo: stderr)
         process.standardInput = FileHandle.nullDevice
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
+        exit = ChildExit(process)
         try process.run()
     }
 
     /// Waits for the child to end on its own, killing it (and throwing) after `limit`.
     func wait(limit: Duration) throws -> (status: Int32, stdout: String, stderr: String) {
-        let start = ContinuousClock.now
-        while process.isRunning {
-            if ContinuousClock.now - start > limit {
-                kill()
-                throw QueueSimProcess.Failure.timedOut(limit)
-            }
-            Thread.sleep(forTimeInterval: 0.02)
+        guard exit.wait(limit) else {
+            kill()
+            throw QueueSimProcess.Failure.timedOut(limit)
         }
+        process.waitUntilExit()
         return (
-            process.terminationStatus, (try? String(contentsOf: stdout, encoding: .utf8)) ?? "",
+            process.terminationStatus, output.all(within: .seconds(5)),
             (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
         )
     }
 
-    /// The port from the banner (`listening on http://127.0.0.1:PORT`), within 20 s.
+    /// The port from the banner (`listening on http://127.0.0.1:PORT`), within 20 s: woken by
+    /// each write of the child, not by a timer.
     func waitForPort(host: String = "127.0.0.1") throws -> Int {
-        let start = ContinuousClock.now
-        while ContinuousClock.now - start < .seconds(20) {
-            let text = (try? String(contentsOf: stdout, encoding: .utf8)) ?? ""
+        let port = output.first(within: .seconds(20)) { text, ended -> Int?? in
             if let range = text.range(of: "listening on http://\(host):") {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
-                if let port = Int(digits) { return port }
+                if let port = Int(digits) { return .some(port) }
             }
-            guard process.isRunning else { break }
-            Thread.sleep(forTimeInterval: 0.05)
+            // The child closed its output without a banner: no point waiting on.
+            return ended ? .some(nil) : nil
         }
-        throw QueueSimProcess.Failure.timedOut(.seconds(20))
+        guard let port = port ?? nil else { throw QueueSimProcess.Failure.timedOut(.seconds(20)) }
+        return port
     }
 
     func interruptAndWait(limit: Duration) throws -> (status: Int32, stderr: String) {
         process.interrupt()
-        let start = ContinuousClock.now
-        while process.isRunning {
-            if ContinuousClock.now - start > limit {
-                kill()
-                throw QueueSimProcess.Failure.timedOut(limit)
-            }
-            Thread.sleep(forTimeInterval: 0.02)
+        guard exit.wait(limit) else {
+            kill()
+            throw QueueSimProcess.Failure.timedOut(limit)
         }
+        process.waitUntilExit()
         return (process.terminationStatus, (try? String(contentsOf: stderr, encoding: .utf8)) ?? "")
     }
 
