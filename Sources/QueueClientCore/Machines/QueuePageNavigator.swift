@@ -59,7 +59,9 @@ public struct QueuePageNavigator: Sendable {
     public enum Action: Sendable, Equatable {
         /// Load a page. `queueUrlChanged` is set when the load follows a navigation to another
         /// waiting-room page (the SDK's `onQueueUrlChanged`).
-        case send(OutgoingRequest, queueUrlChanged: String?)
+        /// A URL, not its text: only the SDK facade reports it, and a simulated visitor should
+        /// not build a string per page load that nobody reads.
+        case send(OutgoingRequest, queueUrlChanged: SimpleURL?)
         case wait(until: Instant)
         case finish(QueuePageEnding)
     }
@@ -181,7 +183,7 @@ public struct QueuePageNavigator: Sendable {
         case .idle:
             enteredAt = now
             pageLoad = true
-            return load(queueUrlChanged: settings.platform.reportsFirstQueueURL ? currentURL.description : nil)
+            return load(queueUrlChanged: settings.platform.reportsFirstQueueURL ? currentURL : nil)
         case .loading, .waitingToPoll, .waitingOutMaxWait, .finished:
             preconditionFailure("QueuePageNavigator.start called twice")
         }
@@ -313,7 +315,7 @@ public struct QueuePageNavigator: Sendable {
                 state = .finished
                 return .finish(.queued)
             }
-            return load(queueUrlChanged: next.description)
+            return load(queueUrlChanged: next)
         }
     }
 
@@ -362,7 +364,7 @@ public struct QueuePageNavigator: Sendable {
         return .wait(until: next)
     }
 
-    private mutating func load(queueUrlChanged: String?) -> Action {
+    private mutating func load(queueUrlChanged: SimpleURL?) -> Action {
         state = .loading
         polls += 1
         var head = HTTPRequest(

@@ -170,7 +170,7 @@ public final class QueueItEngine: Sendable {
         while true {
             switch action {
             case .send(let request, let changedURL):
-                if let changedURL { listener.onQueueUrlChanged(changedURL) }
+                if let changedURL { listener.onQueueUrlChanged(changedURL.description) }
                 switch await transport.execute(request, timeout: options.effectiveRequestTimeout) {
                 case .success(let response): action = navigator.received(response, at: clock.now)
                 case .failure(let error): action = navigator.failed(error, at: clock.now)

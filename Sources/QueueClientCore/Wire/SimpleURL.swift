@@ -31,55 +31,22 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// The same parse; where the host or path has the same bytes as `known`'s, the result
     /// holds `known`'s string instead of a new copy (visitors of one room share them).
     init?(_ string: String, sharingStringsWith known: SimpleURL?) {
-        switch Self.parseASCII(string, known: known) {
-        case .parsed(let url):
-            self = url
-            return
-        case .invalid:
-            return nil
-        case .notASCII:
-            break
-        }
-        guard let schemeEnd = string.range(of: "://") else { return nil }
-        let scheme = string[..<schemeEnd.lowerBound]
-        guard let first = scheme.first, first.isLetter,
-            scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
-        else { return nil }
-        var rest = string[schemeEnd.upperBound...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        var authority = rest[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        var host = Substring(authority)
-        var port: Int?
-        if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
-            let portText = authority[authority.index(after: colon)...]
-            if let value = Int(portText) {
-                port = value
-                host = authority[..<colon]
-            } else if portText.isEmpty {
-                host = authority[..<colon]
-            }
-        }
-        let pathAndQuery = rest[authorityEnd...]
-        let path: Substring
-        var query: String?
-        if let questionMark = pathAndQuery.firstIndex(of: "?") {
-            path = pathAndQuery[..<questionMark]
-            query = String(pathAndQuery[pathAndQuery.index(after: questionMark)...])
-        } else {
-            path = pathAndQuery
-        }
-        let lowerScheme = scheme.lowercased()
-        let isWeb = lowerScheme == "http" || lowerScheme == "https"
-        self.init(
-            scheme: lowerScheme, host: String(host), port: port,
-            path: path.isEmpty && isWeb ? "/" : String(path), query: query)
+        guard let url = Self.parse(string, known: known) else { return nil }
+        self = url
     }
 
-    /// Resolves a `Location` value against this URL: absolute URLs as they are,
-    /// `//host/...`, `/path?query`, `?query` and relative paths against this one.
+    /// Resolves a `Location` value against this URL as a browser does (RFC 3986 §5.2): absolute
+    /// URLs, `//host/...`, `/path?query`, `?query` and relative paths against this one, with `.`
+    /// and `..` segments removed from the path (§5.2.4) — a WebView never loads `/a/../b`.
     public func resolving(_ reference: String) -> SimpleURL? {
+        guard var resolved = resolvingWithoutDotSegments(reference) else { return nil }
+        if resolved.scheme == "http" || resolved.scheme == "https" {
+            resolved.path = Self.removingDotSegments(resolved.path)
+        }
+        return resolved
+    }
+
+    private func resolvingWithoutDotSegments(_ reference: String) -> SimpleURL? {
         // Trimming builds a character set: only trim what has something to trim.
         func isBlank(_ byte: UInt8?) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         let reference =
@@ -130,16 +97,11 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
 
     /// The first value of `name` in the query, percent-decoded (`+` as space), or nil.
     /// Names compare exactly (case-sensitive), as Android's `getQueryParameter` does.
+    /// Names compare by their decoded bytes, as Java's `String.equals` compares code units
+    /// (Swift's `==` would find "K" equal to U+212A KELVIN SIGN).
     public func queryValue(_ name: String) -> String? {
         guard let query else { return nil }
-        if let value = Self.asciiQueryValue(name, in: query) { return value }
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            if PercentEncoding.decode(String(parts[0]), plusAsSpace: true) == name {
-                return parts.count > 1 ? PercentEncoding.decode(String(parts[1]), plusAsSpace: true) : ""
-            }
-        }
-        return nil
+        return Self.queryValue(name, in: query)
     }
 
     /// This URL with `name=value` appended to its query (value percent-encoded).
@@ -160,55 +122,71 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension SimpleURL {
-    /// `queryValue` over bytes for an ASCII query, where splitting bytes on `&` and `=` splits
-    /// exactly where the character-level split does. `.some(nil)`: the name is not there; nil:
-    /// not ASCII, take the general path.
-    fileprivate static func asciiQueryValue(_ name: String, in query: String) -> String?? {
+    /// `queryValue` over the query's UTF-8 bytes: `&` and `=` are single bytes that never occur
+    /// inside a multi-byte character, so splitting bytes splits where the text splits.
+    fileprivate static func queryValue(_ name: String, in query: String) -> String? {
         var query = query
         var name = name
-        return query.withUTF8 { bytes -> String?? in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            // A key without `%` or `+` decodes to itself: compare its bytes, make no string.
-            // Only against an ASCII name: `String ==` finds "K" equal to U+212A (Kelvin sign).
-            let nameIsASCII = ASCIIByte.isASCII(name)
-            func keyMatches(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-                if nameIsASCII, !key.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
-                    return name.withUTF8 { $0.elementsEqual(key) }
-                }
-                return PercentEncoding.decode(String(decoding: key, as: UTF8.self), plusAsSpace: true) == name
-            }
-            var start = 0
-            while start <= bytes.count {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
-                if end > start {
-                    let pair = bytes[start..<end]
-                    let equals = pair.firstIndex(of: UInt8(ascii: "="))
-                    if keyMatches(UnsafeBufferPointer(rebasing: bytes[start..<(equals ?? end)])) {
-                        guard let equals else { return .some("") }
-                        let value = String(
-                            decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end]), as: UTF8.self)
-                        return .some(PercentEncoding.decode(value, plusAsSpace: true))
+        return name.withUTF8 { name in
+            query.withUTF8 { bytes -> String? in
+                // A key without `%` or `+` decodes to itself: compare its bytes, make no string.
+                func keyMatches(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+                    if !key.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
+                        return name.elementsEqual(key)
                     }
+                    let decoded = PercentEncoding.decode(String(decoding: key, as: UTF8.self), plusAsSpace: true)
+                    return decoded.utf8.elementsEqual(name)
                 }
-                start = end + 1
+                var start = 0
+                while start <= bytes.count {
+                    let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+                    if end > start {
+                        let pair = bytes[start..<end]
+                        let equals = pair.firstIndex(of: UInt8(ascii: "="))
+                        if keyMatches(UnsafeBufferPointer(rebasing: bytes[start..<(equals ?? end)])) {
+                            guard let equals else { return "" }
+                            let value = String(
+                                decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end]), as: UTF8.self)
+                            return PercentEncoding.decode(value, plusAsSpace: true)
+                        }
+                    }
+                    start = end + 1
+                }
+                return nil
             }
-            return .some(nil)
         }
     }
 
-    private enum ASCIIParse {
-        case parsed(SimpleURL)
-        case invalid
-        case notASCII
+    /// RFC 3986 §5.2.4 over `/`-separated segments: `.` goes, `..` takes the segment before it
+    /// (never above the root); a path ending in `.` or `..` keeps its trailing `/`.
+    static func removingDotSegments(_ path: String) -> String {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.contains(where: { $0 == "." || $0 == ".." }) else { return path }
+        var output: [Substring] = []
+        for (index, segment) in segments.enumerated() {
+            let isLast = index == segments.count - 1
+            switch segment {
+            case ".":
+                if isLast { output.append("") }
+            case "..":
+                // Segment 0 is the empty one before the leading `/`: it stays.
+                if output.count > 1 { output.removeLast() }
+                if isLast { output.append("") }
+            default:
+                output.append(segment)
+            }
+        }
+        let joined = output.joined(separator: "/")
+        return path.hasPrefix("/") && !joined.hasPrefix("/") ? "/" + joined : joined
     }
 
-    /// The same parse as `init?(_:)`, over bytes, for ASCII text (every URL the room and most
-    /// servers send): there every character is one byte and the delimiters `:/?#@` can only be
-    /// found where the character-level search finds them. Non-ASCII text takes the general path.
-    private static func parseASCII(_ string: String, known: SimpleURL?) -> ASCIIParse {
+    /// The parse, over the text's UTF-8 bytes: the delimiters `:/?#@` are single bytes that never
+    /// occur inside a multi-byte character, so every slice between them is whole UTF-8. The
+    /// scheme is ASCII letters, digits, `+`, `-`, `.` (RFC 3986 §3.1). Foundation's `URL` is the
+    /// fuzz oracle (fuzz/Sources/URLFuzz).
+    private static func parse(_ string: String, known: SimpleURL?) -> SimpleURL? {
         var string = string
-        return string.withUTF8 { bytes in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return .notASCII }
+        return string.withUTF8 { bytes -> SimpleURL? in
             func text(_ range: Range<Int>) -> String {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
             }
@@ -233,12 +211,12 @@ extension SimpleURL {
                 }
                 index += 1
             }
-            guard let schemeEnd, schemeEnd > 0, isAlpha(bytes[0]) else { return .invalid }
+            guard let schemeEnd, schemeEnd > 0, isAlpha(bytes[0]) else { return nil }
             for byte in bytes[0..<schemeEnd] {
                 guard
                     isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
                         || byte == UInt8(ascii: ".")
-                else { return .invalid }
+                else { return nil }
             }
             let restStart = schemeEnd + 3
             var restEnd = count
@@ -252,11 +230,15 @@ extension SimpleURL {
             var port: Int?
             let endsWithBracket = authorityEnd > authorityStart && bytes[authorityEnd - 1] == UInt8(ascii: "]")
             if let colon = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: ":")), !endsWithBracket {
-                let portText = text((colon + 1)..<authorityEnd)
-                if let value = Int(portText) {
-                    port = value
+                let digits = bytes[(colon + 1)..<authorityEnd]
+                if digits.isEmpty {
                     hostEnd = colon
-                } else if portText.isEmpty {
+                } else if digits.allSatisfy(isDigit) {
+                    // Digits only (`Int` would take `+80`); past 65535 no browser loads it.
+                    guard digits.count <= 5, let value = Int(text((colon + 1)..<authorityEnd)), value <= 65535 else {
+                        return nil
+                    }
+                    port = value
                     hostEnd = colon
                 }
             }
@@ -270,7 +252,7 @@ extension SimpleURL {
             let isWeb = scheme == "http" || scheme == "https"
             let path = pathEnd == authorityEnd && isWeb ? "/" : text(authorityEnd..<pathEnd, orKnown: known?.path)
             let host = text(authorityStart..<hostEnd, orKnown: known?.host)
-            return .parsed(SimpleURL(scheme: scheme, host: host, port: port, path: path, query: query))
+            return SimpleURL(scheme: scheme, host: host, port: port, path: path, query: query)
         }
     }
 }

@@ -1,8 +1,8 @@
-// libFuzzer target for SimpleURL, with three oracles:
-// - its two parses agree: an ASCII URL (the byte-level fast path) reads the same as that URL
-//   with a non-ASCII fragment appended (the `Character` path; a fragment is dropped by both);
+// libFuzzer target for SimpleURL (one byte-level parse), with three oracles:
 // - Foundation's `URL` agrees on the plain http(s) URLs both must read alike (scheme, host,
 //   port, path, query; the rest is where SimpleURL chose its own rules, docs/client-core.md);
+// - Foundation's `URL(string:relativeTo:)` agrees on the path of a plain relative reference
+//   resolved against such a URL, `.` and `..` segments included;
 // - a query item appended with `appendingQuery` reads back with `queryValue`.
 // Input: the URL, optionally followed by a NUL and a reference to resolve against it.
 import Foundation
@@ -17,11 +17,9 @@ public func urlFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let reference = parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : nil
     let url = SimpleURL(text)
 
-    if text.utf8.allSatisfy({ $0 < 0x80 }), !text.utf8.contains(UInt8(ascii: "#")) {
-        let general = SimpleURL(text + "#\u{E9}")
-        guard general == url else {
-            fatalError("fast and general parses differ: \(String(describing: url)) vs \(String(describing: general))")
-        }
+    // A fragment never changes the parse.
+    if !text.utf8.contains(UInt8(ascii: "#")), let url {
+        guard SimpleURL(text + "#\u{E9}") == url else { fatalError("a fragment changed the parse of \(text)") }
     }
     if let url {
         _ = url.description
@@ -33,6 +31,7 @@ public func urlFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         }
         if let plain = PlainHTTPURL(text), let foundation = URL(string: text) {
             compare(url, plain: plain, foundation: foundation, text: text)
+            if let reference { compareResolution(url, foundation: foundation, reference: reference) }
         }
     } else if let reference {
         roundTrip(name: reference, value: text)
@@ -98,5 +97,25 @@ private func compare(_ url: SimpleURL, plain: PlainHTTPURL, foundation: URL, tex
             "\(foundation.port as Int?)", path, "\(foundation.query(percentEncoded: true) as String?)",
         ]
         fatalError("SimpleURL and URL differ on \(text.debugDescription): \(ours) vs \(theirs)")
+    }
+}
+
+/// A relative path reference of unreserved characters, `/` and `.` (no scheme, no `//host`, no
+/// query): RFC 3986 §5.2 leaves no choice in resolving it, and both must remove dot segments.
+private func compareResolution(_ url: SimpleURL, foundation: URL, reference: String) {
+    let allowed: (UInt8) -> Bool = { byte in
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || byte == UInt8(ascii: "/") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+    }
+    guard !reference.isEmpty, !reference.hasPrefix("//"), reference.utf8.allSatisfy(allowed),
+        url.query == nil, !url.path.contains("//"),
+        let theirs = URL(string: reference, relativeTo: foundation)?.absoluteURL
+    else { return }
+    let theirPath = theirs.path(percentEncoded: true)
+    let ours = url.resolving(reference)?.path
+    guard ours == (theirPath.isEmpty ? "/" : theirPath) else {
+        fatalError(
+            "resolving \(reference.debugDescription) against \(url): \(String(describing: ours)) vs URL's \(theirPath)")
     }
 }
