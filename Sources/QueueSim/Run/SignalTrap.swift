@@ -18,13 +18,20 @@ public final class SignalTrap: @unchecked Sendable {
     /// The same, telling the handler which signal came (SIGTERM exits 143 where SIGINT exits 130).
     public init(signals: [Int32], numberedHandler handler: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
+        let registered = DispatchSemaphore(value: 0)
         sources = signals.map { signalNumber in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler { handler(signalNumber) }
+            source.setRegistrationHandler { registered.signal() }
             source.resume()
             return source
         }
+        // Dispatch registers a source with the kernel later, on its own thread; a signal that
+        // came between `SIG_IGN` and that registration was lost (a `serve` stopped by SIGINT
+        // right after its banner never stopped). Return only once every source listens —
+        // bounded, so a Dispatch that never calls back cannot hang the program.
+        for _ in signals { _ = registered.wait(timeout: .now() + .seconds(2)) }
     }
 
     public func restore() {
