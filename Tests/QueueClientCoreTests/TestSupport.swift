@@ -140,11 +140,13 @@ func configuration(
     inviteCode: String? = nil
 ) -> VisitorConfiguration {
     VisitorConfiguration(
-        customerId: "acme", waitingRoomId: "spring", waitingRoomDomain: domain, queuePathPrefix: prefix,
-        enqueueKey: enqueueKey, enqueueToken: enqueueToken, userId: "visitor-1", userAgent: "queuesim/1 (test)",
-        sdkVersion: "iOS-3.5.2", requestTimeout: requestTimeout ?? platform.defaultRequestTimeout,
-        pollInterval: .seconds(2), maxWait: maxWait, maxRestarts: maxRestarts, flow: flow,
-        protectedApiURL: protectedApi, platform: platform, queuePageRetry: queuePageRetry, inviteCode: inviteCode)
+        group: VisitorGroupSettings(
+            customerId: "acme", waitingRoomId: "spring", waitingRoomDomain: domain, queuePathPrefix: prefix,
+            userAgent: "queuesim/1 (test)", sdkVersion: "iOS-3.5.2",
+            requestTimeout: requestTimeout ?? platform.defaultRequestTimeout, pollInterval: .seconds(2),
+            maxWait: maxWait, maxRestarts: maxRestarts, flow: flow, protectedApiURL: protectedApi, platform: platform,
+            queuePageRetry: queuePageRetry),
+        userId: "visitor-1", enqueueKey: enqueueKey, enqueueToken: enqueueToken, inviteCode: inviteCode)
 }
 
 extension Instant {

@@ -35,10 +35,11 @@ struct ServeCommandTests {
         // The SDK's whole journey: enqueue through the proxy domain and prefix, poll the queue
         // page, reach the target with a token the room signed.
         let configuration = VisitorConfiguration(
-            customerId: "acme", waitingRoomId: "spring-launch", waitingRoomDomain: "shop.example.com",
-            queuePathPrefix: "/queue/", userId: "serve-test-visitor", userAgent: "queuesim tests",
-            sdkVersion: "iOS-3.5.2", requestTimeout: .seconds(5), pollInterval: .milliseconds(200),
-            maxWait: .seconds(20))
+            group: VisitorGroupSettings(
+                customerId: "acme", waitingRoomId: "spring-launch", waitingRoomDomain: "shop.example.com",
+                queuePathPrefix: "/queue/", userAgent: "queuesim tests", sdkVersion: "iOS-3.5.2",
+                requestTimeout: .seconds(5), pollInterval: .milliseconds(200), maxWait: .seconds(20)),
+            userId: "serve-test-visitor")
         let result = await runVisitor(configuration: configuration, transport: transport, clock: WallClock())
         #expect(result.outcome == .passed)
         #expect(result.redirectType == "queue")

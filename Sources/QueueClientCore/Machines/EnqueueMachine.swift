@@ -44,6 +44,8 @@ public struct EnqueueMachine: Sendable {
 
     public let parameters: EnqueueParameters
     public let platform: ClientPlatform
+    /// The group's prebuilt enqueue head, when the visitor has one (see `EnqueueRequest.make`).
+    private let sharedHead: EnqueueHeaderTemplate?
     private var state: State = .idle
     /// Redirects followed in the current attempt, and where the last one led (boxed: rare).
     private var redirectsFollowed = 0
@@ -61,8 +63,13 @@ public struct EnqueueMachine: Sendable {
     public private(set) var lastHTTPStatus: Int?
 
     public init(parameters: EnqueueParameters, platform: ClientPlatform = .ios) {
+        self.init(parameters: parameters, platform: platform, sharedHead: nil)
+    }
+
+    package init(parameters: EnqueueParameters, platform: ClientPlatform, sharedHead: EnqueueHeaderTemplate?) {
         self.parameters = parameters
         self.platform = platform
+        self.sharedHead = sharedHead
     }
 
     public mutating func start(at now: Instant) -> Action {
@@ -125,7 +132,7 @@ public struct EnqueueMachine: Sendable {
         attempts += 1
         redirectsFollowed = 0
         redirectedTo = nil
-        return .send(EnqueueRequest.make(parameters))
+        return .send(EnqueueRequest.make(parameters, sharedHead: sharedHead))
     }
 
     /// The HTTP stack follows a redirect within the attempt (see the type's comment).

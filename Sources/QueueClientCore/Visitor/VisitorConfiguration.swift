@@ -8,197 +8,150 @@ public enum VisitorFlowKind: String, Sendable, Hashable, CaseIterable, Codable {
     case protectedApi
 }
 
-/// Everything one simulated visitor needs.
+/// What every visitor of a group shares: the waiting room, the client's settings and the flow.
+/// A plain value; `VisitorConfiguration` keeps one copy of it per group.
+public struct VisitorGroupSettings: Sendable, Hashable {
+    public var customerId: String
+    public var waitingRoomId: String
+    public var waitingRoomDomain: String?
+    public var queuePathPrefix: String?
+    public var layoutName: String?
+    public var language: String?
+    /// Sent as the body's `userAgent`, the `User-Agent` header and the queue page's user agent.
+    public var userAgent: String
+    public var sdkVersion: String
+    public var requestTimeout: Duration
+    /// Queue page poll interval when the server sends no `Retry-After`.
+    public var pollInterval: Duration
+    /// Measured from queue entry: still in the queue after it → `queued`.
+    public var maxWait: Duration
+    /// `queueit://restartSession` re-runs the visitor at most this often; one more → `restarted`.
+    public var maxRestarts: Int
+    public var flow: VisitorFlowKind
+    /// The KnownUser-protected API URL (required for `.protectedApi`).
+    public var protectedApiURL: String?
+    /// The SDK the visitors behave like: where its requests, retries and decisions differ.
+    public var platform: ClientPlatform
+    /// What a failed queue page load does (the platform's unless chosen).
+    public var queuePageRetry: QueuePageRetry
+
+    public init(
+        customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil,
+        layoutName: String? = nil, language: String? = nil, userAgent: String, sdkVersion: String,
+        requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(2),
+        maxWait: Duration = .seconds(30 * 60), maxRestarts: Int = 1, flow: VisitorFlowKind = .run,
+        protectedApiURL: String? = nil, platform: ClientPlatform = .ios, queuePageRetry: QueuePageRetry? = nil
+    ) {
+        self.customerId = customerId
+        self.waitingRoomId = waitingRoomId
+        self.waitingRoomDomain = waitingRoomDomain
+        self.queuePathPrefix = queuePathPrefix
+        self.layoutName = layoutName
+        self.language = language
+        self.userAgent = userAgent
+        self.sdkVersion = sdkVersion
+        self.requestTimeout = requestTimeout
+        self.pollInterval = pollInterval
+        self.maxWait = maxWait
+        self.maxRestarts = maxRestarts
+        self.flow = flow
+        self.protectedApiURL = protectedApiURL
+        self.platform = platform
+        self.queuePageRetry = queuePageRetry ?? platform.queuePageRetry
+    }
+}
+
+/// Everything one simulated visitor needs: its group's settings and its own id, key, token
+/// and invite code.
 ///
-/// Memory: a virtual run keeps a million of these in flight. The group-level settings (every
-/// field but the visitor's own `userId`, `enqueueKey` and `enqueueToken`) live in one shared,
-/// immutable box per group template, copied only when a group-level field is set; so a visitor
-/// carries 56 bytes of configuration instead of about 250. Value semantics are unchanged.
+/// Memory: a virtual run keeps a million of these in flight. The group's settings, and what is
+/// derived from them (the address, the prebuilt enqueue head, the navigator's settings), live
+/// in one immutable object per group, built once; a visitor carries a reference to it and its
+/// own fields. Setting `group` builds a new object; equality is by value.
 public struct VisitorConfiguration: Sendable, Hashable {
-    private var group: GroupSettings
+    private var shared: SharedGroup
     public var userId: String
     public var enqueueKey: String?
     public var enqueueToken: String?
     /// Android's invite code (`setInviteCode`), sent as `code=` on the first queue URL.
     public var inviteCode: String?
 
-    public var customerId: String {
-        get { group.fields.customerId }
-        set { group.modify { $0.customerId = newValue } }
-    }
-    public var waitingRoomId: String {
-        get { group.fields.waitingRoomId }
-        set { group.modify { $0.waitingRoomId = newValue } }
-    }
-    public var waitingRoomDomain: String? {
-        get { group.fields.waitingRoomDomain }
-        set { group.modify { $0.waitingRoomDomain = newValue } }
-    }
-    public var queuePathPrefix: String? {
-        get { group.fields.queuePathPrefix }
-        set { group.modify { $0.queuePathPrefix = newValue } }
-    }
-    public var layoutName: String? {
-        get { group.fields.layoutName }
-        set { group.modify { $0.layoutName = newValue } }
-    }
-    public var language: String? {
-        get { group.fields.language }
-        set { group.modify { $0.language = newValue } }
-    }
-    /// Sent as the body's `userAgent`, the `User-Agent` header and the queue page's user agent.
-    public var userAgent: String {
-        get { group.fields.userAgent }
-        set { group.modify { $0.userAgent = newValue } }
-    }
-    public var sdkVersion: String {
-        get { group.fields.sdkVersion }
-        set { group.modify { $0.sdkVersion = newValue } }
-    }
-    /// The SDK the visitor behaves like: where its requests, retries and decisions differ.
-    public var platform: ClientPlatform {
-        get { group.fields.platform }
-        set { group.modify { $0.platform = newValue } }
-    }
-    /// What a failed queue page load does (the platform's unless chosen).
-    public var queuePageRetry: QueuePageRetry {
-        get { group.fields.queuePageRetry }
-        set { group.modify { $0.queuePageRetry = newValue } }
-    }
-    public var requestTimeout: Duration {
-        get { group.fields.requestTimeout }
-        set { group.modify { $0.requestTimeout = newValue } }
-    }
-    /// Queue page poll interval when the server sends no `Retry-After`.
-    public var pollInterval: Duration {
-        get { group.fields.pollInterval }
-        set { group.modify { $0.pollInterval = newValue } }
-    }
-    /// Measured from queue entry: still in the queue after it → `queued`.
-    public var maxWait: Duration {
-        get { group.fields.maxWait }
-        set { group.modify { $0.maxWait = newValue } }
-    }
-    /// `queueit://restartSession` re-runs the visitor at most this often; one more → `restarted`.
-    public var maxRestarts: Int {
-        get { group.fields.maxRestarts }
-        set { group.modify { $0.maxRestarts = newValue } }
-    }
-    public var flow: VisitorFlowKind {
-        get { group.fields.flow }
-        set { group.modify { $0.flow = newValue } }
-    }
-    /// The KnownUser-protected API URL (required for `.protectedApi`).
-    public var protectedApiURL: String? {
-        get { group.fields.protectedApiURL }
-        set { group.modify { $0.protectedApiURL = newValue } }
+    public var group: VisitorGroupSettings {
+        get { shared.settings }
+        set { shared = SharedGroup(newValue) }
     }
 
     public init(
-        customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil,
-        layoutName: String? = nil, language: String? = nil, enqueueKey: String? = nil, enqueueToken: String? = nil,
-        userId: String, userAgent: String, sdkVersion: String, requestTimeout: Duration = .seconds(10),
-        pollInterval: Duration = .seconds(2), maxWait: Duration = .seconds(30 * 60), maxRestarts: Int = 1,
-        flow: VisitorFlowKind = .run, protectedApiURL: String? = nil, platform: ClientPlatform = .ios,
-        queuePageRetry: QueuePageRetry? = nil, inviteCode: String? = nil
+        group: VisitorGroupSettings, userId: String, enqueueKey: String? = nil, enqueueToken: String? = nil,
+        inviteCode: String? = nil
     ) {
-        group = GroupSettings(
-            GroupSettings.Fields(
-                customerId: customerId, waitingRoomId: waitingRoomId, waitingRoomDomain: waitingRoomDomain,
-                queuePathPrefix: queuePathPrefix, layoutName: layoutName, language: language, userAgent: userAgent,
-                sdkVersion: sdkVersion, requestTimeout: requestTimeout, pollInterval: pollInterval, maxWait: maxWait,
-                maxRestarts: maxRestarts, flow: flow, protectedApiURL: protectedApiURL, platform: platform,
-                queuePageRetry: queuePageRetry ?? platform.queuePageRetry))
+        shared = SharedGroup(group)
         self.userId = userId
         self.enqueueKey = enqueueKey
         self.enqueueToken = enqueueToken
         self.inviteCode = inviteCode
     }
 
-    /// Built once per group (in the group's box), not per visitor.
-    public var address: WaitingRoomAddress { group.address }
+    public static func == (lhs: VisitorConfiguration, rhs: VisitorConfiguration) -> Bool {
+        (lhs.shared === rhs.shared || lhs.shared.settings == rhs.shared.settings) && lhs.userId == rhs.userId
+            && lhs.enqueueKey == rhs.enqueueKey && lhs.enqueueToken == rhs.enqueueToken
+            && lhs.inviteCode == rhs.inviteCode
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(shared.settings)
+        hasher.combine(userId)
+        hasher.combine(enqueueKey)
+        hasher.combine(enqueueToken)
+        hasher.combine(inviteCode)
+    }
+
+    /// Built once per group, not per visitor.
+    public var address: WaitingRoomAddress { shared.address }
 
     /// The enqueue call for the configured waiting room. An enqueue token wins over a key, as
     /// the README sample picks `runWithEnqueueToken` first.
     public var enqueueParameters: EnqueueParameters {
-        enqueueParameters(for: address, enqueueToken: enqueueToken, layoutName: layoutName, language: language)
+        enqueueParameters(
+            for: address, enqueueToken: enqueueToken, layoutName: group.layoutName, language: group.language)
     }
 
     func enqueueParameters(
         for address: WaitingRoomAddress, enqueueToken: String?, layoutName: String?, language: String?
     ) -> EnqueueParameters {
         let token = enqueueToken.flatMap { $0.isEmpty ? nil : $0 }
-        var parameters = EnqueueParameters(
-            address: address, userId: userId, userAgent: userAgent, sdkVersion: sdkVersion, layoutName: layoutName,
-            language: language, enqueueToken: token, enqueueKey: token == nil ? enqueueKey : nil,
-            userIdInURL: platform.sendsUserIdInURLs)
-        // Android's URL carries the visitor's id: no head is shared by the group.
-        if !platform.sendsUserIdInURLs { parameters.headerTemplate = group.enqueueHeaders }
-        return parameters
+        let group = shared.settings
+        return EnqueueParameters(
+            address: address, userId: userId, userAgent: group.userAgent, sdkVersion: group.sdkVersion,
+            layoutName: layoutName, language: language, enqueueToken: token,
+            enqueueKey: token == nil ? enqueueKey : nil, userIdInURL: group.platform.sendsUserIdInURLs)
     }
 
-    /// One box per group, shared by all its visitors' queue page navigators.
-    var sharedNavigatorSettings: QueuePageNavigator.SharedSettings { group.sharedNavigatorSettings }
+    /// The group's prebuilt enqueue head; nil on Android, whose URL carries the visitor's id.
+    package var sharedEnqueueHead: EnqueueHeaderTemplate? { shared.enqueueHead }
+
+    /// One per group, shared by all its visitors' queue page navigators.
+    var sharedNavigatorSettings: QueuePageNavigator.SharedSettings { shared.navigatorSettings }
 }
 
-/// The shared, copy-on-write box of a configuration's group-level fields. Equality and hashing
-/// look at the fields, never at the box's identity.
-private struct GroupSettings: Sendable, Hashable {
-    struct Fields: Sendable, Hashable {
-        var customerId: String
-        var waitingRoomId: String
-        var waitingRoomDomain: String?
-        var queuePathPrefix: String?
-        var layoutName: String?
-        var language: String?
-        var userAgent: String
-        var sdkVersion: String
-        var requestTimeout: Duration
-        var pollInterval: Duration
-        var maxWait: Duration
-        var maxRestarts: Int
-        var flow: VisitorFlowKind
-        var protectedApiURL: String?
-        var platform: ClientPlatform
-        var queuePageRetry: QueuePageRetry
+/// A group's settings and what derives from them, computed once when it is built.
+private final class SharedGroup: Sendable {
+    let settings: VisitorGroupSettings
+    let address: WaitingRoomAddress
+    let enqueueHead: EnqueueHeaderTemplate?
+    let navigatorSettings: QueuePageNavigator.SharedSettings
+
+    init(_ settings: VisitorGroupSettings) {
+        self.settings = settings
+        address = WaitingRoomAddress(
+            customerId: settings.customerId, waitingRoomId: settings.waitingRoomId,
+            waitingRoomDomain: settings.waitingRoomDomain, queuePathPrefix: settings.queuePathPrefix)
+        enqueueHead =
+            settings.platform.sendsUserIdInURLs
+            ? nil : EnqueueHeaderTemplate(address: address, userAgent: settings.userAgent)
+        navigatorSettings = QueuePageNavigator.SharedSettings(
+            QueuePageNavigator.Settings(
+                pollInterval: settings.pollInterval, maxWait: settings.maxWait, userAgent: settings.userAgent,
+                platform: settings.platform, retry: settings.queuePageRetry))
     }
-
-    private final class Box: Sendable {
-        let fields: Fields
-        let sharedNavigatorSettings: QueuePageNavigator.SharedSettings
-        let address: WaitingRoomAddress
-        let enqueueHeaders: EnqueueHeaderTemplate
-        init(_ fields: Fields) {
-            self.fields = fields
-            address = WaitingRoomAddress(
-                customerId: fields.customerId, waitingRoomId: fields.waitingRoomId,
-                waitingRoomDomain: fields.waitingRoomDomain, queuePathPrefix: fields.queuePathPrefix)
-            enqueueHeaders = EnqueueHeaderTemplate(address: address, userAgent: fields.userAgent)
-            sharedNavigatorSettings = QueuePageNavigator.SharedSettings(
-                QueuePageNavigator.Settings(
-                    pollInterval: fields.pollInterval, maxWait: fields.maxWait, userAgent: fields.userAgent,
-                    platform: fields.platform, retry: fields.queuePageRetry))
-        }
-    }
-
-    private var box: Box
-
-    init(_ fields: Fields) { box = Box(fields) }
-
-    var fields: Fields { box.fields }
-    var sharedNavigatorSettings: QueuePageNavigator.SharedSettings { box.sharedNavigatorSettings }
-    var address: WaitingRoomAddress { box.address }
-    var enqueueHeaders: EnqueueHeaderTemplate { box.enqueueHeaders }
-
-    mutating func modify(_ change: (inout Fields) -> Void) {
-        var fields = box.fields
-        change(&fields)
-        box = Box(fields)
-    }
-
-    static func == (lhs: GroupSettings, rhs: GroupSettings) -> Bool {
-        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
-    }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(box.fields) }
 }

@@ -51,9 +51,9 @@ public struct VisitorMachine: Sendable {
     public mutating func start(at now: Instant) -> Action {
         guard case .notStarted = stage else { preconditionFailure("VisitorMachine.start called twice") }
         result.marks = VisitorMarks(started: now, ended: now)
-        guard configuration.flow == .protectedApi else { return beginEnqueue(at: now) }
-        guard let url = configuration.protectedApiURL,
-            var api = ProtectedApiMachine(apiURL: url, userAgent: configuration.userAgent)
+        guard configuration.group.flow == .protectedApi else { return beginEnqueue(at: now) }
+        guard let url = configuration.group.protectedApiURL,
+            var api = ProtectedApiMachine(apiURL: url, userAgent: configuration.group.userAgent)
         else {
             return finish(.error, message: "the protectedApi flow needs a valid protectedApi URL", at: now)
         }
@@ -198,8 +198,8 @@ public struct VisitorMachine: Sendable {
         guard let instruction = redirectInstruction?.value else { return configuration.enqueueParameters }
         return configuration.enqueueParameters(
             for: instruction.address, enqueueToken: instruction.enqueueToken ?? configuration.enqueueToken,
-            layoutName: instruction.layoutName ?? configuration.layoutName,
-            language: instruction.language ?? configuration.language)
+            layoutName: instruction.layoutName ?? configuration.group.layoutName,
+            language: instruction.language ?? configuration.group.language)
     }
 
     private mutating func takeStage() -> Stage {
@@ -209,7 +209,9 @@ public struct VisitorMachine: Sendable {
     }
 
     private mutating func beginEnqueue(at now: Instant) -> Action {
-        var machine = EnqueueMachine(parameters: enqueueParameters, platform: configuration.platform)
+        var machine = EnqueueMachine(
+            parameters: enqueueParameters, platform: configuration.group.platform,
+            sharedHead: configuration.sharedEnqueueHead)
         let action = machine.start(at: now)
         stage = .enqueueing(machine)
         return handle(action, of: machine, at: now)
@@ -219,7 +221,7 @@ public struct VisitorMachine: Sendable {
         switch action {
         case .send(let request):
             result.requests += 1
-            return .send(request, timeout: configuration.requestTimeout)
+            return .send(request, timeout: configuration.group.requestTimeout)
         case .runWaitingRoom(let instruction):
             redirectInstruction = Boxed(instruction)
             return beginEnqueue(at: now)
@@ -238,7 +240,7 @@ public struct VisitorMachine: Sendable {
         case .send(let request):
             result.requests += 1
             if !machine.lastSendFollowsRedirect { result.attempts += 1 }
-            return .send(request, timeout: configuration.requestTimeout)
+            return .send(request, timeout: configuration.group.requestTimeout)
         case .wait(let deadline):
             return .wait(until: deadline)
         case .finish(let enqueueResult):
@@ -292,7 +294,7 @@ public struct VisitorMachine: Sendable {
         case .send(let request, _):
             result.requests += 1
             result.polls += 1
-            return .send(request, timeout: configuration.requestTimeout)
+            return .send(request, timeout: configuration.group.requestTimeout)
         case .wait(let deadline):
             return .wait(until: deadline)
         case .finish(let ending):
@@ -309,7 +311,7 @@ public struct VisitorMachine: Sendable {
                 return finish(.error, message: message, at: now)
             case .restartSession:
                 result.restarts += 1
-                guard result.restarts <= configuration.maxRestarts else {
+                guard result.restarts <= configuration.group.maxRestarts else {
                     return finish(.restarted, message: nil, at: now)
                 }
                 return beginEnqueue(at: now)

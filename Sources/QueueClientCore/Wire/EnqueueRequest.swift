@@ -12,11 +12,6 @@ public struct EnqueueParameters: Sendable, Hashable {
     public var enqueueKey: String?
     /// Android: `?userId={userId}` on the URL too (`QueueITApiClient.getApiUrl`).
     public var userIdInURL: Bool
-    /// The group's enqueue head (address, `Accept`, `Content-Type`, `User-Agent`) built once
-    /// for all its visitors (every visitor enqueues); used only while `address` and
-    /// `userAgent` are the template's. Not part of equality: it is a cache of what `make`
-    /// would build anyway.
-    var headerTemplate: EnqueueHeaderTemplate?
 
     public init(
         address: WaitingRoomAddress, userId: String, userAgent: String, sdkVersion: String,
@@ -34,24 +29,6 @@ public struct EnqueueParameters: Sendable, Hashable {
         self.enqueueKey = enqueueKey
     }
 
-    public static func == (lhs: EnqueueParameters, rhs: EnqueueParameters) -> Bool {
-        lhs.address == rhs.address && lhs.userId == rhs.userId && lhs.userAgent == rhs.userAgent
-            && lhs.sdkVersion == rhs.sdkVersion && lhs.layoutName == rhs.layoutName && lhs.language == rhs.language
-            && lhs.enqueueToken == rhs.enqueueToken && lhs.enqueueKey == rhs.enqueueKey
-            && lhs.userIdInURL == rhs.userIdInURL
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(address)
-        hasher.combine(userId)
-        hasher.combine(userAgent)
-        hasher.combine(sdkVersion)
-        hasher.combine(layoutName)
-        hasher.combine(language)
-        hasher.combine(enqueueToken)
-        hasher.combine(enqueueKey)
-        hasher.combine(userIdInURL)
-    }
 }
 
 /// Builds the mobile enqueue request:
@@ -63,8 +40,13 @@ public struct EnqueueParameters: Sendable, Hashable {
 /// Optional body fields are sent only when non-empty (Android's rule; iOS sends a non-nil
 /// empty string, which no caller here produces on purpose).
 public enum EnqueueRequest {
-    public static func make(_ parameters: EnqueueParameters) -> OutgoingRequest {
-        if let template = parameters.headerTemplate, template.fits(parameters) {
+    /// `sharedHead`: the group's prebuilt head (address, `Accept`, `Content-Type`,
+    /// `User-Agent`, built once for all its visitors); used when it is the head `parameters`
+    /// would make, so the request is the same either way.
+    public static func make(_ parameters: EnqueueParameters) -> OutgoingRequest { make(parameters, sharedHead: nil) }
+
+    package static func make(_ parameters: EnqueueParameters, sharedHead: EnqueueHeaderTemplate?) -> OutgoingRequest {
+        if let template = sharedHead, template.fits(parameters) {
             return OutgoingRequest(sharedHead: template, body: bodyBytes(parameters))
         }
         var path = parameters.address.enqueuePath

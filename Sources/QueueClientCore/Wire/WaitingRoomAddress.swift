@@ -9,16 +9,16 @@
 ///   emptiness and so builds `//api/...` for a prefix of `/`; we do not copy that quirk.
 /// - Path segments are percent-encoded (Android) so an id with a space still gives a valid URL.
 public struct WaitingRoomAddress: Sendable, Hashable {
-    public var customerId: String { didSet { derive() } }
-    public var waitingRoomId: String { didSet { derive() } }
+    public let customerId: String
+    public let waitingRoomId: String
     /// The non-empty proxy domain, or nil for `{customerId}.queue-it.net`.
     public let waitingRoomDomain: String?
     /// The sanitized prefix (no slashes at either end), present only with a domain.
     public let queuePathPrefix: String?
     /// The authority requests go to: the proxy domain, or `{customerId}.queue-it.net`.
-    public private(set) var host: String = ""
+    public let host: String
     /// `/{prefix}/api/mobileapp/queue/{c}/{e}/enqueue` (prefix only behind a proxy).
-    public private(set) var enqueuePath: String = ""
+    public let enqueuePath: String
 
     public init(
         customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil
@@ -34,30 +34,12 @@ public struct WaitingRoomAddress: Sendable, Hashable {
             self.waitingRoomDomain = nil
             self.queuePathPrefix = nil
         }
-        derive()
-    }
-
-    /// `host` and `enqueuePath` are worked out when the ids change, not on every enqueue
-    /// (every visitor of a virtual run enqueues).
-    private mutating func derive() {
-        host = waitingRoomDomain ?? "\(customerId).queue-it.net"
+        // Derived once here, not on every enqueue (every visitor of a virtual run enqueues).
+        // An immutable value: equality over every stored field is equality of the settings.
+        host = self.waitingRoomDomain ?? "\(customerId).queue-it.net"
         let api =
             "/api/mobileapp/queue/\(PercentEncoding.pathSegment(customerId))/\(PercentEncoding.pathSegment(waitingRoomId))/enqueue"
-        enqueuePath = queuePathPrefix.map { "/\($0)\(api)" } ?? api
-    }
-
-    /// Equality and hashing look at the four settings, as before `host` and `enqueuePath` were
-    /// stored: they are derived, and their bytes could tell canonically equal ids apart.
-    public static func == (lhs: WaitingRoomAddress, rhs: WaitingRoomAddress) -> Bool {
-        lhs.customerId == rhs.customerId && lhs.waitingRoomId == rhs.waitingRoomId
-            && lhs.waitingRoomDomain == rhs.waitingRoomDomain && lhs.queuePathPrefix == rhs.queuePathPrefix
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(customerId)
-        hasher.combine(waitingRoomId)
-        hasher.combine(waitingRoomDomain)
-        hasher.combine(queuePathPrefix)
+        enqueuePath = self.queuePathPrefix.map { "/\($0)\(api)" } ?? api
     }
 
     /// The full enqueue URL, as the SDK would call it.

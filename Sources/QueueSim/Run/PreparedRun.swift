@@ -116,7 +116,7 @@ public struct PreparedRun: Sendable {
 
     /// The waiting room id a group's visitors are configured with (the event id of their tokens).
     public func waitingRoomId(ofGroup index: Int) -> String {
-        groupTemplates[index].waitingRoomId
+        groupTemplates[index].group.waitingRoomId
     }
 
     public func groupName(of visitor: PlannedVisitor) -> String {
@@ -174,16 +174,17 @@ public struct PreparedRun: Sendable {
         if case .literal(let key) = group.enqueueKey { literalKey = own(key) }
         if case .literal(let token) = group.enqueueToken { literalToken = own(token) }
         if case .literal(let code) = group.inviteCode { literalCode = own(code) }
-        return VisitorConfiguration(
+        let settings = VisitorGroupSettings(
             customerId: own(target.customerId), waitingRoomId: own(target.waitingRoomId),
             waitingRoomDomain: target.waitingRoomDomain.map(own), queuePathPrefix: target.queuePathPrefix.map(own),
-            layoutName: target.layoutName.map(own), language: target.language.map(own), enqueueKey: literalKey,
-            enqueueToken: literalToken, userId: "", userAgent: own(client.userAgent),
-            sdkVersion: own(client.sdkVersion), requestTimeout: client.requestTimeout,
+            layoutName: target.layoutName.map(own), language: target.language.map(own),
+            userAgent: own(client.userAgent), sdkVersion: own(client.sdkVersion), requestTimeout: client.requestTimeout,
             pollInterval: client.pollInterval, maxWait: client.maxWait, maxRestarts: client.maxRestarts,
             flow: VisitorFlowKind(group.flow),
             protectedApiURL: (target.protectedApi ?? RoomSetup.builtInProtectedAPIURL(for: scenario)).map(own),
-            platform: client.platform, queuePageRetry: client.queuePageRetry, inviteCode: literalCode)
+            platform: client.platform, queuePageRetry: client.queuePageRetry)
+        return VisitorConfiguration(
+            group: settings, userId: "", enqueueKey: literalKey, enqueueToken: literalToken, inviteCode: literalCode)
     }
 }
 

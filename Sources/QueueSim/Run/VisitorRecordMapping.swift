@@ -36,7 +36,7 @@ extension VisitorRecord {
     ) {
         self.init(
             index: visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result, run: run,
-            eventId: configuration.waitingRoomId, tokenJudge: tokenJudge)
+            eventId: configuration.group.waitingRoomId, tokenJudge: tokenJudge)
     }
 
     /// The same row from the parts of the planned visitor it uses; `eventId` is the waiting

@@ -29,7 +29,7 @@ extension Simulation {
     /// first poll could be skipped (the caller polls now).
     mutating func skipForecastPolls(_ machine: inout VisitorMachine) -> (at: Instant, turnCame: Bool)? {
         guard let pending = machine.pendingQueuePagePoll,
-            let forecast = forecast(for: pending.url, timeout: machine.configuration.requestTimeout)
+            let forecast = forecast(for: pending.url, timeout: machine.configuration.group.requestTimeout)
         else { return nil }
         let (skipped, pollAt) = forecastPolls(from: loop.now, forecast, maxWaitEnds: pending.maxWaitEnds)
         guard skipped > 0 else { return nil }
@@ -43,7 +43,7 @@ extension Simulation {
     /// caller hands the request to the room).
     mutating func answerForecastLoad(_ machine: inout VisitorMachine) -> (at: Instant, turnCame: Bool)? {
         guard let inFlight = machine.queuePageLoadInFlight,
-            let forecast = forecast(for: inFlight.url, timeout: machine.configuration.requestTimeout)
+            let forecast = forecast(for: inFlight.url, timeout: machine.configuration.group.requestTimeout)
         else { return nil }
         // The load in flight is the chain's first poll: the machine counted it when it sent it.
         let (answered, pollAt) = forecastPolls(from: loop.now, forecast, maxWaitEnds: inFlight.maxWaitEnds)

@@ -11,8 +11,10 @@ import Testing
 struct LiveRequestEncodingTests {
     static func configuration(userId: String, enqueueKey: String? = nil) -> VisitorConfiguration {
         VisitorConfiguration(
-            customerId: "acme", waitingRoomId: "launch", enqueueKey: enqueueKey, userId: userId,
-            userAgent: "queuesim/1 (virtual visitor)", sdkVersion: "iOS-3.5.2")
+            group: VisitorGroupSettings(
+                customerId: "acme", waitingRoomId: "launch", userAgent: "queuesim/1 (virtual visitor)",
+                sdkVersion: "iOS-3.5.2"),
+            userId: userId, enqueueKey: enqueueKey)
     }
 
     static func text(_ buffer: ByteBuffer) -> String { String(buffer: buffer) }
@@ -23,7 +25,9 @@ struct LiveRequestEncodingTests {
         let allocator = ByteBufferAllocator()
         // Bodies of different lengths: Content-Length is written for each, after the shared head.
         for (userId, key) in [("u", nil), ("visitor-0002", "k-1"), (String(repeating: "x", count: 900), "k-22")] {
-            let request = EnqueueRequest.make(Self.configuration(userId: userId, enqueueKey: key).enqueueParameters)
+            let configuration = Self.configuration(userId: userId, enqueueKey: key)
+            let request = EnqueueRequest.make(
+                configuration.enqueueParameters, sharedHead: configuration.sharedEnqueueHead)
             #expect(request.sharedHead != nil)
             let body = String(decoding: request.body ?? [], as: UTF8.self)
             let expected =
@@ -42,7 +46,10 @@ struct LiveRequestEncodingTests {
     func changedHeadIsNotShared() {
         var heads = EncodedHeads()
         let allocator = ByteBufferAllocator()
-        let original = EnqueueRequest.make(Self.configuration(userId: "a").enqueueParameters)
+        let configuration = Self.configuration(userId: "a")
+        let original = EnqueueRequest.make(
+            configuration.enqueueParameters, sharedHead: configuration.sharedEnqueueHead)
+        #expect(original.sharedHead != nil)
         _ = LiveRequestEncoding.encode(original, defaultAuthority: "h", allocator: allocator, heads: &heads)
         var changed = original
         changed.head.headerFields[.cookie] = "x=1"
