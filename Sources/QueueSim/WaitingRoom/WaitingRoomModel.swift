@@ -22,7 +22,9 @@ public struct WaitingRoomModel: Sendable {
         /// 1 for the next visitor to be released.
         public var position: Int
         public var usersAhead: Int
-        /// users ahead ÷ outflow.
+        /// The time until `releaseAt`, the visitor's turn by the release schedule; users ahead ÷
+        /// outflow when no turn is scheduled. The queue page's `Retry-After` is this, rounded up
+        /// and capped (so the two never disagree).
         public var expectedWait: Duration
         /// When this visitor's turn comes if the script holds; nil if it never comes.
         public var releaseAt: Instant?
@@ -156,7 +158,9 @@ public struct WaitingRoomModel: Sendable {
         } else {
             let slot = Int(ticket.slot)
             let releasedSlots = releasedSlotCount(atNanoseconds: time)
-            guard slot < releasedSlots else { return .waiting(position(ofSlot: slot, releasedSlots: releasedSlots)) }
+            guard slot < releasedSlots else {
+                return .waiting(position(ofSlot: slot, releasedSlots: releasedSlots, at: now))
+            }
             passType = .queue
         }
         guard Int(ticket.redirects) < Self.maxRedirectsPerVisitor else { return .redirectLimitExceeded }
@@ -164,13 +168,14 @@ public struct WaitingRoomModel: Sendable {
         return .yourTurn(redirectType: passType, token: token(queueIds.queueId(ofTicket: index), passType, now))
     }
 
-    private func position(ofSlot slot: Int, releasedSlots: Int) -> QueuePosition {
+    private func position(ofSlot slot: Int, releasedSlots: Int, at now: Instant) -> QueuePosition {
         let ahead = slot - releasedSlots
+        let releaseAt = releaseInstant(ofQueueNumber: slot + 1)
         let outflow = configuration.settings.outflowPerSecond
-        let wait: Duration = outflow > 0 ? .seconds(Double(ahead) / outflow) : .seconds(Int64.max / 4)
-        return QueuePosition(
-            position: ahead + 1, usersAhead: ahead, expectedWait: wait,
-            releaseAt: releaseInstant(ofQueueNumber: slot + 1))
+        let wait: Duration =
+            releaseAt.map { max($0 - now, .zero) }
+            ?? (outflow > 0 ? .seconds(Double(ahead) / outflow) : .seconds(Int64.max / 4))
+        return QueuePosition(position: ahead + 1, usersAhead: ahead, expectedWait: wait, releaseAt: releaseAt)
     }
 
     /// Slots whose releasing time has been reached (binary search over the sorted slot times).

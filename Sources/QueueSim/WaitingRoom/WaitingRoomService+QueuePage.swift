@@ -27,7 +27,8 @@ extension WaitingRoomService {
                 ("usersAhead", .int(position.usersAhead)),
                 ("expectedWaitSeconds", .double(position.expectedWait.secondsDouble)),
             ])
-            let untilTurn = position.releaseAt.map { $0 - now } ?? .seconds(Self.longestPollSeconds)
+            // The same number as `expectedWaitSeconds`, rounded up and capped.
+            let untilTurn = position.releaseAt == nil ? .seconds(Self.longestPollSeconds) : position.expectedWait
             return (waitingHead(retryAfter: untilTurn, body), body)
         case .yourTurn(_, let token):
             // Every visitor passes here: fill in the shared head's `Location` (fields stay in order).
