@@ -55,6 +55,24 @@ struct ProtectedApiTests {
         #expect(result.attempts == 1)
     }
 
+    @Test("a connector that answers the token with a 302 and the cookie: followed, 3 API calls per pass")
+    func connectorTrueRedirect() {
+        let api = Self.connector()
+        let (result, sent) = simulate(configuration(flow: .protectedApi, protectedApi: Self.api)) { sent in
+            guard sent.authority == "api.shop.example", sent.path.contains("queueittoken=") else { return api(sent) }
+            // KnownUser's glue: 302 to the URL without the token, setting the session cookie.
+            return .success(
+                Reply.redirect(
+                    "https://api.shop.example/v1/cart?id=3",
+                    headers: [("Set-Cookie", "\(Self.acceptedCookie)=EventId%3Dspring%26Hash%3Dab; Path=/")]))
+        }
+        #expect(result.outcome == .passed)
+        let apiCalls = sent.filter { $0.authority == "api.shop.example" }
+        #expect(apiCalls.count == 3)
+        #expect(apiCalls[2].path == "/v1/cart?id=3")
+        #expect(apiCalls[2].header("Cookie")?.contains(Self.acceptedCookie) == true)
+    }
+
     @Test("a proxy host and path in the redirect become waitingRoomDomain and queuePathPrefix")
     func proxiedRedirect() {
         let (result, sent) = simulate(

@@ -43,7 +43,7 @@ public struct AcceptedSessionCookie: Sendable, Equatable {
 
     /// The value as it goes into `Set-Cookie` (URL-encoded once, like Java's URLEncoder).
     public func encodedValue(secretKey: String) -> String {
-        PercentEncoding.encodeComponent(plainValue(secretKey: secretKey))
+        ConnectorEncoding.encodeComponent(plainValue(secretKey: secretKey))
     }
 
     public enum Validation: Sendable, Equatable {
@@ -58,7 +58,7 @@ public struct AcceptedSessionCookie: Sendable, Equatable {
         encodedValue: String, eventId: String, secretKey: String, defaultValidityMinutes: Int,
         nowUnixSeconds: Int64
     ) -> Validation {
-        let plain = PercentEncoding.decode(encodedValue) ?? encodedValue
+        let plain = ConnectorEncoding.decode(encodedValue) ?? encodedValue
         var fields: [Substring: Substring] = [:]
         for item in plain.split(separator: "&") {
             guard let equals = item.firstIndex(of: "=") else { continue }
@@ -84,16 +84,20 @@ public struct AcceptedSessionCookie: Sendable, Equatable {
     }
 }
 
-/// Percent-encoding as the Java connector does it: every byte except `A-Z a-z 0-9 - _ .` is
-/// encoded (URLEncoder plus `%20` for space and the extra `~` `*` encodings), uppercase hex.
-enum PercentEncoding {
-    static func encodeComponent(_ text: String) -> String {
+/// The connectors' percent-encodings (not the client's `PercentEncoding`): every byte except
+/// `A-Z a-z 0-9 - _ .` is encoded, uppercase hex — the Java connector's (URLEncoder plus `%20`
+/// for space and the extra `~` `*` encodings), used for the session cookie; with `keepingTilde`,
+/// the Python connector's `quote(v, safe='~')`, used for the redirect URLs.
+enum ConnectorEncoding {
+    static func encodeComponent(_ text: String, keepingTilde: Bool = false) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count * 3 / 2)
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: "~") where keepingTilde:
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 out +=

@@ -4,8 +4,9 @@ import QueueClientCore
 /// The parts of an HTTP request the room routes on: host (without port), path segments with
 /// the room's prefix still on, query items, and cookies.
 ///
-/// Every request of a virtual run passes through here, so the common case (an ASCII target,
-/// one query value looked up) avoids `Character` splitting and parses the query only on demand.
+/// Every request of a virtual run passes through here: the target is split over its UTF-8 bytes
+/// (`/`, `?`, `&`, `=` are single bytes never found inside a multi-byte character, so this is
+/// the split for any text) and the query is parsed only on demand.
 struct RoomRequest {
     let method: HTTPRequest.Method
     /// Only entrances with a proxy domain and the protected API look at it: read on demand.
@@ -16,31 +17,26 @@ struct RoomRequest {
     let pathSegments: [Substring]
     /// The text after `?`, still encoded; empty without a query.
     private let rawQuery: Substring
-    /// An ASCII target splits over bytes where it would split over `Character`s; otherwise a
-    /// `/`, `?`, `&` or `=` followed by a combining mark is one `Character`, not a separator,
-    /// so such targets split as `Character`s.
-    private let targetIsASCII: Bool
     let head: HTTPRequest
 
     init(_ request: HTTPRequest) {
         head = request
         method = request.method
         let target = request.path ?? "/"
-        targetIsASCII = ASCIIByte.isASCII(target)
         let pathPart: Substring
-        if let mark = targetIsASCII ? target.utf8.firstIndex(of: UInt8(ascii: "?")) : target.firstIndex(of: "?") {
+        if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             pathPart = target[..<mark]
             rawQuery = target[target.index(after: mark)...]
         } else {
             pathPart = Substring(target)
             rawQuery = ""
         }
-        pathSegments = targetIsASCII ? Self.asciiSegments(pathPart) : pathPart.split(separator: "/")
+        pathSegments = Self.segments(pathPart)
     }
 
     /// `split(separator: "/")` over bytes into one exactly sized array: splitting grows its
     /// array one doubling at a time, which made it most of the room's allocations.
-    private static func asciiSegments(_ path: Substring) -> [Substring] {
+    private static func segments(_ path: Substring) -> [Substring] {
         // Offsets found over the contiguous bytes (the `UTF8View` checks every index it is
         // handed), then the segments cut out of `path` by offset, which is O(1) for UTF-8.
         var contiguous = path
@@ -81,12 +77,13 @@ struct RoomRequest {
         return items
     }
 
-    /// The first item named `name` (names compare decoded), decoded; as `query.first`, but
-    /// decoding only the value asked for (every queue-page request looks up `q`).
+    /// The first item named `name` (names compare as decoded bytes, as the connectors' string
+    /// equality does), decoded; as `query.first`, but decoding only the value asked for (every
+    /// queue-page request looks up `q`).
     func queryValue(_ name: String) -> String? {
         var found: String?
         forEachRawQueryItem { itemName, value in
-            guard Self.decoded(String(itemName)) == name else { return true }
+            guard Self.decoded(String(itemName)).utf8.elementsEqual(name.utf8) else { return true }
             found = value.map { Self.decoded(String($0)) } ?? ""
             return false
         }
@@ -97,15 +94,6 @@ struct RoomRequest {
     /// no `=`), still encoded, until it returns false. No array of items is built.
     private func forEachRawQueryItem(_ body: (_ name: Substring, _ value: Substring?) -> Bool) {
         guard !rawQuery.isEmpty else { return }
-        guard targetIsASCII else {
-            for item in rawQuery.split(separator: "&") {
-                let equals = item.firstIndex(of: "=")
-                guard equals.map({ body(item[..<$0], item[item.index(after: $0)...]) }) ?? body(item, nil) else {
-                    return
-                }
-            }
-            return
-        }
         let utf8 = rawQuery.utf8
         var itemStart = utf8.startIndex
         while itemStart != utf8.endIndex {
@@ -138,16 +126,8 @@ struct RoomRequest {
     }
 
     private static func hostWithoutPort(_ authority: String) -> String {
-        // An ASCII authority (every real one) is searched over bytes, which finds the same
-        // `[`, `]` and `:` the `Character` search finds.
+        // Over bytes: `[`, `]` and `:` are single bytes in any UTF-8 text.
         let utf8 = authority.utf8
-        guard ASCIIByte.isASCII(authority) else {
-            if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-                return String(authority[...close])
-            }
-            if let colon = authority.lastIndex(of: ":") { return String(authority[..<colon]) }
-            return authority
-        }
         if utf8.first == UInt8(ascii: "["), let close = utf8.firstIndex(of: UInt8(ascii: "]")) {
             return String(authority[...close])
         }
@@ -156,7 +136,7 @@ struct RoomRequest {
     }
 
     private static func decoded(_ text: String) -> String {
-        PercentEncoding.decode(text) ?? text
+        ConnectorEncoding.decode(text) ?? text
     }
 
     /// `lowercased()`, without a copy when the text is ASCII with no capital letter.
@@ -172,7 +152,6 @@ struct RoomRequest {
 extension HTTPField.Name {
     static let queueItRedirect = HTTPField.Name("x-queueit-redirect")!
     static let queueItAjaxPageURL = HTTPField.Name("x-queueit-ajaxpageurl")!
-    static let queueItToken = HTTPField.Name("x-queueittoken")!
     /// Only for requests converted without an authority (HTTP/1 keeps `Host` in `authority`).
     static let hostHeader = HTTPField.Name("Host")!
     static let pragma = HTTPField.Name("Pragma")!

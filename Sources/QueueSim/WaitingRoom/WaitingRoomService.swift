@@ -219,11 +219,11 @@ public final class WaitingRoomService {
         case .queuePage:
             visitor = request.queryValue("q").flatMap(drawVisitor(ofQueueId:))
         case .protectedAPI:
-            let token = request.queryValue("queueittoken") ?? request.header("x-queueittoken")
+            let token = request.queryValue("queueittoken")
             let cookie = request.cookie(AcceptedSessionCookie.name(eventId: configuration.waitingRoomId))
             let queueId =
                 token.flatMap(VisitorDraws.queueId(inToken:))
-                ?? cookie.flatMap { PercentEncoding.decode($0) ?? $0 }.flatMap(VisitorDraws.queueId(inCookie:))
+                ?? cookie.flatMap { ConnectorEncoding.decode($0) ?? $0 }.flatMap(VisitorDraws.queueId(inCookie:))
             visitor = queueId.flatMap { drawVisitor(ofQueueId: String($0)) }
         case .errorPage:
             visitor = nil

@@ -90,6 +90,8 @@ struct PlatformRunTests {
         for row in reports.visitors.rows {
             #expect(row["redirect_type"] == "disabled", "\(row)")
             #expect(row["polls"] == "0")
+            // The API three times (queue redirect, token → 302, cookie → 200) and the enqueue.
+            #expect(row["requests"] == "4", "\(row)")
         }
     }
 }

@@ -23,8 +23,8 @@ import Testing
         #expect(Self.request("").pathSegments == [])
         #expect(Self.request("queue").pathSegments == ["queue"])
         #expect(Self.request("a///b?x=/y/").pathSegments == ["a", "b"])
-        // A `/` with a combining mark is one character, not a separator (the non-ASCII path).
-        #expect(Self.request("/a/\u{301}b/c").pathSegments == ["a/\u{301}b", "c"])
+        // Bytes, as an HTTP server splits a target: a `/` before a combining mark still separates.
+        #expect(Self.request("/a/\u{301}b/c").pathSegments.map(String.init) == ["a", "\u{301}b", "c"])
     }
 
     @Test func queryValueIsTheFirstDecodedMatch() {
@@ -44,7 +44,7 @@ import Testing
         #expect(Self.request("/queue?=v&q=2").queryValue("") == "v")
     }
 
-    @Test func nonASCIIQueriesSplitAsCharacters() {
+    @Test func nonASCIIQueriesSplitOverBytes() {
         let request = Self.request("/q?a=é&b=2")
         #expect(request.queryValue("a") == "é")
         #expect(request.queryValue("b") == "2")

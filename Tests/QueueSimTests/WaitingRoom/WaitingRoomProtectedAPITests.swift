@@ -5,7 +5,8 @@ import Testing
 
 @testable import QueueSim
 
-/// `/api/protected` behaves as a KnownUser V3 connector would for AJAX and plain calls.
+/// `/api/protected` behaves as the KnownUser.V3.Python connector with its README glue would,
+/// for AJAX and plain calls.
 @Suite struct WaitingRoomProtectedAPITests {
     static let ajaxPage = HTTPField.Name("x-queueit-ajaxpageurl")!
     static let redirectHeader = HTTPField.Name("x-queueit-redirect")!
@@ -47,7 +48,7 @@ import Testing
         #expect(!encoded.contains("&") && !encoded.contains(":"))
         #expect(
             encoded.removingPercentEncoding
-                == "https://acme.queue-it.net/?c=acme&e=spring-launch&ver=v3-queuesim-1&cver=-1&man=unspecified&t=https%3A%2F%2Facme.example%2Flaunch"
+                == "https://acme.queue-it.net/?c=acme&e=spring-launch&ver=v3-queuesim-1&kupver=queuesim&cver=-1&man=unspecified&t=https%3A%2F%2Facme.example%2Flaunch"
         )
         #expect(queued.head.headerFields[.accessControlExposeHeaders] == "x-queueit-redirect")
         #expect(queued.head.headerFields[.cacheControl] == "no-cache, no-store, must-revalidate, max-age=0")
@@ -55,13 +56,17 @@ import Testing
         #expect(queued.head.headerFields[.expires] == "Fri, 01 Jan 1990 00:00:00 GMT")
         #expect(queued.head.headerFields[.setCookie] == nil)
 
-        // 2. With the room's token: the session cookie and the API's answer.
+        // 2. With the room's token: a 302 to the same URL without the token, setting the session
+        //    cookie, for an AJAX call too (the connector's glue; the token is not to be shared).
         let token = try roomToken(service, at: 2)
         let admitted = try #require(
-            service.handle(apiRequest(query: "?queueittoken=\(token)"), body: [], at: RoomFixture.at(3)).answer)
-        #expect(admitted.head.status == .ok)
+            service.handle(apiRequest(query: "?queueittoken=\(token)&page=2"), body: [], at: RoomFixture.at(3))
+                .answer)
+        #expect(admitted.head.status == .found)
+        // Python's `re.sub("([\\?&])(queueittoken=[^&]*)", '', …)`, quirk included.
+        #expect(admitted.head.headerFields[.location] == "https://api.acme.example/api/protected&page=2")
         #expect(admitted.head.headerFields[Self.redirectHeader] == nil)
-        #expect(admitted.body.contains("\"ok\":true"))
+        #expect(admitted.body.isEmpty)
         let cookie = try #require(cookieValue(admitted.head))
         let epoch = WaitingRoomConfiguration.virtualEpochUnixSeconds
         let decoded = try #require(cookie.removingPercentEncoding)
@@ -90,7 +95,7 @@ import Testing
         let epoch = WaitingRoomConfiguration.virtualEpochUnixSeconds
         #expect(
             url.hasPrefix(
-                "https://acme.queue-it.net/error/hash/?c=acme&e=spring-launch&ver=v3-queuesim-1&cver=-1&man=unspecified&queueittoken="
+                "https://acme.queue-it.net/error/hash/?c=acme&e=spring-launch&ver=v3-queuesim-1&kupver=queuesim&cver=-1&man=unspecified&queueittoken="
             ))
         #expect(url.hasSuffix("&ts=\(epoch + 1)&t=https%3A%2F%2Facme.example%2Flaunch"))
         // Past its expiry (validity 180 s) the same token is refused with `timestamp`.
@@ -101,7 +106,7 @@ import Testing
         )
     }
 
-    @Test func plainCallsGetA302AndTheTokenHeaderIsAccepted() throws {
+    @Test func plainCallsGetA302AndTheTokenIsReadFromTheQueryOnly() throws {
         let service = WaitingRoomService(
             configuration: RoomFixture.configuration(domain: "q.acme.example", prefix: "wr"))
         let plain = try #require(
@@ -109,15 +114,46 @@ import Testing
         #expect(plain.head.status == .found)
         #expect(
             plain.head.headerFields[.location]
-                == "https://q.acme.example/wr/?c=acme&e=spring-launch&ver=v3-queuesim-1&cver=-1&man=unspecified&t=https%3A%2F%2Fapi.acme.example%2Fapi%2Fprotected%3Fpage%3D2"
+                == "https://q.acme.example/wr/?c=acme&e=spring-launch&ver=v3-queuesim-1&kupver=queuesim&cver=-1&man=unspecified&t=https%3A%2F%2Fapi.acme.example%2Fapi%2Fprotected%3Fpage%3D2"
         )
         let token = try roomToken(
             service, at: 0,
             enqueue: RoomFixture.enqueueRequest(
                 host: "q.acme.example", path: "/wr/api/mobileapp/queue/acme/spring-launch/enqueue"))
+        // The connector never reads an `x-queueittoken` header: still a queue redirect.
         var viaHeader = apiRequest()
         viaHeader.headerFields[HTTPField.Name("x-queueittoken")!] = token
-        let admitted = try #require(service.handle(viaHeader, body: [], at: .origin).answer)
+        let ignored = try #require(service.handle(viaHeader, body: [], at: .origin).answer)
+        #expect(cookieValue(ignored.head) == nil && ignored.head.headerFields[Self.redirectHeader] != nil)
+        let admitted = try #require(
+            service.handle(apiRequest(query: "?queueittoken=\(token)", ajax: false), body: [], at: .origin).answer)
+        #expect(admitted.head.status == .found)
+        #expect(admitted.head.headerFields[.location] == "https://api.acme.example/api/protected")
         #expect(cookieValue(admitted.head) != nil)
+    }
+
+    @Test func anEmptyAjaxPageHeaderIsAnAjaxCallWithNoTarget() throws {
+        let service = WaitingRoomService(configuration: RoomFixture.configuration())
+        var request = apiRequest(ajax: false)
+        request.headerFields[Self.ajaxPage] = ""
+        let answer = try #require(service.handle(request, body: [], at: .origin).answer)
+        // Python's `getHeader(...) is not None`: present counts, so the redirect comes as a header,
+        // and an empty target leaves `t` out.
+        #expect(answer.head.status == .ok)
+        let url = try #require(answer.head.headerFields[Self.redirectHeader]?.removingPercentEncoding)
+        #expect(
+            url
+                == "https://acme.queue-it.net/?c=acme&e=spring-launch&ver=v3-queuesim-1&kupver=queuesim&cver=-1&man=unspecified"
+        )
+    }
+
+    @Test func redirectURLsKeepTheTildeAsPythonsQuoteDoes() throws {
+        let service = WaitingRoomService(configuration: RoomFixture.configuration())
+        var request = apiRequest(ajax: false)
+        request.headerFields[Self.ajaxPage] = "https://acme.example/a~b"
+        let answer = try #require(service.handle(request, body: [], at: .origin).answer)
+        let header = try #require(answer.head.headerFields[Self.redirectHeader])
+        // Encoded twice (the URL, then the header), `~` stays both times.
+        #expect(header.contains("a~b") && !header.contains("%7E"))
     }
 }
