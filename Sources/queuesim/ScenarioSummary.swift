@@ -51,6 +51,13 @@ struct ScenarioSummary {
                     + "tokens valid \(ScenarioUnits.describe(room.tokenValidity))"
                     + (room.inviteOnly ? ", invite only" : ""))
             if let keys = room.enqueueKeys { row("", "known enqueue keys from \(keys.path), column \(keys.column)") }
+            if !room.inviteCodes.isEmpty {
+                // Codes are credentials too: counted, never shown.
+                row(
+                    "",
+                    "\(room.inviteCodes.count) invite code\(room.inviteCodes.count == 1 ? "" : "s") admitted on the queue page"
+                )
+            }
             for fault in room.faults { row("fault", Self.describe(fault)) }
         } else {
             row("endpoint", scenario.target.endpointDescription)

@@ -79,7 +79,7 @@ struct ScenarioValidationTests {
                 "3:3: missing the required key `target.customerId`",
                 "8:1: unknown key `tresholds` in the top level; did you mean `thresholds`?",
                 "10:3: unknown key `outflw` in `waitingRoom`; did you mean `outflow`?",
-                "11:3: unknown key `zzz` in `waitingRoom`; expected one of: mode, eventStart, outflow, secretKey, tokenValidity, inviteOnly, enqueueKeys, latency, faults",
+                "11:3: unknown key `zzz` in `waitingRoom`; expected one of: mode, eventStart, outflow, secretKey, tokenValidity, inviteOnly, enqueueKeys, inviteCodes, latency, faults",
             ])
     }
 
@@ -182,6 +182,16 @@ struct ScenarioValidationTests {
             problems(minimal + "client:\n  platform: andriod\n  queuePageRetry: pol\n") == [
                 "9:13: `client.platform` must be one of ios, android, found `andriod`; did you mean `android`?",
                 "10:19: `client.queuePageRetry` must be one of none, reload, poll, found `pol`; did you mean `poll`?",
+            ])
+    }
+
+    @Test func inviteCodesBelongToAnInviteOnlyRoom() throws {
+        let room = try ScenarioTestSupport.load(minimal + "waitingRoom: { inviteOnly: true, inviteCodes: [A, B] }\n")
+        #expect(room.waitingRoom?.inviteCodes == ["A", "B"])
+        #expect(
+            problems(minimal + "waitingRoom: { inviteCodes: [A, \"\"] }\n") == [
+                "8:29: `waitingRoom.inviteCodes` only matters in an invite-only room; add `inviteOnly: true`",
+                "8:33: `waitingRoom.inviteCodes[1]` must not be empty",
             ])
     }
 

@@ -323,14 +323,18 @@ public struct WaitingRoomSettings: Sendable, Equatable {
     public var inviteOnly: Bool
     /// Known enqueue keys for invite-only rooms.
     public var enqueueKeys: CSVFeeder?
+    /// Invite codes an invite-only room admits on its queue page (`code=`, Android's SDK).
+    public var inviteCodes: [String]
     public var latency: LatencySettings
     public var faults: [FaultRule]
 
     public init(
         mode: RoomMode = .queue, eventStart: Duration = .zero, outflowPerSecond: Double = 10,
         secretKey: String = "dev-secret", tokenValidity: Duration = .seconds(180), inviteOnly: Bool = false,
-        enqueueKeys: CSVFeeder? = nil, latency: LatencySettings = LatencySettings(), faults: [FaultRule] = []
+        enqueueKeys: CSVFeeder? = nil, inviteCodes: [String] = [], latency: LatencySettings = LatencySettings(),
+        faults: [FaultRule] = []
     ) {
+        self.inviteCodes = inviteCodes
         self.mode = mode
         self.eventStart = eventStart
         self.outflowPerSecond = outflowPerSecond

@@ -153,11 +153,12 @@ struct RawWaitingRoom: Decodable, Sendable {
     var tokenValidity: YamlNode?
     var inviteOnly: Positioned<Bool>?
     var enqueueKeys: Positioned<RawFeeder>?
+    var inviteCodes: YamlList<Positioned<String>>?
     var latency: Positioned<RawLatency>?
     var faults: YamlList<Positioned<RawFault>>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case mode, eventStart, outflow, secretKey, tokenValidity, inviteOnly, enqueueKeys, latency, faults
+        case mode, eventStart, outflow, secretKey, tokenValidity, inviteOnly, enqueueKeys, inviteCodes, latency, faults
     }
 }
 

@@ -12,6 +12,17 @@ extension ScenarioValidator {
         if let keys = raw.enqueueKeys {
             room.enqueueKeys = feeder(keys.value, at: keys.mark, key: "waitingRoom.enqueueKeys")
         }
+        if let codes = raw.inviteCodes {
+            if !room.inviteOnly {
+                fail(
+                    "`waitingRoom.inviteCodes` only matters in an invite-only room; add `inviteOnly: true`",
+                    at: codes.mark)
+            }
+            for (index, code) in codes.elements.enumerated() {
+                if code.value.isEmpty { fail("`waitingRoom.inviteCodes[\(index)]` must not be empty", at: code.mark) }
+            }
+            room.inviteCodes = codes.elements.map(\.value)
+        }
         if let latency = raw.latency?.value {
             room.latency = LatencySettings(
                 enqueue: duration(latency.enqueue, key: "waitingRoom.latency.enqueue", default: .zero, allowZero: true),

@@ -38,6 +38,9 @@ public struct WaitingRoomModel: Sendable {
         case yourTurn(redirectType: RoomMode, token: String)
         /// The visitor's return link was used more often than `maxRedirectsPerVisitor`.
         case redirectLimitExceeded
+        /// An invite-only room let the visitor enqueue without a key or token; its queue page
+        /// wants a configured invite code (`code=`) first.
+        case refused(reason: String)
     }
 
     /// Queue-it's default "max redirects per visitor".
@@ -50,6 +53,8 @@ public struct WaitingRoomModel: Sendable {
         var redirects: UInt8
         /// For tickets that passed at enqueue, the redirect type they passed with.
         var directType: RoomMode?
+        /// Enqueued in an invite-only room without key or token: waits for an invite code.
+        var awaitingInviteCode = false
     }
 
     public let configuration: WaitingRoomConfiguration
@@ -65,6 +70,7 @@ public struct WaitingRoomModel: Sendable {
     private var preQueue: [Int32] = []
     private var preQueueSealed = false
     private var recentArrivals = ArrivalRateWindow()
+    private let inviteCodes: Set<String>
 
     public init(configuration: WaitingRoomConfiguration) {
         self.configuration = configuration
@@ -75,6 +81,7 @@ public struct WaitingRoomModel: Sendable {
             outflowPerSecond: settings.outflowPerSecond)
         queueIds = QueueIdCodec(seed: configuration.seed)
         signingKey = PreparedHMAC(key: settings.secretKey)
+        inviteCodes = Set(settings.inviteCodes)
         enqueueTokens = EnqueueTokenVerifier(
             secretKey: settings.secretKey, customerId: configuration.customerId,
             waitingRoomId: configuration.waitingRoomId)
@@ -94,10 +101,16 @@ public struct WaitingRoomModel: Sendable {
 
     public mutating func enqueue(enqueueKey: String?, enqueueToken: String?, at now: Instant) -> EnqueueDecision {
         sealPreQueueIfDue(at: now)
+        var awaitingInviteCode = false
         if configuration.settings.inviteOnly, let reason = inviteRefusal(key: enqueueKey, token: enqueueToken, at: now)
         {
-            return .refused(reason: reason)
+            // With invite codes, a visitor with neither key nor token enqueues; the code comes
+            // on the queue URL (Android's SDK adds it there), and the queue page checks it.
+            let bringsNothing = (enqueueKey ?? "").isEmpty && (enqueueToken ?? "").isEmpty
+            guard bringsNothing, !inviteCodes.isEmpty else { return .refused(reason: reason) }
+            awaitingInviteCode = true
         }
+        defer { if awaitingInviteCode { tickets[tickets.count - 1].awaitingInviteCode = true } }
         let time = now.nanoseconds
         let arrivalsInWindow = recentArrivals.record(atNanoseconds: time)
         let ticketIndex = tickets.count
@@ -143,7 +156,17 @@ public struct WaitingRoomModel: Sendable {
 
     // MARK: Queue page
 
-    public mutating func queuePage(ticket index: Int, at now: Instant) -> QueuePageState {
+    /// `inviteCode`: the queue URL's `code=`, if any.
+    public mutating func queuePage(ticket index: Int, inviteCode: String? = nil, at now: Instant) -> QueuePageState {
+        if tickets[index].awaitingInviteCode {
+            guard let inviteCode, inviteCodes.contains(inviteCode) else {
+                return .refused(
+                    reason: inviteCode == nil
+                        ? "This waiting room is invite-only: an invite code is required" : "Invite code is not known")
+            }
+            // A good code admits the ticket for good: later polls need not carry it.
+            tickets[index].awaitingInviteCode = false
+        }
         sealPreQueueIfDue(at: now)
         let time = now.nanoseconds
         let mode = timeline.mode(atNanoseconds: time)
@@ -204,7 +227,9 @@ public struct WaitingRoomModel: Sendable {
     /// unshuffled pre-queue (its place is drawn at event start) or if the turn never comes.
     /// Mode windows that let everyone through early are not taken into account.
     public func releaseInstant(ofTicket index: Int) -> Instant? {
-        guard index >= 0, index < tickets.count, tickets[index].slot >= 0 else { return nil }
+        guard index >= 0, index < tickets.count, tickets[index].slot >= 0, !tickets[index].awaitingInviteCode else {
+            return nil
+        }
         return releaseInstant(ofQueueNumber: Int(tickets[index].slot) + 1)
     }
 

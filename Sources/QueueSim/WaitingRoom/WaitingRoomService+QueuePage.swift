@@ -11,7 +11,10 @@ extension WaitingRoomService {
         guard let queueId = request.queryValue("q"), let ticket = model.ticket(forQueueId: queueId) else {
             return Self.jsonError(.notFound, "Unknown queue id")
         }
-        switch model.queuePage(ticket: ticket, at: now) {
+        switch model.queuePage(ticket: ticket, inviteCode: request.queryValue("code"), at: now) {
+        case .refused(let reason):
+            // As the room refuses an unknown enqueue key.
+            return Self.jsonError(.forbidden, reason)
         case .preQueue(let startsIn):
             let body = RoomJSON.object([
                 ("queueId", .string(queueId)),

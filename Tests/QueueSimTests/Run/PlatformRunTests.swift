@@ -94,4 +94,30 @@ struct PlatformRunTests {
             #expect(row["requests"] == "4", "\(row)")
         }
     }
+
+    @Test("an Android invite code reaches the invite-only room on the queue URL and gates entry")
+    func inviteCodes() throws {
+        let reports = try RunFixture.virtual(
+            """
+            version: 1
+            name: invites
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { pollInterval: 1s }
+            arrivals: { phases: [ { burst: 6 } ] }
+            visitors:
+              - { name: invited, platform: android, inviteCode: VIP-1 }
+              - { name: stale, platform: android, inviteCode: VIP-0 }
+            waitingRoom: { inviteOnly: true, inviteCodes: [VIP-1], outflow: 600/min }
+            """)
+        for row in reports.visitors.rows {
+            if row["group"] == "invited" {
+                #expect(row["outcome"] == "passed" && row["redirect_type"] == "queue", "\(row)")
+            } else {
+                #expect(row["outcome"] == "error" && row["http_status"] == "403", "\(row)")
+                #expect(row["polls"] == "1", "\(row)")
+            }
+        }
+        #expect(reports.visitors.rows.contains { $0["group"] == "invited" })
+        #expect(reports.visitors.rows.contains { $0["group"] == "stale" })
+    }
 }

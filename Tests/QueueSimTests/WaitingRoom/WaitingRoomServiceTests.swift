@@ -106,6 +106,34 @@ import Testing
         #expect(enqueue(service, body: "not json").head.status == .badRequest)
     }
 
+    @Test func inviteCodesGateTheQueuePage() throws {
+        let service = WaitingRoomService(
+            configuration: RoomFixture.configuration(inviteOnly: true, keys: ["key-7"], inviteCodes: ["VIP-1"]))
+        // Without key or token the visitor enqueues (Android sends its code on the queue URL only);
+        // a forged key is still refused at once.
+        let admitted = enqueue(service, body: "{\"userId\":\"u\"}")
+        #expect(admitted.head.status == .ok)
+        #expect(enqueue(service, body: "{\"userId\":\"u\",\"enqueueKey\":\"key-8\"}").head.status == .forbidden)
+        let queueURL = try #require(admitted.body["QueueUrl"] as? String)
+        func page(_ url: String) throws -> (HTTPResponse, [String: Any]) {
+            let answer = try #require(service.handle(RoomFixture.get(url), body: [], at: RoomFixture.at(0.1)).answer)
+            return (answer.head, json(answer.body))
+        }
+        // No code, a bad code: refused the way a bad key is.
+        let (noCode, noCodeBody) = try page(queueURL)
+        #expect(noCode.status == .forbidden)
+        #expect(noCodeBody["error"] as? String == "This waiting room is invite-only: an invite code is required")
+        let (badCode, badCodeBody) = try page(queueURL + "&code=VIP-2")
+        #expect(badCode.status == .forbidden && badCodeBody["error"] as? String == "Invite code is not known")
+        // A good code (where Android puts it) admits the ticket for good.
+        let withUserId = queueURL.replacingOccurrences(of: "?q=", with: "?userId=abc&q=") + "&code=VIP-1"
+        #expect(try page(withUserId).0.status != .forbidden)
+        #expect(try page(queueURL).0.status != .forbidden)
+        // A visitor with a listed key needs no code.
+        let keyed = enqueue(service, body: "{\"userId\":\"u\",\"enqueueKey\":\"key-7\"}")
+        #expect(try page(try #require(keyed.body["QueueUrl"] as? String)).0.status != .forbidden)
+    }
+
     @Test func eachFaultKindShowsOnTheWire() throws {
         let faults = [
             FaultRule(from: .seconds(0), to: .seconds(10), endpoint: .enqueue, rate: 1, effect: .status(503)),

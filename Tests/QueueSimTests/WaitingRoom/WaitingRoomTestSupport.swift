@@ -11,14 +11,15 @@ enum RoomFixture {
         mode: RoomMode = .queue, eventStart: Duration = .zero, outflowPerMinute: Double = 600,
         inviteOnly: Bool = false, keys: Set<String> = [], faults: [FaultRule] = [],
         latency: LatencySettings = LatencySettings(), domain: String? = nil, prefix: String? = nil,
-        seed: UInt64 = 42
+        seed: UInt64 = 42, inviteCodes: [String] = []
     ) -> WaitingRoomConfiguration {
         WaitingRoomConfiguration(
             customerId: "acme", waitingRoomId: "spring-launch", waitingRoomDomain: domain,
             queuePathPrefix: prefix,
             settings: WaitingRoomSettings(
                 mode: mode, eventStart: eventStart, outflowPerSecond: outflowPerMinute / 60, secretKey: secret,
-                tokenValidity: .seconds(180), inviteOnly: inviteOnly, latency: latency, faults: faults),
+                tokenValidity: .seconds(180), inviteOnly: inviteOnly, inviteCodes: inviteCodes, latency: latency,
+                faults: faults),
             seed: seed, knownEnqueueKeys: keys)
     }
 
