@@ -21,6 +21,12 @@ public struct VisitorGroupSettings: Sendable, Hashable {
     public var userAgent: String
     public var sdkVersion: String
     public var requestTimeout: Duration
+    /// How a runner that can see bytes arrive applies `requestTimeout`: false, to the whole
+    /// exchange (a scenario's `client.requestTimeout`); true, to the time without progress, as
+    /// the SDKs' stacks do (`NSURLRequest`'s idle timeout, OkHttp's per-read timeout) — the
+    /// platform's default. Before the request is written (waiting for or opening a
+    /// connection) it bounds that wait either way.
+    public var requestTimeoutIsIdle: Bool = false
     /// Queue page poll interval when the server sends no `Retry-After`.
     public var pollInterval: Duration
     /// Measured from queue entry: still in the queue after it → `queued`.

@@ -25,9 +25,15 @@ final class LiveConnection {
     private let pool: LiveConnectionPool
     private var collector: LiveHTTP1Handler?
 
+    /// When the exchange in flight last made progress: its request written, or bytes of its
+    /// answer read (the idle timeout's clock).
+    private(set) var lastProgress = NIODeadline.now()
+
     init(pool: LiveConnectionPool) {
         self.pool = pool
     }
+
+    func progressed() { lastProgress = .now() }
 
     /// The channel is up; the pool hands it its first exchange.
     func connected(_ collector: LiveHTTP1Handler) {
@@ -40,6 +46,7 @@ final class LiveConnection {
             preconditionFailure("an exchange on a connection that is not idle")
         }
         state = .busy(exchange)
+        lastProgress = .now()
         collector.send(pool.encode(exchange.request, allocator: allocator), pool: pool)
     }
 
@@ -252,6 +259,7 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        connection.progressed()
         var bytes = unwrapInboundIn(data)
         if var earlier = pending {
             earlier.writeBuffer(&bytes)

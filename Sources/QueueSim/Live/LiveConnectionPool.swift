@@ -104,6 +104,14 @@ final class LiveConnectionPool {
         dispatch()
     }
 
+    /// When the exchange last made progress on its connection; nil while it waits for one.
+    func lastProgress(slot: Int, serial: UInt32) -> NIODeadline? {
+        for connection in open where connection.carries(slot: slot, serial: serial) {
+            return connection.lastProgress
+        }
+        return nil
+    }
+
     /// The exchange's deadline passed: close its connection, or forget it if it still waits.
     func abort(slot: Int, serial: UInt32) {
         for connection in open where connection.carries(slot: slot, serial: serial) {

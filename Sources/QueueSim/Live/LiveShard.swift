@@ -256,6 +256,19 @@ final class LiveShard: LiveExchangeOwner {
             try carryOut(action, visitor: &slot, number: number, phaseBefore: before, now: now)
         case .deadline(let number, let serial):
             guard awaits(slot: number, serial: serial) else { return }
+            // An idle timeout (the platform's): while the answer keeps coming, look again one
+            // timeout after the last progress.
+            if let group = slots[number]?.machine.configuration.group, group.requestTimeoutIsIdle,
+                let last = pool.lastProgress(slot: number, serial: serial)
+            {
+                let quiet = NIODeadline.now() - last
+                let idle = TimeAmount.nanoseconds(group.requestTimeout.wholeNanoseconds)
+                if quiet < idle {
+                    let left = Duration.nanoseconds((idle - quiet).nanoseconds)
+                    calendar.schedule(.deadline(slot: number, serial: serial), at: clock.now + left)
+                    return
+                }
+            }
             pool.abort(slot: number, serial: serial)
             try deliver(slot: number, serial: serial, result: .failure(.timedOut))
         }

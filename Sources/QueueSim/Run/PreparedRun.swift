@@ -174,7 +174,7 @@ public struct PreparedRun: Sendable {
         if case .literal(let key) = group.enqueueKey { literalKey = own(key) }
         if case .literal(let token) = group.enqueueToken { literalToken = own(token) }
         if case .literal(let code) = group.inviteCode { literalCode = own(code) }
-        let settings = VisitorGroupSettings(
+        var settings = VisitorGroupSettings(
             customerId: own(target.customerId), waitingRoomId: own(target.waitingRoomId),
             waitingRoomDomain: target.waitingRoomDomain.map(own), queuePathPrefix: target.queuePathPrefix.map(own),
             layoutName: target.layoutName.map(own), language: target.language.map(own),
@@ -183,6 +183,7 @@ public struct PreparedRun: Sendable {
             flow: VisitorFlowKind(group.flow),
             protectedApiURL: (target.protectedApi ?? RoomSetup.builtInProtectedAPIURL(for: scenario)).map(own),
             platform: client.platform, queuePageRetry: client.queuePageRetry)
+        settings.requestTimeoutIsIdle = scenario.client.requestTimeout == nil
         return VisitorConfiguration(
             group: settings, userId: "", enqueueKey: literalKey, enqueueToken: literalToken, inviteCode: literalCode)
     }

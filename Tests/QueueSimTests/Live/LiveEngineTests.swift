@@ -89,6 +89,26 @@ struct LiveEngineTests {
         Self.expectTimedOutAfterRetries(row)
     }
 
+    @Test("the platform's idle timeout: an answer trickling for 12 s, a byte every 40 ms, passes an Android visitor")
+    func idleTimeoutWhileBytesArrive() async throws {
+        // Android's 10 s is a timeout per read, not for the whole answer (OkHttp): a whole-
+        // exchange limit of 10 s would have cut this answer and retried.
+        let head =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(Self.enqueueBody.utf8.count)\r\n\r\n"
+        let interval = TimeAmount.milliseconds(12_000 / Int64(Self.enqueueBody.utf8.count))
+        let reply = RawHTTPServer.Reply.trickleBody(head: head, body: Self.enqueueBody, interval: interval)
+        try await RawHTTPServer.with(reply: Self.afterReachabilityCheck { _ in reply }) { server in
+            let reports = try await Self.runWall(
+                Self.scenario(
+                    port: server.port, arrivals: "{ phases: [ { burst: 1 } ] }", client: "{ platform: android }",
+                    run: "{}"))
+            let row = try #require(reports.visitors.rows.first)
+            #expect(row["outcome"] == "passed", "\(row)")
+            #expect(row["attempts"] == "1")
+            #expect(row.int("total_ms")! >= 11_000, "\(row)")
+        }
+    }
+
     @Test("keep-alive: 100 visitors one after another share one connection; 200 at once open at most 20")
     func poolReusesConnections() async throws {
         let answer = RawHTTPServer.answer(body: Self.enqueueBody)

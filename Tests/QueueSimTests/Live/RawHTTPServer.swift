@@ -16,6 +16,8 @@ final class RawHTTPServer: Sendable {
         case stall(String)
         /// Write `head`, then one byte of body every `interval`, at most `count` bytes.
         case trickle(head: String, interval: TimeAmount, count: Int)
+        /// The head at once, then `body` one byte every `interval`.
+        case trickleBody(head: String, body: String, interval: TimeAmount)
     }
 
     private let channel: any Channel
@@ -151,6 +153,21 @@ private final class RawRequestHandler: ChannelInboundHandler, @unchecked Sendabl
                     return
                 }
                 channel.writeAndFlush(ByteBuffer(string: "x"), promise: nil)
+            }
+        case .trickleBody(let head, let body, let interval):
+            channel.writeAndFlush(ByteBuffer(string: head), promise: nil)
+            let bytes = Array(body.utf8)
+            let sent = Mutex(0)
+            channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { task in
+                let number = sent.withLock {
+                    $0 += 1
+                    return $0
+                }
+                guard channel.isActive, number <= bytes.count else {
+                    task.cancel()
+                    return
+                }
+                channel.writeAndFlush(ByteBuffer(bytes: [bytes[number - 1]]), promise: nil)
             }
         }
     }
