@@ -59,9 +59,10 @@ public struct QueuePageNavigator: Sendable {
     public enum Action: Sendable, Equatable {
         /// Load a page. `queueUrlChanged` is set when the load follows a navigation to another
         /// waiting-room page (the SDK's `onQueueUrlChanged`).
-        /// A URL, not its text: only the SDK facade reports it, and a simulated visitor should
-        /// not build a string per page load that nobody reads.
-        case send(OutgoingRequest, queueUrlChanged: SimpleURL?)
+        /// `queueUrlChanged`: the load is the SDK's `onQueueUrlChanged` for `currentURL`. A flag,
+        /// not the URL: only the SDK facade reports it, and a simulated visitor should not copy
+        /// a URL per page load that nobody reads.
+        case send(OutgoingRequest, queueUrlChanged: Bool)
         case wait(until: Instant)
         case finish(QueuePageEnding)
     }
@@ -74,7 +75,7 @@ public struct QueuePageNavigator: Sendable {
         case finished
     }
 
-    static let redirectsBeforePause = 20
+    static let redirectsBeforePause: UInt8 = 20
 
     public let policy: NavigationPolicy
     /// Shared by every visitor of a group (built once per `VisitorConfiguration` group): a
@@ -129,13 +130,15 @@ public struct QueuePageNavigator: Sendable {
     public private(set) var lastHTTPStatus: Int?
     public private(set) var cookies: CookieJar
     private var state: State = .idle
-    private var redirectsInRow = 0
+    /// Small counters side by side: a virtual run keeps a million navigators.
+    private var redirectsInRow: UInt8 = 0
     /// Whether the load in flight (or the next one) is a page load rather than a poll.
     private var pageLoad = true
     /// Page loads failed in a row (Android's `reloadAttempts`).
-    private var failedPageLoads = 0
+    private var failedPageLoads: UInt8 = 0
     /// The id Android writes into queue URLs; nil on iOS.
-    private let userIdInURLs: String?
+    private let userIdInURLBox: Boxed<String>?
+    private var userIdInURLs: String? { userIdInURLBox?.value }
     /// The first queue URL, which Android reloads; boxed, and only kept for `.reload`.
     private let reloadURL: Boxed<SimpleURL>?
 
@@ -166,9 +169,10 @@ public struct QueuePageNavigator: Sendable {
             queueHost: start.host, queuePathPrefix: queuePathPrefix, targetHost: target.host, targetPath: target.path)
         self.sharedSettings = sharedSettings
         let settings = sharedSettings.settings
-        self.userIdInURLs = settings.platform.sendsUserIdInURLs ? (userId ?? "") : nil
-        if let userIdInURLs {
-            currentURL = Self.androidFirstQueueURL(start, userId: userIdInURLs, inviteCode: inviteCode)
+        // Boxed: only Android visitors pay for it.
+        self.userIdInURLBox = settings.platform.sendsUserIdInURLs ? Boxed(userId ?? "") : nil
+        if let userIdInURLBox {
+            currentURL = Self.androidFirstQueueURL(start, userId: userIdInURLBox.value, inviteCode: inviteCode)
         } else {
             currentURL = start
         }
@@ -183,7 +187,7 @@ public struct QueuePageNavigator: Sendable {
         case .idle:
             enteredAt = now
             pageLoad = true
-            return load(queueUrlChanged: settings.platform.reportsFirstQueueURL ? currentURL : nil)
+            return load(queueUrlChanged: settings.platform.reportsFirstQueueURL)
         case .loading, .waitingToPoll, .waitingOutMaxWait, .finished:
             preconditionFailure("QueuePageNavigator.start called twice")
         }
@@ -231,7 +235,7 @@ public struct QueuePageNavigator: Sendable {
     public mutating func waited(at now: Instant) -> Action {
         switch state {
         case .waitingToPoll:
-            return load(queueUrlChanged: nil)
+            return load(queueUrlChanged: false)
         case .waitingOutMaxWait:
             state = .finished
             return .finish(.queued)
@@ -315,7 +319,7 @@ public struct QueuePageNavigator: Sendable {
                 state = .finished
                 return .finish(.queued)
             }
-            return load(queueUrlChanged: next)
+            return load(queueUrlChanged: true)
         }
     }
 
@@ -340,7 +344,7 @@ public struct QueuePageNavigator: Sendable {
                 return .finish(
                     .loadFailed("\(reason); Android gave up after \(failedPageLoads) reloads of the queue URL"))
             }
-            let delay = QueuePageRetry.reloadDelays[failedPageLoads]
+            let delay = QueuePageRetry.reloadDelays[Int(failedPageLoads)]
             failedPageLoads += 1
             currentURL = reloadURL.value
             // Still a page load: the reload's own failure counts again.
@@ -364,7 +368,7 @@ public struct QueuePageNavigator: Sendable {
         return .wait(until: next)
     }
 
-    private mutating func load(queueUrlChanged: SimpleURL?) -> Action {
+    private mutating func load(queueUrlChanged: Bool) -> Action {
         state = .loading
         polls += 1
         var head = HTTPRequest(

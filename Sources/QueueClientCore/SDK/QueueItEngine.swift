@@ -169,8 +169,8 @@ public final class QueueItEngine: Sendable {
         var action = navigator.start(at: clock.now)
         while true {
             switch action {
-            case .send(let request, let changedURL):
-                if let changedURL { listener.onQueueUrlChanged(changedURL.description) }
+            case .send(let request, let urlChanged):
+                if urlChanged { listener.onQueueUrlChanged(navigator.currentURL.description) }
                 switch await transport.execute(request, timeout: options.effectiveRequestTimeout) {
                 case .success(let response): action = navigator.received(response, at: clock.now)
                 case .failure(let error): action = navigator.failed(error, at: clock.now)

@@ -82,8 +82,10 @@ public struct VisitorConfiguration: Sendable, Hashable {
     /// Android's invite code (`setInviteCode`), sent as `code=` on the first queue URL.
     public var inviteCode: String?
 
+    /// A borrow, not a copy: reading one field does not copy (and retain) every string of the
+    /// group (the runners read `group.requestTimeout` for every request).
     public var group: VisitorGroupSettings {
-        get { shared.settings }
+        _read { yield shared.settings }
         set { shared = SharedGroup(newValue) }
     }
 

@@ -79,25 +79,26 @@ public struct FeederSet: Sendable {
     public mutating func values(forGroup groupIndex: Int, visitorIndex: Int) throws(PlanError) -> VisitorValues {
         let sources = groups[groupIndex]
         // One row per pool: two columns of one file come from the same row.
-        let keyRow = try row(sources.key, sharingWith: [], visitorIndex: visitorIndex, group: sources.name)
-        let tokenRow = try row(
-            sources.token, sharingWith: [(sources.key, keyRow)], visitorIndex: visitorIndex, group: sources.name)
+        let keyRow = try row(sources.key, visitorIndex: visitorIndex, group: sources.name)
+        let tokenRow =
+            sources.token.pool != nil && sources.token.pool == sources.key.pool
+            ? keyRow : try row(sources.token, visitorIndex: visitorIndex, group: sources.name)
         var values = VisitorValues(
             enqueueKey: resolve(sources.key, row: keyRow), enqueueToken: resolve(sources.token, row: tokenRow))
         if sources.inviteCode != .absent {
-            let codeRow = try row(
-                sources.inviteCode, sharingWith: [(sources.key, keyRow), (sources.token, tokenRow)],
-                visitorIndex: visitorIndex, group: sources.name)
+            let pool = sources.inviteCode.pool
+            let codeRow =
+                pool != nil && pool == sources.key.pool
+                ? keyRow
+                : pool != nil && pool == sources.token.pool
+                    ? tokenRow : try row(sources.inviteCode, visitorIndex: visitorIndex, group: sources.name)
             values.inviteCode = resolve(sources.inviteCode, row: codeRow)
         }
         return values
     }
 
-    /// The row `source` reads: the one already drawn from its pool for this visitor, else a new one.
-    private mutating func row(
-        _ source: ValueSource, sharingWith drawn: [(ValueSource, Int)], visitorIndex: Int, group: String
-    ) throws(PlanError) -> Int {
-        if let pool = source.pool, let shared = drawn.first(where: { $0.0.pool == pool }) { return shared.1 }
+    /// A new row of the source's pool for this visitor (0 for a literal or absent source).
+    private mutating func row(_ source: ValueSource, visitorIndex: Int, group: String) throws(PlanError) -> Int {
         guard let row = draw(source, visitorIndex: visitorIndex) else { throw exhausted(source, group: group) }
         return row
     }
