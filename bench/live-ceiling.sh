@@ -103,7 +103,9 @@ http {
 }
 NGINX
 
-# The SDK's enqueue call: body and headers as EnqueueRequest builds them with the defaults.
+# The SDK's enqueue call: body and headers as EnqueueRequest builds them for the scenario below
+# (its `userAgent` is set to wrk's, so both send the same bytes; the platforms' default user
+# agents are longer).
 cat > "$workdir/enqueue.lua" <<'LUA'
 wrk.method = "POST"
 wrk.headers["Host"] = "acme.queue-it.net"
@@ -119,7 +121,7 @@ version: 1
 name: live-ceiling
 seed: 1
 target: { customerId: $customer, waitingRoomId: $room, endpoint: "http://127.0.0.1:$port" }
-client: { requestTimeout: 30s }
+client: { requestTimeout: 30s, userAgent: "queuesim/1 (virtual visitor)", sdkVersion: iOS-3.5.2 }
 arrivals:
   process: uniform
   phases: [ { duration: ${seconds}s, rate: 200000 } ]

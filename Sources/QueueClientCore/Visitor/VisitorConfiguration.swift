@@ -80,7 +80,13 @@ public struct VisitorConfiguration: Sendable, Hashable {
     public var enqueueKey: String?
     public var enqueueToken: String?
     /// Android's invite code (`setInviteCode`), sent as `code=` on the first queue URL.
-    public var inviteCode: String?
+    public var inviteCode: String? {
+        get { inviteCodeBox?.value }
+        set { inviteCodeBox = newValue.map(Boxed.init) }
+    }
+    /// Boxed: a virtual run keeps a million configurations, and only Android visitors with a
+    /// code pay for one.
+    private var inviteCodeBox: Boxed<String>?
 
     /// A borrow, not a copy: reading one field does not copy (and retain) every string of the
     /// group (the runners read `group.requestTimeout` for every request).
@@ -97,7 +103,7 @@ public struct VisitorConfiguration: Sendable, Hashable {
         self.userId = userId
         self.enqueueKey = enqueueKey
         self.enqueueToken = enqueueToken
-        self.inviteCode = inviteCode
+        self.inviteCodeBox = inviteCode.map(Boxed.init)
     }
 
     public static func == (lhs: VisitorConfiguration, rhs: VisitorConfiguration) -> Bool {

@@ -160,6 +160,9 @@ extension SimpleURL {
     /// RFC 3986 §5.2.4 over `/`-separated segments: `.` goes, `..` takes the segment before it
     /// (never above the root); a path ending in `.` or `..` keeps its trailing `/`.
     static func removingDotSegments(_ path: String) -> String {
+        // Nearly every path has no `.` at all: one byte scan, no split (every pass resolves one).
+        var bytes = path
+        guard bytes.withUTF8({ $0.contains(UInt8(ascii: ".")) }) else { return path }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.contains(where: { $0 == "." || $0 == ".." }) else { return path }
         var output: [Substring] = []
