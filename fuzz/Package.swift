@@ -41,6 +41,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         fuzzer("URLFuzz"),
+        fuzzer("TokenCheckFuzz"),
         fuzzer("FlatJSONFuzz"),
         fuzzer("CSVFuzz"),
         fuzzer(

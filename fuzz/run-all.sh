@@ -65,6 +65,7 @@ done <<TARGETS
 ScenarioFuzz 16384 scenario.dict
 RoomRequestFuzz 8192 room.dict
 URLFuzz 4096 url.dict
+TokenCheckFuzz 1024 token.dict
 FlatJSONFuzz 4096 json.dict
 CSVFuzz 8192 csv.dict
 HTTP1ResponseFuzz 8192 http1.dict

@@ -191,21 +191,13 @@ public final class WaitingRoomService {
             && Self.equalIgnoringCase(room, configuration.waitingRoomId)
     }
 
-    /// `lowercased()` equality without allocating for ASCII text (every request carries the
-    /// ids); anything else still goes through `lowercased()`, so the answer is the same.
+    /// Case-insensitive over ASCII letters, exact elsewhere: the ids are ASCII (the scenario
+    /// refuses any other), so a path segment holding another byte is another room.
     static func equalIgnoringCase(_ lhs: Substring, _ rhs: String) -> Bool {
-        // Equal text is equal once lowercased too; ids usually arrive exactly as configured.
-        if lhs == rhs { return true }
         let left = lhs.utf8
         let right = rhs.utf8
-        guard left.count == right.count else { return lhs.lowercased() == rhs.lowercased() }
-        var equal = true
-        for (a, b) in zip(left, right) {
-            // Only all-ASCII text takes the fast path: elsewhere lowercasing may shift bytes.
-            guard a < 0x80, b < 0x80 else { return lhs.lowercased() == rhs.lowercased() }
-            if ASCIIByte.lowercased(a) != ASCIIByte.lowercased(b) { equal = false }
-        }
-        return equal
+        guard left.count == right.count else { return false }
+        return zip(left, right).allSatisfy { ASCIIByte.lowercased($0) == ASCIIByte.lowercased($1) }
     }
 
     /// The index the request's fault and latency draws come from: the visitor's own request
