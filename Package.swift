@@ -73,13 +73,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The loopback stand-ins both test targets serve their scripts from.
+        .target(
+            name: "StandInServers",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Tests/StandInServers"
+        ),
         .testTarget(
             name: "QueueClientCoreTests",
             dependencies: [
                 "QueueClientCore",
+                "StandInServers",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -87,6 +97,7 @@ let package = Package(
             dependencies: [
                 "QueueSim",
                 "QueueClientCore",
+                "StandInServers",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

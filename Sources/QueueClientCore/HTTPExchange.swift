@@ -46,12 +46,12 @@ public struct IncomingResponse: Sendable, Equatable {
     /// delay and the protected API's queue redirect. Everything else they decide on status and
     /// body, so a transport may drop the other fields (the live engine's client does: building
     /// `HTTPFields` for a `Date` or `Server` nobody reads was a tenth of its parsing cost).
-    public static let fieldsReadByMachines: [HTTPField.Name] = [
+    package static let fieldsReadByMachines: [HTTPField.Name] = [
         .setCookie, .location, .retryAfter, queueRedirectField,
     ]
 
     /// `x-queueit-redirect`: where a protected API sends a visitor who must queue.
-    public static let queueRedirectField = HTTPField.Name("x-queueit-redirect")!
+    package static let queueRedirectField = HTTPField.Name("x-queueit-redirect")!
 }
 
 /// Why a request produced no response. The SDK retries all of these during enqueue.

@@ -1,7 +1,7 @@
 /// How one visitor's journey ended: the words of the `outcome` report column.
 ///
 /// The raw values are a promise to users (SCENARIO-CONTRACT.md): never rename them.
-public enum VisitorOutcome: String, Sendable, Hashable, CaseIterable, Codable {
+package enum VisitorOutcome: String, Sendable, Hashable, CaseIterable, Codable {
     /// Safetynet token, or the queue page led to the target URL.
     case passed
     /// Redirect type disabled, idle or afterevent.

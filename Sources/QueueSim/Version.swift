@@ -1,4 +1,4 @@
 /// The queuesim release, printed by `--version` and written into `run.json`.
-public enum QueueSimVersion {
-    public static let current = "0.1.0"
+package enum QueueSimVersion {
+    package static let current = "0.1.0"
 }

@@ -26,7 +26,7 @@ final class ProgressDisplay: Sendable {
                 try? await Task.sleep(for: interval)
                 if Task.isCancelled { break }
                 let wall = ContinuousClock.now - wallStart
-                let snapshot = status.snapshot(at: Instant(sinceOrigin: clock == .wall ? wall : .zero))
+                let snapshot = status.snapshot(at: RunInstant(sinceOrigin: clock == .wall ? wall : .zero))
                 let seconds = max((wall - previous.wall).secondsDouble, 0.001)
                 let perSecond = Double(snapshot.requests - previous.requests) / seconds
                 previous = (wall, snapshot.requests)

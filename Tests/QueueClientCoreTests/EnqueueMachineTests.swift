@@ -9,11 +9,11 @@ struct EnqueueMachineTests {
     /// Runs the machine against fixed answers, each taking 100 ms; returns the send times.
     func run(
         platform: ClientPlatform = .ios, _ answers: [Result<IncomingResponse, TransportError>]
-    ) -> (EnqueueResult, [Instant], EnqueueMachine) {
+    ) -> (EnqueueResult, [RunInstant], EnqueueMachine) {
         var machine = EnqueueMachine(parameters: parameters, platform: platform)
-        var now = Instant.origin
+        var now = RunInstant.origin
         var answers = answers[...]
-        var sends: [Instant] = []
+        var sends: [RunInstant] = []
         var action = machine.start(at: now)
         while true {
             switch action {

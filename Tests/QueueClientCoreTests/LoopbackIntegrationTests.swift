@@ -1,4 +1,6 @@
 import Foundation
+import StandInServers
+import Synchronization
 import Testing
 
 @testable import QueueClientCore
@@ -11,9 +13,9 @@ struct LoopbackIntegrationTests {
 
     /// Runs one visitor against a stand-in server answering with `handler`.
     func visit(
-        _ configuration: VisitorConfiguration, handler: @escaping @Sendable (ReceivedRequest) -> StandInResponse
-    ) async throws -> (VisitorResult, [ReceivedRequest], TestClock) {
-        let server = try await StandInServer.start(handler: handler)
+        _ configuration: VisitorConfiguration, handler: @escaping @Sendable (StandInRequest) -> StandInAnswer
+    ) async throws -> (VisitorResult, [StandInRequest], TestClock) {
+        let server = try await ScriptedQueueItServer.start(script: handler)
         let transport = AsyncHTTPTransport(
             connectTo: ConnectTarget(scheme: "http", host: "127.0.0.1", port: server.port))
         let clock = TestClock()
@@ -24,9 +26,9 @@ struct LoopbackIntegrationTests {
         return (result, received, clock)
     }
 
-    static func enqueueAnswer(token: String?) -> StandInResponse {
+    static func enqueueAnswer(token: String?) -> StandInAnswer {
         let tokenJSON = token.map { "\"\($0)\"" } ?? "null"
-        return StandInResponse(
+        return StandInAnswer(
             status: 200, headers: [("Content-Type", "application/json")],
             body:
                 #"{"QueueId":"q-9","QueueUrl":"https://acme.queue-it.net/?c=acme&e=spring","EventTargetUrl":"\#(target)","QueueitToken":\#(tokenJSON),"QueueUrlTTLInMinutes":null}"#
@@ -63,11 +65,11 @@ struct LoopbackIntegrationTests {
         let (result, received, _) = try await visit(configuration()) { request in
             if request.path.hasSuffix("/enqueue") { return Self.enqueueAnswer(token: nil) }
             if polls.next() == 1 {
-                return StandInResponse(
+                return StandInAnswer(
                     status: 200, headers: [("Set-Cookie", "Queue-it-acme=abc; Path=/"), ("Retry-After", "3")],
                     body: #"{"position":1}"#)
             }
-            return StandInResponse(
+            return StandInAnswer(
                 status: 302, headers: [("Location", "\(Self.target)?queueittoken=\(TokenVectors.queue)")])
         }
         #expect(result.outcome == .passed)
@@ -81,7 +83,7 @@ struct LoopbackIntegrationTests {
     @Test("400 → error after one request")
     func clientError() async throws {
         let (result, received, _) = try await visit(configuration()) { _ in
-            StandInResponse(
+            StandInAnswer(
                 status: 400, headers: [("Content-Type", "application/json")], body: #"{"error":"bad request"}"#)
         }
         #expect(result.outcome == .error)
@@ -92,7 +94,7 @@ struct LoopbackIntegrationTests {
 
     @Test("503 → unavailable after five requests spaced 1, 2, 4, 8 s")
     func unavailable() async throws {
-        let (result, received, clock) = try await visit(configuration()) { _ in StandInResponse(status: 503) }
+        let (result, received, clock) = try await visit(configuration()) { _ in StandInAnswer(status: 503) }
         #expect(result.outcome == .unavailable)
         #expect(received.count == 5)
         // The test clock does not advance during requests, so the deadlines are exactly the backoff.
@@ -103,7 +105,7 @@ struct LoopbackIntegrationTests {
     func recovers() async throws {
         let count = Counter()
         let (result, received, _) = try await visit(configuration()) { _ in
-            count.next() <= 2 ? StandInResponse(status: 503) : Self.enqueueAnswer(token: TokenVectors.safetynet)
+            count.next() <= 2 ? StandInAnswer(status: 503) : Self.enqueueAnswer(token: TokenVectors.safetynet)
         }
         #expect(result.outcome == .passed)
         #expect(received.count == 3)
@@ -112,7 +114,7 @@ struct LoopbackIntegrationTests {
     @Test("non-JSON → unavailable")
     func nonJSON() async throws {
         let (result, received, _) = try await visit(configuration()) { _ in
-            StandInResponse(status: 200, body: "<html>hi</html>")
+            StandInAnswer(status: 200, body: "<html>hi</html>")
         }
         #expect(result.outcome == .unavailable)
         #expect(received.count == 5)
@@ -124,7 +126,7 @@ struct LoopbackIntegrationTests {
     func specialLinks(location: String, outcome: VisitorOutcome) async throws {
         let (result, _, _) = try await visit(configuration(maxRestarts: 0)) { request in
             request.path.hasSuffix("/enqueue")
-                ? Self.enqueueAnswer(token: nil) : StandInResponse(status: 302, headers: [("Location", location)])
+                ? Self.enqueueAnswer(token: nil) : StandInAnswer(status: 302, headers: [("Location", location)])
         }
         #expect(result.outcome == outcome)
     }
@@ -154,7 +156,7 @@ struct LoopbackIntegrationTests {
     @Test("a refused connection is a transport error (retried, then unavailable)")
     func refused() async throws {
         // Bind and close a server to get a port nobody listens on.
-        let server = try await StandInServer.start { _ in StandInResponse(status: 200) }
+        let server = try await ScriptedQueueItServer.start { _ in StandInAnswer(status: 200) }
         let port = server.port
         try await server.shutdown()
         let transport = AsyncHTTPTransport(connectTo: ConnectTarget(scheme: "http", host: "127.0.0.1", port: port))
@@ -168,13 +170,12 @@ struct LoopbackIntegrationTests {
     }
 }
 
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
+final class Counter: Sendable {
+    private let value = Mutex(0)
     func next() -> Int {
-        lock.withLock {
-            value += 1
-            return value
+        value.withLock {
+            $0 += 1
+            return $0
         }
     }
 }

@@ -37,7 +37,7 @@ struct PlatformBehaviourTests {
         #expect(pages.count == 7)
         // Each load takes 20 ms; each failure waits the next delay.
         let expected: [Double] = [0.02, 1.04, 3.06, 7.08, 15.10, 31.12, 61.14]
-        #expect(pages.map(\.at) == expected.map { Instant.seconds($0) })
+        #expect(pages.map(\.at) == expected.map { RunInstant.seconds($0) })
         // Always the original queue URL, with Android's userId in front of its query.
         #expect(Set(pages.map(\.path)) == ["/?userId=visitor-1&c=acme&e=spring"])
         #expect(result.marks.ended == .seconds(61.16))

@@ -1,14 +1,14 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import QueueClientCore
 
 /// Records callbacks in order, as strings.
-final class RecordingListener: QueueListener, @unchecked Sendable {
-    private let lock = NSLock()
-    private var _events: [String] = []
-    var events: [String] { lock.withLock { _events } }
-    private func record(_ event: String) { lock.withLock { _events.append(event) } }
+final class RecordingListener: QueueListener {
+    private let recorded = Mutex<[String]>([])
+    var events: [String] { recorded.withLock { $0 } }
+    private func record(_ event: String) { recorded.withLock { $0.append(event) } }
 
     func onQueuePassed(info: QueuePassedInfo) { record("passed(\(info.queueItToken == nil ? "no token" : "token"))") }
     func onQueueViewWillOpen() { record("viewWillOpen") }

@@ -81,7 +81,7 @@ struct QueuePageNavigatorTests {
     func maxWait() throws {
         var navigator = try #require(QueuePageNavigator(tryPass: tryPass, queuePathPrefix: nil, settings: settings))
         var action = navigator.start(at: .seconds(10))
-        var now = Instant.seconds(10)
+        var now = RunInstant.seconds(10)
         for _ in 0..<100 {
             switch action {
             case .send:

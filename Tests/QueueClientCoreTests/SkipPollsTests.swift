@@ -13,7 +13,7 @@ struct SkipPollsTests {
 
     /// Enqueue, then the first queue-page load; returns the machine waiting to poll again and
     /// when that poll is due.
-    private func enterQueue() -> (VisitorMachine, Instant) {
+    private func enterQueue() -> (VisitorMachine, RunInstant) {
         var machine = VisitorMachine(configuration: configuration(maxWait: .seconds(60)))
         #expect(machine.pendingQueuePagePoll == nil)
         guard case .send = machine.start(at: .origin) else {
@@ -35,7 +35,8 @@ struct SkipPollsTests {
     }
 
     /// Polls for real until the page lets the visitor through after `waitingAnswers` more "keep waiting".
-    private func pollThrough(_ machine: inout VisitorMachine, from due: Instant, waitingAnswers: Int) -> VisitorResult?
+    private func pollThrough(_ machine: inout VisitorMachine, from due: RunInstant, waitingAnswers: Int)
+        -> VisitorResult?
     {
         var due = due
         for answer in 0...waitingAnswers {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Synchronization
 
 @testable import QueueClientCore
 
@@ -33,7 +34,7 @@ enum Reply {
 
 /// One request as a test saw it.
 struct SentRequest: Sendable {
-    var at: Instant
+    var at: RunInstant
     var request: OutgoingRequest
     var method: String { request.head.method.rawValue }
     var authority: String { request.head.authority ?? "" }
@@ -42,53 +43,58 @@ struct SentRequest: Sendable {
     func header(_ name: String) -> String? { request.head.headerFields[HTTPField.Name(name)!] }
 }
 
-typealias Responder = @Sendable (OutgoingRequest, Instant) -> Result<IncomingResponse, TransportError>
+typealias Responder = @Sendable (OutgoingRequest, RunInstant) -> Result<IncomingResponse, TransportError>
 
 /// A transport that answers from a script and records what it was asked.
-final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var script: [Result<IncomingResponse, TransportError>]
+final class ScriptedTransport: HTTPTransport {
+    private struct State {
+        var script: [Result<IncomingResponse, TransportError>]
+        var sent: [SentRequest] = []
+    }
+    private let state: Mutex<State>
     private let fallback: Responder?
     private let clock: TestClock?
-    private var _sent: [SentRequest] = []
 
     init(_ script: [Result<IncomingResponse, TransportError>] = [], clock: TestClock? = nil, fallback: Responder? = nil)
     {
-        self.script = script
+        self.state = Mutex(State(script: script))
         self.clock = clock
         self.fallback = fallback
     }
 
-    var sent: [SentRequest] { lock.withLock { _sent } }
+    var sent: [SentRequest] { state.withLock { $0.sent } }
 
     func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError> {
         let now = clock?.now ?? .origin
-        return lock.withLock {
-            _sent.append(SentRequest(at: now, request: request))
-            if !script.isEmpty { return script.removeFirst() }
-            if let fallback { return fallback(request, now) }
-            return .failure(.other("script exhausted"))
+        let scripted: Result<IncomingResponse, TransportError>? = state.withLock {
+            $0.sent.append(SentRequest(at: now, request: request))
+            return $0.script.isEmpty ? nil : $0.script.removeFirst()
         }
+        if let scripted { return scripted }
+        if let fallback { return fallback(request, now) }
+        return .failure(.other("script exhausted"))
     }
 }
 
 /// A virtual clock for the async drivers: `sleep(until:)` returns at once after moving `now`
 /// to the deadline, and records every deadline asked for.
-final class TestClock: RunClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var _now: Instant = .origin
-    private var _sleeps: [Instant] = []
+final class TestClock: RunClock {
+    private struct State {
+        var now: RunInstant = .origin
+        var sleeps: [RunInstant] = []
+    }
+    private let state = Mutex(State())
 
-    var now: Instant { lock.withLock { _now } }
-    var sleeps: [Instant] { lock.withLock { _sleeps } }
+    var now: RunInstant { state.withLock { $0.now } }
+    var sleeps: [RunInstant] { state.withLock { $0.sleeps } }
 
-    func advance(by duration: Duration) { lock.withLock { _now = _now + duration } }
+    func advance(by duration: Duration) { state.withLock { $0.now = $0.now + duration } }
 
-    func sleep(until deadline: Instant) async throws {
+    func sleep(until deadline: RunInstant) async throws {
         try Task.checkCancellation()
-        lock.withLock {
-            _sleeps.append(deadline)
-            if deadline > _now { _now = deadline }
+        state.withLock {
+            $0.sleeps.append(deadline)
+            if deadline > $0.now { $0.now = deadline }
         }
     }
 }
@@ -98,8 +104,8 @@ final class TestClock: RunClock, @unchecked Sendable {
 /// as the request's timeout or longer is a `.timedOut` failure at the timeout, as the runners
 /// do it. Bounded so a bug cannot hang the test run.
 func simulate(
-    _ configuration: VisitorConfiguration, latency: Duration = .milliseconds(20), start: Instant = .origin,
-    stopAt: Instant? = nil, latencyOf: ((SentRequest) -> Duration)? = nil,
+    _ configuration: VisitorConfiguration, latency: Duration = .milliseconds(20), start: RunInstant = .origin,
+    stopAt: RunInstant? = nil, latencyOf: ((SentRequest) -> Duration)? = nil,
     respond: (SentRequest) -> Result<IncomingResponse, TransportError>
 ) -> (result: VisitorResult, sent: [SentRequest]) {
     var machine = VisitorMachine(configuration: configuration)
@@ -149,9 +155,9 @@ func configuration(
         userId: "visitor-1", enqueueKey: enqueueKey, enqueueToken: enqueueToken, inviteCode: inviteCode)
 }
 
-extension Instant {
-    static func seconds(_ value: Double) -> Instant {
-        Instant(sinceOrigin: .milliseconds(Int64((value * 1000).rounded())))
+extension RunInstant {
+    static func seconds(_ value: Double) -> RunInstant {
+        RunInstant(sinceOrigin: .milliseconds(Int64((value * 1000).rounded())))
     }
 }
 

@@ -6,7 +6,7 @@ import HTTPTypes
 /// Deliberately small: name, value and the host or `Domain` it belongs to. Paths and
 /// `Expires` dates are not tracked (no clock in a pure machine); `Max-Age=0` or a negative
 /// `Max-Age` deletes, as the KnownUser connector's cancellation does.
-public struct CookieJar: Sendable, Hashable {
+package struct CookieJar: Sendable, Hashable {
     private struct Cookie: Sendable, Hashable {
         var domain: String
         /// False for host-only cookies (no `Domain` attribute).
@@ -17,18 +17,18 @@ public struct CookieJar: Sendable, Hashable {
 
     private var cookies: [Cookie] = []
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { cookies.isEmpty }
+    package var isEmpty: Bool { cookies.isEmpty }
 
     /// Stores every `Set-Cookie` of a response received from `host`.
-    public mutating func store(_ fields: HTTPFields, from host: String) {
+    package mutating func store(_ fields: HTTPFields, from host: String) {
         for line in fields[values: .setCookie] {
             store(setCookie: line, from: host)
         }
     }
 
-    public mutating func store(setCookie line: String, from host: String) {
+    package mutating func store(setCookie line: String, from host: String) {
         let parts = line.split(separator: ";", omittingEmptySubsequences: false)
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return }
         let name = pair[..<equals].trimming([" ", "\t"])
@@ -58,7 +58,7 @@ public struct CookieJar: Sendable, Hashable {
     }
 
     /// The `Cookie` header value for a request to `host`, or nil when no cookie applies.
-    public func header(for host: String) -> String? {
+    package func header(for host: String) -> String? {
         // Most visitors never get a cookie: skip lowercasing the host for them.
         guard !cookies.isEmpty else { return nil }
         let host = host.lowercased()
@@ -70,7 +70,7 @@ public struct CookieJar: Sendable, Hashable {
     }
 
     /// The value of the cookie `name` that applies to `host`.
-    public func value(named name: String, for host: String) -> String? {
+    package func value(named name: String, for host: String) -> String? {
         let host = host.lowercased()
         return cookies.first { cookie in
             cookie.name == name
@@ -79,7 +79,7 @@ public struct CookieJar: Sendable, Hashable {
     }
 
     /// Forgets the cookies that apply to `host` (the hybrid flow clears them on a redirect).
-    public mutating func removeAll(for host: String) {
+    package mutating func removeAll(for host: String) {
         let host = host.lowercased()
         cookies.removeAll { cookie in
             cookie.domain == host || (cookie.includesSubdomains && host.hasSuffix("." + cookie.domain))

@@ -1,5 +1,5 @@
 /// How one enqueue run ended.
-public enum EnqueueResult: Sendable, Hashable {
+package enum EnqueueResult: Sendable, Hashable {
     /// A 2xx with a JSON object: the engine's decision follows from `tryPass.redirectType`.
     case decided(tryPass: QueueTryPassResult, queueId: String?)
     /// A 4xx: no retry. `message` is the body's message (or `HTTP {status}`).
@@ -24,14 +24,14 @@ public enum EnqueueResult: Sendable, Hashable {
 /// 307 and 308 keep the POST and its body, 301, 302 and 303 turn it into a GET without a body
 /// (OkHttp's `followUpRequest`, CFNetwork's browser rule). One more redirect, or a 3xx without a
 /// `Location`, fails the attempt like any other failure.
-public struct EnqueueMachine: Sendable {
-    public static let initialRetryDelay = Duration.seconds(1)
+package struct EnqueueMachine: Sendable {
+    package static let initialRetryDelay = Duration.seconds(1)
     /// Retry while the next delay is below this (the SDKs' `MAX_RETRY_SEC`).
-    public static let maxRetryDelay = Duration.seconds(10)
+    package static let maxRetryDelay = Duration.seconds(10)
 
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         case send(OutgoingRequest)
-        case wait(until: Instant)
+        case wait(until: RunInstant)
         case finish(EnqueueResult)
     }
 
@@ -42,8 +42,8 @@ public struct EnqueueMachine: Sendable {
         case finished
     }
 
-    public let parameters: EnqueueParameters
-    public let platform: ClientPlatform
+    package let parameters: EnqueueParameters
+    package let platform: ClientPlatform
     /// The group's prebuilt enqueue head, when the visitor has one (see `EnqueueRequest.make`).
     private let sharedHead: EnqueueHeaderTemplate?
     private var state: State = .idle
@@ -57,12 +57,12 @@ public struct EnqueueMachine: Sendable {
     }
     private var nextRetryDelay = EnqueueMachine.initialRetryDelay
     /// Enqueue requests sent so far (attempts; a followed redirect is not one).
-    public private(set) var attempts = 0
+    package private(set) var attempts = 0
     /// Whether the last request sent follows a redirect within its attempt.
-    public var lastSendFollowsRedirect: Bool { redirectsFollowed > 0 }
-    public private(set) var lastHTTPStatus: Int?
+    package var lastSendFollowsRedirect: Bool { redirectsFollowed > 0 }
+    package private(set) var lastHTTPStatus: Int?
 
-    public init(parameters: EnqueueParameters, platform: ClientPlatform = .ios) {
+    package init(parameters: EnqueueParameters, platform: ClientPlatform = .ios) {
         self.init(parameters: parameters, platform: platform, sharedHead: nil)
     }
 
@@ -72,7 +72,7 @@ public struct EnqueueMachine: Sendable {
         self.sharedHead = sharedHead
     }
 
-    public mutating func start(at now: Instant) -> Action {
+    package mutating func start(at now: RunInstant) -> Action {
         switch state {
         case .idle:
             return sendRequest()
@@ -81,7 +81,7 @@ public struct EnqueueMachine: Sendable {
         }
     }
 
-    public mutating func received(_ response: IncomingResponse, at now: Instant) -> Action {
+    package mutating func received(_ response: IncomingResponse, at now: RunInstant) -> Action {
         switch state {
         case .requesting:
             let status = response.status.code
@@ -109,7 +109,7 @@ public struct EnqueueMachine: Sendable {
         }
     }
 
-    public mutating func failed(_ error: TransportError, at now: Instant) -> Action {
+    package mutating func failed(_ error: TransportError, at now: RunInstant) -> Action {
         switch state {
         case .requesting:
             return retryOrGiveUp(error.description, at: now)
@@ -118,7 +118,7 @@ public struct EnqueueMachine: Sendable {
         }
     }
 
-    public mutating func waited(at now: Instant) -> Action {
+    package mutating func waited(at now: RunInstant) -> Action {
         switch state {
         case .backingOff:
             return sendRequest()
@@ -136,7 +136,7 @@ public struct EnqueueMachine: Sendable {
     }
 
     /// The HTTP stack follows a redirect within the attempt (see the type's comment).
-    private mutating func follow(_ location: String, status: Int, at now: Instant) -> Action {
+    private mutating func follow(_ location: String, status: Int, at now: RunInstant) -> Action {
         let original = EnqueueRequest.make(parameters)
         let base =
             redirectedTo?.value.url
@@ -163,7 +163,7 @@ public struct EnqueueMachine: Sendable {
         return .send(request)
     }
 
-    private mutating func retryOrGiveUp(_ reason: String, at now: Instant) -> Action {
+    private mutating func retryOrGiveUp(_ reason: String, at now: RunInstant) -> Action {
         if nextRetryDelay < Self.maxRetryDelay {
             let delay = nextRetryDelay
             nextRetryDelay = delay * 2

@@ -1,5 +1,5 @@
 /// What the SDK's WebView does with a navigation.
-public enum NavigationDecision: Sendable, Hashable {
+package enum NavigationDecision: Sendable, Hashable {
     /// `queueit://close`: the view closes (`onWebViewClosed`).
     case closed
     /// `queueit://restartSession`: the view closes (`onSessionRestart`); the app re-runs.
@@ -21,14 +21,14 @@ public enum NavigationDecision: Sendable, Hashable {
 /// trailing slash matters, the query does not); `queueit://` links match on their host
 /// (Android accepts any path or query after it). The token is percent-decoded (Android); iOS
 /// takes the raw text, which only differs for tokens with escapes, which real tokens never have.
-public struct NavigationPolicy: Sendable, Hashable {
-    public var queueHost: String
+package struct NavigationPolicy: Sendable, Hashable {
+    package var queueHost: String
     /// Behind a proxy with a prefix, queue pages must live under `/{prefix}/`.
-    public var queuePathPrefix: String?
-    public var targetHost: String
-    public var targetPath: String
+    package var queuePathPrefix: String?
+    package var targetHost: String
+    package var targetPath: String
 
-    public init(queueHost: String, queuePathPrefix: String?, targetHost: String, targetPath: String) {
+    package init(queueHost: String, queuePathPrefix: String?, targetHost: String, targetPath: String) {
         self.queueHost = queueHost
         self.queuePathPrefix = queuePathPrefix
         self.targetHost = targetHost
@@ -36,7 +36,7 @@ public struct NavigationPolicy: Sendable, Hashable {
     }
 
     /// Nil when either URL cannot be parsed (the SDK reports "Failed to load the queue").
-    public init?(queueUrl: String, targetUrl: String, queuePathPrefix: String?) {
+    package init?(queueUrl: String, targetUrl: String, queuePathPrefix: String?) {
         guard let queue = SimpleURL(queueUrl), let target = SimpleURL(targetUrl), !queue.host.isEmpty,
             !target.host.isEmpty
         else { return nil }
@@ -44,7 +44,7 @@ public struct NavigationPolicy: Sendable, Hashable {
             queueHost: queue.host, queuePathPrefix: queuePathPrefix, targetHost: target.host, targetPath: target.path)
     }
 
-    public func decide(_ url: SimpleURL) -> NavigationDecision {
+    package func decide(_ url: SimpleURL) -> NavigationDecision {
         if url.scheme != "http" && url.scheme != "https" {
             guard url.scheme == "queueit" else { return .external }
             if url.host.caseInsensitiveEquals("close") { return .closed }
@@ -63,7 +63,7 @@ public struct NavigationPolicy: Sendable, Hashable {
     }
 
     /// A URL string that does not parse as an absolute URL is external (handed to the OS).
-    public func decide(_ urlString: String) -> NavigationDecision {
+    package func decide(_ urlString: String) -> NavigationDecision {
         guard let url = SimpleURL(urlString) else { return .external }
         return decide(url)
     }

@@ -1,17 +1,17 @@
 import HTTPTypes
 
 /// What a KnownUser connector's `x-queueit-redirect` header asks the app to run.
-public struct QueueRedirectInstruction: Sendable, Hashable {
-    public var address: WaitingRoomAddress
-    public var enqueueToken: String?
+package struct QueueRedirectInstruction: Sendable, Hashable {
+    package var address: WaitingRoomAddress
+    package var enqueueToken: String?
     /// `l` and `cid` from the redirect (the connector's layout and culture), if present.
-    public var layoutName: String?
-    public var language: String?
+    package var layoutName: String?
+    package var language: String?
 
     /// Parses the header value: URL-decoded once, then `c`, `e`, `enqueuetoken`, `l`, `cid`,
     /// the host (a waiting-room domain unless it is `{c}.queue-it.net`) and the path (a queue
     /// path prefix when not empty). Nil without `c` and `e`.
-    public init?(headerValue: String) {
+    package init?(headerValue: String) {
         let decoded = PercentEncoding.decode(headerValue)
         guard let url = SimpleURL(decoded), let customerId = url.queryValue("c"), !customerId.isEmpty,
             let waitingRoomId = url.queryValue("e"), !waitingRoomId.isEmpty
@@ -28,7 +28,7 @@ public struct QueueRedirectInstruction: Sendable, Hashable {
 }
 
 /// How the protected API part of the hybrid flow ended.
-public enum ProtectedApiEnding: Sendable, Hashable {
+package enum ProtectedApiEnding: Sendable, Hashable {
     /// The API answered without `x-queueit-redirect` (2xx).
     case reached(status: Int)
     /// The API answered with a non-2xx status and no redirect header, or could not be reached,
@@ -43,8 +43,8 @@ public enum ProtectedApiEnding: Sendable, Hashable {
 /// the waiting room. After a pass, call again with `?queueittoken=` appended and keep the
 /// `QueueITAccepted-SDFrts345E-V3_{e}` cookie. A 3xx with `Location` (the connector's redirect
 /// that strips the token from the URL) is followed here, at most five times, with the cookies.
-public struct ProtectedApiMachine: Sendable {
-    public enum Action: Sendable, Equatable {
+package struct ProtectedApiMachine: Sendable {
+    package enum Action: Sendable, Equatable {
         case send(OutgoingRequest)
         /// Run the waiting room, then call `queuePassed(token:at:)`.
         case runWaitingRoom(QueueRedirectInstruction)
@@ -62,15 +62,15 @@ public struct ProtectedApiMachine: Sendable {
     static let ajaxPageURLHeader = HTTPField.Name("x-queueit-ajaxpageurl")!
     static let queueRedirectHeader = IncomingResponse.queueRedirectField
 
-    public let apiURL: SimpleURL
-    public let userAgent: String
-    public private(set) var cookies: CookieJar
-    public private(set) var lastHTTPStatus: Int?
-    public private(set) var requests = 0
+    package let apiURL: SimpleURL
+    package let userAgent: String
+    package private(set) var cookies: CookieJar
+    package private(set) var lastHTTPStatus: Int?
+    package private(set) var requests = 0
     private var state: State = .idle
     private var currentURL: SimpleURL
 
-    public init?(apiURL: String, userAgent: String, cookies: CookieJar = CookieJar()) {
+    package init?(apiURL: String, userAgent: String, cookies: CookieJar = CookieJar()) {
         guard let url = SimpleURL(apiURL), url.scheme == "http" || url.scheme == "https" else { return nil }
         self.apiURL = url
         self.currentURL = url
@@ -78,7 +78,7 @@ public struct ProtectedApiMachine: Sendable {
         self.cookies = cookies
     }
 
-    public mutating func start(at now: Instant) -> Action {
+    package mutating func start(at now: RunInstant) -> Action {
         switch state {
         case .idle:
             return call(apiURL, presentedToken: false, redirectsFollowed: 0)
@@ -87,7 +87,7 @@ public struct ProtectedApiMachine: Sendable {
         }
     }
 
-    public mutating func received(_ response: IncomingResponse, at now: Instant) -> Action {
+    package mutating func received(_ response: IncomingResponse, at now: RunInstant) -> Action {
         switch state {
         case .calling(let presentedToken, let redirectsFollowed):
             let status = response.status.code
@@ -120,7 +120,7 @@ public struct ProtectedApiMachine: Sendable {
         }
     }
 
-    public mutating func failed(_ error: TransportError, at now: Instant) -> Action {
+    package mutating func failed(_ error: TransportError, at now: RunInstant) -> Action {
         switch state {
         case .calling:
             state = .finished
@@ -131,7 +131,7 @@ public struct ProtectedApiMachine: Sendable {
     }
 
     /// The waiting room let the visitor through: repeat the call with the token (if any).
-    public mutating func queuePassed(token: String?, at now: Instant) -> Action {
+    package mutating func queuePassed(token: String?, at now: RunInstant) -> Action {
         switch state {
         case .inWaitingRoom:
             guard let token, !token.isEmpty else {

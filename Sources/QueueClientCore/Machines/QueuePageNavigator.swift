@@ -2,7 +2,7 @@ import HTTPTypes
 import Synchronization
 
 /// How a visit to the queue page ended.
-public enum QueuePageEnding: Sendable, Hashable {
+package enum QueuePageEnding: Sendable, Hashable {
     /// The page sent the visitor to the target; the `queueittoken` query value, if any.
     case passed(queueitToken: String?)
     case closed
@@ -33,18 +33,18 @@ public enum QueuePageEnding: Sendable, Hashable {
 /// Android's URL rewrites (`QueueUrlHelper`): the first queue URL gets `userId={id}&` in front
 /// of its query (unless it has a `userId=`) and the invite code as `&code=` (unless it has a
 /// `code=`); each later queue URL without this visitor's `userId={id}` gets it in front too.
-public struct QueuePageNavigator: Sendable {
-    public struct Settings: Sendable, Hashable {
-        public var pollInterval: Duration
-        public var maxWait: Duration
+package struct QueuePageNavigator: Sendable {
+    package struct Settings: Sendable, Hashable {
+        package var pollInterval: Duration
+        package var maxWait: Duration
         /// Sent as `User-Agent` (the WebView's user agent).
-        public var userAgent: String
-        public var platform: ClientPlatform
+        package var userAgent: String
+        package var platform: ClientPlatform
         /// What a failed page load does.
-        public var retry: QueuePageRetry
+        package var retry: QueuePageRetry
 
         /// `retry` nil: the platform's.
-        public init(
+        package init(
             pollInterval: Duration, maxWait: Duration, userAgent: String, platform: ClientPlatform = .ios,
             retry: QueuePageRetry? = nil
         ) {
@@ -56,14 +56,14 @@ public struct QueuePageNavigator: Sendable {
         }
     }
 
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Load a page. `queueUrlChanged` is set when the load follows a navigation to another
         /// waiting-room page (the SDK's `onQueueUrlChanged`).
         /// `queueUrlChanged`: the load is the SDK's `onQueueUrlChanged` for `currentURL`. A flag,
         /// not the URL: only the SDK facade reports it, and a simulated visitor should not copy
         /// a URL per page load that nobody reads.
         case send(OutgoingRequest, queueUrlChanged: Bool)
-        case wait(until: Instant)
+        case wait(until: RunInstant)
         case finish(QueuePageEnding)
     }
 
@@ -77,7 +77,7 @@ public struct QueuePageNavigator: Sendable {
 
     static let redirectsBeforePause: UInt8 = 20
 
-    public let policy: NavigationPolicy
+    package let policy: NavigationPolicy
     /// Shared by every visitor of a group (built once per `VisitorConfiguration` group): a
     /// visitor in the queue carries one reference instead of the settings' 48 bytes.
     final class SharedSettings: Sendable {
@@ -122,13 +122,13 @@ public struct QueuePageNavigator: Sendable {
     static let acceptHeader = "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8"
 
     private let sharedSettings: SharedSettings
-    public var settings: Settings { sharedSettings.settings }
-    public private(set) var currentURL: SimpleURL
-    public private(set) var enteredAt: Instant = .origin
+    package var settings: Settings { sharedSettings.settings }
+    package private(set) var currentURL: SimpleURL
+    package private(set) var enteredAt: RunInstant = .origin
     /// Queue page GETs sent.
-    public private(set) var polls = 0
-    public private(set) var lastHTTPStatus: Int?
-    public private(set) var cookies: CookieJar
+    package private(set) var polls = 0
+    package private(set) var lastHTTPStatus: Int?
+    package private(set) var cookies: CookieJar
     private var state: State = .idle
     /// Small counters side by side: a virtual run keeps a million navigators.
     private var redirectsInRow: UInt8 = 0
@@ -145,7 +145,7 @@ public struct QueuePageNavigator: Sendable {
     /// Nil when the queue or target URL is missing or unparsable (the SDK's "Failed to load
     /// the queue" error).
     /// `userId` and `inviteCode` are the visitor's, written into queue URLs on Android.
-    public init?(
+    package init?(
         tryPass: QueueTryPassResult, queuePathPrefix: String?, settings: Settings, cookies: CookieJar = CookieJar(),
         userId: String? = nil, inviteCode: String? = nil
     ) {
@@ -180,9 +180,9 @@ public struct QueuePageNavigator: Sendable {
         self.cookies = cookies
     }
 
-    private var deadline: Instant { enteredAt + settings.maxWait }
+    private var deadline: RunInstant { enteredAt + settings.maxWait }
 
-    public mutating func start(at now: Instant) -> Action {
+    package mutating func start(at now: RunInstant) -> Action {
         switch state {
         case .idle:
             enteredAt = now
@@ -193,7 +193,7 @@ public struct QueuePageNavigator: Sendable {
         }
     }
 
-    public mutating func received(_ response: IncomingResponse, at now: Instant) -> Action {
+    package mutating func received(_ response: IncomingResponse, at now: RunInstant) -> Action {
         switch state {
         case .loading:
             let status = response.status.code
@@ -219,7 +219,7 @@ public struct QueuePageNavigator: Sendable {
         }
     }
 
-    public mutating func failed(_ error: TransportError, at now: Instant) -> Action {
+    package mutating func failed(_ error: TransportError, at now: RunInstant) -> Action {
         switch state {
         case .loading:
             if case .tls(let reason) = error {
@@ -232,7 +232,7 @@ public struct QueuePageNavigator: Sendable {
         }
     }
 
-    public mutating func waited(at now: Instant) -> Action {
+    package mutating func waited(at now: RunInstant) -> Action {
         switch state {
         case .waitingToPoll:
             return load(queueUrlChanged: false)
@@ -246,10 +246,10 @@ public struct QueuePageNavigator: Sendable {
 
     /// True between two polls (after a 2xx, a failure or a paused redirect chain), when the
     /// next `waited` loads the page again; false while waiting out `maxWait`.
-    public var isWaitingToPoll: Bool { state == .waitingToPoll }
+    package var isWaitingToPoll: Bool { state == .waitingToPoll }
 
     /// When `maxWait` (measured from queue entry) runs out.
-    public var maxWaitEnds: Instant { deadline }
+    package var maxWaitEnds: RunInstant { deadline }
 
     /// Accounts for `count` polls a driver did not carry out one by one because it knows their
     /// answers: each was a load of `currentURL` answered `status` (a 2xx without cookies or a
@@ -257,7 +257,7 @@ public struct QueuePageNavigator: Sendable {
     /// navigator ends exactly as if it had sent them: `polls` grows by `count`, the last status
     /// is `status`, and it waits to poll again. The caller guarantees each of those polls
     /// scheduled the next one before `maxWaitEnds` (so `nextPollAt` is before it).
-    public mutating func skipPolls(_ count: Int, answeredWith status: Int, nextPollAt: Instant) {
+    package mutating func skipPolls(_ count: Int, answeredWith status: Int, nextPollAt: RunInstant) {
         precondition(state == .waitingToPoll, "QueuePageNavigator.skipPolls called while not waiting to poll")
         precondition(count >= 0 && (200..<300).contains(status), "skipped polls must be 2xx answers")
         precondition(nextPollAt < deadline, "a skipped poll cannot schedule past maxWait")
@@ -270,14 +270,14 @@ public struct QueuePageNavigator: Sendable {
     }
 
     /// True while a load of `currentURL` is in flight (its answer or failure is due next).
-    public var isLoading: Bool { state == .loading }
+    package var isLoading: Bool { state == .loading }
 
     /// Accounts for the answer to the load in flight when a driver knows it without handing
     /// the request over: a `status` 2xx without cookies or a redirect whose `Retry-After`
     /// makes the next poll due at `nextPollAt` — exactly what `received` does with it. The
     /// caller guarantees `nextPollAt` is before `maxWaitEnds` (so `received` would not have
     /// waited out `maxWait` instead).
-    public mutating func answerLoadInFlight(with status: Int, nextPollAt: Instant) {
+    package mutating func answerLoadInFlight(with status: Int, nextPollAt: RunInstant) {
         precondition(state == .loading, "QueuePageNavigator.answerLoadInFlight called with no load in flight")
         precondition((200..<300).contains(status), "a known answer must be a 2xx")
         precondition(nextPollAt < deadline, "a known answer cannot schedule past maxWait")
@@ -288,7 +288,7 @@ public struct QueuePageNavigator: Sendable {
         state = .waitingToPoll
     }
 
-    private mutating func navigate(to url: SimpleURL, at now: Instant) -> Action {
+    private mutating func navigate(to url: SimpleURL, at now: RunInstant) -> Action {
         switch policy.decide(url) {
         case .passed(let token):
             state = .finished
@@ -326,7 +326,7 @@ public struct QueuePageNavigator: Sendable {
     /// A page load (not a poll) failed: the platform's WebView decides what comes next.
     /// `httpError`: the page came back with an error status, which Android only logs (its reload
     /// follows `onReceivedError`, a load that produced no page).
-    private mutating func pageLoadFailed(_ reason: String, httpError: Bool, at now: Instant) -> Action {
+    private mutating func pageLoadFailed(_ reason: String, httpError: Bool, at now: RunInstant) -> Action {
         guard pageLoad else { return schedulePoll(after: settings.pollInterval, at: now) }
         switch settings.retry {
         case .poll:
@@ -352,7 +352,8 @@ public struct QueuePageNavigator: Sendable {
         }
     }
 
-    private mutating func schedulePoll(after delay: Duration, at now: Instant, keepingPageLoad: Bool = false) -> Action
+    private mutating func schedulePoll(after delay: Duration, at now: RunInstant, keepingPageLoad: Bool = false)
+        -> Action
     {
         if !keepingPageLoad { pageLoad = false }
         let next = now + delay

@@ -36,16 +36,17 @@ public final class QueueItEngine: Sendable {
     public convenience init(
         customerId: String, waitingRoomOrAliasId: String, queueListener: any QueueListener, themeName: String? = nil,
         language: String? = nil, options: QueueItEngineOptions? = nil, waitingRoomDomain: String? = nil,
-        queuePathPrefix: String? = nil
+        queuePathPrefix: String? = nil, transport: (any HTTPTransport)? = nil
     ) {
         self.init(
             customerId: customerId, waitingRoomOrAliasId: waitingRoomOrAliasId, queueListener: queueListener,
             themeName: themeName, language: language, options: options, waitingRoomDomain: waitingRoomDomain,
-            queuePathPrefix: queuePathPrefix, transport: Self.sharedTransport, clock: WallClock())
+            queuePathPrefix: queuePathPrefix, transport: transport ?? Self.sharedTransport, clock: WallClock())
     }
 
-    /// The same engine over an injected transport and clock (tests, embedding, connect-to).
-    public init(
+    /// The same engine over an injected clock too, with a fixed user id and SDK version (the
+    /// package's tests and drivers; an app has the wall clock and the platform's values).
+    package init(
         customerId: String, waitingRoomOrAliasId: String, queueListener: any QueueListener, themeName: String? = nil,
         language: String? = nil, options: QueueItEngineOptions? = nil, waitingRoomDomain: String? = nil,
         queuePathPrefix: String? = nil, transport: any HTTPTransport, clock: any RunClock, userId: String? = nil,

@@ -15,10 +15,10 @@ import NIOCore
 /// set): Connection refused) (errno: 111)`), and such text used to reach terminal messages and
 /// CSV `error` cells. Callers put the words after what failed and where ("could not connect to
 /// …: Connection refused (errno 111)").
-public enum ErrorWording {
+package enum ErrorWording {
     /// The error in plain words: known types by case and errno, anything else by its own
     /// description unless that is a type dump.
-    public static func plain(_ error: any Error) -> String {
+    package static func plain(_ error: any Error) -> String {
         switch error {
         case let io as IOError:
             return errnoWords(io.errnoCode)
@@ -41,13 +41,13 @@ public enum ErrorWording {
     }
 
     /// `strerror` and the number: "Connection refused (errno 111)".
-    public static func errnoWords(_ code: Int32) -> String {
+    package static func errnoWords(_ code: Int32) -> String {
         "\(String(cString: strerror(code))) (errno \(code))"
     }
 
     /// An error's own description when it reads as a sentence, else a generic phrase naming
     /// only the type (never its fields, which may hold paths or tokens).
-    public static func fallback(_ error: any Error) -> String {
+    package static func fallback(_ error: any Error) -> String {
         fallback(error, text: String(describing: error))
     }
 

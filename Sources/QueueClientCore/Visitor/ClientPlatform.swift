@@ -9,7 +9,7 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
     /// What each SDK really sends as `sdkVersion`. iOS 3.5.2 still sends `iOS-3.5.1`: its
     /// `SDKVersion` constant in `QueueConsts.h` was not bumped with the podspec. Android sends
     /// `"Android-" + library version` (`QueueITWaitingRoomProvider.getSdkVersion`).
-    public var defaultSDKVersion: String {
+    package var defaultSDKVersion: String {
         switch self {
         case .ios: "iOS-3.5.1"
         case .android: "Android-3.0.0"
@@ -20,7 +20,7 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
     /// `NSURLRequest`, so the platform's 60 s applies; Android uses a default `OkHttpClient`:
     /// 10 s to connect, 10 s per read, 10 s per write. Both stacks bound the time without
     /// progress; queuesim bounds the whole exchange by this figure (docs/client-core.md).
-    public var defaultRequestTimeout: Duration {
+    package var defaultRequestTimeout: Duration {
         switch self {
         case .ios: .seconds(60)
         case .android: .seconds(10)
@@ -30,7 +30,7 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
     /// Whether an enqueue answer with `status` counts as success. iOS checks for exactly 200
     /// (`QueueITApiClient_NSURLConnectionRequest.m`, `hasExpectedStatusCode`); Android takes any
     /// 2xx (`response.isSuccessful()`).
-    public func acceptsEnqueueStatus(_ status: Int) -> Bool {
+    package func acceptsEnqueueStatus(_ status: Int) -> Bool {
         switch self {
         case .ios: status == 200
         case .android: (200..<300).contains(status)
@@ -38,7 +38,7 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// What the WebView does when a queue page fails to load.
-    public var queuePageRetry: QueuePageRetry {
+    package var queuePageRetry: QueuePageRetry {
         switch self {
         case .ios: .none
         case .android: .reload
@@ -48,20 +48,20 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
     /// Android puts the device's user id in every Queue-it URL: `?userId=` on the enqueue call
     /// (`QueueITApiClient.getApiUrl`) and `userId=…&` in front of each queue URL's query
     /// (`QueueUrlHelper.updateUrl`, `UriOverrider`). iOS sends it only in the body.
-    public var sendsUserIdInURLs: Bool { self == .android }
+    package var sendsUserIdInURLs: Bool { self == .android }
 
     /// Whether the SDK reports the first queue URL through `onQueueUrlChanged`: iOS's
     /// navigation delegate sees the initial load of the queue host (a main-frame navigation);
     /// Android loads it with `loadUrl`, which `shouldOverrideUrlLoading` does not see.
-    public var reportsFirstQueueURL: Bool { self == .ios }
+    package var reportsFirstQueueURL: Bool { self == .ios }
 
     /// Whether `unavailable` also fires the error callback: iOS calls `notifyQueueError` for every
     /// provider failure, code 3 (unavailable) included; Android fires only `onQueueItUnavailable`.
-    public var reportsUnavailableAsError: Bool { self == .ios }
+    package var reportsUnavailableAsError: Bool { self == .ios }
 
     /// The unit of `setViewDelay`: Android posts it to a `Handler` in milliseconds, iOS passes
     /// it to `dispatch_after` in seconds.
-    public func viewDelay(_ value: Int) -> Duration {
+    package func viewDelay(_ value: Int) -> Duration {
         switch self {
         case .ios: .seconds(value)
         case .android: .milliseconds(value)
@@ -70,7 +70,7 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
 
     /// Redirects the enqueue call follows before failing. OkHttp's `MAX_FOLLOW_UPS` is 20;
     /// CFNetwork documents no limit, so iOS gets the same bound.
-    public static let enqueueRedirectLimit = 20
+    package static let enqueueRedirectLimit = 20
 
     /// The user agent each SDK sends when the app sets none: Android's WebView user agent with
     /// its SDK suffix (`UserAgentManager`), in the body, the `User-Agent` header and the WebView;
@@ -78,7 +78,7 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
     /// body and the WebView (the API call's header is CFNetwork's; queuesim sends one string).
     /// The device model (Android) and the app name (iOS) say `queuesim`, so a server log can
     /// tell simulated visitors apart.
-    public var defaultUserAgent: String {
+    package var defaultUserAgent: String {
         switch self {
         case .ios:
             "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko)"
@@ -97,7 +97,7 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
 /// SDK's hands (they keep polling). Failing means a transport error (the WebView's
 /// `onReceivedError` for the main frame) or an answer that is neither 2xx nor 3xx (the WebView
 /// shows that page; no queue script runs on it, so nothing moves the visitor again).
-public enum QueuePageRetry: String, Sendable, Hashable, CaseIterable, Codable {
+package enum QueuePageRetry: String, Sendable, Hashable, CaseIterable, Codable {
     /// iOS: no retry. The visitor is left on a blank or error page and ends `error`.
     case none
     /// Android 3.0.0: reload the original queue URL after 1, 2, 4, 8, 16 and 30 s; the seventh
@@ -108,5 +108,5 @@ public enum QueuePageRetry: String, Sendable, Hashable, CaseIterable, Codable {
     case poll
 
     /// Android's `QueueActivityBase`: 1 s doubled per attempt, capped at 30 s, six attempts.
-    public static let reloadDelays: [Duration] = [1, 2, 4, 8, 16, 30].map { .seconds($0) }
+    package static let reloadDelays: [Duration] = [1, 2, 4, 8, 16, 30].map { .seconds($0) }
 }

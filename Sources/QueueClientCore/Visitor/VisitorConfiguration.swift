@@ -1,5 +1,5 @@
 /// Which SDK entry point a visitor uses.
-public enum VisitorFlowKind: String, Sendable, Hashable, CaseIterable, Codable {
+package enum VisitorFlowKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// `run()` / `runWithEnqueueKey` / `runWithEnqueueToken`: enqueue, then the queue page.
     case run
     /// `tryPass()` then `showQueue(queueTryPassResult:)`: the same decisions, the same outcome.
@@ -10,38 +10,38 @@ public enum VisitorFlowKind: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// What every visitor of a group shares: the waiting room, the client's settings and the flow.
 /// A plain value; `VisitorConfiguration` keeps one copy of it per group.
-public struct VisitorGroupSettings: Sendable, Hashable {
-    public var customerId: String
-    public var waitingRoomId: String
-    public var waitingRoomDomain: String?
-    public var queuePathPrefix: String?
-    public var layoutName: String?
-    public var language: String?
+package struct VisitorGroupSettings: Sendable, Hashable {
+    package var customerId: String
+    package var waitingRoomId: String
+    package var waitingRoomDomain: String?
+    package var queuePathPrefix: String?
+    package var layoutName: String?
+    package var language: String?
     /// Sent as the body's `userAgent`, the `User-Agent` header and the queue page's user agent.
-    public var userAgent: String
-    public var sdkVersion: String
-    public var requestTimeout: Duration
+    package var userAgent: String
+    package var sdkVersion: String
+    package var requestTimeout: Duration
     /// How a runner that can see bytes arrive applies `requestTimeout`: false, to the whole
     /// exchange (a scenario's `client.requestTimeout`); true, to the time without progress, as
     /// the SDKs' stacks do (`NSURLRequest`'s idle timeout, OkHttp's per-read timeout) — the
     /// platform's default. Before the request is written (waiting for or opening a
     /// connection) it bounds that wait either way.
-    public var requestTimeoutIsIdle: Bool = false
+    package var requestTimeoutIsIdle: Bool = false
     /// Queue page poll interval when the server sends no `Retry-After`.
-    public var pollInterval: Duration
+    package var pollInterval: Duration
     /// Measured from queue entry: still in the queue after it → `queued`.
-    public var maxWait: Duration
+    package var maxWait: Duration
     /// `queueit://restartSession` re-runs the visitor at most this often; one more → `restarted`.
-    public var maxRestarts: Int
-    public var flow: VisitorFlowKind
+    package var maxRestarts: Int
+    package var flow: VisitorFlowKind
     /// The KnownUser-protected API URL (required for `.protectedApi`).
-    public var protectedApiURL: String?
+    package var protectedApiURL: String?
     /// The SDK the visitors behave like: where its requests, retries and decisions differ.
-    public var platform: ClientPlatform
+    package var platform: ClientPlatform
     /// What a failed queue page load does (the platform's unless chosen).
-    public var queuePageRetry: QueuePageRetry
+    package var queuePageRetry: QueuePageRetry
 
-    public init(
+    package init(
         customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil,
         layoutName: String? = nil, language: String? = nil, userAgent: String, sdkVersion: String,
         requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(2),
@@ -74,13 +74,13 @@ public struct VisitorGroupSettings: Sendable, Hashable {
 /// derived from them (the address, the prebuilt enqueue head, the navigator's settings), live
 /// in one immutable object per group, built once; a visitor carries a reference to it and its
 /// own fields. Setting `group` builds a new object; equality is by value.
-public struct VisitorConfiguration: Sendable, Hashable {
+package struct VisitorConfiguration: Sendable, Hashable {
     private var shared: SharedGroup
-    public var userId: String
-    public var enqueueKey: String?
-    public var enqueueToken: String?
+    package var userId: String
+    package var enqueueKey: String?
+    package var enqueueToken: String?
     /// Android's invite code (`setInviteCode`), sent as `code=` on the first queue URL.
-    public var inviteCode: String? {
+    package var inviteCode: String? {
         get { inviteCodeBox?.value }
         set { inviteCodeBox = newValue.map(Boxed.init) }
     }
@@ -90,12 +90,12 @@ public struct VisitorConfiguration: Sendable, Hashable {
 
     /// A borrow, not a copy: reading one field does not copy (and retain) every string of the
     /// group (the runners read `group.requestTimeout` for every request).
-    public var group: VisitorGroupSettings {
+    package var group: VisitorGroupSettings {
         _read { yield shared.settings }
         set { shared = SharedGroup(newValue) }
     }
 
-    public init(
+    package init(
         group: VisitorGroupSettings, userId: String, enqueueKey: String? = nil, enqueueToken: String? = nil,
         inviteCode: String? = nil
     ) {
@@ -106,13 +106,13 @@ public struct VisitorConfiguration: Sendable, Hashable {
         self.inviteCodeBox = inviteCode.map(Boxed.init)
     }
 
-    public static func == (lhs: VisitorConfiguration, rhs: VisitorConfiguration) -> Bool {
+    package static func == (lhs: VisitorConfiguration, rhs: VisitorConfiguration) -> Bool {
         (lhs.shared === rhs.shared || lhs.shared.settings == rhs.shared.settings) && lhs.userId == rhs.userId
             && lhs.enqueueKey == rhs.enqueueKey && lhs.enqueueToken == rhs.enqueueToken
             && lhs.inviteCode == rhs.inviteCode
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(shared.settings)
         hasher.combine(userId)
         hasher.combine(enqueueKey)
@@ -121,11 +121,11 @@ public struct VisitorConfiguration: Sendable, Hashable {
     }
 
     /// Built once per group, not per visitor.
-    public var address: WaitingRoomAddress { shared.address }
+    package var address: WaitingRoomAddress { shared.address }
 
     /// The enqueue call for the configured waiting room. An enqueue token wins over a key, as
     /// the README sample picks `runWithEnqueueToken` first.
-    public var enqueueParameters: EnqueueParameters {
+    package var enqueueParameters: EnqueueParameters {
         enqueueParameters(
             for: address, enqueueToken: enqueueToken, layoutName: group.layoutName, language: group.language)
     }

@@ -4,12 +4,12 @@
 /// `.interrupted`, for SIGINT; a runner ending at `run.duration` passes `.runEnded`).
 /// `onRequest` is called with the send time of every request (for requests/s counts), and
 /// `onPhaseChange` with every change of `machine.phase` (for "in queue" counts).
-public func runVisitor(
+package func runVisitor(
     _ machine: inout VisitorMachine,
     transport: some HTTPTransport,
     clock: some RunClock,
     cancellationReason: @Sendable () -> StopReason = { .interrupted },
-    onRequest: (@Sendable (Instant) -> Void)? = nil,
+    onRequest: (@Sendable (RunInstant) -> Void)? = nil,
     onPhaseChange: (@Sendable (_ from: VisitorPhase, _ to: VisitorPhase) -> Void)? = nil
 ) async -> VisitorResult {
     var phase = machine.phase
@@ -45,7 +45,7 @@ public func runVisitor(
 
 /// Stops the machine from outside and reports its last phase change (to `.finished`).
 private func stopped(
-    _ machine: inout VisitorMachine, _ phase: VisitorPhase, _ now: Instant, _ reason: StopReason,
+    _ machine: inout VisitorMachine, _ phase: VisitorPhase, _ now: RunInstant, _ reason: StopReason,
     _ onPhaseChange: (@Sendable (VisitorPhase, VisitorPhase) -> Void)?
 ) -> VisitorResult {
     let result = machine.stop(at: now, reason: reason)
@@ -54,12 +54,12 @@ private func stopped(
 }
 
 /// Convenience: a fresh machine for `configuration`, run to its end.
-public func runVisitor(
+package func runVisitor(
     configuration: VisitorConfiguration,
     transport: some HTTPTransport,
     clock: some RunClock,
     cancellationReason: @Sendable () -> StopReason = { .interrupted },
-    onRequest: (@Sendable (Instant) -> Void)? = nil
+    onRequest: (@Sendable (RunInstant) -> Void)? = nil
 ) async -> VisitorResult {
     var machine = VisitorMachine(configuration: configuration)
     return await runVisitor(

@@ -3,10 +3,10 @@
 ///
 /// Both the wall-clock driver (`runVisitor`) and the simulator's virtual-time loop feed it
 /// events and carry out its actions. Cookies (queue page and protected API) live inside it.
-public struct VisitorMachine: Sendable {
-    public enum Action: Sendable, Equatable {
+package struct VisitorMachine: Sendable {
+    package enum Action: Sendable, Equatable {
         case send(OutgoingRequest, timeout: Duration)
-        case wait(until: Instant)
+        case wait(until: RunInstant)
         case finish(VisitorResult)
     }
 
@@ -22,7 +22,7 @@ public struct VisitorMachine: Sendable {
         case transitioning
     }
 
-    public let configuration: VisitorConfiguration
+    package let configuration: VisitorConfiguration
     private var stage: Stage = .notStarted
     /// Present in the `.protectedApi` flow; parked while the visitor is in the waiting room.
     /// Boxed: only hybrid visitors pay for it.
@@ -33,12 +33,12 @@ public struct VisitorMachine: Sendable {
     private var queueCookies = CookieJar()
     private var result: VisitorResult
 
-    public init(configuration: VisitorConfiguration) {
+    package init(configuration: VisitorConfiguration) {
         self.configuration = configuration
         self.result = VisitorResult(outcome: .interrupted, marks: VisitorMarks(started: .origin, ended: .origin))
     }
 
-    public var phase: VisitorPhase {
+    package var phase: VisitorPhase {
         switch stage {
         case .notStarted: .notStarted
         case .protectedApi: .protectedApi
@@ -48,7 +48,7 @@ public struct VisitorMachine: Sendable {
         }
     }
 
-    public mutating func start(at now: Instant) -> Action {
+    package mutating func start(at now: RunInstant) -> Action {
         guard case .notStarted = stage else { preconditionFailure("VisitorMachine.start called twice") }
         result.marks = VisitorMarks(started: now, ended: now)
         guard configuration.group.flow == .protectedApi else { return beginEnqueue(at: now) }
@@ -63,7 +63,7 @@ public struct VisitorMachine: Sendable {
         return handle(action, at: now)
     }
 
-    public mutating func received(_ response: IncomingResponse, at now: Instant) -> Action {
+    package mutating func received(_ response: IncomingResponse, at now: RunInstant) -> Action {
         result.lastHTTPStatus = response.status.code
         switch takeStage() {
         case .protectedApi:
@@ -85,7 +85,7 @@ public struct VisitorMachine: Sendable {
         }
     }
 
-    public mutating func failed(_ error: TransportError, at now: Instant) -> Action {
+    package mutating func failed(_ error: TransportError, at now: RunInstant) -> Action {
         switch takeStage() {
         case .protectedApi:
             guard var api = protectedApi else { preconditionFailure("protected API stage without its machine") }
@@ -106,7 +106,7 @@ public struct VisitorMachine: Sendable {
         }
     }
 
-    public mutating func waited(at now: Instant) -> Action {
+    package mutating func waited(at now: RunInstant) -> Action {
         switch takeStage() {
         case .enqueueing(var machine):
             let action = machine.waited(at: now)
@@ -125,7 +125,7 @@ public struct VisitorMachine: Sendable {
     /// its `maxWait` runs out. Nil in every other state (enqueueing, loading, waiting out
     /// `maxWait`, finished). The virtual-time driver reads it to skip polls whose answers it
     /// can compute exactly.
-    public var pendingQueuePagePoll: (url: SimpleURL, maxWaitEnds: Instant)? {
+    package var pendingQueuePagePoll: (url: SimpleURL, maxWaitEnds: RunInstant)? {
         guard case .inQueue(let navigator) = stage, navigator.isWaitingToPoll else { return nil }
         return (navigator.currentURL, navigator.maxWaitEnds)
     }
@@ -133,7 +133,7 @@ public struct VisitorMachine: Sendable {
     /// While a queue-page load is in flight: the page and when `maxWait` runs out. Nil in every
     /// other state. The virtual-time driver reads it to answer the load without the room when
     /// the answer is known exactly.
-    public var queuePageLoadInFlight: (url: SimpleURL, maxWaitEnds: Instant)? {
+    package var queuePageLoadInFlight: (url: SimpleURL, maxWaitEnds: RunInstant)? {
         guard case .inQueue(let navigator) = stage, navigator.isLoading else { return nil }
         return (navigator.currentURL, navigator.maxWaitEnds)
     }
@@ -142,7 +142,7 @@ public struct VisitorMachine: Sendable {
     /// request over: a 2xx "keep waiting" whose `Retry-After` makes the next poll due at
     /// `nextPollAt` (the driver calls `waited` then). The result is the one `received` would
     /// have left. Only valid while `queuePageLoadInFlight` is non-nil.
-    public mutating func answerQueuePageLoad(with status: Int = 200, nextPollAt: Instant) {
+    package mutating func answerQueuePageLoad(with status: Int = 200, nextPollAt: RunInstant) {
         guard case .inQueue(var navigator) = takeStage() else {
             preconditionFailure("VisitorMachine.answerQueuePageLoad called outside the queue page")
         }
@@ -156,7 +156,7 @@ public struct VisitorMachine: Sendable {
     /// the next poll is due at `nextPollAt`, when the driver calls `waited`. The result is the
     /// one the visitor would have had after sending them. Only valid while
     /// `pendingQueuePagePoll` is non-nil.
-    public mutating func skipPolls(_ count: Int, answeredWith status: Int = 200, nextPollAt: Instant) {
+    package mutating func skipPolls(_ count: Int, answeredWith status: Int = 200, nextPollAt: RunInstant) {
         guard case .inQueue(var navigator) = takeStage() else {
             preconditionFailure("VisitorMachine.skipPolls called outside the queue page")
         }
@@ -170,7 +170,7 @@ public struct VisitorMachine: Sendable {
 
     /// Ends the visitor from outside. `.runEnded`: in the queue → `queued`, otherwise
     /// `interrupted`; `.interrupted` (SIGINT): `interrupted`. A finished visitor keeps its result.
-    public mutating func stop(at now: Instant, reason: StopReason) -> VisitorResult {
+    package mutating func stop(at now: RunInstant, reason: StopReason) -> VisitorResult {
         switch stage {
         case .finished(let result):
             return result
@@ -208,7 +208,7 @@ public struct VisitorMachine: Sendable {
         return current
     }
 
-    private mutating func beginEnqueue(at now: Instant) -> Action {
+    private mutating func beginEnqueue(at now: RunInstant) -> Action {
         var machine = EnqueueMachine(
             parameters: enqueueParameters, platform: configuration.group.platform,
             sharedHead: configuration.sharedEnqueueHead)
@@ -217,7 +217,7 @@ public struct VisitorMachine: Sendable {
         return handle(action, of: machine, at: now)
     }
 
-    private mutating func handle(_ action: ProtectedApiMachine.Action, at now: Instant) -> Action {
+    private mutating func handle(_ action: ProtectedApiMachine.Action, at now: RunInstant) -> Action {
         switch action {
         case .send(let request):
             result.requests += 1
@@ -233,7 +233,7 @@ public struct VisitorMachine: Sendable {
         }
     }
 
-    private mutating func handle(_ action: EnqueueMachine.Action, of machine: EnqueueMachine, at now: Instant)
+    private mutating func handle(_ action: EnqueueMachine.Action, of machine: EnqueueMachine, at now: RunInstant)
         -> Action
     {
         switch action {
@@ -249,7 +249,7 @@ public struct VisitorMachine: Sendable {
         }
     }
 
-    private mutating func decide(_ enqueueResult: EnqueueResult, at now: Instant) -> Action {
+    private mutating func decide(_ enqueueResult: EnqueueResult, at now: RunInstant) -> Action {
         switch enqueueResult {
         case .error(let status, let message):
             result.lastHTTPStatus = status
@@ -287,7 +287,7 @@ public struct VisitorMachine: Sendable {
         }
     }
 
-    private mutating func handle(_ action: QueuePageNavigator.Action, navigator: QueuePageNavigator, at now: Instant)
+    private mutating func handle(_ action: QueuePageNavigator.Action, navigator: QueuePageNavigator, at now: RunInstant)
         -> Action
     {
         switch action {
@@ -320,7 +320,7 @@ public struct VisitorMachine: Sendable {
     }
 
     /// Safetynet or the target reached: done, or back to the protected API with the token.
-    private mutating func passedWaitingRoom(token: String?, at now: Instant) -> Action {
+    private mutating func passedWaitingRoom(token: String?, at now: RunInstant) -> Action {
         guard var api = protectedApi else { return finish(.passed, message: nil, at: now) }
         stage = .protectedApi
         let action = api.queuePassed(token: token, at: now)
@@ -328,11 +328,12 @@ public struct VisitorMachine: Sendable {
         return handle(action, at: now)
     }
 
-    private mutating func finish(_ outcome: VisitorOutcome, message: String?, at now: Instant) -> Action {
+    private mutating func finish(_ outcome: VisitorOutcome, message: String?, at now: RunInstant) -> Action {
         .finish(finishResult(outcome, message: message, at: now))
     }
 
-    private mutating func finishResult(_ outcome: VisitorOutcome, message: String?, at now: Instant) -> VisitorResult {
+    private mutating func finishResult(_ outcome: VisitorOutcome, message: String?, at now: RunInstant) -> VisitorResult
+    {
         result.outcome = outcome
         result.errorMessage = message
         result.marks.ended = now

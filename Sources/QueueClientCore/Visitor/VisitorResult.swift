@@ -1,13 +1,15 @@
 /// Points on a visitor's timeline (run-relative).
-public struct VisitorMarks: Sendable, Hashable {
-    public var started: Instant
+package struct VisitorMarks: Sendable, Hashable {
+    package var started: RunInstant
     /// When the (last) enqueue call was decided: a 2xx, a 4xx, or the retries running out.
-    public var enqueueDecided: Instant?
+    package var enqueueDecided: RunInstant?
     /// When the (last) queue page visit began.
-    public var queueEntered: Instant?
-    public var ended: Instant
+    package var queueEntered: RunInstant?
+    package var ended: RunInstant
 
-    public init(started: Instant, enqueueDecided: Instant? = nil, queueEntered: Instant? = nil, ended: Instant) {
+    package init(
+        started: RunInstant, enqueueDecided: RunInstant? = nil, queueEntered: RunInstant? = nil, ended: RunInstant
+    ) {
         self.started = started
         self.enqueueDecided = enqueueDecided
         self.queueEntered = queueEntered
@@ -16,7 +18,7 @@ public struct VisitorMarks: Sendable, Hashable {
 }
 
 /// Why a driver stopped a visitor from outside.
-public enum StopReason: String, Sendable, Hashable {
+package enum StopReason: String, Sendable, Hashable {
     /// `run.duration` ran out: visitors in the queue end `queued`, the rest `interrupted`.
     case runEnded
     /// SIGINT/SIGTERM: everything in flight ends `interrupted`.
@@ -24,25 +26,25 @@ public enum StopReason: String, Sendable, Hashable {
 }
 
 /// A visitor's fate, as the recorder needs it.
-public struct VisitorResult: Sendable, Hashable {
-    public var outcome: VisitorOutcome
+package struct VisitorResult: Sendable, Hashable {
+    package var outcome: VisitorOutcome
     /// The redirect type of the deciding enqueue (`queue` when no token), if one was decided.
-    public var redirectType: String?
-    public var lastHTTPStatus: Int?
-    public var errorMessage: String?
+    package var redirectType: String?
+    package var lastHTTPStatus: Int?
+    package var errorMessage: String?
     /// Enqueue requests, over all runs of this visitor.
-    public var attempts: Int
+    package var attempts: Int
     /// Queue page GETs.
-    public var polls: Int
-    public var restarts: Int
+    package var polls: Int
+    package var restarts: Int
     /// Every HTTP request sent (enqueue, queue page, protected API).
-    public var requests: Int
-    public var queueId: String?
+    package var requests: Int
+    package var queueId: String?
     /// The final queueittoken, kept for validation by the runner. A credential: never log it.
-    public var queueitToken: String?
-    public var marks: VisitorMarks
+    package var queueitToken: String?
+    package var marks: VisitorMarks
 
-    public init(
+    package init(
         outcome: VisitorOutcome, redirectType: String? = nil, lastHTTPStatus: Int? = nil, errorMessage: String? = nil,
         attempts: Int = 0, polls: Int = 0, restarts: Int = 0, requests: Int = 0, queueId: String? = nil,
         queueitToken: String? = nil, marks: VisitorMarks
@@ -62,7 +64,7 @@ public struct VisitorResult: Sendable, Hashable {
 }
 
 /// Where a visitor is, for progress counts.
-public enum VisitorPhase: String, Sendable, Hashable, CaseIterable {
+package enum VisitorPhase: String, Sendable, Hashable, CaseIterable {
     case notStarted
     case protectedApi
     case enqueueing

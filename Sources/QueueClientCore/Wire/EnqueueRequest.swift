@@ -1,19 +1,19 @@
 import HTTPTypes
 
 /// Everything one enqueue call sends, apart from where it goes.
-public struct EnqueueParameters: Sendable, Hashable {
-    public var address: WaitingRoomAddress
-    public var userId: String
-    public var userAgent: String
-    public var sdkVersion: String
-    public var layoutName: String?
-    public var language: String?
-    public var enqueueToken: String?
-    public var enqueueKey: String?
+package struct EnqueueParameters: Sendable, Hashable {
+    package var address: WaitingRoomAddress
+    package var userId: String
+    package var userAgent: String
+    package var sdkVersion: String
+    package var layoutName: String?
+    package var language: String?
+    package var enqueueToken: String?
+    package var enqueueKey: String?
     /// Android: `?userId={userId}` on the URL too (`QueueITApiClient.getApiUrl`).
-    public var userIdInURL: Bool
+    package var userIdInURL: Bool
 
-    public init(
+    package init(
         address: WaitingRoomAddress, userId: String, userAgent: String, sdkVersion: String,
         layoutName: String? = nil, language: String? = nil, enqueueToken: String? = nil, enqueueKey: String? = nil,
         userIdInURL: Bool = false
@@ -39,11 +39,11 @@ public struct EnqueueParameters: Sendable, Hashable {
 /// also carry `?userId=` on the URL.
 /// Optional body fields are sent only when non-empty (Android's rule; iOS sends a non-nil
 /// empty string, which no caller here produces on purpose).
-public enum EnqueueRequest {
+package enum EnqueueRequest {
     /// `sharedHead`: the group's prebuilt head (address, `Accept`, `Content-Type`,
     /// `User-Agent`, built once for all its visitors); used when it is the head `parameters`
     /// would make, so the request is the same either way.
-    public static func make(_ parameters: EnqueueParameters) -> OutgoingRequest { make(parameters, sharedHead: nil) }
+    package static func make(_ parameters: EnqueueParameters) -> OutgoingRequest { make(parameters, sharedHead: nil) }
 
     package static func make(_ parameters: EnqueueParameters, sharedHead: EnqueueHeaderTemplate?) -> OutgoingRequest {
         if let template = sharedHead, template.fits(parameters) {
@@ -70,7 +70,7 @@ public enum EnqueueRequest {
     }
 
     /// The JSON body, keys in a fixed order so requests are byte-identical run to run.
-    public static func body(_ parameters: EnqueueParameters) -> String {
+    package static func body(_ parameters: EnqueueParameters) -> String {
         String(decoding: bodyBytes(parameters), as: UTF8.self)
     }
 

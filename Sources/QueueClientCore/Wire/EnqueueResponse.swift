@@ -6,14 +6,14 @@ import Foundation
 /// Tolerant like the SDKs: a missing key, a JSON null or a value of the wrong type becomes nil
 /// (iOS keeps only JSON strings); the TTL is read as an integer when it is a number, else 0
 /// (Android). Only a body that is not a JSON object is rejected, and the caller retries it.
-public struct EnqueueResponse: Sendable, Hashable {
-    public var queueId: String?
-    public var queueUrl: String?
-    public var eventTargetUrl: String?
-    public var queueitToken: String?
-    public var queueUrlTTLInMinutes: Int
+package struct EnqueueResponse: Sendable, Hashable {
+    package var queueId: String?
+    package var queueUrl: String?
+    package var eventTargetUrl: String?
+    package var queueitToken: String?
+    package var queueUrlTTLInMinutes: Int
 
-    public init(
+    package init(
         queueId: String? = nil, queueUrl: String? = nil, eventTargetUrl: String? = nil, queueitToken: String? = nil,
         queueUrlTTLInMinutes: Int = 0
     ) {
@@ -25,7 +25,7 @@ public struct EnqueueResponse: Sendable, Hashable {
     }
 
     /// Nil when `body` is not a JSON object (empty, HTML, an array, truncated JSON…).
-    public init?(jsonBody body: [UInt8]) {
+    package init?(jsonBody body: [UInt8]) {
         var read = EnqueueResponse()
         let selection = FlatJSONObject.select(body, keys: Self.memberKeys) { key, value in
             switch (key, value) {

@@ -10,8 +10,8 @@
 /// Public because the embedded room reads the SDK's enqueue body with it. That is sharing a
 /// JSON reader — as both sides shared `JSONSerialization` before — not the client's protocol
 /// decisions: what the members mean stays written twice, once on each side of the wire.
-public enum FlatJSONObject {
-    public enum Value: Sendable, Equatable {
+package enum FlatJSONObject {
+    package enum Value: Sendable, Equatable {
         case string(String)
         case integer(Int)
         case null
@@ -19,30 +19,30 @@ public enum FlatJSONObject {
 
     /// The members of an object in the subset, in order. A handful of members: looked up by
     /// scanning, so reading one answer allocates one array rather than a hashed dictionary.
-    public struct Members: Sendable {
+    package struct Members: Sendable {
         fileprivate var pairs: [(key: String, value: Value)] = []
 
-        public init(_ members: [String: Value]) {
+        package init(_ members: [String: Value]) {
             pairs = members.map { ($0.key, $0.value) }
         }
 
         fileprivate init() {}
 
-        public subscript(key: String) -> Value? {
+        package subscript(key: String) -> Value? {
             pairs.first(where: { $0.key == key })?.value
         }
 
-        public var count: Int { pairs.count }
+        package var count: Int { pairs.count }
     }
 
     /// The members of `body`, or nil when it is not in the subset (not necessarily invalid JSON).
-    public static func parse(_ body: [UInt8]) -> [String: Value]? {
+    package static func parse(_ body: [UInt8]) -> [String: Value]? {
         parseMembers(body).map { Dictionary(uniqueKeysWithValues: $0.pairs) }
     }
 
     /// The same reading as `parse`, without building a dictionary. Keys compare as `String`s
     /// (as dictionary keys do), so a duplicate key refuses the same bodies.
-    public static func parseMembers(_ body: [UInt8]) -> Members? {
+    package static func parseMembers(_ body: [UInt8]) -> Members? {
         body.withUnsafeBufferPointer { bytes in
             var reader = Reader(bytes: bytes, keeping: nil)
             return reader.object()
@@ -52,7 +52,7 @@ public enum FlatJSONObject {
     /// The same reading, accepting and refusing the same bodies, but keeping only the values
     /// of `keys`: other string values are checked and read as `.null` (the room reads two
     /// members of the SDK's enqueue body and need not copy its user agent for every visitor).
-    public static func parseMembers(_ body: [UInt8], keeping keys: [String]) -> Members? {
+    package static func parseMembers(_ body: [UInt8], keeping keys: [String]) -> Members? {
         body.withUnsafeBufferPointer { bytes in
             var reader = Reader(bytes: bytes, keeping: keys)
             return reader.object()
@@ -60,7 +60,7 @@ public enum FlatJSONObject {
     }
 
     /// How `select` read a body.
-    public enum Selection: Sendable, Equatable {
+    package enum Selection: Sendable, Equatable {
         /// In the subset: every member whose key is one of the selected keys was handed over.
         case selected
         /// Not in the subset (the same bodies `parseMembers` refuses).
@@ -77,7 +77,7 @@ public enum FlatJSONObject {
     /// each member whose key's bytes equal one of `keys` (ASCII) to `found`, with that key's
     /// index, as the object is read. What was handed over counts only when the answer is
     /// `.selected`. Every enqueue answer is read this way (once per visitor on both clocks).
-    public static func select(
+    package static func select(
         _ body: [UInt8], keys: [[UInt8]], found: (_ keyIndex: Int, _ value: Value) -> Void
     ) -> Selection {
         body.withUnsafeBufferPointer { bytes in

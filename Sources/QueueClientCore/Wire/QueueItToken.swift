@@ -4,14 +4,14 @@
 /// The client never validates the hash (it has no secret); it reads the redirect type the way
 /// the mobile SDKs do and exposes the other fields for reports and checks. The token is a
 /// credential: never log it.
-public struct QueueItToken: Sendable, Hashable {
+package struct QueueItToken: Sendable, Hashable {
     /// The whole token as received.
-    public let rawValue: String
+    package let rawValue: String
     /// Every pair that splits on `_` into exactly two parts, in order. Pairs with more or
     /// fewer parts are skipped, as the KnownUser connectors skip them.
-    public let fields: [(key: String, value: String)]
+    package let fields: [(key: String, value: String)]
 
-    public init(_ rawValue: String) {
+    package init(_ rawValue: String) {
         self.rawValue = rawValue
         self.fields = rawValue.split(separator: "~", omittingEmptySubsequences: false).compactMap { pair in
             let parts = pair.split(separator: "_", omittingEmptySubsequences: false)
@@ -20,30 +20,30 @@ public struct QueueItToken: Sendable, Hashable {
         }
     }
 
-    public static func == (lhs: QueueItToken, rhs: QueueItToken) -> Bool { lhs.rawValue == rhs.rawValue }
-    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    package static func == (lhs: QueueItToken, rhs: QueueItToken) -> Bool { lhs.rawValue == rhs.rawValue }
+    package func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     /// The first value for `key` (keys are case-sensitive).
-    public func value(for key: String) -> String? {
+    package func value(for key: String) -> String? {
         fields.first(where: { $0.key == key })?.value
     }
 
-    public var eventId: String? { value(for: "e") }
-    public var queueId: String? { value(for: "q") }
+    package var eventId: String? { value(for: "e") }
+    package var queueId: String? { value(for: "q") }
     /// `ts`: the expiry of the redirect, Unix seconds.
-    public var expiresAt: Int64? { value(for: "ts").flatMap { Int64($0) } }
+    package var expiresAt: Int64? { value(for: "ts").flatMap { Int64($0) } }
     /// `h`: the HMAC-SHA256 hex the connector checks.
-    public var hash: String? { value(for: "h") }
+    package var hash: String? { value(for: "h") }
 
     /// The redirect type exactly as the SDKs extract it: the text between the first `~rt_`
     /// and the next `~` (case-sensitive). Nil when the token has no such segment, e.g. when
     /// `rt_…` is the last pair or the first one (no `~` in front of it).
-    public var sdkRedirectType: String? { Self.sdkRedirectType(of: rawValue) }
+    package var sdkRedirectType: String? { Self.sdkRedirectType(of: rawValue) }
 
     /// `sdkRedirectType` of a token without reading its other pairs: the client reads the
     /// redirect type of every enqueue answer, and a token's bytes are ASCII on the wire, so
     /// this is a scan of bytes, not of characters.
-    public static func sdkRedirectType(of token: String) -> String? {
+    package static func sdkRedirectType(of token: String) -> String? {
         withRedirectTypeBytes(of: token) { text in
             // A known type is its constant: no string is made for it.
             text.map { RedirectType(bytes: $0)?.rawValue ?? String(decoding: $0, as: UTF8.self) }
@@ -79,7 +79,7 @@ public enum RedirectType: String, Sendable, Hashable, CaseIterable {
     /// From a token the way the SDK reads it: no token or an empty one → `queue`; a token
     /// without `~rt_…~` or with a value outside the enum → `unknown` (Android would crash on
     /// an unknown value; iOS keeps the raw string; both then show the queue).
-    public init(token: String?) {
+    package init(token: String?) {
         guard let token, !token.isEmpty else {
             self = .queue
             return
@@ -99,7 +99,7 @@ public enum RedirectType: String, Sendable, Hashable, CaseIterable {
     private static let rawBytes = allCases.map { ($0, Array($0.rawValue.utf8)) }
 
     /// What the engine does with a redirect type (§1.5 of the SDK notes).
-    public var engineDecision: EngineDecision {
+    package var engineDecision: EngineDecision {
         switch self {
         case .safetynet: .passed
         case .disabled, .afterevent, .idle: .disabled
@@ -107,7 +107,7 @@ public enum RedirectType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    public enum EngineDecision: Sendable, Hashable {
+    package enum EngineDecision: Sendable, Hashable {
         case passed, disabled, showQueue
     }
 }

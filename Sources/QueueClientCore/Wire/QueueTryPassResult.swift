@@ -21,7 +21,7 @@ public struct QueueTryPassResult: Sendable, Hashable {
     }
 
     /// Derives the result from a parsed response, as the SDK's provider does.
-    public init(response: EnqueueResponse) {
+    package init(response: EnqueueResponse) {
         let token = response.queueitToken
         self.init(
             queueUrl: response.queueUrl, targetUrl: response.eventTargetUrl, redirectType: RedirectType(token: token),
@@ -30,7 +30,7 @@ public struct QueueTryPassResult: Sendable, Hashable {
 
     /// The redirect type as reports show it: the raw `rt` text when the token has one,
     /// `queue` without a token, `unknown` for a token without `~rt_…~`.
-    public static func reportedRedirectType(token: String?) -> String {
+    package static func reportedRedirectType(token: String?) -> String {
         guard let token, !token.isEmpty else { return RedirectType.queue.rawValue }
         return QueueItToken.sdkRedirectType(of: token) ?? RedirectType.unknown.rawValue
     }

@@ -3,18 +3,18 @@
 /// Hand-rolled rather than Foundation's `URL` so that `queueit://restartSession`, relative
 /// `Location` headers and odd hosts parse the same way on every platform, and so the
 /// navigation rules see exactly what the SDK's WebView sees.
-public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
+package struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// Lowercased scheme, e.g. `https` or `queueit`.
-    public var scheme: String
+    package var scheme: String
     /// The host as written (compare it case-insensitively).
-    public var host: String
-    public var port: Int?
+    package var host: String
+    package var port: Int?
     /// The path, `/` when the URL has none and the scheme is http(s).
-    public var path: String
+    package var path: String
     /// The raw query after `?` (still percent-encoded), nil when there is no `?`.
-    public var query: String?
+    package var query: String?
 
-    public init(scheme: String, host: String, port: Int? = nil, path: String, query: String? = nil) {
+    package init(scheme: String, host: String, port: Int? = nil, path: String, query: String? = nil) {
         self.scheme = scheme.lowercased()
         self.host = host
         self.port = port
@@ -24,7 +24,7 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses an absolute URL (`scheme://authority/path?query#fragment`). Nil when there is no
     /// `scheme://`.
-    public init?(_ string: String) {
+    package init?(_ string: String) {
         self.init(string, sharingStringsWith: nil)
     }
 
@@ -38,7 +38,7 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// Resolves a `Location` value against this URL as a browser does (RFC 3986 §5.2): absolute
     /// URLs, `//host/...`, `/path?query`, `?query` and relative paths against this one, with `.`
     /// and `..` segments removed from the path (§5.2.4) — a WebView never loads `/a/../b`.
-    public func resolving(_ reference: String) -> SimpleURL? {
+    package func resolving(_ reference: String) -> SimpleURL? {
         guard var resolved = resolvingWithoutDotSegments(reference) else { return nil }
         if resolved.scheme == "http" || resolved.scheme == "https" {
             resolved.path = Self.removingDotSegments(resolved.path)
@@ -78,13 +78,13 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `host` or `host:port` when a port is given.
-    public var authority: String {
+    package var authority: String {
         guard let port else { return host }
         return "\(host):\(port)"
     }
 
     /// Path plus `?query`, as an HTTP request target.
-    public var pathAndQuery: String {
+    package var pathAndQuery: String {
         guard let query else { return path }
         // Every queue-page load writes one: one exactly sized string, no interpolation.
         var text = ""
@@ -99,13 +99,13 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// Names compare exactly (case-sensitive), as Android's `getQueryParameter` does.
     /// Names compare by their decoded bytes, as Java's `String.equals` compares code units
     /// (Swift's `==` would find "K" equal to U+212A KELVIN SIGN).
-    public func queryValue(_ name: String) -> String? {
+    package func queryValue(_ name: String) -> String? {
         guard let query else { return nil }
         return Self.queryValue(name, in: query)
     }
 
     /// This URL with `name=value` appended to its query (value percent-encoded).
-    public func appendingQuery(_ name: String, _ value: String) -> SimpleURL {
+    package func appendingQuery(_ name: String, _ value: String) -> SimpleURL {
         var copy = self
         let item = "\(PercentEncoding.queryComponent(name))=\(PercentEncoding.queryComponent(value))"
         if let query, !query.isEmpty {
@@ -116,7 +116,7 @@ public struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
         return copy
     }
 
-    public var description: String {
+    package var description: String {
         "\(scheme)://\(authority)\(pathAndQuery)"
     }
 }

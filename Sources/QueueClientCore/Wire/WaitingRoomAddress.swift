@@ -8,19 +8,19 @@
 ///   `/` and space (iOS); an empty result means no prefix. iOS checks the *raw* prefix for
 ///   emptiness and so builds `//api/...` for a prefix of `/`; we do not copy that quirk.
 /// - Path segments are percent-encoded (Android) so an id with a space still gives a valid URL.
-public struct WaitingRoomAddress: Sendable, Hashable {
-    public let customerId: String
-    public let waitingRoomId: String
+package struct WaitingRoomAddress: Sendable, Hashable {
+    package let customerId: String
+    package let waitingRoomId: String
     /// The non-empty proxy domain, or nil for `{customerId}.queue-it.net`.
-    public let waitingRoomDomain: String?
+    package let waitingRoomDomain: String?
     /// The sanitized prefix (no slashes at either end), present only with a domain.
-    public let queuePathPrefix: String?
+    package let queuePathPrefix: String?
     /// The authority requests go to: the proxy domain, or `{customerId}.queue-it.net`.
-    public let host: String
+    package let host: String
     /// `/{prefix}/api/mobileapp/queue/{c}/{e}/enqueue` (prefix only behind a proxy).
-    public let enqueuePath: String
+    package let enqueuePath: String
 
-    public init(
+    package init(
         customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil, queuePathPrefix: String? = nil
     ) {
         self.customerId = customerId
@@ -43,7 +43,7 @@ public struct WaitingRoomAddress: Sendable, Hashable {
     }
 
     /// The full enqueue URL, as the SDK would call it.
-    public var enqueueURL: String { "https://\(host)\(enqueuePath)" }
+    package var enqueueURL: String { "https://\(host)\(enqueuePath)" }
 }
 
 extension String {

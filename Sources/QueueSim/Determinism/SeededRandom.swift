@@ -3,23 +3,23 @@
 /// Every random choice derives from `(seed, purpose, index)` so that a visitor's fate never
 /// depends on scheduling order, and the same seed gives the same bytes in virtual time.
 /// SplitMix64: tiny state, good statistical quality for simulation, trivially reproducible.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+package struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64, purpose: RandomPurpose, index: UInt64 = 0) {
+    package init(seed: UInt64, purpose: RandomPurpose, index: UInt64 = 0) {
         var mixed = SeededRandom.mix(seed ^ 0x9E37_79B9_7F4A_7C15)
         mixed = SeededRandom.mix(mixed ^ purpose.rawValue)
         mixed = SeededRandom.mix(mixed ^ index)
         state = mixed
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         return SeededRandom.mix(state)
     }
 
     /// A double uniformly in [0, 1).
-    public mutating func nextUnit() -> Double {
+    package mutating func nextUnit() -> Double {
         Double(next() >> 11) * 0x1.0p-53
     }
 
@@ -33,7 +33,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 
 /// Why a random stream exists. Distinct purposes give independent streams from one seed.
 /// Raw values are fixed forever: changing one changes every seeded run's bytes.
-public enum RandomPurpose: UInt64, Sendable {
+package enum RandomPurpose: UInt64, Sendable {
     case arrivalJitter = 1
     case groupChoice = 2
     case feederRow = 3

@@ -49,7 +49,7 @@ struct GeneratorHealth {
         Histogram(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .two)
     }
 
-    mutating func probe(lag: Duration, at instant: Instant) {
+    mutating func probe(lag: Duration, at instant: RunInstant) {
         let lag = max(lag, .zero)
         modifySecond(of: instant) { second in
             second.probes += 1
@@ -59,7 +59,7 @@ struct GeneratorHealth {
         _ = loopLag.record(Self.microseconds(lag))
     }
 
-    mutating func started(lag: Duration, at instant: Instant) {
+    mutating func started(lag: Duration, at instant: RunInstant) {
         let lag = max(lag, .zero)
         modifySecond(of: instant) { second in
             second.starts += 1
@@ -73,13 +73,13 @@ struct GeneratorHealth {
     }
 
     /// Whether the second `instant` falls in is saturated so far (for the live line).
-    func isSaturated(at instant: Instant) -> Bool {
+    func isSaturated(at instant: RunInstant) -> Bool {
         let index = Timeline.second(of: instant)
         return index < seconds.count && seconds[index].isSaturated
     }
 
     /// The largest loop lag seen in `instant`'s second so far.
-    func loopLag(at instant: Instant) -> Duration {
+    func loopLag(at instant: RunInstant) -> Duration {
         let index = Timeline.second(of: instant)
         return index < seconds.count ? seconds[index].maxLoopLag : .zero
     }
@@ -113,7 +113,7 @@ struct GeneratorHealth {
             saturatedSeconds: windows.reduce(0) { $0 + $1.toSecond - $1.fromSecond }, saturatedWindows: windows)
     }
 
-    private mutating func modifySecond(of instant: Instant, _ change: (inout Second) -> Void) {
+    private mutating func modifySecond(of instant: RunInstant, _ change: (inout Second) -> Void) {
         let index = Timeline.second(of: instant)
         if index >= seconds.count {
             seconds.append(contentsOf: repeatElement(Second(), count: index + 1 - seconds.count))
@@ -133,11 +133,11 @@ struct GeneratorHealth {
 }
 
 /// The generator's health, as `run.json` (`generator`) and the end screen show it.
-public struct GeneratorReport: Sendable, Equatable, Codable {
+package struct GeneratorReport: Sendable, Equatable, Codable {
     /// Saturated seconds `fromSecond ..< toSecond` of the run's timeline.
-    public struct Window: Sendable, Equatable, Codable {
-        public var fromSecond: Int
-        public var toSecond: Int
+    package struct Window: Sendable, Equatable, Codable {
+        package var fromSecond: Int
+        package var toSecond: Int
 
         enum CodingKeys: String, CodingKey {
             case fromSecond = "from_second"
@@ -146,19 +146,19 @@ public struct GeneratorReport: Sendable, Equatable, Codable {
     }
 
     /// Event loops (one per core) that ran the visitors.
-    public var loops: Int
+    package var loops: Int
     /// CPU time (user + system) the whole process used during the run, the embedded room included.
-    public var cpuSeconds: Double
-    public var cpuMicrosecondsPerRequest: Double?
-    public var cpuMicrosecondsPerVisitor: Double?
-    public var arrivalLagP50Ms: Double?
-    public var arrivalLagP99Ms: Double?
-    public var arrivalLagMaxMs: Double?
-    public var loopLagP99Ms: Double?
-    public var loopLagMaxMs: Double?
-    public var visitorsHeldByConcurrency: Int
-    public var saturatedSeconds: Int
-    public var saturatedWindows: [Window]
+    package var cpuSeconds: Double
+    package var cpuMicrosecondsPerRequest: Double?
+    package var cpuMicrosecondsPerVisitor: Double?
+    package var arrivalLagP50Ms: Double?
+    package var arrivalLagP99Ms: Double?
+    package var arrivalLagMaxMs: Double?
+    package var loopLagP99Ms: Double?
+    package var loopLagMaxMs: Double?
+    package var visitorsHeldByConcurrency: Int
+    package var saturatedSeconds: Int
+    package var saturatedWindows: [Window]
 
     enum CodingKeys: String, CodingKey {
         case loops
@@ -176,7 +176,7 @@ public struct GeneratorReport: Sendable, Equatable, Codable {
         case saturationThresholdMs = "saturation_threshold_ms"
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(loops, forKey: .loops)
         try container.encode((cpuSeconds * 1000).rounded() / 1000, forKey: .cpuSeconds)
@@ -196,7 +196,7 @@ public struct GeneratorReport: Sendable, Equatable, Codable {
     }
 
     /// The sentence the end screen prints: plain about what the numbers include.
-    public var verdict: String {
+    package var verdict: String {
         guard !saturatedWindows.isEmpty else {
             return "the load generator kept up (event-loop lag p99 \(Self.format(loopLagP99Ms)), "
                 + "arrival lag p99 \(Self.format(arrivalLagP99Ms)))"
@@ -219,7 +219,7 @@ public struct GeneratorReport: Sendable, Equatable, Codable {
 
 extension GeneratorReport {
     /// Read back from `run.json` by `queuesim report DIR` (the threshold is a constant).
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         loops = try container.decode(Int.self, forKey: .loops)
         cpuSeconds = try container.decode(Double.self, forKey: .cpuSeconds)

@@ -7,12 +7,12 @@ import Synchronization
 final class LiveStopLine: Sendable {
     private let nanoseconds = Atomic<Int64>(.max)
 
-    /// `Instant` far in the future until the run is stopped.
-    var instant: Instant {
-        Instant(sinceOrigin: .nanoseconds(nanoseconds.load(ordering: .acquiring)))
+    /// `RunInstant` far in the future until the run is stopped.
+    var instant: RunInstant {
+        RunInstant(sinceOrigin: .nanoseconds(nanoseconds.load(ordering: .acquiring)))
     }
 
-    func draw(at instant: Instant) {
+    func draw(at instant: RunInstant) {
         nanoseconds.store(instant.sinceOrigin.wholeNanoseconds, ordering: .releasing)
     }
 }
@@ -28,7 +28,7 @@ final class LiveShard: LiveExchangeOwner {
     struct Visitor {
         var machine: VisitorMachine
         let index: Int
-        let arrival: Instant
+        let arrival: RunInstant
         let groupIndex: Int
     }
 
@@ -68,7 +68,7 @@ final class LiveShard: LiveExchangeOwner {
     private var calendar = DiscreteEventLoop<Event>()
     /// Request deadlines, beside the calendar (`RequestDeadlines` says why).
     private var deadlines = RequestDeadlines()
-    private var armedAt: Instant?
+    private var armedAt: RunInstant?
     private var rows: RowBatch
     private var requestsPerSecond = PerSecondCounts()
     private var progress = LiveRunStatus.Snapshot()
@@ -78,7 +78,7 @@ final class LiveShard: LiveExchangeOwner {
     /// `allCases` once: the synthesized property builds a new array on every call.
     private static let outcomes = VisitorOutcome.allCases
     private var health = GeneratorHealth()
-    private var nextProbe: Instant
+    private var nextProbe: RunInstant
     private var probesSincePublish = 0
     private var stopped = false
     private var finishedPromise: EventLoopPromise<Outcome>?
@@ -197,7 +197,7 @@ final class LiveShard: LiveExchangeOwner {
         }
     }
 
-    private func publish(at now: Instant) {
+    private func publish(at now: RunInstant) {
         progress.now = now
         for (index, outcome) in Self.outcomes.enumerated() where outcomeCounts[index] > 0 {
             progress.outcomes[outcome] = outcomeCounts[index]
@@ -311,7 +311,7 @@ final class LiveShard: LiveExchangeOwner {
     /// finished visitor gets its row and frees its slot and its place under `run.concurrency`.
     private func carryOut(
         _ action: VisitorMachine.Action, visitor: inout Visitor?, number: Int?, phaseBefore: VisitorPhase,
-        now: Instant
+        now: RunInstant
     ) throws {
         progress.phaseChanged(from: phaseBefore, to: visitor!.machine.phase)
         switch action {
@@ -341,7 +341,7 @@ final class LiveShard: LiveExchangeOwner {
         }
     }
 
-    private func finish(index: Int, arrival: Instant, groupIndex: Int, result: VisitorResult) throws {
+    private func finish(index: Int, arrival: RunInstant, groupIndex: Int, result: VisitorResult) throws {
         progress.finished += 1
         // A scan of eight cases compares tags; a dictionary would hash for every visitor.
         outcomeCounts[Self.outcomes.firstIndex(of: result.outcome)!] += 1
@@ -353,7 +353,7 @@ final class LiveShard: LiveExchangeOwner {
     /// Ends every visitor in flight at `instant` (in the queue at `run.duration`: `queued`;
     /// otherwise `interrupted`), gives a row to every visitor whose arrival had come but who
     /// never started, and closes the pool.
-    func stop(reason: StopReason, at instant: Instant) {
+    func stop(reason: StopReason, at instant: RunInstant) {
         guard !stopped, finishedPromise != nil else { return }
         do {
             for number in 0..<slots.capacity {

@@ -9,7 +9,7 @@ import QueueClientCore
 /// NIO's errors in the client core's vocabulary (`TransportError`), by type and errno, never by
 /// a type's name, and with reasons in words (`ErrorWording`): they end up in `visitors.csv`
 /// and in the run's exit message.
-public enum LiveTransportErrors {
+package enum LiveTransportErrors {
     static func map(_ error: any Error) -> TransportError {
         switch error {
         case _ where TLSErrorWording.isTLS(error):
@@ -38,7 +38,7 @@ public enum LiveTransportErrors {
 
     /// `ErrorWording` plus the types this module links that the client core does not: for
     /// any message a person reads (`serve`'s, the run's exit message).
-    public static func plain(_ error: any Error) -> String {
+    package static func plain(_ error: any Error) -> String {
         switch error {
         case let connectError as NIOConnectionError: words(connectError)
         case _ where TLSErrorWording.isTLS(error): TLSErrorWording.words(error)
@@ -47,7 +47,7 @@ public enum LiveTransportErrors {
     }
 
     /// Why a server could not listen, with what to do about the usual causes.
-    public static func listenWords(_ error: any Error) -> String {
+    package static func listenWords(_ error: any Error) -> String {
         let words = plain(error)
         guard let io = error as? IOError else { return words }
         switch io.errnoCode {

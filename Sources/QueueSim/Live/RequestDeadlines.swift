@@ -10,7 +10,7 @@ import QueueClientCore
 /// (`append` returns false) and goes on the calendar instead.
 struct RequestDeadlines {
     struct Deadline {
-        var at: Instant
+        var at: RunInstant
         var slot: Int
         var serial: UInt32
     }

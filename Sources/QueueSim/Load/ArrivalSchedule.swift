@@ -17,14 +17,14 @@ import QueueClientCore
 /// - `maxVisitors` (or `--visitors N`) caps the total: the first arrivals are kept.
 ///
 /// The schedule never stores arrivals: iterating a million of them takes a few milliseconds.
-public struct ArrivalSchedule: Sequence, Sendable {
-    public let process: ArrivalProcess
+package struct ArrivalSchedule: Sequence, Sendable {
+    package let process: ArrivalProcess
     /// Most arrivals the iterator yields (`maxVisitors`, or N with `--visitors N`).
-    public let cap: Int?
+    package let cap: Int?
     /// The end of the last phase (bursts take no time).
-    public let span: Duration
+    package let span: Duration
     /// The factor applied to every rate and burst size (1 unless `--visitors` scaled the plan).
-    public let scale: Double
+    package let scale: Double
     let segments: [ArrivalSegment]
     let seed: UInt64
 
@@ -33,7 +33,7 @@ public struct ArrivalSchedule: Sequence, Sendable {
     ///   and cap at N (replacing `maxVisitors`). For `uniform` the factor is nudged up just
     ///   enough that per-phase rounding cannot leave the plan short, so it holds exactly N;
     ///   for `poisson` N is the expected count and an upper bound.
-    public init(_ arrivals: Arrivals, seed: UInt64, visitors: Int? = nil) throws {
+    package init(_ arrivals: Arrivals, seed: UInt64, visitors: Int? = nil) throws {
         self.process = arrivals.process
         self.seed = seed
         let unscaled = ArrivalSegment.layout(arrivals.phases, scale: 1)
@@ -68,13 +68,13 @@ public struct ArrivalSchedule: Sequence, Sendable {
 
     /// `∫rate` over the phases plus the bursts, after the cap: the mean count of a poisson plan,
     /// close to (and for whole per-phase counts equal to) the uniform count.
-    public var expectedCount: Double {
+    package var expectedCount: Double {
         Swift.min(Self.expectedTotal(segments), cap.map(Double.init) ?? .infinity)
     }
 
     /// How many arrivals the iterator yields: computed from the phases for `uniform`, counted
     /// by running the seeded generator for `poisson` (O(n), no storage).
-    public var plannedCount: Int {
+    package var plannedCount: Int {
         switch process {
         case .uniform:
             return Swift.min(Self.uniformTotal(segments), cap ?? .max)
@@ -86,12 +86,12 @@ public struct ArrivalSchedule: Sequence, Sendable {
         }
     }
 
-    public func makeIterator() -> Iterator {
+    package func makeIterator() -> Iterator {
         Iterator(schedule: self)
     }
 
     /// Yields arrival instants in non-decreasing order.
-    public struct Iterator: IteratorProtocol, Sendable {
+    package struct Iterator: IteratorProtocol, Sendable {
         private let segments: [ArrivalSegment]
         private let process: ArrivalProcess
         private let cap: Int
@@ -110,7 +110,7 @@ public struct ArrivalSchedule: Sequence, Sendable {
             gaps = SeededRandom(seed: schedule.seed, purpose: .arrivalJitter)
         }
 
-        public mutating func next() -> Instant? {
+        package mutating func next() -> RunInstant? {
             guard emitted < cap else { return nil }
             while segmentIndex < segments.count {
                 if let instant = nextInSegment(segments[segmentIndex]) {
@@ -124,12 +124,12 @@ public struct ArrivalSchedule: Sequence, Sendable {
             return nil
         }
 
-        private mutating func nextInSegment(_ segment: ArrivalSegment) -> Instant? {
+        private mutating func nextInSegment(_ segment: ArrivalSegment) -> RunInstant? {
             switch segment {
             case .burst(let start, let count):
                 guard withinSegment < count else { return nil }
                 withinSegment += 1
-                return Instant(sinceOrigin: start)
+                return RunInstant(sinceOrigin: start)
             case .steady(let steady):
                 switch process {
                 case .uniform:

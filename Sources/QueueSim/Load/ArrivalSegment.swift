@@ -58,7 +58,7 @@ struct SteadyRate: Sendable, Equatable {
     /// Solves `rate·t + slope·t²/2 = m` in the cancellation-free form
     /// `t = 2m / (rate + √(rate² + 2·slope·m))`, valid for constant rates, ramps from zero
     /// (`t = √(2m/slope)`) and ramps down to zero.
-    func instant(atCumulative cumulative: Double) -> Instant {
+    func instant(atCumulative cumulative: Double) -> RunInstant {
         let discriminant = max(0, rate * rate + 2 * slope * cumulative)
         let denominator = rate + discriminant.squareRoot()
         let seconds = denominator > 0 ? min(durationSeconds, 2 * cumulative / denominator) : 0
@@ -66,7 +66,7 @@ struct SteadyRate: Sendable, Equatable {
         // far below anything a report shows (milliseconds).
         let nanoseconds = Int64((seconds * 1e9).rounded())
         let offset = min(Duration.nanoseconds(nanoseconds), duration)
-        return Instant(sinceOrigin: start + offset)
+        return RunInstant(sinceOrigin: start + offset)
     }
 
     static func roundHalfUp(_ value: Double) -> Int {

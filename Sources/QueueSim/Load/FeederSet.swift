@@ -10,7 +10,7 @@
 /// One file read with one order is one shared pool: groups sharing `keys.csv` under `unique`
 /// never get the same row, and a visitor reading two columns of one file gets one row.
 /// Running out (`unique`, `sequence`), or a feeder with no rows, is `PlanError.feederExhausted`.
-public struct FeederSet: Sendable {
+package struct FeederSet: Sendable {
     /// Where one of a group's values comes from.
     enum ValueSource: Sendable, Equatable {
         case absent
@@ -38,7 +38,7 @@ public struct FeederSet: Sendable {
 
     /// - Parameter loadColumn: reads one column of one CSV file (the path as written in the
     ///   scenario, already resolved); called once per distinct file and column.
-    public init(
+    package init(
         groups: [VisitorGroup], seed: UInt64, loadColumn: (CSVFeeder) throws -> [String]
     ) throws {
         var pools: [FeederPool] = []
@@ -76,7 +76,7 @@ public struct FeederSet: Sendable {
     /// function in release builds ("Found ownership error?!" in CopyPropagation), whatever its
     /// shape; it runs once per visitor, so the unoptimized body costs nothing measurable.
     @_optimize(none)
-    public mutating func values(forGroup groupIndex: Int, visitorIndex: Int) throws(PlanError) -> VisitorValues {
+    package mutating func values(forGroup groupIndex: Int, visitorIndex: Int) throws(PlanError) -> VisitorValues {
         let sources = groups[groupIndex]
         // One row per pool: two columns of one file come from the same row.
         let keyRow = try row(sources.key, visitorIndex: visitorIndex, group: sources.name)
@@ -127,7 +127,7 @@ public struct FeederSet: Sendable {
     /// Checks, before the run, that `visitorsPerGroup` (indexed like the groups) can be served:
     /// consumed pools have a row for every visitor of every group reading them, and no feeder
     /// that any planned visitor reads is empty.
-    public func checkCapacity(visitorsPerGroup: [Int]) throws {
+    package func checkCapacity(visitorsPerGroup: [Int]) throws {
         for (poolIndex, pool) in pools.enumerated() {
             var readers: [String] = []
             var demand = 0
@@ -153,12 +153,12 @@ public struct FeederSet: Sendable {
 }
 
 /// What one visitor carries from its group's literals and feeders.
-public struct VisitorValues: Sendable, Equatable {
-    public var enqueueKey: String?
-    public var enqueueToken: String?
-    public var inviteCode: String?
+package struct VisitorValues: Sendable, Equatable {
+    package var enqueueKey: String?
+    package var enqueueToken: String?
+    package var inviteCode: String?
 
-    public init(enqueueKey: String? = nil, enqueueToken: String? = nil, inviteCode: String? = nil) {
+    package init(enqueueKey: String? = nil, enqueueToken: String? = nil, inviteCode: String? = nil) {
         self.enqueueKey = enqueueKey
         self.enqueueToken = enqueueToken
         self.inviteCode = inviteCode

@@ -4,12 +4,12 @@
 /// visitor's group never depends on which other visitors were planned or in what order.
 /// Weights are relative (80/15/5 and 0.8/0.15/0.05 pick alike); a group of weight 0 (or a
 /// negative or non-finite one) is never picked. O(log groups) per visitor.
-public struct GroupPicker: Sendable {
+package struct GroupPicker: Sendable {
     /// Running sums of the usable weights; `cumulative[g]` is the end of group g's share.
     private let cumulative: [Double]
     private let seed: UInt64
 
-    public init(weights: [Double], seed: UInt64) throws {
+    package init(weights: [Double], seed: UInt64) throws {
         var running = 0.0
         cumulative = weights.map { weight in
             if weight.isFinite, weight > 0 { running += weight }
@@ -19,13 +19,13 @@ public struct GroupPicker: Sendable {
         self.seed = seed
     }
 
-    public init(groups: [VisitorGroup], seed: UInt64) throws {
+    package init(groups: [VisitorGroup], seed: UInt64) throws {
         try self.init(weights: groups.map(\.weight), seed: seed)
     }
 
-    public var groupCount: Int { cumulative.count }
+    package var groupCount: Int { cumulative.count }
 
-    public func group(forVisitor index: Int) -> Int {
+    package func group(forVisitor index: Int) -> Int {
         var random = SeededRandom(seed: seed, purpose: .groupChoice, index: UInt64(index))
         let total = cumulative[cumulative.count - 1]
         // `nextUnit() < 1`, but the product can still round up to `total`; keep it inside.

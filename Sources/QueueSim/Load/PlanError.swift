@@ -1,6 +1,6 @@
 /// Why a visitor plan cannot be made or cannot go on. Every case is a scenario or command-line
 /// problem (exit code 2 when found before the run).
-public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No visitor group has a positive weight, so no arriving visitor can pick one.
     case noVisitorGroups
     /// `--clock virtual` on a scenario with a real endpoint: virtual time cannot drive a server.
@@ -26,7 +26,7 @@ public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
     case feederTooShort(
         groups: [String], file: String, column: String, order: FeederOrder, rows: Int, visitorsPlanned: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noVisitorGroups:
             return "no visitor group has a positive weight; give at least one group a weight above 0"

@@ -9,47 +9,47 @@ import Foundation
 /// pod the start of the ramp and the last one the burst at its end. Every shard still builds
 /// the whole plan (`VisitorPlan` walks it), so groups, user ids and feeder rows are those of
 /// the single-machine plan.
-public struct PlanShard: Sendable, Equatable, CustomStringConvertible {
+package struct PlanShard: Sendable, Equatable, CustomStringConvertible {
     /// 0-based, below `count`.
-    public let index: Int
-    public let count: Int
+    package let index: Int
+    package let count: Int
 
     /// The most shards a run may be cut into.
-    public static let mostShards = 10_000
+    package static let mostShards = 10_000
 
-    public init?(index: Int, count: Int) {
+    package init?(index: Int, count: Int) {
         guard count >= 1, count <= Self.mostShards, index >= 0, index < count else { return nil }
         self.index = index
         self.count = count
     }
 
     /// The whole plan as one shard.
-    public static let whole = PlanShard(index: 0, count: 1)!
+    package static let whole = PlanShard(index: 0, count: 1)!
 
-    public var isWhole: Bool { count == 1 }
+    package var isWhole: Bool { count == 1 }
 
     /// Whether visitor `visitorIndex` (0-based) is this shard's.
-    @inlinable public func owns(_ visitorIndex: Int) -> Bool {
+    @inlinable package func owns(_ visitorIndex: Int) -> Bool {
         count == 1 || visitorIndex % count == index
     }
 
     /// The visitor's position among this shard's own visitors (0, 1, 2, …), which the run's
     /// event loops divide among themselves.
-    @inlinable public func localPosition(of visitorIndex: Int) -> Int {
+    @inlinable package func localPosition(of visitorIndex: Int) -> Int {
         visitorIndex / count
     }
 
     /// How many of `visitors` planned visitors are this shard's.
-    public func share(of visitors: Int) -> Int {
+    package func share(of visitors: Int) -> Int {
         visitors / count + (index < visitors % count ? 1 : 0)
     }
 
     /// `K/N`, 0-based, as `--shard` takes it.
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 
     /// What `--shard` accepts: `K/N` (0-based K), or `auto/N` with K from `JOB_COMPLETION_INDEX`
     /// (the index Kubernetes gives each pod of an Indexed Job).
-    public static func parse(_ text: String, environment: [String: String]) -> Result<PlanShard, ParseFailure> {
+    package static func parse(_ text: String, environment: [String: String]) -> Result<PlanShard, ParseFailure> {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let count = Int(parts[1]), count >= 1, count <= mostShards else {
             return .failure(.malformed(text))
@@ -71,15 +71,15 @@ public struct PlanShard: Sendable, Equatable, CustomStringConvertible {
         return .success(shard)
     }
 
-    public static let jobIndexVariable = "JOB_COMPLETION_INDEX"
+    package static let jobIndexVariable = "JOB_COMPLETION_INDEX"
 
-    public enum ParseFailure: Error, Equatable, CustomStringConvertible {
+    package enum ParseFailure: Error, Equatable, CustomStringConvertible {
         case malformed(String)
         case noJobIndex(count: Int)
         case badJobIndex(String, count: Int)
         case indexOutOfRange(index: Int, count: Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .malformed(let text):
                 "--shard takes K/N (K from 0 to N-1, N from 1 to \(PlanShard.mostShards)) or auto/N, found \"\(text)\""

@@ -2,22 +2,22 @@ import QueueClientCore
 
 /// One virtual visitor as planned before it runs: who it is, when it means to arrive, which
 /// group it belongs to and the data it carries.
-public struct PlannedVisitor: Sendable, Equatable {
+package struct PlannedVisitor: Sendable, Equatable {
     /// 0-based position in arrival order (the `visitor` column of visitors.csv).
-    public var index: Int
+    package var index: Int
     /// The intended arrival (latency is also measured from here, against coordinated omission).
-    public var arrival: Instant
+    package var arrival: RunInstant
     /// Position of the visitor's group in `Scenario.groups`.
-    public var groupIndex: Int
+    package var groupIndex: Int
     /// Stable for a seed and index, shaped like the group platform's device id (see `VisitorUserId`).
-    public var userId: String
-    public var enqueueKey: String?
-    public var enqueueToken: String?
+    package var userId: String
+    package var enqueueKey: String?
+    package var enqueueToken: String?
     /// Android's invite code (`inviteCode` of the group).
-    public var inviteCode: String?
+    package var inviteCode: String?
 
-    public init(
-        index: Int, arrival: Instant, groupIndex: Int, userId: String, enqueueKey: String?, enqueueToken: String?,
+    package init(
+        index: Int, arrival: RunInstant, groupIndex: Int, userId: String, enqueueKey: String?, enqueueToken: String?,
         inviteCode: String? = nil
     ) {
         self.index = index
@@ -37,8 +37,8 @@ public struct PlannedVisitor: Sendable, Equatable {
 /// arrivals and feeder rows come from sequential seeded streams walked in arrival order by this
 /// one value. Drivers pull visitors from it in one place (a dispatcher, or the virtual-time
 /// loop) and hand them to tasks; how those tasks are scheduled cannot change any visitor.
-public struct VisitorPlan: Sendable {
-    public let schedule: ArrivalSchedule
+package struct VisitorPlan: Sendable {
+    package let schedule: ArrivalSchedule
     private let groupPicker: GroupPicker
     private var feeders: FeederSet
     private var arrivals: ArrivalSchedule.Iterator
@@ -46,7 +46,7 @@ public struct VisitorPlan: Sendable {
     /// Per group: whether its visitors are Android's (their ids are ANDROID_ID-shaped).
     private let androidGroups: [Bool]
     /// This process's share of the plan (`--shard K/N`); the whole plan by default.
-    public let shard: PlanShard
+    package let shard: PlanShard
     private var nextIndex = 0
     /// A plan that failed stays failed: every later call reports the same error.
     private var failure: PlanError?
@@ -57,7 +57,7 @@ public struct VisitorPlan: Sendable {
     ///     is still walked, so every visitor is the one a single process would run.
     ///   - loadColumn: reads one column of a CSV feeder (wired to the scenario's CSV reader;
     ///     tests pass arrays). Called during `init` only, once per file and column.
-    public init(
+    package init(
         scenario: Scenario, visitors: Int? = nil, shard: PlanShard = .whole,
         loadColumn: (CSVFeeder) throws -> [String]
     ) throws {
@@ -73,7 +73,7 @@ public struct VisitorPlan: Sendable {
     /// The next visitor in arrival order, nil once the plan is done. Throws
     /// `PlanError.feederExhausted` when a visitor needs a row a feeder no longer has
     /// (`preflight` finds that before the run).
-    public mutating func next() throws(PlanError) -> PlannedVisitor? {
+    package mutating func next() throws(PlanError) -> PlannedVisitor? {
         try next(ownedBy: 0, of: 1)
     }
 
@@ -82,7 +82,7 @@ public struct VisitorPlan: Sendable {
     /// share; without a process shard the position is the visitor index). In arrival order.
     /// Every other visitor is still walked (its arrival, group and feeder rows are drawn, so
     /// `unique` rows go exactly where a whole plan sends them) but no user id is made for it.
-    public mutating func next(ownedBy loop: Int, of loops: Int) throws(PlanError) -> PlannedVisitor? {
+    package mutating func next(ownedBy loop: Int, of loops: Int) throws(PlanError) -> PlannedVisitor? {
         if let failure { throw failure }
         while let arrival = arrivals.next() {
             let index = nextIndex
@@ -107,22 +107,22 @@ public struct VisitorPlan: Sendable {
 }
 
 /// What a plan holds, known before the run starts.
-public struct PlanSummary: Sendable, Equatable {
+package struct PlanSummary: Sendable, Equatable {
     /// The visitors this process runs: the whole plan's, or its shard's share.
-    public var visitorCount: Int
+    package var visitorCount: Int
     /// The whole plan's visitors (equal to `visitorCount` unless the run is sharded).
-    public var plannedVisitorCount: Int = 0
+    package var plannedVisitorCount: Int = 0
     /// The whole plan's, indexed like `Scenario.groups`.
-    public var visitorsPerGroup: [Int]
+    package var visitorsPerGroup: [Int]
     /// The end of the last arrival phase.
-    public var span: Duration
-    public var firstArrival: Instant?
-    public var lastArrival: Instant?
+    package var span: Duration
+    package var firstArrival: RunInstant?
+    package var lastArrival: RunInstant?
     /// The factor `--visitors` applied to rates and bursts (1 without it).
-    public var scale: Double
+    package var scale: Double
     /// The most visitors whose arrivals fall within one `inFlightWindow` of each other: an
     /// upper bound on the visitors in flight at once (the whole count without a window).
-    public var peakInFlight: Int = 0
+    package var peakInFlight: Int = 0
 }
 
 extension VisitorPlan {
@@ -137,7 +137,7 @@ extension VisitorPlan {
     ///
     /// With a `shard`, feeders are checked for the whole plan (every shard draws from them in
     /// the same order), while the count and the in-flight peak are the shard's.
-    public static func preflight(
+    package static func preflight(
         scenario: Scenario, visitors: Int? = nil, inFlightWindow: Duration? = nil, shard: PlanShard = .whole,
         loadColumn: (CSVFeeder) throws -> [String]
     ) throws -> PlanSummary {
@@ -146,8 +146,8 @@ extension VisitorPlan {
         let feeders = try FeederSet(groups: scenario.groups, seed: scenario.seed, loadColumn: loadColumn)
         var perGroup = Array(repeating: 0, count: scenario.groups.count)
         var count = 0
-        var first: Instant?
-        var last: Instant?
+        var first: RunInstant?
+        var last: RunInstant?
         var trailing = schedule.makeIterator()
         var trailingArrival = trailing.next()
         var trailingCount = 0

@@ -4,8 +4,8 @@
 ///
 /// The same seed and visitor index always give the same id, whatever else is in the plan;
 /// it is random-looking so a real waiting room sees distinct users.
-public enum VisitorUserId {
-    public static func make(seed: UInt64, visitorIndex: Int, android: Bool = false) -> String {
+package enum VisitorUserId {
+    package static func make(seed: UInt64, visitorIndex: Int, android: Bool = false) -> String {
         var random = SeededRandom(seed: seed, purpose: .userId, index: UInt64(visitorIndex))
         if android {
             let word = random.next()

@@ -5,8 +5,8 @@ import QueueClientCore
 /// natively. One test case per threshold (failing with the measured value), and one per
 /// visitor group (failing when any of its visitors ended `error`, `unavailable`, `restarted`
 /// or `closed`, with the top causes), all in one test suite named after the scenario.
-public enum JUnitReport {
-    public static func render(report: RunReport, run: RunDescription) -> String {
+package enum JUnitReport {
+    package static func render(report: RunReport, run: RunDescription) -> String {
         struct Case {
             var classname: String
             var name: String
@@ -75,7 +75,7 @@ public enum JUnitReport {
     }
 
     /// Writes the file whole or not at all.
-    public static func write(_ xml: String, to path: String) throws {
+    package static func write(_ xml: String, to path: String) throws {
         try AtomicFileWriter.write(xml, to: path)
     }
 }

@@ -8,8 +8,8 @@ import QueueClientCore
 /// twelve bytes per visitor, histograms and per-second counters. `finish` writes
 /// `visitors.csv` (in arrival order), `summary.csv`, `timeline.csv` and `run.json`, each
 /// through a `.tmp` file and a rename.
-public final class Recorder {
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+package final class Recorder {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         /// The runner recorded the same visitor twice.
         case duplicateVisitor(index: Int)
         case negativeVisitorIndex(Int)
@@ -20,7 +20,7 @@ public final class Recorder {
         case unrecordedVisitors(count: Int, firstIndex: Int, spoolPath: String)
         case alreadyFinished
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .duplicateVisitor(let index): "visitor \(index + 1) was recorded twice"
             case .negativeVisitorIndex(let index): "visitor index \(index) is negative"
@@ -32,18 +32,18 @@ public final class Recorder {
         }
     }
 
-    public static let visitorsFile = "visitors.csv"
-    public static let summaryFile = "summary.csv"
-    public static let timelineFile = "timeline.csv"
-    public static let manifestFile = "run.json"
-    public static let pageFile = "report.html"
+    package static let visitorsFile = "visitors.csv"
+    package static let summaryFile = "summary.csv"
+    package static let timelineFile = "timeline.csv"
+    package static let manifestFile = "run.json"
+    package static let pageFile = "report.html"
     static let spoolFile = ".visitors.unordered.tmp"
     /// Written when the run starts, removed once `run.json` is: its presence marks a run that
     /// never finished, and it holds what `ReportRecovery` needs to finish the reports.
     static let pendingFile = ".run.pending.json"
 
-    public let directory: String
-    public let run: RunDescription
+    package let directory: String
+    package let run: RunDescription
     private let spool: VisitorRowSpool
     private var statistics: OutcomeStatistics
     private var timeline = Timeline()
@@ -53,7 +53,7 @@ public final class Recorder {
 
     /// Creates `directory` (and parents) if needed and opens the row spool in it, so that the
     /// final rename of `visitors.csv` stays on one file system.
-    public init(directory: String, description: RunDescription, startedAt: Date = Date()) throws {
+    package init(directory: String, description: RunDescription, startedAt: Date = Date()) throws {
         self.directory = directory
         self.run = description
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -67,16 +67,16 @@ public final class Recorder {
 
     /// Writes the rows recorded so far to the spool file, so a killed run loses only the rows
     /// recorded since (the row writer calls it whenever it has nothing else to do).
-    public func flushRows() throws {
+    package func flushRows() throws {
         try spool.flush()
     }
 
     /// Visitors recorded so far.
-    public var recordedCount: Int { spool.recordedCount }
+    package var recordedCount: Int { spool.recordedCount }
 
     /// Records one finished visitor, in any order. Every visitor that arrived must be recorded
     /// exactly once, whatever its outcome.
-    public func record(_ record: VisitorRecord) throws {
+    package func record(_ record: VisitorRecord) throws {
         guard !finished else { throw Failure.alreadyFinished }
         VisitorRowFormat.encode(record, into: &row)
         do {
@@ -94,20 +94,20 @@ public final class Recorder {
     }
 
     /// Counts one HTTP request sent at `instant` (the timeline's `requests` column).
-    public func recordRequest(at instant: Instant) {
+    package func recordRequest(at instant: RunInstant) {
         timeline.addRequest(at: instant)
     }
 
     /// Counts `count` HTTP requests sent in timeline second `second` (`Timeline.second(of:)`).
-    public func recordRequests(_ count: Int, inSecond second: Int) {
+    package func recordRequests(_ count: Int, inSecond second: Int) {
         timeline.addRequests(count, inSecond: second)
     }
 
     /// Threshold measurements over what has been recorded so far.
-    public var measurements: RunMeasurements { RunMeasurements(statistics: statistics) }
+    package var measurements: RunMeasurements { RunMeasurements(statistics: statistics) }
 
     /// Writes every report and returns what the command line shows and exits with.
-    public func finish(_ ending: RunEnding) throws -> RunReport {
+    package func finish(_ ending: RunEnding) throws -> RunReport {
         guard !finished else { throw Failure.alreadyFinished }
         do {
             try spool.checkComplete()
@@ -176,7 +176,7 @@ public final class Recorder {
 }
 
 /// One group's most frequent failure causes, for the end screen.
-public struct GroupFailureCauses: Sendable, Equatable {
+package struct GroupFailureCauses: Sendable, Equatable {
     /// The three most frequent causes of each group's failed visitors, groups in report order.
     static func top(statistics: OutcomeStatistics, picture: LaunchPicture) -> [GroupFailureCauses] {
         statistics.reportGroupOrder.compactMap { group in
@@ -190,40 +190,40 @@ public struct GroupFailureCauses: Sendable, Equatable {
         }
     }
 
-    public var group: String
-    public var causes: [FailureCause]
+    package var group: String
+    package var causes: [FailureCause]
 }
 
-public struct FailureCause: Sendable, Equatable {
+package struct FailureCause: Sendable, Equatable {
     /// `HTTP 503`, or the transport error in words.
-    public var cause: String
-    public var count: Int
-    public var example: String
+    package var cause: String
+    package var count: Int
+    package var example: String
 }
 
 /// What a finished run amounts to: the numbers for the end-of-run screen and the exit code.
-public struct RunReport: Sendable {
-    public var directory: String
-    public var visitorCount: Int
-    public var outcomeCounts: [VisitorOutcome: Int]
-    public var requestCount: Int
-    public var verdicts: [ThresholdVerdict]
-    public var exitStatus: RunExitStatus
+package struct RunReport: Sendable {
+    package var directory: String
+    package var visitorCount: Int
+    package var outcomeCounts: [VisitorOutcome: Int]
+    package var requestCount: Int
+    package var verdicts: [ThresholdVerdict]
+    package var exitStatus: RunExitStatus
     /// Everything a threshold (or the end-of-run screen) can measure.
-    public var measurements: RunMeasurements
+    package var measurements: RunMeasurements
     /// Wall-clock runs: how the load generator kept up.
-    public var generator: GeneratorReport? = nil
+    package var generator: GeneratorReport? = nil
     /// A sharded run's part of the plan: its thresholds are left to `queuesim merge`.
-    public var shard: PlanShard? = nil
+    package var shard: PlanShard? = nil
     /// The most frequent causes of failed visitors (error, unavailable, restarted, closed),
     /// per group in scenario order; groups without failures are left out.
-    public var failureCauses: [GroupFailureCauses] = []
+    package var failureCauses: [GroupFailureCauses] = []
     /// `report.html`'s path (in the run's own folder).
-    public var pagePath: String = ""
+    package var pagePath: String = ""
     /// The run's length on its own clock, and its wall-clock start.
-    public var durationMs: Int64 = 0
-    public var startedAt = Date(timeIntervalSince1970: 0)
+    package var durationMs: Int64 = 0
+    package var startedAt = Date(timeIntervalSince1970: 0)
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
-    public var thresholdTable: String { ThresholdTable.render(verdicts) }
+    package var thresholdTable: String { ThresholdTable.render(verdicts) }
 }

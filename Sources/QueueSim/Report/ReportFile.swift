@@ -8,13 +8,13 @@ import Foundation
 #endif
 
 /// Errors while writing reports. Each names the file so the user knows what is missing.
-public enum ReportWriteError: Error, Equatable, CustomStringConvertible {
+package enum ReportWriteError: Error, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, errno: Int32)
     case cannotWrite(path: String, errno: Int32)
     case cannotRename(from: String, to: String, errno: Int32)
     case cannotMap(path: String, errno: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotOpen(let path, let code): "cannot open \(path): \(describe(code))"
         case .cannotWrite(let path, let code): "cannot write \(path): \(describe(code))"

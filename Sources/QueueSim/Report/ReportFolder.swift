@@ -19,14 +19,14 @@ import Foundation
 /// One run at a time per folder: `DIR.runs/.lock` is held with `flock(2)` for the whole run (the
 /// kernel drops it when the process dies, `kill -9` included) and names the holder's pid and
 /// run id, so a second run is refused with both.
-public final class ReportFolder {
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+package final class ReportFolder {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         case inUse(pointer: String, holder: String)
         case foreignDirectory(pointer: String, example: String)
         case notReplaceable(pointer: String, reason: String)
         case io(path: String, operation: String, errno: Int32)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .inUse(let pointer, let holder):
                 "\(pointer) is in use by another queuesim run (\(holder)); wait for it or choose another --out"
@@ -40,7 +40,7 @@ public final class ReportFolder {
         }
 
         /// Exit 2 for what the user can fix by choosing another folder, 3 for the file system.
-        public var isUsageError: Bool {
+        package var isUsageError: Bool {
             if case .io = self { return false }
             return true
         }
@@ -54,24 +54,24 @@ public final class ReportFolder {
     ]
 
     /// The path users read: a link to the current run's folder.
-    public let pointer: String
-    public let runsDirectory: String
-    public let runId: String
+    package let pointer: String
+    package let runsDirectory: String
+    package let runId: String
     /// Earlier complete runs kept beside the current one (`--keep N`).
-    public let keep: Int
+    package let keep: Int
     private var lockDescriptor: Int32
     /// Runs this process recovered: not pruned by its own publish, so the folder the user was
     /// just told about is still there (later runs prune them like any other).
     private var recoveredNow: Set<String> = []
 
-    public var runDirectory: String { Self.runDirectory(pointer: pointer, runId: runId) }
+    package var runDirectory: String { Self.runDirectory(pointer: pointer, runId: runId) }
 
     /// `DIR` + this is the folder that holds `DIR`'s runs.
-    public static let runsSuffix = ".runs"
+    package static let runsSuffix = ".runs"
 
     /// Where run `runId` writes its reports for the folder `pointer` (known before the folder
     /// is taken, so the run can be prepared first).
-    public static func runDirectory(pointer: String, runId: String) -> String {
+    package static func runDirectory(pointer: String, runId: String) -> String {
         normalized(pointer) + runsSuffix + "/" + runId
     }
 
@@ -83,7 +83,7 @@ public final class ReportFolder {
 
     /// Takes the folder for a run: checks what `pointer` is now, creates `DIR.runs/` and takes
     /// its lock. Nothing else is written until `createRunDirectory`.
-    public init(pointer rawPointer: String, runId: String = RunId.make(), keep: Int = 0) throws {
+    package init(pointer rawPointer: String, runId: String = RunId.make(), keep: Int = 0) throws {
         let pointer = Self.normalized(rawPointer)
         let name = (pointer as NSString).lastPathComponent
         guard !pointer.isEmpty, pointer != "/", name != ".", name != ".." else {
@@ -107,7 +107,7 @@ public final class ReportFolder {
     deinit { release() }
 
     /// Drops the lock (also done when the process ends, however it ends).
-    public func release() {
+    package func release() {
         if lockDescriptor >= 0 {
             close(lockDescriptor)
             lockDescriptor = -1
@@ -115,11 +115,11 @@ public final class ReportFolder {
     }
 
     /// Removes this run's folder if nothing was written into it (a run that could not start).
-    public func removeRunDirectoryIfEmpty() {
+    package func removeRunDirectoryIfEmpty() {
         rmdir(runDirectory)
     }
 
-    public func createRunDirectory() throws {
+    package func createRunDirectory() throws {
         guard mkdir(runDirectory, 0o755) == 0 else {
             throw Failure.io(path: runDirectory, operation: "create", errno: errno)
         }
@@ -128,7 +128,7 @@ public final class ReportFolder {
     /// Run folders of earlier runs that never finished: their pending marker is still there
     /// (`Recorder.finish` removes it after `run.json`). Their writer is gone (this process holds
     /// the lock), so they are safe to recover.
-    public func crashedRuns() -> [String] {
+    package func crashedRuns() -> [String] {
         runFolders().filter { id in
             let folder = runsDirectory + "/" + id
             return FileManager.default.fileExists(atPath: folder + "/" + Recorder.pendingFile)
@@ -137,14 +137,14 @@ public final class ReportFolder {
     }
 
     /// Finishes the reports of a run that was killed in this folder (see `ReportRecovery`).
-    public func recoverCrashedRun(_ id: String) throws -> ReportRecovery.Recovered {
+    package func recoverCrashedRun(_ id: String) throws -> ReportRecovery.Recovered {
         let recovered = try ReportRecovery.recover(runsDirectory + "/" + id)
         recoveredNow.insert(id)
         return recovered
     }
 
     /// The run id `pointer` names now, if it is one of this folder's links.
-    public var currentRunId: String? {
+    package var currentRunId: String? {
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: pointer) else { return nil }
         let prefix = Self.linkPrefix(for: pointer)
         guard target.hasPrefix(prefix) else { return nil }
@@ -153,7 +153,7 @@ public final class ReportFolder {
 
     /// Points `pointer` at run `id` (this run's unless given) in one rename, then removes
     /// complete runs beyond the newest `keep` earlier ones.
-    public func publish(_ id: String? = nil) throws {
+    package func publish(_ id: String? = nil) throws {
         let id = id ?? runId
         try moveLegacyDirectoryAside()
         let parent = (pointer as NSString).deletingLastPathComponent
@@ -259,8 +259,8 @@ public final class ReportFolder {
 
 /// Run ids: the UTC start time to the second, then four random hex digits, e.g.
 /// `20261123T194501Z-3f9a`. Sorting ids sorts runs by start.
-public enum RunId {
-    public static func make(at date: Date = Date()) -> String {
+package enum RunId {
+    package static func make(at date: Date = Date()) -> String {
         var generator = SystemRandomNumberGenerator()
         let suffix = String(UInt16.random(in: 0...UInt16.max, using: &generator), radix: 16)
         return timestamp(date) + "-" + String(repeating: "0", count: 4 - suffix.count) + suffix

@@ -61,25 +61,25 @@ struct PendingRun: Codable, Equatable {
 /// flushes whenever it is idle), so a kill loses at most that much. Recomputed figures have the
 /// rows' millisecond precision, and the timeline counts each visitor's requests in the second
 /// it ended (the request times themselves died with the process).
-public enum ReportRecovery {
-    public enum Failure: Error, CustomStringConvertible {
+package enum ReportRecovery {
+    package enum Failure: Error, CustomStringConvertible {
         case notARunFolder(String)
-        public var description: String {
+        package var description: String {
             switch self {
             case .notARunFolder(let path): "\(path) holds no unfinished run (no \(Recorder.pendingFile))"
             }
         }
     }
 
-    public struct Recovered: Sendable {
-        public var directory: String
-        public var runId: String
-        public var rows: Int
-        public var filledIn: Int
+    package struct Recovered: Sendable {
+        package var directory: String
+        package var runId: String
+        package var rows: Int
+        package var filledIn: Int
     }
 
     /// Finishes the reports in `directory`, the folder of one run.
-    public static func recover(_ directory: String) throws -> Recovered {
+    package static func recover(_ directory: String) throws -> Recovered {
         let pendingPath = Recorder.path(directory, Recorder.pendingFile)
         guard let data = FileManager.default.contents(atPath: pendingPath),
             let pending = try? JSONDecoder().decode(PendingRun.self, from: data)

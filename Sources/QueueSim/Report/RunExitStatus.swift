@@ -1,5 +1,5 @@
 /// The process exit codes of `queuesim run` (SCENARIO-CONTRACT.md "Exit codes").
-public enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
+package enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
     /// The run finished and every threshold held.
     case success = 0
     /// The run finished, reports were written, and a threshold failed.
@@ -15,7 +15,7 @@ public enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
 
     /// The status of a run that produced reports. An interruption wins over threshold
     /// verdicts: thresholds measured on a cut-short run say little, and shells expect 130.
-    public static func afterRun(
+    package static func afterRun(
         interrupted: Bool, terminated: Bool = false, verdicts: [ThresholdVerdict]
     ) -> RunExitStatus {
         if interrupted { return terminated ? .terminated : .interrupted }
@@ -24,13 +24,13 @@ public enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
 
     /// The words for a run that had `thresholdCount` thresholds: a run without any finished,
     /// but nothing judged it, and "every threshold held" would say otherwise.
-    public func meaning(thresholdCount: Int) -> String {
+    package func meaning(thresholdCount: Int) -> String {
         self == .success && thresholdCount == 0
             ? "the run finished; no thresholds set, so nothing judged it" : meaning
     }
 
     /// A few words for the end-of-run screen.
-    public var meaning: String {
+    package var meaning: String {
         switch self {
         case .success: "the run finished and every threshold held"
         case .thresholdFailed: "a threshold failed (reports written)"

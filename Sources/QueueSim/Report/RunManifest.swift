@@ -3,32 +3,32 @@ import Histogram
 import QueueClientCore
 
 /// What a run was, as the reports need it: known before the first visitor arrives.
-public struct RunDescription: Sendable, Equatable {
-    public var scenarioName: String
+package struct RunDescription: Sendable, Equatable {
+    package var scenarioName: String
     /// The scenario file as given on the command line, and the SHA-256 (hex) of its bytes.
-    public var scenarioPath: String
-    public var scenarioSHA256: String
-    public var seed: UInt64
-    public var clock: ClockKind
+    package var scenarioPath: String
+    package var scenarioSHA256: String
+    package var seed: UInt64
+    package var clock: ClockKind
     /// Visitor groups in scenario order: the order of `summary.csv`.
-    public var groupNames: [String]
-    public var thresholds: [Threshold]
+    package var groupNames: [String]
+    package var thresholds: [Threshold]
     /// Names this run's set of report files (`run.json`'s `run_id`; see `ReportFolder`).
-    public var runId: String
+    package var runId: String
     /// `embedded` or the base URL the visitors were connected to (never credentials: the
     /// scenario's endpoint is scheme, host and port only).
-    public var endpoint: String
+    package var endpoint: String
     /// The event start, mode changes and fault windows, for the report's charts.
-    public var timelineMarks: [TimelineMark]
+    package var timelineMarks: [TimelineMark]
     /// `run.json`'s `command_line` (redacted) and `overrides` (option → value as given).
-    public var commandLine: [String] = []
-    public var overrides: [String: String] = [:]
+    package var commandLine: [String] = []
+    package var overrides: [String: String] = [:]
     /// A sharded run's part of the plan (`--shard K/N`); nil for a whole run.
-    public var shard: ShardIdentity?
+    package var shard: ShardIdentity?
     /// The common start the run waited for (`--start-at`, `run.startAt`).
-    public var startAt: Date?
+    package var startAt: Date?
 
-    public init(
+    package init(
         scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
         clock: ClockKind, groupNames: [String], thresholds: [Threshold], runId: String = RunId.make(),
         endpoint: String = "embedded", timelineMarks: [TimelineMark] = []
@@ -46,7 +46,7 @@ public struct RunDescription: Sendable, Equatable {
     }
 
     /// The description of `scenario`, run on `clock` (the scenario's own unless overridden).
-    public init(scenario: Scenario, clock: ClockKind? = nil, runId: String = RunId.make()) {
+    package init(scenario: Scenario, clock: ClockKind? = nil, runId: String = RunId.make()) {
         self.init(
             scenarioName: scenario.name, scenarioPath: scenario.sourcePath,
             scenarioSHA256: scenario.sourceSHA256, seed: scenario.seed, clock: clock ?? scenario.clock,
@@ -56,27 +56,27 @@ public struct RunDescription: Sendable, Equatable {
 }
 
 /// How a run ended, as the runner saw it.
-public struct RunEnding: Sendable, Equatable {
+package struct RunEnding: Sendable, Equatable {
     /// The end on the run's own clock (virtual time in virtual runs): the length of the timeline.
-    public var end: Instant
+    package var end: RunInstant
     /// Wall-clock start and end, for `run.json` only: the two fields that may differ between two
     /// identical virtual runs.
-    public var startedAt: Date
-    public var endedAt: Date
+    package var startedAt: Date
+    package var endedAt: Date
     /// Stopped by SIGINT/SIGTERM (not by `run.duration`, which is a normal end).
-    public var interrupted: Bool
+    package var interrupted: Bool
     /// How the load generator kept up (wall-clock runs only).
-    public var generator: GeneratorReport?
+    package var generator: GeneratorReport?
     /// Why the reports do not cover the whole run (a run recovered after a crash), or nil.
-    public var incomplete: String?
+    package var incomplete: String?
     /// The interruption was SIGTERM's (exit 143 rather than 130).
-    public var terminated: Bool
+    package var terminated: Bool
     /// With a common start (`--start-at`, `run.startAt`): how late this process was ready for
     /// it (zero when it waited for it).
-    public var startLag: Duration?
+    package var startLag: Duration?
 
-    public init(
-        end: Instant, startedAt: Date, endedAt: Date, interrupted: Bool = false, terminated: Bool = false,
+    package init(
+        end: RunInstant, startedAt: Date, endedAt: Date, interrupted: Bool = false, terminated: Bool = false,
         generator: GeneratorReport? = nil, incomplete: String? = nil, startLag: Duration? = nil
     ) {
         self.startLag = startLag

@@ -14,15 +14,15 @@ import QueueClientCore
 ///   enqueue token (`eyJ….….…`, three base64url parts).
 ///
 /// Only the value goes: `queueittoken=<redacted>` still says what was there.
-public enum SecretRedaction {
+package enum SecretRedaction {
     /// Names whose values are credentials (compared case-insensitively).
     static let secretNames = ["queueittoken", "enqueuetoken", "enqueuekey"].map { Array($0.utf8) }
     /// The KnownUser session cookie's name up to its event id.
     static let sessionCookiePrefix = Array("queueitaccepted-sdfrts345e-v3_".utf8)
 
-    public static let replacement = "<redacted>"
+    package static let replacement = "<redacted>"
 
-    public static func redact(_ text: String) -> String {
+    package static func redact(_ text: String) -> String {
         let bytes = Array(text.utf8)
         guard mayHoldSecret(bytes) else { return text }
         var spans: [Range<Int>] = []

@@ -2,8 +2,8 @@ import QueueClientCore
 
 /// The end-of-run threshold table: `metric | limit | measured | verdict`, aligned for a
 /// terminal, with ratios as percentages and timings with units.
-public enum ThresholdTable {
-    public static func render(_ verdicts: [ThresholdVerdict]) -> String {
+package enum ThresholdTable {
+    package static func render(_ verdicts: [ThresholdVerdict]) -> String {
         guard !verdicts.isEmpty else { return "" }
         let header = ["metric", "limit", "measured", "verdict"]
         let rows = verdicts.map { verdict -> [String] in
@@ -30,12 +30,12 @@ public enum ThresholdTable {
     }
 
     /// The metric with its group, if it has one: `partner: wait.p95`.
-    public static func displayName(_ threshold: Threshold) -> String {
+    package static func displayName(_ threshold: Threshold) -> String {
         (threshold.group.map { "\($0): " } ?? "") + metricName(threshold.metric)
     }
 
     /// The metric as a scenario writes it: `passed`, `passed.count`, `visitors`, `wait.p95`.
-    public static func metricName(_ metric: Threshold.Metric) -> String {
+    package static func metricName(_ metric: Threshold.Metric) -> String {
         switch metric {
         case .outcomeRatio(let outcome): outcome.rawValue
         case .outcomeCount(let outcome): "\(outcome.rawValue).count"
@@ -51,7 +51,7 @@ public enum ThresholdTable {
     }
 
     /// A value in the metric's unit: `99.5%`, `1200`, `850ms`.
-    public static func format(_ value: Double, as metric: Threshold.Metric) -> String {
+    package static func format(_ value: Double, as metric: Threshold.Metric) -> String {
         switch metric {
         case .outcomeRatio: "\(trimmed(value * 100, decimals: 2))%"
         case .outcomeCount, .visitorCount: trimmed(value, decimals: 0)
@@ -60,7 +60,7 @@ public enum ThresholdTable {
     }
 
     /// `850ms`, `1.23s`, `5m 0s`, `2h 5m`: precise for short timings, readable for long ones.
-    public static func formatMilliseconds(_ milliseconds: Double) -> String {
+    package static func formatMilliseconds(_ milliseconds: Double) -> String {
         let ms = milliseconds.rounded()
         if ms < 1000 { return "\(Int64(ms))ms" }
         if ms < 60_000 { return "\(trimmed(ms / 1000, decimals: 2))s" }

@@ -2,16 +2,16 @@ import Histogram
 import QueueClientCore
 
 /// A threshold judged against a finished run.
-public struct ThresholdVerdict: Sendable, Equatable {
-    public var threshold: Threshold
+package struct ThresholdVerdict: Sendable, Equatable {
+    package var threshold: Threshold
     /// In the threshold's own unit: a fraction for ratios, a count, or milliseconds. Nil when
     /// the metric had no data (a timing nobody produced, e.g. `wait.p95` when nobody waited).
-    public var measured: Double?
+    package var measured: Double?
     /// False when the comparison fails, and also when there was nothing to measure: a limit
     /// on a timing nobody produced cannot be said to hold.
-    public var passed: Bool
+    package var passed: Bool
 
-    public init(threshold: Threshold, measured: Double?, passed: Bool) {
+    package init(threshold: Threshold, measured: Double?, passed: Bool) {
         self.threshold = threshold
         self.measured = measured
         self.passed = passed
@@ -23,7 +23,7 @@ public struct ThresholdVerdict: Sendable, Equatable {
 /// Ratio and count metrics always have a value (0 of 0 visitors is a ratio of 0); timing
 /// metrics read the histogram of every visitor across groups and outcomes and have no value
 /// when that histogram is empty.
-public struct RunMeasurements: Sendable {
+package struct RunMeasurements: Sendable {
     let visitorCount: Int
     let outcomeCounts: [VisitorOutcome: Int]
     let timings: TimingHistograms
@@ -59,14 +59,14 @@ public struct RunMeasurements: Sendable {
 
     /// A group's threshold measures that group (a group without visitors: counts of 0, no
     /// timings), every other threshold all visitors.
-    public func measure(_ threshold: Threshold) -> Double? {
+    package func measure(_ threshold: Threshold) -> Double? {
         guard let group = threshold.group else { return measure(threshold.metric) }
         return (groups[group] ?? RunMeasurements(visitorCount: 0, outcomeCounts: [:], timings: TimingHistograms()))
             .measure(threshold.metric)
     }
 
     /// The value of a metric, whether or not a threshold names it (the end-of-run screen).
-    public func measure(_ metric: Threshold.Metric) -> Double? {
+    package func measure(_ metric: Threshold.Metric) -> Double? {
         switch metric {
         case .visitorCount:
             return Double(visitorCount)
@@ -87,13 +87,13 @@ public struct RunMeasurements: Sendable {
         }
     }
 
-    public func judge(_ threshold: Threshold) -> ThresholdVerdict {
+    package func judge(_ threshold: Threshold) -> ThresholdVerdict {
         let measured = measure(threshold)
         let passed = measured.map { threshold.comparator.holds($0, threshold.limit) } ?? false
         return ThresholdVerdict(threshold: threshold, measured: measured, passed: passed)
     }
 
-    public func judge(_ thresholds: [Threshold]) -> [ThresholdVerdict] {
+    package func judge(_ thresholds: [Threshold]) -> [ThresholdVerdict] {
         thresholds.map { judge($0) }
     }
 }

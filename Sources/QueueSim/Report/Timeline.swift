@@ -61,7 +61,7 @@ struct Timeline {
         }
     }
 
-    mutating func addRequest(at instant: Instant) {
+    mutating func addRequest(at instant: RunInstant) {
         requests.add(at: Self.second(of: instant))
     }
 
@@ -79,7 +79,7 @@ struct Timeline {
     /// array of them are ever in memory at once.
     /// `wallStart`: the wall-clock instant of second 0 on a wall run (fills `time_utc`); nil in
     /// virtual time.
-    func write(end: Instant, wallStart: Date? = nil, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    func write(end: RunInstant, wallStart: Date? = nil, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let layout = RowLayout(end: end, lastEventSecond: lastEventSecond)
         var percentiles = EnqueueP95Walker(decisions: enqueueDecisions.sorted(), layout: layout, percents: [95])
         var passedWaitPercentiles = EnqueueP95Walker(
@@ -118,7 +118,7 @@ struct Timeline {
     }
 
     /// The whole file as text (tests, and small runs).
-    func render(end: Instant) -> String {
+    func render(end: RunInstant) -> String {
         var bytes: [UInt8] = []
         try! write(end: end) { bytes.append(contentsOf: $0) }
         return String(decoding: bytes, as: UTF8.self)
@@ -127,7 +127,7 @@ struct Timeline {
     /// The run in at most `maxPoints` buckets of whole seconds, for the report's charts:
     /// rates are per second (averaged over the bucket), the queue is its largest value in the
     /// bucket, enqueue percentiles are over the decisions made in the bucket.
-    func series(end: Instant, maxPoints: Int = 600) -> TimelineSeries {
+    func series(end: RunInstant, maxPoints: Int = 600) -> TimelineSeries {
         let layout = RowLayout(end: end, lastEventSecond: lastEventSecond)
         let bucketSeconds = max(1, (layout.rowCount + maxPoints - 1) / maxPoints)
         let buckets = (layout.rowCount + bucketSeconds - 1) / bucketSeconds
@@ -210,7 +210,7 @@ struct Timeline {
         }
     }
 
-    static func second(of instant: Instant) -> Int {
+    static func second(of instant: RunInstant) -> Int {
         instant.sinceOrigin <= .zero ? 0 : Int(instant.sinceOrigin.components.seconds)
     }
 
@@ -221,7 +221,7 @@ struct Timeline {
         /// row before it.
         let foldedSecond: Int?
 
-        init(end: Instant, lastEventSecond: Int) {
+        init(end: RunInstant, lastEventSecond: Int) {
             let (seconds, attoseconds) = end.sinceOrigin.components
             let endsOnWholeSecond = attoseconds == 0 && seconds > 0
             let runRows = max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))

@@ -1,7 +1,7 @@
 import QueueClientCore
 
 /// What the report says about a visitor's token: never the token itself (it is a credential).
-public enum TokenState: String, Sendable, Hashable, CaseIterable {
+package enum TokenState: String, Sendable, Hashable, CaseIterable {
     /// A token came back and its shape was valid.
     case present
     /// The visitor ended without a token.
@@ -14,45 +14,45 @@ public enum TokenState: String, Sendable, Hashable, CaseIterable {
 ///
 /// The runner maps the client core's result to this type; the recorder never sees a token,
 /// only `token`'s state. All instants are on the run's own clock (since its origin).
-public struct VisitorRecord: Sendable, Equatable {
+package struct VisitorRecord: Sendable, Equatable {
     /// 0-based arrival order. The `visitor` column prints `index + 1`.
-    public var index: Int
-    public var group: String
+    package var index: Int
+    package var group: String
     /// The flow word (`run`, `tryPass`, `protectedApi`).
-    public var flow: String
+    package var flow: String
     /// The intended arrival from the plan (`arrival_ms`).
-    public var arrival: Instant
+    package var arrival: RunInstant
     /// When the visitor actually started (`start_ms`); later than `arrival` when the generator
     /// was saturated.
-    public var start: Instant
-    public var outcome: VisitorOutcome
+    package var start: RunInstant
+    package var outcome: VisitorOutcome
     /// The enqueue answer's redirect type (`queue`, `safetynet`, `disabled`, …), if one came.
-    public var redirectType: String?
+    package var redirectType: String?
     /// The last HTTP status the visitor saw, if any.
-    public var httpStatus: Int?
+    package var httpStatus: Int?
     /// A short human message for `error`/`unavailable` outcomes. Any `queueittoken=` or
     /// `enqueuetoken=` value in it is redacted before it is written.
-    public var error: String?
-    public var attempts: Int
-    public var polls: Int
-    public var restarts: Int
+    package var error: String?
+    package var attempts: Int
+    package var polls: Int
+    package var restarts: Int
     /// HTTP requests this visitor sent (the extra `requests` column).
-    public var requests: Int
+    package var requests: Int
     /// When the enqueue decision arrived (after retries); nil if it never did.
-    public var enqueueDecided: Instant?
+    package var enqueueDecided: RunInstant?
     /// When the visitor entered the queue page; nil if it never did.
-    public var queueEntered: Instant?
+    package var queueEntered: RunInstant?
     /// When the final outcome was decided.
-    public var ended: Instant
-    public var queueId: String?
-    public var token: TokenState
+    package var ended: RunInstant
+    package var queueId: String?
+    package var token: TokenState
 
-    public init(
-        index: Int, group: String, flow: String, arrival: Instant, start: Instant,
+    package init(
+        index: Int, group: String, flow: String, arrival: RunInstant, start: RunInstant,
         outcome: VisitorOutcome, redirectType: String? = nil, httpStatus: Int? = nil,
         error: String? = nil, attempts: Int = 0, polls: Int = 0, restarts: Int = 0,
-        requests: Int = 0, enqueueDecided: Instant? = nil, queueEntered: Instant? = nil,
-        ended: Instant, queueId: String? = nil, token: TokenState = .absent
+        requests: Int = 0, enqueueDecided: RunInstant? = nil, queueEntered: RunInstant? = nil,
+        ended: RunInstant, queueId: String? = nil, token: TokenState = .absent
     ) {
         self.index = index
         self.group = group
@@ -75,17 +75,17 @@ public struct VisitorRecord: Sendable, Equatable {
     }
 
     /// `enqueue_ms`: start → enqueue decision; nil (an empty cell) when no decision was made.
-    public var enqueueMilliseconds: Int64? {
+    package var enqueueMilliseconds: Int64? {
         enqueueDecided.map { nonNegative(($0 - start).wholeMilliseconds) }
     }
 
     /// `wait_ms`: time in the queue page, 0 when the visitor never entered it.
-    public var waitMilliseconds: Int64 {
+    package var waitMilliseconds: Int64 {
         queueEntered.map { nonNegative((ended - $0).wholeMilliseconds) } ?? 0
     }
 
     /// `total_ms`: intended arrival → final outcome, so a late start counts against the run.
-    public var totalMilliseconds: Int64 {
+    package var totalMilliseconds: Int64 {
         nonNegative((ended - arrival).wholeMilliseconds)
     }
 }

@@ -68,7 +68,7 @@ extension VisitorRowFormat {
             let waitMs = Int64(cells[13]), let attempts = Int(cells[9]), let polls = Int(cells[10]),
             let restarts = Int(cells[11]), let requests = Int(cells[17])
         else { return nil }
-        func instant(_ milliseconds: Int64) -> Instant { .origin + .milliseconds(milliseconds) }
+        func instant(_ milliseconds: Int64) -> RunInstant { .origin + .milliseconds(milliseconds) }
         func optional(_ text: String) -> String? { text.isEmpty ? nil : text }
         let start = instant(startMs)
         let ended = instant(arrivalMs + totalMs)

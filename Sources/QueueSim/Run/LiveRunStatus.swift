@@ -3,22 +3,22 @@ import QueueClientCore
 import Synchronization
 
 /// Counters the progress line reads while a run goes on, published by the runners' loops.
-public final class LiveRunStatus: Sendable {
-    public struct Snapshot: Sendable {
+package final class LiveRunStatus: Sendable {
+    package struct Snapshot: Sendable {
         /// Time on the run's clock (simulated time in virtual runs).
-        public var now: Instant = .origin
-        public var planned: Int = 0
-        public var arrived: Int = 0
-        public var started: Int = 0
-        public var inQueue: Int = 0
-        public var finished: Int = 0
-        public var outcomes: [VisitorOutcome: Int] = [:]
-        public var requests: Int = 0
-        public var enqueueP95Milliseconds: Int64?
+        package var now: RunInstant = .origin
+        package var planned: Int = 0
+        package var arrived: Int = 0
+        package var started: Int = 0
+        package var inQueue: Int = 0
+        package var finished: Int = 0
+        package var outcomes: [VisitorOutcome: Int] = [:]
+        package var requests: Int = 0
+        package var enqueueP95Milliseconds: Int64?
         /// Live runs: whether the generator is saturated in the current second, and the
         /// largest event-loop lag seen in it.
-        public var generatorSaturated = false
-        public var loopLag: Duration = .zero
+        package var generatorSaturated = false
+        package var loopLag: Duration = .zero
 
         /// Counts a visitor's move into or out of the queue page.
         mutating func phaseChanged(from before: VisitorPhase, to after: VisitorPhase) {
@@ -38,9 +38,9 @@ public final class LiveRunStatus: Sendable {
             loopLag = max(loopLag, other.loopLag)
         }
 
-        public var passed: Int { outcomes[.passed, default: 0] }
+        package var passed: Int { outcomes[.passed, default: 0] }
         /// Everything that went wrong for the visitor: `error` and `unavailable`.
-        public var errors: Int { outcomes[.error, default: 0] + outcomes[.unavailable, default: 0] }
+        package var errors: Int { outcomes[.error, default: 0] + outcomes[.unavailable, default: 0] }
     }
 
     private struct State {
@@ -52,13 +52,13 @@ public final class LiveRunStatus: Sendable {
 
     private let state = Mutex(State())
 
-    public init(planned: Int) {
+    package init(planned: Int) {
         state.withLock { $0.planned = planned }
     }
 
     /// Replaces one producer's counters at once: runners count locally and publish a few times a
     /// second, so nothing takes this lock per event.
-    public func publish(_ snapshot: Snapshot, part: Int = 0) {
+    package func publish(_ snapshot: Snapshot, part: Int = 0) {
         state.withLock { state in
             if part >= state.parts.count {
                 state.parts.append(contentsOf: repeatElement(Snapshot(), count: part + 1 - state.parts.count))
@@ -68,13 +68,13 @@ public final class LiveRunStatus: Sendable {
     }
 
     /// Enqueue times of finished visitors (milliseconds), for the live enqueue p95.
-    public func recordEnqueueTimes(_ milliseconds: [Int64]) {
+    package func recordEnqueueTimes(_ milliseconds: [Int64]) {
         state.withLock { state in
             for value in milliseconds { _ = state.enqueue.record(UInt64(max(0, min(value, 3_600_000)))) }
         }
     }
 
-    public func snapshot(at now: Instant) -> Snapshot {
+    package func snapshot(at now: RunInstant) -> Snapshot {
         state.withLock { state in
             var snapshot = Snapshot()
             snapshot.planned = state.planned

@@ -4,22 +4,22 @@ import QueueClientCore
 /// A scenario made ready to run: command-line overrides applied, the plan checked end to end
 /// before anything starts (so a feeder that would run out is exit 2, not a surprise at minute
 /// 40), and everything both runners derive from the scenario computed once.
-public struct PreparedRun: Sendable {
-    public let scenario: Scenario
-    public let options: RunOptions
-    public let summary: PlanSummary
+package struct PreparedRun: Sendable {
+    package let scenario: Scenario
+    package let options: RunOptions
+    package let summary: PlanSummary
     /// What the run should need at most; checked against `--max-memory` before anything runs.
-    public let memoryEstimate: RunMemoryEstimate
+    package let memoryEstimate: RunMemoryEstimate
     /// Enqueue keys an invite-only embedded room admits (from `waitingRoom.enqueueKeys`).
-    public let knownEnqueueKeys: Set<String>
+    package let knownEnqueueKeys: Set<String>
     /// One configuration per group, with everything but the visitor's own data filled in.
     private let groupTemplates: [VisitorConfiguration]
     /// Each group's name and flow word, by group index: every report row has them, and
     /// reading them through `scenario.groups[i]` copied (and released) the whole group.
-    public let groupNames: [String]
-    public let flowWords: [String]
+    package let groupNames: [String]
+    package let flowWords: [String]
 
-    public init(scenario original: Scenario, options: RunOptions) throws {
+    package init(scenario original: Scenario, options: RunOptions) throws {
         do {
             try self.init(checking: original, options: options)
         } catch {
@@ -80,17 +80,17 @@ public struct PreparedRun: Sendable {
         flowWords = scenario.groups.map(\.flow.rawValue)
     }
 
-    public var clock: ClockKind { scenario.clock }
+    package var clock: ClockKind { scenario.clock }
 
-    public var isEmbedded: Bool { scenario.target.endpoint == .embedded }
+    package var isEmbedded: Bool { scenario.target.endpoint == .embedded }
 
     /// A fresh plan, in arrival order (the preflight already walked an identical one).
-    public func makePlan() throws -> VisitorPlan {
+    package func makePlan() throws -> VisitorPlan {
         try VisitorPlan(
             scenario: scenario, visitors: options.visitors, shard: options.shard, loadColumn: Self.loadColumn)
     }
 
-    public func visitorConfiguration(for visitor: PlannedVisitor) -> VisitorConfiguration {
+    package func visitorConfiguration(for visitor: PlannedVisitor) -> VisitorConfiguration {
         Self.visitorConfiguration(for: visitor, templates: groupTemplates)
     }
 
@@ -115,19 +115,19 @@ public struct PreparedRun: Sendable {
     }
 
     /// The waiting room id a group's visitors are configured with (the event id of their tokens).
-    public func waitingRoomId(ofGroup index: Int) -> String {
+    package func waitingRoomId(ofGroup index: Int) -> String {
         groupTemplates[index].group.waitingRoomId
     }
 
-    public func groupName(of visitor: PlannedVisitor) -> String {
+    package func groupName(of visitor: PlannedVisitor) -> String {
         groupNames[visitor.groupIndex]
     }
 
-    public func flowWord(of visitor: PlannedVisitor) -> String {
+    package func flowWord(of visitor: PlannedVisitor) -> String {
         flowWords[visitor.groupIndex]
     }
 
-    public var runDescription: RunDescription {
+    package var runDescription: RunDescription {
         var description = RunDescription(scenario: scenario, runId: options.runId)
         description.commandLine = options.commandLine.map(SecretRedaction.redact)
         description.overrides = options.overrideDescriptions
@@ -190,16 +190,16 @@ public struct PreparedRun: Sendable {
 }
 
 /// A problem the preflight found, with where in the scenario it comes from when that is known.
-public struct PreflightFailure: Error, CustomStringConvertible {
-    public var reason: any Error
-    public var position: YamlMark?
+package struct PreflightFailure: Error, CustomStringConvertible {
+    package var reason: any Error
+    package var position: YamlMark?
 
     init(reason: any Error, at position: YamlMark?) {
         self.reason = reason
         self.position = position
     }
 
-    public var description: String { ErrorWording.plain(reason) }
+    package var description: String { ErrorWording.plain(reason) }
 
     /// A feeder that runs out points at its `csv:`; the plan's size and memory at `arrivals:`;
     /// the clock at `target:` (where the endpoint is).

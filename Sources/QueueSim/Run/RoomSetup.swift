@@ -2,9 +2,9 @@ import QueueClientCore
 
 /// The embedded room a scenario describes: its waiting room (the target's customer and room),
 /// the scenario's room settings, and the enqueue keys an invite-only room admits.
-public enum RoomSetup {
+package enum RoomSetup {
     /// The keys of `waitingRoom.enqueueKeys` (none without it).
-    public static func knownEnqueueKeys(of scenario: Scenario) throws -> Set<String> {
+    package static func knownEnqueueKeys(of scenario: Scenario) throws -> Set<String> {
         Set(try scenario.waitingRoom?.enqueueKeys.map(PreparedRun.loadColumn) ?? [])
     }
 
@@ -13,12 +13,12 @@ public enum RoomSetup {
     /// `EventTargetUrl` (the customer's origin). The room matches that path on any host, and
     /// every request of a run reaches the room whatever its host (connect-to), so the host only
     /// scopes the visitor's cookies.
-    public static func builtInProtectedAPIURL(for scenario: Scenario) -> String? {
+    package static func builtInProtectedAPIURL(for scenario: Scenario) -> String? {
         guard scenario.target.endpoint == .embedded else { return nil }
         return "https://\(scenario.target.customerId).example\(WaitingRoomServer.protectedAPIPath)"
     }
 
-    public static func configuration(
+    package static func configuration(
         for scenario: Scenario, epochUnixSeconds: Int64, knownEnqueueKeys keys: Set<String>
     ) -> WaitingRoomConfiguration {
         let target = scenario.target

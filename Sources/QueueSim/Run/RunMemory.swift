@@ -2,12 +2,12 @@ import Foundation
 import QueueClientCore
 
 /// How much memory a run may use (`--max-memory`), and where the default comes from.
-public struct MemoryBudget: Sendable, Equatable {
-    public var bytes: Int
+package struct MemoryBudget: Sendable, Equatable {
+    package var bytes: Int
     /// How the budget was set, for messages: "--max-memory 2GiB", "80% of this machine's 24 GiB".
-    public var origin: String
+    package var origin: String
 
-    public init(bytes: Int, origin: String) {
+    package init(bytes: Int, origin: String) {
         self.bytes = bytes
         self.origin = origin
     }
@@ -18,7 +18,7 @@ public struct MemoryBudget: Sendable, Equatable {
 
     /// 80 % of what the process can have: the machine's memory, or the cgroup's limit when a
     /// container (a Kubernetes pod, a CI runner) sets a lower one.
-    public static func machineDefault() -> MemoryBudget {
+    package static func machineDefault() -> MemoryBudget {
         let physical = Self.physicalMemory()
         let limit = Self.cgroupLimit().map { min($0, physical) } ?? physical
         let whose = limit < physical ? "this container's limit of" : "this machine's"
@@ -28,7 +28,7 @@ public struct MemoryBudget: Sendable, Equatable {
 
     /// `--max-memory` text: a whole number with `KiB`, `MiB`, `GiB` or `TiB` (or K/M/G/T, also
     /// binary), or plain bytes.
-    public static func parse(_ text: String) -> MemoryBudget? {
+    package static func parse(_ text: String) -> MemoryBudget? {
         let units: [(String, Int)] = [
             ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("TiB", 1 << 40),
             ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("T", 1 << 40),
@@ -61,7 +61,7 @@ public struct MemoryBudget: Sendable, Equatable {
     }
 
     /// "512 MiB", "1.5 GiB".
-    public static func describe(_ bytes: Int) -> String {
+    package static func describe(_ bytes: Int) -> String {
         let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes)
         var unit = 0
@@ -80,15 +80,15 @@ public struct MemoryBudget: Sendable, Equatable {
 /// 1.7 KiB per visitor in flight (its machine, configuration, cookies and its slot in the
 /// event heap), a few dozen bytes per visitor for the room's ticket and the recorder's index,
 /// and feeder files about three times their size once split into strings.
-public struct RunMemoryEstimate: Sendable, Equatable {
-    public var visitors: Int
+package struct RunMemoryEstimate: Sendable, Equatable {
+    package var visitors: Int
     /// The most visitors that can be in flight at once (see `VisitorPlan.preflight`).
-    public var peakInFlight: Int
-    public var feederFileBytes: Int
+    package var peakInFlight: Int
+    package var feederFileBytes: Int
     /// Made from the phases before the plan was walked: a floor, not the estimate itself.
-    public var isFloor = false
+    package var isFloor = false
 
-    public init(visitors: Int, peakInFlight: Int, feederFileBytes: Int, isFloor: Bool = false) {
+    package init(visitors: Int, peakInFlight: Int, feederFileBytes: Int, isFloor: Bool = false) {
         self.visitors = visitors
         self.peakInFlight = peakInFlight
         self.feederFileBytes = feederFileBytes
@@ -100,7 +100,7 @@ public struct RunMemoryEstimate: Sendable, Equatable {
     static let bytesPerVisitor = 64
     static let feederExpansion = 3
 
-    public var bytes: Int {
+    package var bytes: Int {
         Self.baseBytes + visitors * Self.bytesPerVisitor + peakInFlight * Self.bytesPerVisitorInFlight
             + feederFileBytes * Self.feederExpansion
     }
@@ -115,17 +115,17 @@ public struct RunMemoryEstimate: Sendable, Equatable {
     }
 
     /// Refuses a run whose estimate is over `budget`, saying what to change.
-    public func check(against budget: MemoryBudget) throws(RunMemoryError) {
+    package func check(against budget: MemoryBudget) throws(RunMemoryError) {
         guard bytes > budget.bytes else { return }
         throw RunMemoryError(estimate: self, budget: budget)
     }
 }
 
-public struct RunMemoryError: Error, Equatable, CustomStringConvertible {
-    public var estimate: RunMemoryEstimate
-    public var budget: MemoryBudget
+package struct RunMemoryError: Error, Equatable, CustomStringConvertible {
+    package var estimate: RunMemoryEstimate
+    package var budget: MemoryBudget
 
-    public var description: String {
+    package var description: String {
         var parts = [
             estimate.isFloor
                 ? "about \(estimate.visitors) visitors, at least \(estimate.peakInFlight) in flight at once"

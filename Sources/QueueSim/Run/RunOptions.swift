@@ -2,29 +2,29 @@ import Foundation
 import QueueClientCore
 
 /// What the command line may override in a scenario for one run (`queuesim run --seed …`).
-public struct RunOptions: Sendable, Equatable {
+package struct RunOptions: Sendable, Equatable {
     /// `--out DIR`: the report directory.
-    public var outputDirectory: String?
-    public var seed: UInt64?
-    public var clock: ClockKind?
+    package var outputDirectory: String?
+    package var seed: UInt64?
+    package var clock: ClockKind?
     /// `--duration`: the hard stop (`run.duration`).
-    public var duration: Duration?
+    package var duration: Duration?
     /// `--visitors N`: scale the arrival plan to exactly N visitors, keeping its shape.
-    public var visitors: Int?
-    public var concurrency: Int?
+    package var visitors: Int?
+    package var concurrency: Int?
     /// `--shard K/N`: run only this share of the plan (wall clock, shared endpoint).
-    public var shard: PlanShard = .whole
+    package var shard: PlanShard = .whole
     /// `--start-at`: the common start of the shards (overrides `run.startAt`).
-    public var startAt: Date?
+    package var startAt: Date?
     /// The run's id (`run.json`'s `run_id`); a fresh one when not given.
-    public var runId: String
+    package var runId: String
     /// `--max-memory`: nil uses `MemoryBudget.machineDefault()`.
-    public var maxMemory: MemoryBudget?
+    package var maxMemory: MemoryBudget?
     /// The command line as typed (run.json's `command_line`; secrets redacted there).
-    public var commandLine: [String] = []
+    package var commandLine: [String] = []
 
     /// The overrides given, by option name, for `run.json`'s `overrides`.
-    public var overrideDescriptions: [String: String] {
+    package var overrideDescriptions: [String: String] {
         var overrides: [String: String] = [:]
         if let seed { overrides["seed"] = String(seed) }
         if let clock { overrides["clock"] = clock.rawValue }
@@ -37,7 +37,7 @@ public struct RunOptions: Sendable, Equatable {
         return overrides
     }
 
-    public init(
+    package init(
         outputDirectory: String? = nil, seed: UInt64? = nil, clock: ClockKind? = nil, duration: Duration? = nil,
         visitors: Int? = nil, concurrency: Int? = nil, runId: String = RunId.make(), maxMemory: MemoryBudget? = nil
     ) {
@@ -52,7 +52,7 @@ public struct RunOptions: Sendable, Equatable {
     }
 
     /// The scenario as this run sees it.
-    public func applied(to scenario: Scenario) -> Scenario {
+    package func applied(to scenario: Scenario) -> Scenario {
         var copy = scenario
         if let outputDirectory { copy.reportsDirectory = outputDirectory }
         if let seed { copy.seed = seed }

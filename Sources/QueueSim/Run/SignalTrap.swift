@@ -7,16 +7,16 @@ import Foundation
 ///
 /// `@unchecked Sendable`: the sources are set once in `init` and only cancelled afterwards,
 /// which Dispatch allows from any thread.
-public final class SignalTrap: @unchecked Sendable {
+package final class SignalTrap: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     private let signals: [Int32]
 
-    public convenience init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
+    package convenience init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
         self.init(signals: signals, numberedHandler: { _ in handler() })
     }
 
     /// The same, telling the handler which signal came (SIGTERM exits 143 where SIGINT exits 130).
-    public init(signals: [Int32], numberedHandler handler: @escaping @Sendable (Int32) -> Void) {
+    package init(signals: [Int32], numberedHandler handler: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
         let registered = DispatchSemaphore(value: 0)
         sources = signals.map { signalNumber in
@@ -34,7 +34,7 @@ public final class SignalTrap: @unchecked Sendable {
         for _ in signals { _ = registered.wait(timeout: .now() + .seconds(2)) }
     }
 
-    public func restore() {
+    package func restore() {
         for source in sources { source.cancel() }
         for signalNumber in signals { signal(signalNumber, SIG_DFL) }
     }

@@ -5,19 +5,19 @@ import QueueClientCore
 /// Against the embedded room we know the secret, so a token must pass the KnownUser V3 check
 /// (hash, event id, expiry) at the moment the visitor received it. Against a real endpoint the
 /// secret is unknown: a token is `invalid` only when it does not even have a token's shape.
-public struct TokenJudge: Sendable {
+package struct TokenJudge: Sendable {
     private let secretKey: String?
     /// The key's HMAC pads, hashed once for the whole run.
     private let preparedKey: PreparedHMAC?
     private let epochUnixSeconds: Int64
 
-    public init(secretKey: String?, epochUnixSeconds: Int64) {
+    package init(secretKey: String?, epochUnixSeconds: Int64) {
         self.secretKey = secretKey
         self.preparedKey = secretKey.map(PreparedHMAC.init(key:))
         self.epochUnixSeconds = epochUnixSeconds
     }
 
-    public func judge(_ token: String?, eventId: String, at instant: Instant) -> TokenState {
+    package func judge(_ token: String?, eventId: String, at instant: RunInstant) -> TokenState {
         guard let token, !token.isEmpty else { return .absent }
         guard let secretKey, let preparedKey else {
             return KnownUserTokenValidator.hasEventIdAndHash(token) ? .present : .invalid
@@ -42,7 +42,7 @@ extension VisitorRecord {
     /// The same row from the parts of the planned visitor it uses; `eventId` is the waiting
     /// room id the visitor was configured with.
     init(
-        index: Int, arrival: Instant, groupIndex: Int, result: VisitorResult, run: PreparedRun, eventId: String,
+        index: Int, arrival: RunInstant, groupIndex: Int, result: VisitorResult, run: PreparedRun, eventId: String,
         tokenJudge: TokenJudge
     ) {
         self.init(
@@ -57,7 +57,7 @@ extension VisitorRecord {
 
     /// The row of a visitor that arrived but never started (the run stopped while it waited
     /// for a free slot): `interrupted`, with no time spent.
-    init(unstartedVisitor visitor: PlannedVisitor, run: PreparedRun, stoppedAt instant: Instant) {
+    init(unstartedVisitor visitor: PlannedVisitor, run: PreparedRun, stoppedAt instant: RunInstant) {
         self.init(
             index: visitor.index, group: run.groupName(of: visitor), flow: run.flowWord(of: visitor),
             arrival: visitor.arrival, start: instant, outcome: .interrupted, ended: instant)

@@ -7,10 +7,10 @@ import QueueClientCore
 import Synchronization
 
 /// Why a run could not start or had to be abandoned (exit code 3).
-public struct RunAbort: Error, CustomStringConvertible {
-    public var description: String
+package struct RunAbort: Error, CustomStringConvertible {
+    package var description: String
 
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }
@@ -20,13 +20,13 @@ public struct RunAbort: Error, CustomStringConvertible {
 /// visitors whose index is its number modulo the loops, as slots on a calendar driven by
 /// NIO timers, with its own keep-alive connection pool. With `endpoint: embedded` the room
 /// starts on 127.0.0.1 (a free port) for the run, on the same event loops.
-public struct WallClockRunner: Sendable {
-    public let run: PreparedRun
-    public let status: LiveRunStatus
-    public let stopSignal: RunStopSignal
+package struct WallClockRunner: Sendable {
+    package let run: PreparedRun
+    package let status: LiveRunStatus
+    package let stopSignal: RunStopSignal
     private let logger: Logger
 
-    public init(run: PreparedRun, status: LiveRunStatus, stopSignal: RunStopSignal, logger: Logger) {
+    package init(run: PreparedRun, status: LiveRunStatus, stopSignal: RunStopSignal, logger: Logger) {
         self.run = run
         self.status = status
         self.stopSignal = stopSignal
@@ -38,11 +38,11 @@ public struct WallClockRunner: Sendable {
     /// loopback connection costs memory on both ends (client and embedded room share the
     /// process). A request that finds every connection busy waits, and under a launch burst
     /// that wait shows in `enqueue_ms` (docs/benchmarks.md).
-    public static let connectionPoolLimit = 1024
+    package static let connectionPoolLimit = 1024
 
     /// Runs to the end (or the stop signal) and writes the reports. Throws `RunAbort` when the
     /// run cannot start; reports are written whenever a visitor could have arrived.
-    public func execute() async throws -> RunReport {
+    package func execute() async throws -> RunReport {
         let scenario = run.scenario
         // The run's second 0. With the embedded room it is the room's too (its event start,
         // faults and modes are on the same timeline); with a real endpoint it starts after the
@@ -134,10 +134,10 @@ public struct WallClockRunner: Sendable {
             min(run.scenario.run.concurrency, Self.connectionPoolLimit), into: loops.count)
         let warm = Self.split(Self.largestBurst(of: run), into: loops.count)
         let stopLine = LiveStopLine()
-        let deadline = run.scenario.run.duration.map { Instant.origin + $0 }
+        let deadline = run.scenario.run.duration.map { RunInstant.origin + $0 }
         /// Where the run stops on its own clock: when it was told to (not when this code got to
         /// it), and never after `run.duration`.
-        let stopInstant: @Sendable () -> Instant = { [clock, stopSignal] in
+        let stopInstant: @Sendable () -> RunInstant = { [clock, stopSignal] in
             var instant = clock.now
             if let stoppedAt = stopSignal.stoppedAt { instant = min(instant, clock.instant(of: stoppedAt)) }
             if stopSignal.reason == .runEnded, let deadline { instant = min(instant, deadline) }
@@ -239,12 +239,12 @@ public struct WallClockRunner: Sendable {
 }
 
 /// NIO's shared event loops, one per core this process may run on.
-public enum EventLoopSizing {
+package enum EventLoopSizing {
     /// Call once, before anything uses NIO (the command line does, first thing): NIO sizes its
     /// shared group by the machine's cores, and under `taskset -c 1` two loops would take turns
     /// on one core (the embedded room's and `serve`'s connections among them). A user's own
     /// `NIO_SINGLETON_GROUP_LOOP_COUNT` wins.
-    public static func matchAffinityMask() {
+    package static func matchAffinityMask() {
         guard ProcessInfo.processInfo.environment["NIO_SINGLETON_GROUP_LOOP_COUNT"] == nil,
             let cores = ProcessCPUTime.usableCores(), cores < System.coreCount
         else { return }

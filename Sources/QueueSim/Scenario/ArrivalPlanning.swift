@@ -2,7 +2,7 @@
 extension ArrivalPhase {
     /// The visitors this phase brings: rate × duration for a steady phase (the average of
     /// `rate` and `rampTo` for a ramp), rounded to the nearest visitor; the count for a burst.
-    public var plannedVisitorCount: Int {
+    package var plannedVisitorCount: Int {
         Int(expectedVisitors.rounded())
     }
 
@@ -19,7 +19,7 @@ extension ArrivalPhase {
     }
 
     /// How long the phase lasts on the timeline (a burst takes no time).
-    public var duration: Duration {
+    package var duration: Duration {
         switch self {
         case .steady(let duration, _, _), .pause(let duration): return duration
         case .burst: return .zero
@@ -29,18 +29,18 @@ extension ArrivalPhase {
 
 extension Arrivals {
     /// The visitors all phases bring, capped by `maxVisitors`.
-    public var plannedVisitorCount: Int {
+    package var plannedVisitorCount: Int {
         let total = phases.reduce(0) { $0 + $1.plannedVisitorCount }
         return maxVisitors.map { min($0, total) } ?? total
     }
 
     /// From the first arrival to the end of the last phase.
-    public var plannedDuration: Duration {
+    package var plannedDuration: Duration {
         phases.reduce(.zero) { $0 + $1.duration }
     }
 
     /// The highest per-second rate of any steady phase (bursts are instants, not rates).
-    public var peakRatePerSecond: Double {
+    package var peakRatePerSecond: Double {
         phases.reduce(0) { peak, phase in
             guard case .steady(_, let rate, let rampTo) = phase else { return peak }
             return max(peak, rate, rampTo ?? 0)

@@ -3,14 +3,14 @@ import Foundation
 /// Reads one named column of a CSV file with a header row (RFC 4180: fields may be quoted
 /// with `"`, quotes inside doubled, quoted fields may hold commas and line breaks).
 /// Used by validation (the column exists) and by visitor planning (the values).
-public enum CSVColumnReader {
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+package enum CSVColumnReader {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         case unreadable(path: String, reason: String)
         case empty(path: String)
         case missingColumn(path: String, column: String, available: [String])
         case malformed(path: String, line: Int, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unreadable(let path, let reason): return "cannot read \(path): \(reason)"
             case .empty(let path): return "\(path) is empty; expected a header row naming the columns"
@@ -22,7 +22,7 @@ public enum CSVColumnReader {
     }
 
     /// The values of `column`, one per data row, in file order (empty lines are skipped).
-    public static func read(path: String, column: String) throws(Failure) -> [String] {
+    package static func read(path: String, column: String) throws(Failure) -> [String] {
         let bytes: [UInt8]
         do {
             // A FIFO or device as a feeder would block validation for ever: regular files only.

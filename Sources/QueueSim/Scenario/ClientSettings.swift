@@ -3,17 +3,17 @@ import QueueClientCore
 /// `client:`. `platform` is every group's unless the group names its own; `sdkVersion`,
 /// `userAgent`, `requestTimeout` and `queuePageRetry` left out (nil) are each group
 /// platform's own (`resolved(for:)`).
-public struct ClientSettings: Sendable, Equatable {
-    public var platform: ClientPlatform
-    public var sdkVersion: String?
-    public var userAgent: String?
-    public var requestTimeout: Duration?
-    public var queuePageRetry: QueuePageRetry?
-    public var pollInterval: Duration
-    public var maxWait: Duration
-    public var maxRestarts: Int
+package struct ClientSettings: Sendable, Equatable {
+    package var platform: ClientPlatform
+    package var sdkVersion: String?
+    package var userAgent: String?
+    package var requestTimeout: Duration?
+    package var queuePageRetry: QueuePageRetry?
+    package var pollInterval: Duration
+    package var maxWait: Duration
+    package var maxRestarts: Int
 
-    public init(
+    package init(
         platform: ClientPlatform = .ios, sdkVersion: String? = nil, userAgent: String? = nil,
         requestTimeout: Duration? = nil, queuePageRetry: QueuePageRetry? = nil, pollInterval: Duration = .seconds(2),
         maxWait: Duration = .seconds(30 * 60), maxRestarts: Int = 1
@@ -30,7 +30,7 @@ public struct ClientSettings: Sendable, Equatable {
 
     /// The settings a group with `groupPlatform` (nil: the client's) runs with, every value
     /// filled in.
-    public func resolved(for groupPlatform: ClientPlatform?) -> ResolvedClientSettings {
+    package func resolved(for groupPlatform: ClientPlatform?) -> ResolvedClientSettings {
         let platform = groupPlatform ?? self.platform
         return ResolvedClientSettings(
             platform: platform, sdkVersion: sdkVersion ?? platform.defaultSDKVersion,
@@ -42,20 +42,20 @@ public struct ClientSettings: Sendable, Equatable {
 }
 
 /// `ClientSettings` for one platform, nothing left to choose.
-public struct ResolvedClientSettings: Sendable, Equatable {
-    public var platform: ClientPlatform
-    public var sdkVersion: String
-    public var userAgent: String
-    public var requestTimeout: Duration
-    public var queuePageRetry: QueuePageRetry
-    public var pollInterval: Duration
-    public var maxWait: Duration
-    public var maxRestarts: Int
+package struct ResolvedClientSettings: Sendable, Equatable {
+    package var platform: ClientPlatform
+    package var sdkVersion: String
+    package var userAgent: String
+    package var requestTimeout: Duration
+    package var queuePageRetry: QueuePageRetry
+    package var pollInterval: Duration
+    package var maxWait: Duration
+    package var maxRestarts: Int
 }
 
 extension Scenario {
     /// The platforms the groups run as, in group order, each once.
-    public var platforms: [ClientPlatform] {
+    package var platforms: [ClientPlatform] {
         var seen: [ClientPlatform] = []
         for group in groups where !seen.contains(group.platform ?? client.platform) {
             seen.append(group.platform ?? client.platform)
@@ -64,7 +64,7 @@ extension Scenario {
     }
 
     /// The longest request timeout any group runs with.
-    public var longestRequestTimeout: Duration {
+    package var longestRequestTimeout: Duration {
         platforms.map { client.resolved(for: $0).requestTimeout }.max() ?? client.resolved(for: nil).requestTimeout
     }
 }

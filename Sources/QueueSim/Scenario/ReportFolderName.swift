@@ -6,10 +6,10 @@
 /// and a name longer than the file system's 255-byte limit would fail only when the reports
 /// are written, after the whole run. So the folder name keeps the name's printable text and
 /// nothing else. `reports.dir` and `--out` are taken as written: they are paths by intent.
-public enum ReportFolderName {
+package enum ReportFolderName {
     /// The longest folder name in UTF-8 bytes (well under the usual 255-byte limit, leaving
     /// room for the temporary and kept folders built beside it).
-    public static let maximumBytes = 100
+    package static let maximumBytes = 100
 
     /// What stands in for a character that cannot be part of the name.
     static let replacement: Character = "_"
@@ -19,7 +19,7 @@ public enum ReportFolderName {
     /// zero-width characters, U+FEFF), line and paragraph separators, `/` and `\` each replaced
     /// by `_`, then cut to `maximumBytes` at a character boundary. A name left empty or made of
     /// dots only becomes `scenario`.
-    public static func sanitised(_ name: String) -> String {
+    package static func sanitised(_ name: String) -> String {
         var folder = ""
         var bytes = 0
         for character in name {

@@ -5,31 +5,31 @@ import QueueClientCore
 // Every duration is a `Duration`, every rate a per-second `Double`, every percentage a fraction.
 // The YAML reader produces these values; planning, runners, the room and reports consume them.
 
-public struct Scenario: Sendable, Equatable {
-    public var version: Int
-    public var name: String
-    public var seed: UInt64
-    public var clock: ClockKind
-    public var target: Target
-    public var client: ClientSettings
-    public var arrivals: Arrivals
-    public var groups: [VisitorGroup]
+package struct Scenario: Sendable, Equatable {
+    package var version: Int
+    package var name: String
+    package var seed: UInt64
+    package var clock: ClockKind
+    package var target: Target
+    package var client: ClientSettings
+    package var arrivals: Arrivals
+    package var groups: [VisitorGroup]
     /// Present only with `endpoint: embedded` (validation refuses it otherwise); when the
     /// scenario has no `waitingRoom:` block and the endpoint is embedded, the defaults apply.
-    public var waitingRoom: WaitingRoomSettings?
-    public var run: RunSettings
-    public var thresholds: [Threshold]
+    package var waitingRoom: WaitingRoomSettings?
+    package var run: RunSettings
+    package var thresholds: [Threshold]
     /// Report directory, resolved against the current directory (default `reports/<name>`, the
     /// name made safe for a folder by `ReportFolderName`).
-    public var reportsDirectory: String
+    package var reportsDirectory: String
     /// The scenario file as given on the command line, and the SHA-256 of its bytes (hex).
-    public var sourcePath: String
-    public var sourceSHA256: String
+    package var sourcePath: String
+    package var sourceSHA256: String
     /// Where parts of the plan are written, so problems found by the preflight (a feeder that
     /// runs out, a plan over the memory budget) point into the file too.
-    public var positions = ScenarioPositions()
+    package var positions = ScenarioPositions()
 
-    public init(
+    package init(
         version: Int = 1, name: String, seed: UInt64 = 1, clock: ClockKind = .wall, target: Target,
         client: ClientSettings = ClientSettings(), arrivals: Arrivals, groups: [VisitorGroup],
         waitingRoom: WaitingRoomSettings? = WaitingRoomSettings(), run: RunSettings = RunSettings(),
@@ -53,25 +53,25 @@ public struct Scenario: Sendable, Equatable {
     }
 }
 
-public struct ScenarioPositions: Sendable, Equatable {
+package struct ScenarioPositions: Sendable, Equatable {
     /// `arrivals:` (the key), `target:` (the key).
-    public var arrivals: YamlMark?
-    public var target: YamlMark?
+    package var arrivals: YamlMark?
+    package var target: YamlMark?
     /// `clock:` (the key), `run:` (the key); nil when the file does not set them.
-    public var clock: YamlMark?
-    public var run: YamlMark?
+    package var clock: YamlMark?
+    package var run: YamlMark?
     /// Each CSV feeder's `csv:` value, by the resolved path.
-    public var feeders: [String: YamlMark] = [:]
+    package var feeders: [String: YamlMark] = [:]
 
-    public init() {}
+    package init() {}
 }
 
-public enum ClockKind: String, Sendable, Equatable, CaseIterable {
+package enum ClockKind: String, Sendable, Equatable, CaseIterable {
     case wall
     case virtual
 }
 
-public enum Endpoint: Sendable, Equatable {
+package enum Endpoint: Sendable, Equatable {
     /// The embedded waiting room, started in-process (wall clock: on 127.0.0.1, a free port).
     case embedded
     /// A base URL (`https://host`, `http://127.0.0.1:8080`) that replaces scheme, host and port
@@ -80,16 +80,16 @@ public enum Endpoint: Sendable, Equatable {
 }
 
 /// The keys a visitor group may override (all but `endpoint`).
-public struct TargetOverrides: Sendable, Equatable {
-    public var customerId: String?
-    public var waitingRoomId: String?
-    public var waitingRoomDomain: String?
-    public var queuePathPrefix: String?
-    public var layoutName: String?
-    public var language: String?
-    public var protectedApi: String?
+package struct TargetOverrides: Sendable, Equatable {
+    package var customerId: String?
+    package var waitingRoomId: String?
+    package var waitingRoomDomain: String?
+    package var queuePathPrefix: String?
+    package var layoutName: String?
+    package var language: String?
+    package var protectedApi: String?
 
-    public init(
+    package init(
         customerId: String? = nil, waitingRoomId: String? = nil, waitingRoomDomain: String? = nil,
         queuePathPrefix: String? = nil, layoutName: String? = nil, language: String? = nil,
         protectedApi: String? = nil
@@ -104,17 +104,17 @@ public struct TargetOverrides: Sendable, Equatable {
     }
 }
 
-public struct Target: Sendable, Equatable {
-    public var customerId: String
-    public var waitingRoomId: String
-    public var waitingRoomDomain: String?
-    public var queuePathPrefix: String?
-    public var layoutName: String?
-    public var language: String?
-    public var endpoint: Endpoint
-    public var protectedApi: String?
+package struct Target: Sendable, Equatable {
+    package var customerId: String
+    package var waitingRoomId: String
+    package var waitingRoomDomain: String?
+    package var queuePathPrefix: String?
+    package var layoutName: String?
+    package var language: String?
+    package var endpoint: Endpoint
+    package var protectedApi: String?
 
-    public init(
+    package init(
         customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil,
         queuePathPrefix: String? = nil, layoutName: String? = nil, language: String? = nil,
         endpoint: Endpoint = .embedded, protectedApi: String? = nil
@@ -130,7 +130,7 @@ public struct Target: Sendable, Equatable {
     }
 
     /// The target as one group sees it.
-    public func applying(_ overrides: TargetOverrides) -> Target {
+    package func applying(_ overrides: TargetOverrides) -> Target {
         var copy = self
         if let value = overrides.customerId { copy.customerId = value }
         if let value = overrides.waitingRoomId { copy.waitingRoomId = value }
@@ -143,14 +143,14 @@ public struct Target: Sendable, Equatable {
     }
 }
 
-public enum ArrivalProcess: String, Sendable, Equatable, CaseIterable {
+package enum ArrivalProcess: String, Sendable, Equatable, CaseIterable {
     /// Evenly spaced arrivals.
     case uniform
     /// Exponential gaps (seeded).
     case poisson
 }
 
-public enum ArrivalPhase: Sendable, Equatable {
+package enum ArrivalPhase: Sendable, Equatable {
     /// `{ duration, rate, rampTo? }`: `rate` per second, ramping linearly to `rampTo` if given.
     case steady(duration: Duration, rate: Double, rampTo: Double?)
     /// `{ burst: N }`: N visitors at once, at this point of the timeline.
@@ -159,25 +159,25 @@ public enum ArrivalPhase: Sendable, Equatable {
     case pause(duration: Duration)
 }
 
-public struct Arrivals: Sendable, Equatable {
-    public var process: ArrivalProcess
-    public var phases: [ArrivalPhase]
-    public var maxVisitors: Int?
+package struct Arrivals: Sendable, Equatable {
+    package var process: ArrivalProcess
+    package var phases: [ArrivalPhase]
+    package var maxVisitors: Int?
 
-    public init(process: ArrivalProcess = .uniform, phases: [ArrivalPhase], maxVisitors: Int? = nil) {
+    package init(process: ArrivalProcess = .uniform, phases: [ArrivalPhase], maxVisitors: Int? = nil) {
         self.process = process
         self.phases = phases
         self.maxVisitors = maxVisitors
     }
 }
 
-public enum VisitorFlow: String, Sendable, Equatable, CaseIterable {
+package enum VisitorFlow: String, Sendable, Equatable, CaseIterable {
     case run
     case tryPass
     case protectedApi
 }
 
-public enum FeederOrder: String, Sendable, Equatable, CaseIterable {
+package enum FeederOrder: String, Sendable, Equatable, CaseIterable {
     /// Each row to at most one visitor, rows taken in a seeded shuffled order; running out is an error.
     case unique
     /// Each row to at most one visitor, rows taken in file order; running out is an error.
@@ -189,12 +189,12 @@ public enum FeederOrder: String, Sendable, Equatable, CaseIterable {
 }
 
 /// `{ csv: FILE, column: NAME, order: … }`; `path` is resolved against the scenario's folder.
-public struct CSVFeeder: Sendable, Equatable {
-    public var path: String
-    public var column: String
-    public var order: FeederOrder
+package struct CSVFeeder: Sendable, Equatable {
+    package var path: String
+    package var column: String
+    package var order: FeederOrder
 
-    public init(path: String, column: String, order: FeederOrder = .sequence) {
+    package init(path: String, column: String, order: FeederOrder = .sequence) {
         self.path = path
         self.column = column
         self.order = order
@@ -202,24 +202,24 @@ public struct CSVFeeder: Sendable, Equatable {
 }
 
 /// An enqueue key or token: a literal, or a column of a CSV file.
-public enum VisitorValue: Sendable, Equatable {
+package enum VisitorValue: Sendable, Equatable {
     case literal(String)
     case feeder(CSVFeeder)
 }
 
-public struct VisitorGroup: Sendable, Equatable {
-    public var name: String
-    public var weight: Double
-    public var flow: VisitorFlow
-    public var enqueueKey: VisitorValue?
-    public var enqueueToken: VisitorValue?
+package struct VisitorGroup: Sendable, Equatable {
+    package var name: String
+    package var weight: Double
+    package var flow: VisitorFlow
+    package var enqueueKey: VisitorValue?
+    package var enqueueToken: VisitorValue?
     /// Android's invite code, sent as `code=` on the first queue URL.
-    public var inviteCode: VisitorValue?
+    package var inviteCode: VisitorValue?
     /// nil: `client.platform`.
-    public var platform: ClientPlatform?
-    public var overrides: TargetOverrides
+    package var platform: ClientPlatform?
+    package var overrides: TargetOverrides
 
-    public init(
+    package init(
         name: String, weight: Double = 1, flow: VisitorFlow = .run, enqueueKey: VisitorValue? = nil,
         enqueueToken: VisitorValue? = nil, overrides: TargetOverrides = TargetOverrides(),
         inviteCode: VisitorValue? = nil, platform: ClientPlatform? = nil
@@ -235,7 +235,7 @@ public struct VisitorGroup: Sendable, Equatable {
     }
 }
 
-public enum RoomMode: String, Sendable, Equatable, CaseIterable {
+package enum RoomMode: String, Sendable, Equatable, CaseIterable {
     case queue
     case safetynet
     case disabled
@@ -244,21 +244,21 @@ public enum RoomMode: String, Sendable, Equatable, CaseIterable {
 }
 
 /// The room's endpoints a fault can target.
-public enum RoomEndpoint: String, Sendable, Equatable, CaseIterable {
+package enum RoomEndpoint: String, Sendable, Equatable, CaseIterable {
     case enqueue
     case queuePage
     case protectedApi
     case any
 }
 
-public struct LatencySettings: Sendable, Equatable {
-    public var enqueue: Duration
-    public var queuePage: Duration
-    public var protectedApi: Duration
+package struct LatencySettings: Sendable, Equatable {
+    package var enqueue: Duration
+    package var queuePage: Duration
+    package var protectedApi: Duration
     /// Uniform ± jitter added to every modelled latency (seeded).
-    public var jitter: Duration
+    package var jitter: Duration
 
-    public init(
+    package init(
         enqueue: Duration = .zero, queuePage: Duration = .zero, protectedApi: Duration = .zero,
         jitter: Duration = .zero
     ) {
@@ -270,7 +270,7 @@ public struct LatencySettings: Sendable, Equatable {
 }
 
 /// What a scripted fault does to a matching request.
-public enum FaultEffect: Sendable, Equatable {
+package enum FaultEffect: Sendable, Equatable {
     /// Answer with this status and a JSON error body.
     case status(Int)
     /// Add this latency (± jitter) before answering normally.
@@ -287,21 +287,21 @@ public enum FaultEffect: Sendable, Equatable {
     case mode(RoomMode)
 }
 
-public enum QueuePageNavigation: String, Sendable, Equatable, CaseIterable {
+package enum QueuePageNavigation: String, Sendable, Equatable, CaseIterable {
     case close
     case restartSession
 }
 
-public struct FaultRule: Sendable, Equatable {
-    public var from: Duration
+package struct FaultRule: Sendable, Equatable {
+    package var from: Duration
     /// nil: until the end of the run.
-    public var to: Duration?
-    public var endpoint: RoomEndpoint
+    package var to: Duration?
+    package var endpoint: RoomEndpoint
     /// Share of matching requests hit, 0...1 (seeded per request). Ignored for `mode`.
-    public var rate: Double
-    public var effect: FaultEffect
+    package var rate: Double
+    package var effect: FaultEffect
 
-    public init(
+    package init(
         from: Duration = .zero, to: Duration? = nil, endpoint: RoomEndpoint = .any, rate: Double = 1,
         effect: FaultEffect
     ) {
@@ -313,22 +313,22 @@ public struct FaultRule: Sendable, Equatable {
     }
 }
 
-public struct WaitingRoomSettings: Sendable, Equatable {
-    public var mode: RoomMode
-    public var eventStart: Duration
+package struct WaitingRoomSettings: Sendable, Equatable {
+    package var mode: RoomMode
+    package var eventStart: Duration
     /// Max redirects per minute, as a per-second rate.
-    public var outflowPerSecond: Double
-    public var secretKey: String
-    public var tokenValidity: Duration
-    public var inviteOnly: Bool
+    package var outflowPerSecond: Double
+    package var secretKey: String
+    package var tokenValidity: Duration
+    package var inviteOnly: Bool
     /// Known enqueue keys for invite-only rooms.
-    public var enqueueKeys: CSVFeeder?
+    package var enqueueKeys: CSVFeeder?
     /// Invite codes an invite-only room admits on its queue page (`code=`, Android's SDK).
-    public var inviteCodes: [String]
-    public var latency: LatencySettings
-    public var faults: [FaultRule]
+    package var inviteCodes: [String]
+    package var latency: LatencySettings
+    package var faults: [FaultRule]
 
-    public init(
+    package init(
         mode: RoomMode = .queue, eventStart: Duration = .zero, outflowPerSecond: Double = 10,
         secretKey: String = "dev-secret", tokenValidity: Duration = .seconds(180), inviteOnly: Bool = false,
         enqueueKeys: CSVFeeder? = nil, inviteCodes: [String] = [], latency: LatencySettings = LatencySettings(),
@@ -347,16 +347,16 @@ public struct WaitingRoomSettings: Sendable, Equatable {
     }
 }
 
-public struct RunSettings: Sendable, Equatable {
+package struct RunSettings: Sendable, Equatable {
     /// Most visitors in flight at once (wall clock).
-    public var concurrency: Int
+    package var concurrency: Int
     /// Hard stop; nil: until every visitor has finished.
-    public var duration: Duration?
+    package var duration: Duration?
     /// `run.startAt`: a wall-clock run waits for this instant and makes it its second 0, so
     /// the shards of a sharded run line up (`--start-at` overrides it).
-    public var startAt: Date?
+    package var startAt: Date?
 
-    public init(concurrency: Int = 10_000, duration: Duration? = nil, startAt: Date? = nil) {
+    package init(concurrency: Int = 10_000, duration: Duration? = nil, startAt: Date? = nil) {
         self.concurrency = concurrency
         self.duration = duration
         self.startAt = startAt

@@ -4,32 +4,32 @@
 /// are Int64 nanoseconds (292 years), visitor counts are Int, and the plan, the room and the
 /// reports hold a few bytes per visitor. A value outside is refused by the validator at its
 /// position, so no later arithmetic can overflow or trap.
-public enum ScenarioLimits {
+package enum ScenarioLimits {
     /// Any duration in a scenario (and `--duration`), and the whole arrival plan: a year
     /// (366 days, so a calendar year always fits).
-    public static let longestDuration: Duration = .seconds(366 * 24 * 3600)
-    public static let longestDurationText = "366 days (8784h)"
+    package static let longestDuration: Duration = .seconds(366 * 24 * 3600)
+    package static let longestDurationText = "366 days (8784h)"
 
     /// Arrival rates (`rate`, `rampTo`) and the room's `outflow`, per second. A million a
     /// second is fifty times the busiest launch we know of.
-    public static let highestRate = 1_000_000.0
-    public static let highestRateText = "1000000 per second"
+    package static let highestRate = 1_000_000.0
+    package static let highestRateText = "1000000 per second"
 
     /// Visitors in one run: a burst, `maxVisitors`, the plan's total and `--visitors`.
-    public static let mostVisitors = 100_000_000
-    public static let mostVisitorsText = "100000000"
+    package static let mostVisitors = 100_000_000
+    package static let mostVisitorsText = "100000000"
 
     /// `client.maxRestarts` and `run.concurrency`.
-    public static let mostRestarts = 1000
-    public static let mostConcurrency = 10_000_000
+    package static let mostRestarts = 1000
+    package static let mostConcurrency = 10_000_000
 
     /// A group's `weight`: shares are relative, so anything past this is a typo.
-    public static let largestWeight = 1_000_000_000.0
+    package static let largestWeight = 1_000_000_000.0
 
     /// A CSV feeder file: 512 MiB holds ten million enqueue tokens. A bigger file is refused by
     /// its size before it is read, since the run keeps its column in memory.
-    public static let largestFeederBytes = 512 << 20
-    public static let largestFeederText = "512 MiB"
+    package static let largestFeederBytes = 512 << 20
+    package static let largestFeederText = "512 MiB"
 
     /// The size check for a feeder file, in words, or nil when the file is within the limit
     /// (or unreadable: reading it says why).
@@ -42,5 +42,5 @@ public enum ScenarioLimits {
     /// The smallest outflow: one release a year, so the release interval is a finite number
     /// of nanoseconds. (Not one per `run.duration`: an outflow that lets nobody through before
     /// the hard stop is a fair rehearsal of "everyone still queued".)
-    public static let lowestOutflow = 1 / longestDuration.secondsDouble
+    package static let lowestOutflow = 1 / longestDuration.secondsDouble
 }

@@ -4,20 +4,20 @@ import QueueClientCore
 
 /// One problem in a scenario file: `FILE:LINE:COLUMN: message` (line and column 1-based, absent
 /// when the problem has no place in the file, such as a file that cannot be read).
-public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    public var line: Int?
-    public var column: Int?
-    public var message: String
+package struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    package var file: String
+    package var line: Int?
+    package var column: Int?
+    package var message: String
 
-    public init(file: String, line: Int? = nil, column: Int? = nil, message: String) {
+    package init(file: String, line: Int? = nil, column: Int? = nil, message: String) {
         self.file = file
         self.line = line
         self.column = column
         self.message = message
     }
 
-    public var description: String {
+    package var description: String {
         guard let line else { return "\(file): \(message)" }
         guard let column else { return "\(file):\(line): \(message)" }
         return "\(file):\(line):\(column): \(message)"
@@ -25,22 +25,22 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Every problem that kept a scenario from loading, in file order.
-public struct ScenarioLoadError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var diagnostics: [Diagnostic]
+package struct ScenarioLoadError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var diagnostics: [Diagnostic]
 
-    public init(diagnostics: [Diagnostic]) {
+    package init(diagnostics: [Diagnostic]) {
         self.diagnostics = diagnostics
     }
 
-    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+    package var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
 /// Reads, decodes and validates a scenario file into a `Scenario`.
-public enum ScenarioLoader {
+package enum ScenarioLoader {
     /// A scenario is a few kilobytes; anything past this is not one.
-    public static let maximumFileSize = 16 << 20
+    package static let maximumFileSize = 16 << 20
 
-    public static func load(
+    package static func load(
         path: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ScenarioLoadError) -> Scenario {
         let bytes: [UInt8]
@@ -61,7 +61,7 @@ public enum ScenarioLoader {
         return try load(bytes: bytes, path: path, environment: environment)
     }
 
-    public static func load(
+    package static func load(
         yaml: String, path: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ScenarioLoadError) -> Scenario {
         try load(bytes: Array(yaml.utf8), path: path, environment: environment)
@@ -69,7 +69,7 @@ public enum ScenarioLoader {
 
     /// `path` names the file in messages, gives the default scenario name and the folder CSV
     /// feeders are resolved against; the bytes are not read from it.
-    public static func load(
+    package static func load(
         bytes: [UInt8], path: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ScenarioLoadError) -> Scenario {
         let root: YamlNode

@@ -2,11 +2,11 @@
 /// `5m`, `2h`, or a bare number of seconds), rates (per second, or `600/min`) and shares
 /// (`0.5%` or a fraction such as `0.005`). Each parser returns nil for text it cannot read;
 /// range checks (negative, zero) belong to the validator, which knows what the key needs.
-public enum ScenarioUnits {
+package enum ScenarioUnits {
     /// The longest duration accepted: a hundred years is longer than any rehearsal.
     static let longestSeconds = 100.0 * 365 * 24 * 3600
 
-    public static func duration(_ text: String) -> Duration? {
+    package static func duration(_ text: String) -> Duration? {
         let trimmed = text.trimmingSpaces
         let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
         var number = Substring(trimmed)
@@ -23,7 +23,7 @@ public enum ScenarioUnits {
     }
 
     /// Per second.
-    public static func rate(_ text: String) -> Double? {
+    package static func rate(_ text: String) -> Double? {
         let trimmed = text.trimmingSpaces
         guard let slash = trimmed.firstIndex(of: "/") else { return decimal(Substring(trimmed)) }
         guard let value = decimal(trimmed[..<slash].trimmingSpaces) else { return nil }
@@ -36,7 +36,7 @@ public enum ScenarioUnits {
     }
 
     /// A fraction: `50%` is 0.5, `0.5` is 0.5. Values past 100% are the validator's to refuse.
-    public static func fraction(_ text: String) -> Double? {
+    package static func fraction(_ text: String) -> Double? {
         let trimmed = text.trimmingSpaces
         if trimmed.hasSuffix("%") {
             return decimal(trimmed.dropLast().trimmingSpaces).map { $0 / 100 }
@@ -57,7 +57,7 @@ public enum ScenarioUnits {
     }
 
     /// A short form for summaries: `2h`, `5m`, `30s`, `250ms`, `1.5s`.
-    public static func describe(_ duration: Duration) -> String {
+    package static func describe(_ duration: Duration) -> String {
         let milliseconds = duration.wholeMilliseconds
         if milliseconds % 3_600_000 == 0, milliseconds >= 3_600_000 { return "\(milliseconds / 3_600_000)h" }
         if milliseconds % 60_000 == 0, milliseconds >= 60_000 { return "\(milliseconds / 60_000)m" }

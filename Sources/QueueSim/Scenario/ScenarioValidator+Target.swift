@@ -154,7 +154,7 @@ extension ScenarioValidator {
 
 extension Target {
     /// `embedded` or the base URL, for messages and summaries.
-    public var endpointDescription: String {
+    package var endpointDescription: String {
         switch endpoint {
         case .embedded: return "embedded"
         case .baseURL(let scheme, let host, let port): return "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "")

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// A zone is required: pods in different regions read a bare `18:00` differently, and the
 /// point is that every shard waits for the same instant.
-public enum StartInstant {
-    public static func parse(_ text: String) -> Date? {
+package enum StartInstant {
+    package static func parse(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         for options in [
             ISO8601DateFormatter.Options.withInternetDateTime,
@@ -20,7 +20,7 @@ public enum StartInstant {
     }
 
     /// `2026-12-01T18:00:00.000Z`: UTC with milliseconds, as run.json writes times.
-    public static func text(_ date: Date) -> String {
+    package static func text(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")

@@ -4,7 +4,7 @@ import QueueClientCore
 /// client core's own `WaitingRoomAddress`, so the summary can never describe another URL than
 /// the one the visitors request.
 extension Target {
-    public var enqueueURLDescription: String {
+    package var enqueueURLDescription: String {
         WaitingRoomAddress(
             customerId: customerId, waitingRoomId: waitingRoomId, waitingRoomDomain: waitingRoomDomain,
             queuePathPrefix: queuePathPrefix

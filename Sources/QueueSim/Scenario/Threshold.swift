@@ -4,8 +4,8 @@ import QueueClientCore
 ///
 /// The type lives here so that the scenario reader (which parses it) and the recorder (which
 /// measures it) share one definition.
-public struct Threshold: Sendable, Equatable {
-    public enum Comparator: String, Sendable, CaseIterable {
+package struct Threshold: Sendable, Equatable {
+    package enum Comparator: String, Sendable, CaseIterable {
         case lessThan = "<"
         case lessOrEqual = "<="
         case greaterThan = ">"
@@ -13,7 +13,7 @@ public struct Threshold: Sendable, Equatable {
         case equal = "=="
         case notEqual = "!="
 
-        public func holds(_ measured: Double, _ limit: Double) -> Bool {
+        package func holds(_ measured: Double, _ limit: Double) -> Bool {
             switch self {
             case .lessThan: measured < limit
             case .lessOrEqual: measured <= limit
@@ -26,7 +26,7 @@ public struct Threshold: Sendable, Equatable {
     }
 
     /// The timings a latency threshold can name.
-    public enum Timing: String, Sendable, CaseIterable {
+    package enum Timing: String, Sendable, CaseIterable {
         /// start → enqueue decision (`enqueue_ms`)
         case enqueue
         /// time in the queue page (`wait_ms`)
@@ -35,7 +35,7 @@ public struct Threshold: Sendable, Equatable {
         case total
     }
 
-    public enum Statistic: Sendable, Equatable {
+    package enum Statistic: Sendable, Equatable {
         /// A percentile in 0...100, e.g. 95 for `p95`, 99.9 for `p99.9`.
         case percentile(Double)
         case max
@@ -43,7 +43,7 @@ public struct Threshold: Sendable, Equatable {
         case mean
     }
 
-    public enum Metric: Sendable, Equatable {
+    package enum Metric: Sendable, Equatable {
         /// `passed`, `error`, …: the share of all visitors with that outcome, a fraction 0...1.
         case outcomeRatio(VisitorOutcome)
         /// `passed.count`: the number of visitors with that outcome.
@@ -54,17 +54,17 @@ public struct Threshold: Sendable, Equatable {
         case timing(Timing, Statistic)
     }
 
-    public var metric: Metric
-    public var comparator: Comparator
+    package var metric: Metric
+    package var comparator: Comparator
     /// A fraction for ratios, a count for counts, milliseconds for timings.
-    public var limit: Double
+    package var limit: Double
     /// The text as written in the scenario, for tables and `run.json` (`partner: wait.p95 < 5m`
     /// for a group's threshold).
-    public var source: String
+    package var source: String
     /// A visitor group's name: the threshold measures that group's visitors only. Nil: all.
-    public var group: String?
+    package var group: String?
 
-    public init(metric: Metric, comparator: Comparator, limit: Double, source: String, group: String? = nil) {
+    package init(metric: Metric, comparator: Comparator, limit: Double, source: String, group: String? = nil) {
         self.metric = metric
         self.comparator = comparator
         self.limit = limit

@@ -2,18 +2,18 @@ import QueueClientCore
 
 /// Parses `METRIC OP VALUE` threshold lines: `passed >= 99%`, `error < 0.5%`,
 /// `passed.count > 100`, `visitors >= 1000`, `wait.p95 < 5m`, `enqueue.p99.9 <= 300ms`.
-public enum ThresholdParser {
-    public struct Problem: Error, Equatable {
+package enum ThresholdParser {
+    package struct Problem: Error, Equatable {
         /// Where in the line the problem starts (0 = the first character).
-        public var offset: Int
-        public var message: String
+        package var offset: Int
+        package var message: String
     }
 
     static let shape = "a threshold reads METRIC OPERATOR VALUE, such as `passed >= 99%` or `wait.p95 < 5m`"
 
     /// A line, optionally with a group prefix: `partner: wait.p95 < 5m` (metric names never hold
     /// a colon, so the prefix is unambiguous).
-    public static func parse(_ line: String) -> Result<Threshold, Problem> {
+    package static func parse(_ line: String) -> Result<Threshold, Problem> {
         let characters = Array(line)
         let operatorAt = characters.firstIndex(where: { "<>=!".contains($0) }) ?? characters.count
         if let colon = characters[..<operatorAt].firstIndex(of: ":") {

@@ -20,8 +20,8 @@ import QueueClientCore
 /// - buckets and `farHeap` hold only events at or after the horizon;
 /// - when the heap runs dry, the next non-empty slot is poured into it (and `farHeap`'s events
 ///   before the new horizon with it), which moves the horizon past that slot.
-public struct DiscreteEventLoop<Payload> {
-    public private(set) var now: Instant = .origin
+package struct DiscreteEventLoop<Payload> {
+    package private(set) var now: RunInstant = .origin
     private var heap = Heap<Entry>()
     /// `buckets[slot & bucketMask]` holds the events of slot `slot` for slots in
     /// `nextSlot ..< nextSlot + bucketCount`; later slots wait in `farHeap`.
@@ -39,7 +39,7 @@ public struct DiscreteEventLoop<Payload> {
     private static var bucketMask: Int64 { Int64(bucketCount - 1) }
 
     private struct Entry: Comparable {
-        var time: Instant
+        var time: RunInstant
         var sequence: UInt64
         var payload: Payload
 
@@ -49,18 +49,18 @@ public struct DiscreteEventLoop<Payload> {
         static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.time == rhs.time && lhs.sequence == rhs.sequence }
     }
 
-    public init(reservingCapacity capacity: Int = 0) {
+    package init(reservingCapacity capacity: Int = 0) {
         heap.reserveCapacity(capacity)
         buckets = Array(repeating: [], count: Self.bucketCount)
     }
 
-    public var isEmpty: Bool { heap.isEmpty }
-    public var pendingCount: Int { heap.count + bucketedCount + farHeap.count }
+    package var isEmpty: Bool { heap.isEmpty }
+    package var pendingCount: Int { heap.count + bucketedCount + farHeap.count }
     /// When the next event fires, if any. (When the heap is empty, so is everything else.)
-    public var nextTime: Instant? { heap.min?.time }
+    package var nextTime: RunInstant? { heap.min?.time }
 
     /// Schedules `payload` at `time` (never before `now`: the past is clamped to the present).
-    public mutating func schedule(_ payload: Payload, at time: Instant) {
+    package mutating func schedule(_ payload: Payload, at time: RunInstant) {
         let entry = Entry(time: max(time, now), sequence: nextSequence, payload: payload)
         nextSequence &+= 1
         let slot = Self.slot(of: entry.time)
@@ -80,7 +80,7 @@ public struct DiscreteEventLoop<Payload> {
     }
 
     /// Takes the next event and advances `now` to its time.
-    public mutating func step() -> (time: Instant, payload: Payload)? {
+    package mutating func step() -> (time: RunInstant, payload: Payload)? {
         guard let first = heap.popMin() else { return nil }
         if heap.isEmpty { pourNextSlot() }
         now = first.time
@@ -88,11 +88,11 @@ public struct DiscreteEventLoop<Payload> {
     }
 
     /// Advances the clock without an event (to the end of a run, say); never backwards.
-    public mutating func advance(to time: Instant) {
+    package mutating func advance(to time: RunInstant) {
         now = max(now, time)
     }
 
-    private static func slot(of time: Instant) -> Int64 {
+    private static func slot(of time: RunInstant) -> Int64 {
         Int64(truncatingIfNeeded: time.sinceOrigin.attoseconds >> slotShift)
     }
 

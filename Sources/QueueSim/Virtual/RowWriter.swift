@@ -16,7 +16,7 @@ final class RowWriter {
     /// group's box with the loop's thread (see above); the event id comes from `eventIds`.
     struct Finished: Sendable {
         var index: Int
-        var arrival: Instant
+        var arrival: RunInstant
         var groupIndex: Int
         var result: VisitorResult
     }

@@ -27,7 +27,7 @@ extension Simulation {
     /// Skips the forecast polls of a visitor due to poll now. Returns when its next real poll
     /// is due and whether that is because its turn has come there, or nil when not even the
     /// first poll could be skipped (the caller polls now).
-    mutating func skipForecastPolls(_ machine: inout VisitorMachine) -> (at: Instant, turnCame: Bool)? {
+    mutating func skipForecastPolls(_ machine: inout VisitorMachine) -> (at: RunInstant, turnCame: Bool)? {
         guard let pending = machine.pendingQueuePagePoll,
             let forecast = forecast(for: pending.url, timeout: machine.configuration.group.requestTimeout)
         else { return nil }
@@ -41,7 +41,7 @@ extension Simulation {
     /// skips the forecast polls after it. Returns when the visitor's next real poll is due and
     /// whether its turn has come by then, or nil when the load's answer is not forecast (the
     /// caller hands the request to the room).
-    mutating func answerForecastLoad(_ machine: inout VisitorMachine) -> (at: Instant, turnCame: Bool)? {
+    mutating func answerForecastLoad(_ machine: inout VisitorMachine) -> (at: RunInstant, turnCame: Bool)? {
         guard let inFlight = machine.queuePageLoadInFlight,
             let forecast = forecast(for: inFlight.url, timeout: machine.configuration.group.requestTimeout)
         else { return nil }
@@ -70,8 +70,8 @@ extension Simulation {
     /// `X − start` rounded the way that keeps it exact for integers: `o < d ⟺ o < ⌈d⌉`,
     /// `o > d ⟺ o > ⌊d⌋`; the truncated nanoseconds to the turn are `⌊releaseAt − start⌋ − o`.
     private mutating func forecastPolls(
-        from start: Instant, _ forecast: QueuePagePollForecast, maxWaitEnds: Instant
-    ) -> (count: Int, nextPollAt: Instant) {
+        from start: RunInstant, _ forecast: QueuePagePollForecast, maxWaitEnds: RunInstant
+    ) -> (count: Int, nextPollAt: RunInstant) {
         guard start >= .origin, start < forecast.releaseAt else { return (0, start) }
         let untilTurn = forecast.releaseAt - start
         let turnCeiling = Self.ceilingNanoseconds(untilTurn)

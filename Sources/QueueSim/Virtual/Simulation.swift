@@ -27,7 +27,7 @@ struct Simulation {
     /// Polls the shortcut counted without handing them to the room.
     var skippedPolls = 0
     /// `run.duration` as an instant, once `run(until:)` is called.
-    var runDeadline: Instant?
+    var runDeadline: RunInstant?
 
     init(
         run: PreparedRun, room: WaitingRoomService, recorder: Recorder, tokenJudge: TokenJudge,
@@ -59,13 +59,13 @@ struct Simulation {
         rows.abandon()
     }
 
-    mutating func run(until deadline: Instant?) throws {
+    mutating func run(until deadline: RunInstant?) throws {
         runDeadline = deadline
         while true {
             let nextEvent = loop.nextTime
             let nextArrival = pendingArrival?.arrival
             // Arrivals at the same instant as an event go first: they were "scheduled" earlier.
-            let next: Instant? =
+            let next: RunInstant? =
                 switch (nextEvent, nextArrival) {
                 case (nil, nil): nil
                 case (let event?, nil): event
@@ -148,7 +148,7 @@ struct Simulation {
             return
         }
         // A queue-page load whose answer the room forecasts is answered here (poll shortcut).
-        var nextPoll: (at: Instant, turnCame: Bool)?
+        var nextPoll: (at: RunInstant, turnCame: Bool)?
         if mayAnswerLoad, pollShortcut, case .send = action, phaseAfter == .inQueue {
             nextPoll = answerForecastLoad(&slot!.machine)
         }

@@ -8,10 +8,10 @@ import QueueClientCore
 ///
 /// Arrivals are pulled from the plan lazily (one pending arrival at a time), so the heap holds
 /// only events of visitors already in flight.
-public struct VirtualClockRunner: Sendable {
-    public let run: PreparedRun
-    public let status: LiveRunStatus
-    public let stopSignal: RunStopSignal
+package struct VirtualClockRunner: Sendable {
+    package let run: PreparedRun
+    package let status: LiveRunStatus
+    package let stopSignal: RunStopSignal
 
     /// How many events between two looks at the stop signal and two progress publications.
     static let publishEvery = 16_384
@@ -21,7 +21,7 @@ public struct VirtualClockRunner: Sendable {
     /// reports come out byte for byte the same without it.
     var pollShortcut = true
 
-    public init(run: PreparedRun, status: LiveRunStatus, stopSignal: RunStopSignal) {
+    package init(run: PreparedRun, status: LiveRunStatus, stopSignal: RunStopSignal) {
         self.run = run
         self.status = status
         self.stopSignal = stopSignal
@@ -50,11 +50,11 @@ public struct VirtualClockRunner: Sendable {
     struct Slot: Sendable {
         var machine: VisitorMachine
         let index: Int
-        let arrival: Instant
+        let arrival: RunInstant
         let groupIndex: Int
     }
 
-    public func execute() throws -> RunReport {
+    package func execute() throws -> RunReport {
         try executeCountingSkippedPolls().report
     }
 
@@ -73,7 +73,7 @@ public struct VirtualClockRunner: Sendable {
             run: run, room: room, recorder: recorder, tokenJudge: judge, status: status, stopSignal: stopSignal)
         simulation.pollShortcut = pollShortcut
         do {
-            try simulation.run(until: scenario.run.duration.map { Instant.origin + $0 })
+            try simulation.run(until: scenario.run.duration.map { RunInstant.origin + $0 })
         } catch {
             simulation.abandonRowWriter()
             throw error

@@ -5,14 +5,14 @@ import Foundation
 /// Value: `EventId=…&QueueId=…[&FixedValidityMins=…]&RedirectType=…&IssueTime=…&Hash=…`,
 /// URL-encoded as a whole when set. Hash: HMAC-SHA256(secret, EventId + QueueId +
 /// FixedValidityMins-or-empty + RedirectType + IssueTime), hex.
-public struct AcceptedSessionCookie: Sendable, Equatable {
-    public var eventId: String
-    public var queueId: String
-    public var fixedValidityMinutes: Int?
-    public var redirectType: String
-    public var issueTimeUnixSeconds: Int64
+package struct AcceptedSessionCookie: Sendable, Equatable {
+    package var eventId: String
+    package var queueId: String
+    package var fixedValidityMinutes: Int?
+    package var redirectType: String
+    package var issueTimeUnixSeconds: Int64
 
-    public init(
+    package init(
         eventId: String, queueId: String, fixedValidityMinutes: Int? = nil, redirectType: String,
         issueTimeUnixSeconds: Int64
     ) {
@@ -23,16 +23,16 @@ public struct AcceptedSessionCookie: Sendable, Equatable {
         self.issueTimeUnixSeconds = issueTimeUnixSeconds
     }
 
-    public static func name(eventId: String) -> String { "QueueITAccepted-SDFrts345E-V3_\(eventId)" }
+    package static func name(eventId: String) -> String { "QueueITAccepted-SDFrts345E-V3_\(eventId)" }
 
-    public func hash(secretKey: String) -> String {
+    package func hash(secretKey: String) -> String {
         let fixed = fixedValidityMinutes.map(String.init) ?? ""
         let message = "\(eventId)\(queueId)\(fixed)\(redirectType)\(issueTimeUnixSeconds)"
         return QueueITHash.hmacSHA256Hex(key: secretKey, message: message)
     }
 
     /// The decoded value, before URL encoding.
-    public func plainValue(secretKey: String) -> String {
+    package func plainValue(secretKey: String) -> String {
         var items = ["EventId=\(eventId)", "QueueId=\(queueId)"]
         if let fixedValidityMinutes { items.append("FixedValidityMins=\(fixedValidityMinutes)") }
         items.append("RedirectType=\(redirectType)")
@@ -42,11 +42,11 @@ public struct AcceptedSessionCookie: Sendable, Equatable {
     }
 
     /// The value as it goes into `Set-Cookie` (URL-encoded once, like Java's URLEncoder).
-    public func encodedValue(secretKey: String) -> String {
+    package func encodedValue(secretKey: String) -> String {
         ConnectorEncoding.encodeComponent(plainValue(secretKey: secretKey))
     }
 
-    public enum Validation: Sendable, Equatable {
+    package enum Validation: Sendable, Equatable {
         case valid(AcceptedSessionCookie)
         case invalid
     }
@@ -54,7 +54,7 @@ public struct AcceptedSessionCookie: Sendable, Equatable {
     /// Decodes and checks a received cookie value: all keys present, hash, event id
     /// (case-insensitive), and `IssueTime + validity·60 ≥ now` where validity is
     /// FixedValidityMins if present, else `defaultValidityMinutes`.
-    public static func validate(
+    package static func validate(
         encodedValue: String, eventId: String, secretKey: String, defaultValidityMinutes: Int,
         nowUnixSeconds: Int64
     ) -> Validation {

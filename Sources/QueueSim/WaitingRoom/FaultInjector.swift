@@ -32,7 +32,7 @@ struct FaultInjector: Sendable {
     }
 
     /// The verdict and the total delay before answering (modelled latency plus fault latency).
-    func decide(endpoint: RoomEndpoint, drawIndex: UInt64, at now: Instant) -> (Verdict, Duration) {
+    func decide(endpoint: RoomEndpoint, drawIndex: UInt64, at now: RunInstant) -> (Verdict, Duration) {
         var delay = modelledLatency(endpoint: endpoint, drawIndex: drawIndex)
         var random = SeededRandom(seed: seed, purpose: .faultInjection, index: drawIndex)
         for rule in rules where applies(rule, endpoint: endpoint, at: now) {
@@ -78,7 +78,7 @@ struct FaultInjector: Sendable {
     }
 
     /// True when some rule's window and endpoint cover a request to `endpoint` at `now`.
-    func anyRuleApplies(endpoint: RoomEndpoint, at now: Instant) -> Bool {
+    func anyRuleApplies(endpoint: RoomEndpoint, at now: RunInstant) -> Bool {
         rules.contains { applies($0, endpoint: endpoint, at: now) }
     }
 
@@ -92,7 +92,7 @@ struct FaultInjector: Sendable {
         }
     }
 
-    private func applies(_ rule: FaultRule, endpoint: RoomEndpoint, at now: Instant) -> Bool {
+    private func applies(_ rule: FaultRule, endpoint: RoomEndpoint, at now: RunInstant) -> Bool {
         guard rule.endpoint == .any || rule.endpoint == endpoint else { return false }
         guard now.sinceOrigin >= rule.from else { return false }
         if let end = rule.to, now.sinceOrigin >= end { return false }

@@ -5,17 +5,17 @@ import QueueClientCore
 /// the server's side: `e_{e}~q_{queueId}~ts_{expiry}~ce_true~rt_{type}~h_{hash}`.
 ///
 /// `rt` stays before `h` because the mobile SDKs read the type with `~rt_(.*?)~`.
-public struct KnownUserToken: Sendable, Equatable {
-    public var eventId: String
-    public var queueId: String?
+package struct KnownUserToken: Sendable, Equatable {
+    package var eventId: String
+    package var queueId: String?
     /// Expiry of the redirect, Unix seconds (`ts` is an expiry, not an issue time).
-    public var expiryUnixSeconds: Int64
-    public var extendableCookie: Bool
+    package var expiryUnixSeconds: Int64
+    package var extendableCookie: Bool
     /// Fixed cookie validity in minutes (`cv`); nil for a sliding session.
-    public var cookieValidityMinutes: Int?
-    public var redirectType: String
+    package var cookieValidityMinutes: Int?
+    package var redirectType: String
 
-    public init(
+    package init(
         eventId: String, queueId: String?, expiryUnixSeconds: Int64, extendableCookie: Bool = true,
         cookieValidityMinutes: Int? = nil, redirectType: String
     ) {
@@ -28,7 +28,7 @@ public struct KnownUserToken: Sendable, Equatable {
     }
 
     /// The token without its hash: the exact message the HMAC covers.
-    public var unsignedText: String {
+    package var unsignedText: String {
         var text = "e_"
         text.reserveCapacity(192)
         text += eventId
@@ -49,12 +49,12 @@ public struct KnownUserToken: Sendable, Equatable {
     }
 
     /// The signed token: `unsignedText~h_{hmac-sha256 hex}`.
-    public func signed(secretKey: String) -> String {
+    package func signed(secretKey: String) -> String {
         signed(with: PreparedHMAC(key: secretKey))
     }
 
     /// The same, with the key already prepared (the room signs a token per visitor).
-    public func signed(with key: PreparedHMAC) -> String {
+    package func signed(with key: PreparedHMAC) -> String {
         var token = unsignedText
         let hash = key.hex(token)
         token += "~h_"
@@ -70,15 +70,15 @@ public struct KnownUserToken: Sendable, Equatable {
 /// contexts are copied before any update that finds them shared. `prepared` itself is never
 /// updated, so it always holds a reference and every copy made from it, on any thread,
 /// updates a context of its own.
-public struct PreparedHMAC: @unchecked Sendable {
+package struct PreparedHMAC: @unchecked Sendable {
     private let prepared: HMAC<SHA256>
 
-    public init(key: String) {
+    package init(key: String) {
         prepared = HMAC<SHA256>(key: SymmetricKey(data: Array(key.utf8)))
     }
 
     /// Lowercase hex of the message's code.
-    public func hex(_ message: String) -> String {
+    package func hex(_ message: String) -> String {
         var message = message
         return message.withUTF8 { hex(UnsafeRawBufferPointer($0), UnsafeRawBufferPointer(start: nil, count: 0)) }
     }
@@ -93,8 +93,8 @@ public struct PreparedHMAC: @unchecked Sendable {
 }
 
 /// HMAC-SHA256 as every V3 connector computes it: UTF-8 key, UTF-8 message, lowercase hex.
-public enum QueueITHash {
-    public static func hmacSHA256Hex(key: String, message: String) -> String {
+package enum QueueITHash {
+    package static func hmacSHA256Hex(key: String, message: String) -> String {
         PreparedHMAC(key: key).hex(message)
     }
 

@@ -3,41 +3,41 @@ import QueueClientCore
 /// The server-side check of a `queueittoken`, as a KnownUser V3 connector does it
 /// (reference §1.5): hash, then event id, then expiry. The runner uses it to mark tokens
 /// `invalid` in reports; the embedded protected API uses it to admit visitors.
-public struct KnownUserTokenValidator: Sendable {
+package struct KnownUserTokenValidator: Sendable {
     /// The error codes of the connector's error redirect path `error/{code}/`.
-    public enum Failure: String, Error, Sendable, Equatable {
+    package enum Failure: String, Error, Sendable, Equatable {
         case hash
         case eventid
         case timestamp
     }
 
     /// The fields a connector reads from a token (reference §1.3).
-    public struct ParsedToken: Sendable, Equatable {
-        public var eventId: String?
-        public var queueId: String?
-        public var expiryUnixSeconds: Int64?
-        public var cookieValidityMinutes: Int?
-        public var redirectType: String?
-        public var hash: String?
+    package struct ParsedToken: Sendable, Equatable {
+        package var eventId: String?
+        package var queueId: String?
+        package var expiryUnixSeconds: Int64?
+        package var cookieValidityMinutes: Int?
+        package var redirectType: String?
+        package var hash: String?
     }
 
-    public let secretKey: String
-    public let eventId: String
+    package let secretKey: String
+    package let eventId: String
     private let key: PreparedHMAC
 
-    public init(secretKey: String, eventId: String) {
+    package init(secretKey: String, eventId: String) {
         self.init(secretKey: secretKey, preparedKey: PreparedHMAC(key: secretKey), eventId: eventId)
     }
 
     /// With the key already prepared (a run judges every visitor's token with the same key).
-    public init(secretKey: String, preparedKey: PreparedHMAC, eventId: String) {
+    package init(secretKey: String, preparedKey: PreparedHMAC, eventId: String) {
         self.secretKey = secretKey
         self.eventId = eventId
         self.key = preparedKey
     }
 
     /// Validates `token` at `nowUnixSeconds`; `ts == now` still passes (no skew allowance).
-    public func validate(_ token: String, nowUnixSeconds: Int64) -> Result<ParsedToken, Failure> {
+    package func validate(_ token: String, nowUnixSeconds: Int64) -> Result<ParsedToken, Failure> {
         if let failure = check(token, nowUnixSeconds: nowUnixSeconds) { return .failure(failure) }
         return .success(Self.parse(token))
     }
@@ -46,7 +46,7 @@ public struct KnownUserTokenValidator: Sendable {
     /// One pass over the token's UTF-8 bytes. `~` and `_` are ASCII, so a byte split finds the
     /// pairs a connector finds splitting code points (Python) or UTF-16 units (Java); the
     /// String-level check this replaced lives on as the oracle of `fuzz/Sources/TokenCheckFuzz`.
-    public func check(_ token: String, nowUnixSeconds: Int64) -> Failure? {
+    package func check(_ token: String, nowUnixSeconds: Int64) -> Failure? {
         var token = token
         return token.withUTF8 { TokenFields(bytes: $0).failure(self, nowUnixSeconds: nowUnixSeconds) }
     }
@@ -137,7 +137,7 @@ public struct KnownUserTokenValidator: Sendable {
 
     /// `key_value` pairs joined by `~`; a pair that does not split on `_` into exactly two parts
     /// is skipped, as every V3 connector does.
-    public static func parse(_ token: String) -> ParsedToken {
+    package static func parse(_ token: String) -> ParsedToken {
         var parsed = ParsedToken()
         for (key, value) in pairs(token) {
             switch key {
@@ -156,7 +156,7 @@ public struct KnownUserTokenValidator: Sendable {
     /// Whether `parse` would find an event id and a hash: the whole shape check a run can make
     /// of a token from a real endpoint (it has no secret). Scans the token's bytes
     /// without building its pairs; the run makes it for every visitor that got a token.
-    public static func hasEventIdAndHash(_ token: String) -> Bool {
+    package static func hasEventIdAndHash(_ token: String) -> Bool {
         var token = token
         return token.withUTF8 { bytes in
             // One pass, no arrays: a pair counts when its only `_` is its second byte.

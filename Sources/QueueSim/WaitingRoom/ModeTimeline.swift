@@ -59,7 +59,7 @@ extension Duration {
     }
 }
 
-extension Instant {
+extension RunInstant {
     var nanoseconds: Int64 { sinceOrigin.nanoseconds }
 
     init(nanoseconds: Int64) {

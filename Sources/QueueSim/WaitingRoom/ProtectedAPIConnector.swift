@@ -33,7 +33,7 @@ struct ProtectedAPIConnector {
     private var secretKey: String { configuration.settings.secretKey }
     private var cookieName: String { AcceptedSessionCookie.name(eventId: eventId) }
 
-    func handle(_ request: RoomRequest, at now: Instant) -> (HTTPResponse, [UInt8]) {
+    func handle(_ request: RoomRequest, at now: RunInstant) -> (HTTPResponse, [UInt8]) {
         let nowUnix = configuration.unixSeconds(at: now)
         let storedCookie = request.cookie(cookieName)
         if let storedCookie,

@@ -2,29 +2,29 @@ import QueueClientCore
 
 /// Everything the embedded waiting room needs to know, already resolved by the caller
 /// (environment expanded, CSV files read). The room never reads files or the environment.
-public struct WaitingRoomConfiguration: Sendable, Equatable {
-    public var customerId: String
-    public var waitingRoomId: String
+package struct WaitingRoomConfiguration: Sendable, Equatable {
+    package var customerId: String
+    package var waitingRoomId: String
     /// Proxy domain ("Bring Your Own CDN"). When set, requests for any other `Host` get 404.
-    public var waitingRoomDomain: String?
+    package var waitingRoomDomain: String?
     /// Path prefix in front of every room path; honoured only with `waitingRoomDomain` (as the SDK does).
-    public var queuePathPrefix: String?
-    public var settings: WaitingRoomSettings
-    public var seed: UInt64
+    package var queuePathPrefix: String?
+    package var settings: WaitingRoomSettings
+    package var seed: UInt64
     /// Enqueue keys an invite-only room admits (loaded from the scenario's CSV by the caller).
-    public var knownEnqueueKeys: Set<String>
+    package var knownEnqueueKeys: Set<String>
     /// Where a visitor is sent at its turn (`EventTargetUrl`). Default `https://{customerId}.example/launch`.
-    public var eventTargetURL: String
+    package var eventTargetURL: String
     /// Unix seconds of the run's origin: tokens carry absolute expiries (`ts`), our time is relative.
     /// Wall runs pass the real time at start; virtual runs a constant so bytes are deterministic.
-    public var epochUnixSeconds: Int64
-    public var protectedAPI: ProtectedAPISettings
+    package var epochUnixSeconds: Int64
+    package var protectedAPI: ProtectedAPISettings
     /// Further ways into the same room: a scenario's visitor groups may reach it through their
     /// own proxy domain and prefix (a partner CDN, say). Each gets the host and prefix checks of
     /// the primary entrance, and the queue URLs handed out keep the entrance a visitor came by.
-    public var additionalEntrances: [RoomEntrance] = []
+    package var additionalEntrances: [RoomEntrance] = []
 
-    public init(
+    package init(
         customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil,
         queuePathPrefix: String? = nil, settings: WaitingRoomSettings = WaitingRoomSettings(), seed: UInt64 = 1,
         knownEnqueueKeys: Set<String> = [], eventTargetURL: String? = nil,
@@ -44,21 +44,21 @@ public struct WaitingRoomConfiguration: Sendable, Equatable {
     }
 
     /// 2025-01-01T00:00:00Z: the fixed origin of virtual runs.
-    public static let virtualEpochUnixSeconds: Int64 = 1_735_689_600
+    package static let virtualEpochUnixSeconds: Int64 = 1_735_689_600
 
     /// The host the room answers on and writes into every URL it hands out (never 127.0.0.1:
     /// the runner's transport rewrites the connection target, the URLs keep public names).
-    public var roomHost: String {
+    package var roomHost: String {
         primaryEntrance.host(customerId: customerId)
     }
 
     /// The sanitised prefix (no surrounding slashes), or nil when it does not apply.
-    public var effectivePathPrefix: String? {
+    package var effectivePathPrefix: String? {
         primaryEntrance.effectivePathPrefix
     }
 
     /// `https://{host}[/{prefix}]` — the base of every room URL.
-    public var roomBaseURL: String {
+    package var roomBaseURL: String {
         primaryEntrance.baseURL(customerId: customerId)
     }
 
@@ -68,26 +68,26 @@ public struct WaitingRoomConfiguration: Sendable, Equatable {
 
     /// The primary entrance (`waitingRoomDomain` and `queuePathPrefix`) then the additional ones,
     /// without repeats.
-    public var entrances: [RoomEntrance] {
+    package var entrances: [RoomEntrance] {
         var seen = Set<RoomEntrance>()
         return ([primaryEntrance] + additionalEntrances).filter { seen.insert($0.normalized).inserted }
     }
 
     /// Unix seconds at a point of the run.
-    func unixSeconds(at now: Instant) -> Int64 {
+    func unixSeconds(at now: RunInstant) -> Int64 {
         epochUnixSeconds + now.sinceOrigin.components.seconds
     }
 }
 
 /// How the embedded KnownUser-protected API (`/api/protected`) behaves, as a V3 connector's
 /// inline configuration would (`cookieValidityMinute`, `extendCookieValidity`).
-public struct ProtectedAPISettings: Sendable, Equatable {
+package struct ProtectedAPISettings: Sendable, Equatable {
     /// Validity of the `QueueITAccepted` session cookie (the connector README's default is 10).
-    public var cookieValidityMinutes: Int
+    package var cookieValidityMinutes: Int
     /// Re-issue the cookie with a fresh IssueTime on every valid request (sliding session).
-    public var extendCookieValidity: Bool
+    package var extendCookieValidity: Bool
 
-    public init(cookieValidityMinutes: Int = 10, extendCookieValidity: Bool = true) {
+    package init(cookieValidityMinutes: Int = 10, extendCookieValidity: Bool = true) {
         self.cookieValidityMinutes = cookieValidityMinutes
         self.extendCookieValidity = extendCookieValidity
     }
@@ -95,11 +95,11 @@ public struct ProtectedAPISettings: Sendable, Equatable {
 
 /// One way into the room: a proxy domain (or none: `{customerId}.queue-it.net`) and a path
 /// prefix, which, as in the SDK, applies only with a domain.
-public struct RoomEntrance: Sendable, Hashable {
-    public var waitingRoomDomain: String?
-    public var queuePathPrefix: String?
+package struct RoomEntrance: Sendable, Hashable {
+    package var waitingRoomDomain: String?
+    package var queuePathPrefix: String?
 
-    public init(waitingRoomDomain: String?, queuePathPrefix: String?) {
+    package init(waitingRoomDomain: String?, queuePathPrefix: String?) {
         self.waitingRoomDomain = waitingRoomDomain
         self.queuePathPrefix = queuePathPrefix
     }

@@ -8,8 +8,8 @@ import QueueClientCore
 /// first call at or after `eventStart` shuffles them (seeded) into the first slots, and later
 /// arrivals take the following slots first come, first served. Slot release times follow
 /// `ReleaseSchedule` (smooth outflow). Per visitor the model keeps 8 bytes plus 8 per slot.
-public struct WaitingRoomModel: Sendable {
-    public enum EnqueueDecision: Sendable, Equatable {
+package struct WaitingRoomModel: Sendable {
+    package enum EnqueueDecision: Sendable, Equatable {
         /// The visitor must watch the queue page.
         case queued(ticket: Int, queueId: String)
         /// The visitor passes at once with this token (`safetynet`, `disabled`, `idle`, `afterevent`).
@@ -18,19 +18,19 @@ public struct WaitingRoomModel: Sendable {
         case refused(reason: String)
     }
 
-    public struct QueuePosition: Sendable, Equatable {
+    package struct QueuePosition: Sendable, Equatable {
         /// 1 for the next visitor to be released.
-        public var position: Int
-        public var usersAhead: Int
+        package var position: Int
+        package var usersAhead: Int
         /// The time until `releaseAt`, the visitor's turn by the release schedule; users ahead ÷
         /// outflow when no turn is scheduled. The queue page's `Retry-After` is this, rounded up
         /// and capped (so the two never disagree).
-        public var expectedWait: Duration
+        package var expectedWait: Duration
         /// When this visitor's turn comes if the script holds; nil if it never comes.
-        public var releaseAt: Instant?
+        package var releaseAt: RunInstant?
     }
 
-    public enum QueuePageState: Sendable, Equatable {
+    package enum QueuePageState: Sendable, Equatable {
         /// Before event start: no place yet (the pre-queue is shuffled at start).
         case preQueue(eventStartsIn: Duration)
         case waiting(QueuePosition)
@@ -44,7 +44,7 @@ public struct WaitingRoomModel: Sendable {
     }
 
     /// Queue-it's default "max redirects per visitor".
-    public static let maxRedirectsPerVisitor = 3
+    package static let maxRedirectsPerVisitor = 3
 
     private struct Ticket: Sendable {
         static let passedDirectly: Int32 = -1
@@ -57,7 +57,7 @@ public struct WaitingRoomModel: Sendable {
         var awaitingInviteCode = false
     }
 
-    public let configuration: WaitingRoomConfiguration
+    package let configuration: WaitingRoomConfiguration
     private let timeline: ModeTimeline
     private let schedule: ReleaseSchedule
     private let queueIds: QueueIdCodec
@@ -72,7 +72,7 @@ public struct WaitingRoomModel: Sendable {
     private var recentArrivals = ArrivalRateWindow()
     private let inviteCodes: Set<String>
 
-    public init(configuration: WaitingRoomConfiguration) {
+    package init(configuration: WaitingRoomConfiguration) {
         self.configuration = configuration
         let settings = configuration.settings
         timeline = ModeTimeline(baseMode: settings.mode, faults: settings.faults)
@@ -87,19 +87,19 @@ public struct WaitingRoomModel: Sendable {
             waitingRoomId: configuration.waitingRoomId)
     }
 
-    public var ticketCount: Int { tickets.count }
+    package var ticketCount: Int { tickets.count }
 
-    public func mode(at now: Instant) -> RoomMode { timeline.mode(atNanoseconds: now.nanoseconds) }
+    package func mode(at now: RunInstant) -> RoomMode { timeline.mode(atNanoseconds: now.nanoseconds) }
 
-    public func queueId(ofTicket ticket: Int) -> String { queueIds.queueId(ofTicket: ticket) }
+    package func queueId(ofTicket ticket: Int) -> String { queueIds.queueId(ofTicket: ticket) }
 
-    public func ticket(forQueueId queueId: String) -> Int? {
+    package func ticket(forQueueId queueId: String) -> Int? {
         queueIds.ticket(forQueueId: queueId, ticketCount: tickets.count)
     }
 
     // MARK: Enqueue
 
-    public mutating func enqueue(enqueueKey: String?, enqueueToken: String?, at now: Instant) -> EnqueueDecision {
+    package mutating func enqueue(enqueueKey: String?, enqueueToken: String?, at now: RunInstant) -> EnqueueDecision {
         sealPreQueueIfDue(at: now)
         var awaitingInviteCode = false
         if configuration.settings.inviteOnly, let reason = inviteRefusal(key: enqueueKey, token: enqueueToken, at: now)
@@ -139,7 +139,7 @@ public struct WaitingRoomModel: Sendable {
         return .queued(ticket: ticketIndex, queueId: queueId)
     }
 
-    private mutating func inviteRefusal(key: String?, token: String?, at now: Instant) -> String? {
+    private mutating func inviteRefusal(key: String?, token: String?, at now: RunInstant) -> String? {
         if let key, !key.isEmpty, configuration.knownEnqueueKeys.contains(key) { return nil }
         if let token, !token.isEmpty {
             let nowMilliseconds = configuration.epochUnixSeconds * 1000 + now.milliseconds
@@ -157,7 +157,8 @@ public struct WaitingRoomModel: Sendable {
     // MARK: Queue page
 
     /// `inviteCode`: the queue URL's `code=`, if any.
-    public mutating func queuePage(ticket index: Int, inviteCode: String? = nil, at now: Instant) -> QueuePageState {
+    package mutating func queuePage(ticket index: Int, inviteCode: String? = nil, at now: RunInstant) -> QueuePageState
+    {
         if tickets[index].awaitingInviteCode {
             guard let inviteCode, inviteCodes.contains(inviteCode) else {
                 return .refused(
@@ -191,7 +192,7 @@ public struct WaitingRoomModel: Sendable {
         return .yourTurn(redirectType: passType, token: token(queueIds.queueId(ofTicket: index), passType, now))
     }
 
-    private func position(ofSlot slot: Int, releasedSlots: Int, at now: Instant) -> QueuePosition {
+    private func position(ofSlot slot: Int, releasedSlots: Int, at now: RunInstant) -> QueuePosition {
         let ahead = slot - releasedSlots
         let releaseAt = releaseInstant(ofQueueNumber: slot + 1)
         let outflow = configuration.settings.outflowPerSecond
@@ -217,16 +218,16 @@ public struct WaitingRoomModel: Sendable {
 
     /// When queue number `queueNumber` (1-based release order) is released if the script holds;
     /// nil for unknown numbers or when the room stops releasing for good before then.
-    public func releaseInstant(ofQueueNumber queueNumber: Int) -> Instant? {
+    package func releaseInstant(ofQueueNumber queueNumber: Int) -> RunInstant? {
         guard queueNumber >= 1, queueNumber <= slotReleasingTimes.count else { return nil }
         return schedule.instantReaching(releasingTime: slotReleasingTimes[queueNumber - 1]).map(
-            Instant.init(nanoseconds:))
+            RunInstant.init(nanoseconds:))
     }
 
     /// When the ticket's turn comes if nothing unscripted changes: nil while it sits in an
     /// unshuffled pre-queue (its place is drawn at event start) or if the turn never comes.
     /// Mode windows that let everyone through early are not taken into account.
-    public func releaseInstant(ofTicket index: Int) -> Instant? {
+    package func releaseInstant(ofTicket index: Int) -> RunInstant? {
         guard index >= 0, index < tickets.count, tickets[index].slot >= 0, !tickets[index].awaitingInviteCode else {
             return nil
         }
@@ -234,7 +235,7 @@ public struct WaitingRoomModel: Sendable {
     }
 
     /// 1-based queue number of a ticket, once it has a place.
-    public func queueNumber(ofTicket index: Int) -> Int? {
+    package func queueNumber(ofTicket index: Int) -> Int? {
         guard index >= 0, index < tickets.count, tickets[index].slot >= 0 else { return nil }
         return Int(tickets[index].slot) + 1
     }
@@ -244,7 +245,7 @@ public struct WaitingRoomModel: Sendable {
     /// At the first call at or after event start, give the pre-queue its places in a seeded
     /// random order. Their releasing times (0, gap, 2·gap, …) are what they would have been had
     /// the shuffle run exactly at event start, so sealing late changes nothing.
-    private mutating func sealPreQueueIfDue(at now: Instant) {
+    private mutating func sealPreQueueIfDue(at now: RunInstant) {
         guard !preQueueSealed, now.nanoseconds >= schedule.eventStart else { return }
         preQueueSealed = true
         var order = preQueue
@@ -268,7 +269,7 @@ public struct WaitingRoomModel: Sendable {
 
     // MARK: Tokens
 
-    private func token(_ queueId: String, _ type: RoomMode, _ now: Instant) -> String {
+    private func token(_ queueId: String, _ type: RoomMode, _ now: RunInstant) -> String {
         KnownUserToken(
             eventId: configuration.waitingRoomId, queueId: queueId,
             expiryUnixSeconds: configuration.unixSeconds(at: now + configuration.settings.tokenValidity),

@@ -24,36 +24,36 @@ import Synchronization
 /// request than the room's own work (docs/benchmarks.md), and the room's routes are the
 /// service's, not a router's. Logs one line per request at debug level (method, path without
 /// the query — queries can carry tokens — status, delay).
-public struct WaitingRoomServer: Sendable {
-    public let configuration: WaitingRoomConfiguration
-    public let host: String
-    public let port: Int
+package struct WaitingRoomServer: Sendable {
+    package let configuration: WaitingRoomConfiguration
+    package let host: String
+    package let port: Int
     private let clock: any RunClock
     private let logger: Logger
     private let onServerRunning: @Sendable (Int) async -> Void
     private let service: LockedWaitingRoomService
-    public let idleTimeout: Duration
+    package let idleTimeout: Duration
 
     /// Pending connections the listening socket queues. A launch opens with a burst (800
     /// visitors in the same millisecond, say); with the usual 256 the kernel drops the SYNs
     /// past it, and those visitors' first enqueue waits out TCP's 1 s SYN retransmit — a
     /// delay the real Queue-it edge would not add. The kernel caps it at `somaxconn`.
-    public static let listenBacklog = 8192
+    package static let listenBacklog = 8192
     /// Longest time a `.noAnswer` request is held open.
-    public static let noAnswerHold: Duration = .seconds(60)
+    package static let noAnswerHold: Duration = .seconds(60)
     /// A connection silent this long (no request, or a request that stopped arriving) is
     /// closed, unless `init` is given another bound.
-    public static let defaultIdleTimeout: Duration = .seconds(60)
+    package static let defaultIdleTimeout: Duration = .seconds(60)
     /// Larger request bodies are answered 413 (an enqueue body is a few hundred bytes).
-    public static let maximumBodySize = 1 << 20
+    package static let maximumBodySize = 1 << 20
     /// How long answers in flight may take to go out once the server is stopping.
-    public static let shutdownGrace: Duration = .seconds(5)
+    package static let shutdownGrace: Duration = .seconds(5)
 
     /// - Parameters:
     ///   - clock: the run's clock, so the room's `now` is relative to the run's start.
     ///   - idleTimeout: how long a connection may stay silent.
     ///   - onServerRunning: called with the bound port once the server listens (port 0 binds a free one).
-    public init(
+    package init(
         configuration: WaitingRoomConfiguration, host: String = "127.0.0.1", port: Int = 0,
         clock: any RunClock = WallClock(), logger: Logger, idleTimeout: Duration = defaultIdleTimeout,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -70,7 +70,7 @@ public struct WaitingRoomServer: Sendable {
 
     /// Serves until the task is cancelled or one of `gracefulShutdownSignals` (SIGINT, SIGTERM
     /// for `queuesim serve`) arrives, then stops gracefully. Throws when it cannot listen.
-    public func run(gracefulShutdownSignals: [Int32] = []) async throws {
+    package func run(gracefulShutdownSignals: [Int32] = []) async throws {
         let connections = RoomConnections()
         let (service, clock, logger, idleTimeout) = (service, clock, logger, idleTimeout)
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -108,13 +108,13 @@ public struct WaitingRoomServer: Sendable {
 
     /// The enqueue path to configure in a client, prefix included; requests must carry
     /// `Host: {configuration.roomHost}` when a `waitingRoomDomain` is set.
-    public var enqueuePath: String {
+    package var enqueuePath: String {
         let prefix = configuration.effectivePathPrefix.map { "/\($0)" } ?? ""
         return "\(prefix)/api/mobileapp/queue/\(configuration.customerId)/\(configuration.waitingRoomId)/enqueue"
     }
 
     /// The KnownUser-protected API's path (any host).
-    public static let protectedAPIPath = "/api/protected"
+    package static let protectedAPIPath = "/api/protected"
 
 }
 

@@ -11,17 +11,17 @@ import QueueClientCore
 /// visitor's later ones; so forecasts are
 /// offered only when no draw can change an answer (`FaultInjector.drawsAreIrrelevant`), and
 /// only when the order of polls at one instant cannot matter (`pollOrderIsIrrelevant`).
-public struct QueuePagePollForecast: Sendable, Equatable {
+package struct QueuePagePollForecast: Sendable, Equatable {
     /// When the ticket's turn comes (the script holds: slots never move once given).
-    public var releaseAt: Instant
+    package var releaseAt: RunInstant
     /// The delay before every forecast answer.
-    public var latency: Duration
+    package var latency: Duration
 }
 
 extension WaitingRoomService {
     /// The forecast for the visitor polling `queueId`, or nil when its polls must be handled one
     /// by one (draws matter, unknown id, no place yet, or a turn that never comes).
-    public func pollForecast(queueId: String) -> QueuePagePollForecast? {
+    package func pollForecast(queueId: String) -> QueuePagePollForecast? {
         guard faults.drawsAreIrrelevant, faults.pollOrderIsIrrelevant, let ticket = model.ticket(forQueueId: queueId),
             let releaseAt = model.releaseInstant(ofTicket: ticket)
         else { return nil }
@@ -32,8 +32,8 @@ extension WaitingRoomService {
     /// forecast answer: the room is in a releasing mode and no fault rule covers queue pages.
     /// `nanoseconds` is `now` in whole nanoseconds (rounded down), which a forecast chain knows
     /// without dividing; `now` itself is only worked out when some fault rule could apply (a
-    /// chain asks tens of times per visitor, and making an `Instant` multiplies 128-bit numbers).
-    func pollIsForecast(at now: @autoclosure () -> Instant, nanoseconds: Int64) -> Bool {
+    /// chain asks tens of times per visitor, and making an `RunInstant` multiplies 128-bit numbers).
+    func pollIsForecast(at now: @autoclosure () -> RunInstant, nanoseconds: Int64) -> Bool {
         guard modes.mode(atNanoseconds: nanoseconds).releasesQueue else { return false }
         return faults.rules.isEmpty || !faults.anyRuleApplies(endpoint: .queuePage, at: now())
     }

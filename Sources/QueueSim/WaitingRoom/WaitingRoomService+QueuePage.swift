@@ -7,7 +7,7 @@ extension WaitingRoomService {
     /// The longest `Retry-After` the page asks for, whatever the expected wait.
     static let longestPollSeconds: Int64 = 30
 
-    func queuePage(_ request: RoomRequest, at now: Instant) -> (HTTPResponse, [UInt8]) {
+    func queuePage(_ request: RoomRequest, at now: RunInstant) -> (HTTPResponse, [UInt8]) {
         guard let queueId = request.queryValue("q"), let ticket = model.ticket(forQueueId: queueId) else {
             return Self.jsonError(.notFound, "Unknown queue id")
         }

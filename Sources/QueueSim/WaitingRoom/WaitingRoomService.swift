@@ -3,7 +3,7 @@ import HTTPTypes
 import QueueClientCore
 
 /// What the room does with one request: answer after `delay`, drop the connection, or never answer.
-public enum RoomReply: Sendable {
+package enum RoomReply: Sendable {
     /// Answer with this head and body once `delay` (modelled latency plus fault latency) has passed.
     case response(HTTPResponse, body: [UInt8], delay: Duration)
     /// Close the connection without answering (a connection-reset fault).
@@ -17,11 +17,11 @@ public enum RoomReply: Sendable {
 ///
 /// Not an actor and not thread-safe: the virtual-time driver calls it synchronously from its
 /// event loop; the Hummingbird front calls it under a lock.
-public final class WaitingRoomService {
-    public internal(set) var model: WaitingRoomModel
-    public let configuration: WaitingRoomConfiguration
+package final class WaitingRoomService {
+    package internal(set) var model: WaitingRoomModel
+    package let configuration: WaitingRoomConfiguration
     /// Requests handled so far.
-    public private(set) var requestCount: UInt64 = 0
+    package private(set) var requestCount: UInt64 = 0
     let faults: FaultInjector
     /// Per-visitor draw keys, kept only when some answer depends on a draw (see `VisitorDraws`).
     private var draws: VisitorDraws?
@@ -42,7 +42,7 @@ public final class WaitingRoomService {
         let queueURLPrefix: String
     }
 
-    public init(configuration: WaitingRoomConfiguration) {
+    package init(configuration: WaitingRoomConfiguration) {
         self.configuration = configuration
         model = WaitingRoomModel(configuration: configuration)
         faults = FaultInjector(settings: configuration.settings, seed: configuration.seed)
@@ -63,7 +63,7 @@ public final class WaitingRoomService {
     }
 
     /// The queue URL handed out for a ticket: `https://{room host}[/{prefix}]/queue/{c}/{e}?q={queueId}`.
-    public func queueURL(queueId: String) -> String {
+    package func queueURL(queueId: String) -> String {
         "\(configuration.roomBaseURL)/queue/\(configuration.customerId)/\(configuration.waitingRoomId)?q=\(queueId)"
     }
 
@@ -78,22 +78,22 @@ public final class WaitingRoomService {
     }
 
     /// The enqueue URL a client must call (public host names, as in the SDK).
-    public var enqueueURL: String {
+    package var enqueueURL: String {
         "\(configuration.roomBaseURL)/api/mobileapp/queue/\(configuration.customerId)/\(configuration.waitingRoomId)/enqueue"
     }
 
     /// When the visitor with this queue id will be let through if the script holds (poll shortcut).
-    public func releaseInstant(forQueueId queueId: String) -> Instant? {
+    package func releaseInstant(forQueueId queueId: String) -> RunInstant? {
         model.ticket(forQueueId: queueId).flatMap { model.releaseInstant(ofTicket: $0) }
     }
 
     /// Counts requests a driver answered from `pollForecast` instead of handing them over, so
     /// `requestCount` ends where it would have.
-    public func countForecastRequests(_ count: Int) {
+    package func countForecastRequests(_ count: Int) {
         requestCount += UInt64(count)
     }
 
-    public func handle(_ request: HTTPRequest, body: [UInt8], at now: Instant) -> RoomReply {
+    package func handle(_ request: HTTPRequest, body: [UInt8], at now: RunInstant) -> RoomReply {
         requestCount += 1
         let parsed = RoomRequest(request)
         guard let (route, entrance) = resolveRoute(parsed) else {
@@ -241,7 +241,7 @@ public final class WaitingRoomService {
 
     private func answer(
         _ route: Route, _ request: RoomRequest, entrance: MatchingEntrance?, body: [UInt8], visitor: UInt64?,
-        at now: Instant
+        at now: RunInstant
     ) -> (
         HTTPResponse, [UInt8]
     ) {
@@ -267,7 +267,7 @@ public final class WaitingRoomService {
 
     // MARK: Enqueue
 
-    private func enqueue(body: [UInt8], queueURLPrefix: String, visitor: UInt64?, at now: Instant) -> (
+    private func enqueue(body: [UInt8], queueURLPrefix: String, visitor: UInt64?, at now: RunInstant) -> (
         HTTPResponse, [UInt8]
     ) {
         let enqueueKey: String?

@@ -7,16 +7,16 @@
 /// - when a type's `CodingKeys` are `CaseIterable`, keys not among them are recorded as
 ///   problems, with a "did you mean" when a known key is close.
 /// Every problem carries the position of the node it is about.
-public struct YamlDecoder: Sendable {
+package struct YamlDecoder: Sendable {
     /// Where an unknown key belongs instead (`outflow` → "`waitingRoom`"), for keys written in
     /// the wrong section; used when no known key of the section is close.
-    public var misplacedKeyHints: [String: String]
+    package var misplacedKeyHints: [String: String]
 
-    public init(misplacedKeyHints: [String: String] = [:]) {
+    package init(misplacedKeyHints: [String: String] = [:]) {
         self.misplacedKeyHints = misplacedKeyHints
     }
 
-    public func decode<T: Decodable>(_ type: T.Type, from node: YamlNode) -> (value: T?, problems: [YamlError]) {
+    package func decode<T: Decodable>(_ type: T.Type, from node: YamlNode) -> (value: T?, problems: [YamlError]) {
         let state = YamlDecodingState(misplacedKeyHints: misplacedKeyHints)
         let decoder = YamlNodeDecoder(node: node, codingPath: [], state: state)
         do {
@@ -30,16 +30,16 @@ public struct YamlDecoder: Sendable {
 }
 
 /// `Positioned<Value>`: a decoded value and where it was written.
-public struct Positioned<Value: Decodable & Sendable>: Decodable, Sendable {
-    public var value: Value
-    public var mark: YamlMark
+package struct Positioned<Value: Decodable & Sendable>: Decodable, Sendable {
+    package var value: Value
+    package var mark: YamlMark
 
-    public init(_ value: Value, at mark: YamlMark) {
+    package init(_ value: Value, at mark: YamlMark) {
         self.value = value
         self.mark = mark
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         guard let yaml = decoder as? YamlNodeDecoder else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: "Positioned decodes only from YAML"))
@@ -52,7 +52,7 @@ public struct Positioned<Value: Decodable & Sendable>: Decodable, Sendable {
 extension YamlNode: Decodable {
     /// The node itself, for values whose meaning depends on their shape (a literal or a CSV
     /// feeder, a duration written as a number or a string).
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         guard let yaml = decoder as? YamlNodeDecoder else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: "YamlNode decodes only from YAML"))

@@ -1,10 +1,10 @@
 /// A list whose items decode one by one: an item that fails is recorded as a problem and left
 /// out, and the others are still decoded (and checked).
-public struct YamlList<Element: Decodable & Sendable>: Decodable, Sendable {
-    public var elements: [Element]
-    public var mark: YamlMark
+package struct YamlList<Element: Decodable & Sendable>: Decodable, Sendable {
+    package var elements: [Element]
+    package var mark: YamlMark
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         guard let yaml = decoder as? YamlNodeDecoder else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: "YamlList decodes only from YAML"))

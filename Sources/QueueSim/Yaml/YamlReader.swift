@@ -6,12 +6,12 @@ import CYaml
 /// rather than by the thread's stack; aliases are resolved by copy and every node an alias
 /// re-uses counts against `maxAliasExpansion`, so a "billion laughs" file fails after a few
 /// thousand events instead of after gigabytes.
-public struct YamlReader: Sendable {
-    public var maxDepth: Int
-    public var maxAliasExpansion: Int
-    public var environment: [String: String]
+package struct YamlReader: Sendable {
+    package var maxDepth: Int
+    package var maxAliasExpansion: Int
+    package var environment: [String: String]
 
-    public init(environment: [String: String] = [:], maxDepth: Int = 64, maxAliasExpansion: Int = 100_000) {
+    package init(environment: [String: String] = [:], maxDepth: Int = 64, maxAliasExpansion: Int = 100_000) {
         self.environment = environment
         self.maxDepth = maxDepth
         self.maxAliasExpansion = maxAliasExpansion
@@ -19,7 +19,7 @@ public struct YamlReader: Sendable {
 
     /// The document's root node, or nil for a stream without a document (an empty file or
     /// one with only comments). Throws every problem found; syntax errors stop the reading.
-    public func read(_ bytes: [UInt8]) throws(YamlReadError) -> YamlNode? {
+    package func read(_ bytes: [UInt8]) throws(YamlReadError) -> YamlNode? {
         do {
             try YamlInputCheck.check(bytes)
         } catch {
@@ -40,8 +40,8 @@ public struct YamlReader: Sendable {
 }
 
 /// Every problem found in a YAML text, in the order found.
-public struct YamlReadError: Error, Sendable, Equatable {
-    public var errors: [YamlError]
+package struct YamlReadError: Error, Sendable, Equatable {
+    package var errors: [YamlError]
 }
 
 /// The event loop: libyaml events in, a node tree out.

@@ -6,7 +6,7 @@ import Testing
 /// When does the run say its own generator fell behind? On instants given by the test.
 @Suite("generator health: saturated seconds and what the end screen says")
 struct GeneratorHealthTests {
-    static func at(_ milliseconds: Int64) -> Instant { .origin + .milliseconds(milliseconds) }
+    static func at(_ milliseconds: Int64) -> RunInstant { .origin + .milliseconds(milliseconds) }
 
     /// 100 probes a second for `seconds` seconds, with `lag` in the seconds listed.
     static func probed(seconds: Int, lag: Duration, inSeconds late: Set<Int>, lateProbesPerSecond: Int = 100)

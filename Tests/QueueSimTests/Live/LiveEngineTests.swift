@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import QueueClientCore
+import StandInServers
 import Testing
 
 @testable import QueueSim

@@ -12,12 +12,12 @@ struct ArrivalScheduleTests {
         Arrivals(process: process, phases: phases, maxVisitors: max)
     }
 
-    private func instants(_ schedule: ArrivalSchedule) -> [Instant] {
+    private func instants(_ schedule: ArrivalSchedule) -> [RunInstant] {
         Array(schedule)
     }
 
-    private func at(nanoseconds: Int64) -> Instant {
-        Instant(sinceOrigin: .nanoseconds(nanoseconds))
+    private func at(nanoseconds: Int64) -> RunInstant {
+        RunInstant(sinceOrigin: .nanoseconds(nanoseconds))
     }
 
     @Test("uniform constant rate: arrivals centred in equal slots, evenly spaced across phases")
@@ -68,8 +68,8 @@ struct ArrivalScheduleTests {
         // 10t − t²/2 = 1/2 → t = 10 − √99.
         let first = (10 - 99.0.squareRoot()) * 1e9
         #expect(abs(Double(times[0].sinceOrigin.components.attoseconds) / 1e9 - first) <= 1)
-        #expect(times[49] <= Instant(sinceOrigin: .seconds(10)))
-        #expect(times[50] == Instant(sinceOrigin: .seconds(10)))
+        #expect(times[49] <= RunInstant(sinceOrigin: .seconds(10)))
+        #expect(times[50] == RunInstant(sinceOrigin: .seconds(10)))
     }
 
     @Test("bursts arrive together at the timeline point; pauses move the timeline")
@@ -126,7 +126,7 @@ struct ArrivalScheduleTests {
             arrivals([.steady(duration: .seconds(100), rate: 0, rampTo: 20)], process: .poisson), seed: 7)
         let times = instants(schedule)
         #expect(abs(times.count - 1000) <= 127)
-        let firstHalf = times.filter { $0 < Instant(sinceOrigin: .seconds(50)) }.count
+        let firstHalf = times.filter { $0 < RunInstant(sinceOrigin: .seconds(50)) }.count
         #expect(abs(firstHalf - 250) <= 64)
         #expect(abs(schedule.expectedCount - 1000) < 1e-9)
     }
@@ -149,7 +149,7 @@ struct ArrivalScheduleTests {
         let times = instants(scaled)
         #expect(scaled.scale == 10)
         #expect(times.count == 1000)
-        #expect(times.filter { $0 == Instant(sinceOrigin: .seconds(10)) }.count == 500)
+        #expect(times.filter { $0 == RunInstant(sinceOrigin: .seconds(10)) }.count == 500)
         #expect(scaled.span == .seconds(10))
         // Per-phase rounding never leaves the plan short of N.
         let uneven = arrivals([
@@ -170,7 +170,7 @@ struct ArrivalScheduleTests {
         let times = instants(scaled)
         #expect(times.count == 200)
         // The capped run lasted 10 s; twice the visitors arrive in the same 10 s.
-        #expect(times.last! < Instant(sinceOrigin: .seconds(10)))
+        #expect(times.last! < RunInstant(sinceOrigin: .seconds(10)))
     }
 
     @Test("--visitors with poisson: about N, never more")
@@ -200,7 +200,7 @@ struct ArrivalScheduleTests {
                 arrivals([.steady(duration: .seconds(1000), rate: 500, rampTo: 1500)], process: process), seed: 1)
             let started = ContinuousClock.now
             var count = 0
-            var last = Instant.origin
+            var last = RunInstant.origin
             var ordered = true
             for instant in schedule {
                 ordered = ordered && instant >= last

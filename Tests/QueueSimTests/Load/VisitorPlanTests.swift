@@ -120,7 +120,7 @@ struct VisitorPlanTests {
     func scaledPlan() throws {
         let visitors = try all(scenario(phases: [.steady(duration: .seconds(60), rate: 10, rampTo: 30)]), visitors: 500)
         #expect(visitors.count == 500)
-        #expect(visitors.last!.arrival <= Instant(sinceOrigin: .seconds(60)))
+        #expect(visitors.last!.arrival <= RunInstant(sinceOrigin: .seconds(60)))
     }
 
     @Test("preflight counts the plan per group without running it")

@@ -4,8 +4,8 @@ import QueueClientCore
 @testable import QueueSim
 
 /// An instant `milliseconds` after the run's origin.
-func at(_ milliseconds: Int) -> Instant {
-    Instant(sinceOrigin: .milliseconds(milliseconds))
+func at(_ milliseconds: Int) -> RunInstant {
+    RunInstant(sinceOrigin: .milliseconds(milliseconds))
 }
 
 /// A fresh, empty directory under the system temporary directory.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import QueueClientCore
+import StandInServers
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import QueueSim
@@ -22,19 +23,24 @@ import Testing
 
     @Test func cancelReleasesABlockedProducer() {
         let channel = BatchChannel<Int>(capacity: 1)
-        let sent = NSLock()
-        nonisolated(unsafe) var results: [Bool] = []
+        let results = SentResults()
         let producer = WorkerThread(name: "test-blocked") {
             for value in 0..<3 {
-                let accepted = channel.send([value])
-                sent.withLock { results.append(accepted) }
+                results.append(channel.send([value]))
             }
         }
         #expect(channel.receive() == [0])
         channel.cancel()
         producer.join()
         // The first two sends were taken or waiting; after the cancel, nothing is accepted.
-        #expect(sent.withLock { results.last } == false)
+        #expect(results.last == false)
         #expect(channel.receive() == nil)
     }
+}
+
+/// What each send answered, from the producer thread.
+private final class SentResults: Sendable {
+    private let answers = Mutex<[Bool]>([])
+    func append(_ accepted: Bool) { answers.withLock { $0.append(accepted) } }
+    var last: Bool? { answers.withLock { $0.last } }
 }

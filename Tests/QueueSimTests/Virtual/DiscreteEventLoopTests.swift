@@ -5,8 +5,8 @@ import Testing
 
 @Suite("Discrete-event loop")
 struct DiscreteEventLoopTests {
-    private func drain(_ loop: inout DiscreteEventLoop<String>) -> [(Instant, String)] {
-        var fired: [(Instant, String)] = []
+    private func drain(_ loop: inout DiscreteEventLoop<String>) -> [(RunInstant, String)] {
+        var fired: [(RunInstant, String)] = []
         while let (time, payload) = loop.step() { fired.append((time, payload)) }
         return fired
     }
@@ -67,11 +67,11 @@ struct DiscreteEventLoopTests {
         var random = SeededRandom(seed: 42, purpose: .arrivalJitter, index: 0)
         var loop = DiscreteEventLoop<Int>()
         // The reference: every (time, sequence) ever scheduled, fired smallest first.
-        var pending: [(time: Instant, sequence: Int)] = []
+        var pending: [(time: RunInstant, sequence: Int)] = []
         var fired: [Int] = []
         var expected: [Int] = []
         var sequence = 0
-        func schedule(after nanoseconds: Int64, from now: Instant) {
+        func schedule(after nanoseconds: Int64, from now: RunInstant) {
             let time = now + .nanoseconds(nanoseconds)
             loop.schedule(sequence, at: time)
             pending.append((time, sequence))

@@ -28,7 +28,7 @@ struct MD1TheoryTests {
         waits.reserveCapacity(visitors)
         for _ in 0..<visitors {
             time += -log(1 - random.nextUnit()) / (Self.rho * mu)
-            let arrival = Instant(nanoseconds: Int64(time * 1e9))
+            let arrival = RunInstant(nanoseconds: Int64(time * 1e9))
             guard case .queued(let ticket, _) = model.enqueue(enqueueKey: nil, enqueueToken: nil, at: arrival),
                 let release = model.releaseInstant(ofTicket: ticket)
             else {

@@ -28,7 +28,7 @@ import Testing
         var now = startMs
         while now <= endMs, passed.count < tickets.count {
             for ticket in tickets where passed[ticket] == nil {
-                let instant = Instant(sinceOrigin: .milliseconds(now))
+                let instant = RunInstant(sinceOrigin: .milliseconds(now))
                 if case .yourTurn = model.queuePage(ticket: ticket, at: instant) { passed[ticket] = now }
             }
             now += stepMs

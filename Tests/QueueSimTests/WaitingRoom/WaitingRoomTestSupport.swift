@@ -25,8 +25,8 @@ enum RoomFixture {
 
     /// An instant on a millisecond grid (exact, so comparisons with the room's integer
     /// nanosecond schedule never trip over binary fractions).
-    static func at(_ seconds: Double) -> Instant {
-        Instant(sinceOrigin: .milliseconds(Int64((seconds * 1000).rounded())))
+    static func at(_ seconds: Double) -> RunInstant {
+        RunInstant(sinceOrigin: .milliseconds(Int64((seconds * 1000).rounded())))
     }
 
     static func enqueueRequest(host: String = "acme.queue-it.net", path: String? = nil) -> HTTPRequest {

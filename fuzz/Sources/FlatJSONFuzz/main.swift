@@ -3,7 +3,7 @@
 // everything outside the subset, so the two must never disagree inside it). The `keeping:`
 // variant must accept and refuse exactly the same bodies.
 import Foundation
-import QueueClientCore
+@testable import QueueClientCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func flatJSONFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {

@@ -12,7 +12,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
-import QueueClientCore
+@testable import QueueClientCore
 
 @testable import QueueSim
 
@@ -81,7 +81,7 @@ public func roomRequestFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let service = WaitingRoomService(configuration: configuration(input[0]))
     var queueId = ""
     var cookie = ""
-    var now = Instant.origin
+    var now = RunInstant.origin
     let requests = input[1...].split(separator: 0, maxSplits: 16, omittingEmptySubsequences: true)
     for raw in requests {
         let text = String(decoding: raw, as: UTF8.self)

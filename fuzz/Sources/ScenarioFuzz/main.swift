@@ -2,7 +2,7 @@
 // validator, feeder checks) must load or fail with diagnostics that each carry a position in
 // the file (line ≥ 1, column ≥ 1) — never a crash, a hang or unbounded memory.
 import Foundation
-import QueueSim
+@testable import QueueSim
 
 /// A folder with the shipped feeder beside the scenario, so `csv: data/keys.csv` in a seed
 /// resolves and the feeder checks run; other paths fail to read, which must be positioned too.

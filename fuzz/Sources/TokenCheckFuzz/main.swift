@@ -8,7 +8,7 @@
 // Input: the token. Its first `@H` is replaced by the valid hash of the token without
 // `~h_@H`, so the fuzzer reaches the event id and expiry checks.
 import Foundation
-import QueueClientCore
+@testable import QueueClientCore
 
 @testable import QueueSim
 

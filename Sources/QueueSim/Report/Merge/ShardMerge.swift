@@ -10,23 +10,23 @@ import QueueClientCore
 /// - `timeline.csv`: from the merged rows, second by second (so per-second percentiles are
 ///   exact too), with each second's requests summed over the shards;
 /// - `run.json` and `report.html` as a run writes them, with the shards merged and missing.
-public enum ShardMerge {
-    public struct Result: Sendable {
-        public var visitors: Int
-        public var plannedVisitors: Int
-        public var verdicts: [ThresholdVerdict]
-        public var exitStatus: RunExitStatus
-        public var missing: [Int]
-        public var shardCount: Int
+package enum ShardMerge {
+    package struct Result: Sendable {
+        package var visitors: Int
+        package var plannedVisitors: Int
+        package var verdicts: [ThresholdVerdict]
+        package var exitStatus: RunExitStatus
+        package var missing: [Int]
+        package var shardCount: Int
         /// The merged run as `run` reports one (for `--junit`).
-        public var report: RunReport
-        public var description: RunDescription
-        public var thresholdTable: String { ThresholdTable.render(verdicts) }
+        package var report: RunReport
+        package var description: RunDescription
+        package var thresholdTable: String { ThresholdTable.render(verdicts) }
     }
 
     /// Writes the merged files into `directory` (which must exist). Throws `ShardSet.Failure`
     /// when a shard's rows and histograms disagree (nothing of the merge is trusted then).
-    public static func write(_ shards: ShardSet, into directory: String, runId: String, commandLine: [String])
+    package static func write(_ shards: ShardSet, into directory: String, runId: String, commandLine: [String])
         throws -> Result
     {
         let first = shards.first
@@ -60,7 +60,7 @@ public enum ShardMerge {
         let exitStatus = RunExitStatus.afterRun(interrupted: interrupted, terminated: terminated, verdicts: verdicts)
         let startedAt = reports.compactMap { Self.date($0.startedAt) }.min() ?? Date()
         let endedAt = reports.compactMap { Self.date($0.endedAt) }.max() ?? Date()
-        let end = Instant.origin + .milliseconds(reports.map(\.durationMs).max() ?? 0)
+        let end = RunInstant.origin + .milliseconds(reports.map(\.durationMs).max() ?? 0)
         let incomplete =
             shards.missing.isEmpty
             ? nil

@@ -2,9 +2,9 @@ import Foundation
 
 /// The shard report folders given to `queuesim merge`, read and checked: one plan (scenario,
 /// seed, `--visitors`, N), each shard once, none missing unless the caller allows it.
-public struct ShardSet: Sendable {
+package struct ShardSet: Sendable {
     /// Why shards cannot be merged (exit 2: the command line named the wrong folders).
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         case notAShardFolder(String, reason: String)
         case unreadable(String, reason: String)
         case differentScenario(String, String, String, String)
@@ -15,7 +15,7 @@ public struct ShardSet: Sendable {
         case missing([Int], count: Int)
         case mismatched(String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notAShardFolder(let folder, let reason):
                 "\(folder) is not the report of a sharded run: \(reason) (give the folders of `queuesim run --shard K/N`)"
@@ -40,16 +40,16 @@ public struct ShardSet: Sendable {
         }
     }
 
-    public struct Member: Sendable {
-        public var folder: String
+    package struct Member: Sendable {
+        package var folder: String
         var report: ShardReport
-        public var index: Int { report.shardIndex }
+        package var index: Int { report.shardIndex }
     }
 
     /// In shard order.
-    public let members: [Member]
-    public let count: Int
-    public let missing: [Int]
+    package let members: [Member]
+    package let count: Int
+    package let missing: [Int]
 
     /// `folders` without the run stores of the report folders among them: a report folder
     /// `DIR` is a link into `DIR.runs/` (docs/reports.md), so `reports/shard-*` names both;
@@ -69,7 +69,7 @@ public struct ShardSet: Sendable {
         return String(path)
     }
 
-    public init(folders: [String], allowPartial: Bool) throws {
+    package init(folders: [String], allowPartial: Bool) throws {
         var members: [Member] = []
         for folder in Self.reportFolders(folders) {
             members.append(Member(folder: folder, report: try Self.read(folder)))

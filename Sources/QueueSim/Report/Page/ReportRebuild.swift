@@ -7,12 +7,12 @@ import QueueClientCore
 /// The visitors come from `visitors.csv` (millisecond precision, as the summary was computed),
 /// the requests per second from `timeline.csv`, the header and the threshold verdicts from
 /// `run.json` as the run judged them. `run.json` is not rewritten.
-public enum ReportRebuild {
-    public enum Failure: Error, CustomStringConvertible, Equatable {
+package enum ReportRebuild {
+    package enum Failure: Error, CustomStringConvertible, Equatable {
         case notAReportFolder(String, missing: String)
         case unreadable(String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notAReportFolder(let folder, let missing):
                 "\(folder) is not a report folder: it has no \(missing) (give the folder `queuesim run` wrote, e.g. reports/launch)"
@@ -21,12 +21,12 @@ public enum ReportRebuild {
         }
     }
 
-    public struct Rebuilt: Sendable {
-        public var pagePath: String
-        public var visitors: Int
-        public var outcomeCounts: [VisitorOutcome: Int]
-        public var verdicts: [ThresholdVerdict]
-        public var exitStatus: RunExitStatus
+    package struct Rebuilt: Sendable {
+        package var pagePath: String
+        package var visitors: Int
+        package var outcomeCounts: [VisitorOutcome: Int]
+        package var verdicts: [ThresholdVerdict]
+        package var exitStatus: RunExitStatus
     }
 
     /// What `report.html` needs from `run.json` (older files lack `endpoint` and the marks).
@@ -66,7 +66,7 @@ public enum ReportRebuild {
         }
     }
 
-    public static func rebuild(_ folder: String) throws -> Rebuilt {
+    package static func rebuild(_ folder: String) throws -> Rebuilt {
         func path(_ file: String) -> String { Recorder.path(folder, file) }
         for file in [Recorder.manifestFile, Recorder.visitorsFile, Recorder.timelineFile, Recorder.summaryFile]
         where !FileManager.default.fileExists(atPath: path(file)) {

@@ -1,13 +1,13 @@
 /// Something the room was told to do at a point of the run's timeline: the event start, a mode
 /// change, a scripted fault window. Drawn on the report's time charts and kept in `run.json`
 /// (`timeline_marks`), so `queuesim report DIR` can draw them from an archived folder.
-public struct TimelineMark: Sendable, Equatable, Codable {
-    public var fromMs: Int64
+package struct TimelineMark: Sendable, Equatable, Codable {
+    package var fromMs: Int64
     /// nil: a point (the event start, a mode change), or a fault that lasts to the end.
-    public var toMs: Int64?
-    public var label: String
+    package var toMs: Int64?
+    package var label: String
 
-    public init(fromMs: Int64, toMs: Int64?, label: String) {
+    package init(fromMs: Int64, toMs: Int64?, label: String) {
         self.fromMs = fromMs
         self.toMs = toMs
         self.label = label
@@ -21,7 +21,7 @@ public struct TimelineMark: Sendable, Equatable, Codable {
 
     /// The marks of a scenario's embedded room (none for a real endpoint: queuesim does not
     /// know what a real room was told).
-    public static func marks(of scenario: Scenario) -> [TimelineMark] {
+    package static func marks(of scenario: Scenario) -> [TimelineMark] {
         guard let room = scenario.waitingRoom else { return [] }
         var marks: [TimelineMark] = []
         if room.eventStart > .zero {
@@ -40,7 +40,7 @@ public struct TimelineMark: Sendable, Equatable, Codable {
 
 extension FaultRule {
     /// The fault in words: `10m–12m: enqueue requests: answer 503 on 30% of requests`.
-    public var summary: String {
+    package var summary: String {
         let window = "\(ScenarioUnits.describe(from))–\(to.map(ScenarioUnits.describe) ?? "end")"
         let percent = rate * 100
         let share =

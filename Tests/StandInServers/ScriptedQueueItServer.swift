@@ -5,16 +5,22 @@ import NIOPosix
 import Synchronization
 
 /// A request as the stand-in received it.
-struct StandInRequest: Sendable {
-    var method: String
-    var uri: String
-    var host: String?
-    var body: String
+package struct StandInRequest: Sendable {
+    package var method: String
+    package var uri: String
+    package var headers: [(String, String)]
+    package var body: String
 
-    var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
+    package var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
+    package var host: String? { header("Host") }
+
+    /// The first field of that name, compared case-insensitively.
+    package func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
 
     /// A string member of the JSON body (the enqueue call's `userId`, `enqueueKey`, …).
-    func bodyField(_ name: String) -> String? {
+    package func bodyField(_ name: String) -> String? {
         guard let data = body.data(using: .utf8),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return nil }
@@ -22,20 +28,28 @@ struct StandInRequest: Sendable {
     }
 }
 
-struct StandInAnswer: Sendable {
-    var status: Int
-    var headers: [(String, String)] = []
-    var body: String = ""
+package struct StandInAnswer: Sendable {
+    package var status: Int
+    package var headers: [(String, String)]
+    package var body: String
+
+    package init(status: Int, headers: [(String, String)] = [], body: String = "") {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 }
 
-/// A stand-in for Queue-it's API on 127.0.0.1 (an ephemeral port), answering from a script:
-/// the runner reaches it as `endpoint: http://127.0.0.1:PORT`, exactly as it would a real room.
-final class ScriptedQueueItServer: Sendable {
+/// A stand-in for Queue-it's API and queue pages on 127.0.0.1 (an ephemeral port), answering
+/// from a script and recording every request: the runner reaches it as
+/// `endpoint: http://127.0.0.1:PORT`, the client core's transport through connect-to, exactly
+/// as they would a real room.
+package final class ScriptedQueueItServer: Sendable {
     private let channel: any Channel
     private let log: RequestLog
-    let port: Int
+    package let port: Int
 
-    var received: [StandInRequest] { log.requests }
+    package var received: [StandInRequest] { log.requests }
 
     private init(channel: any Channel, log: RequestLog) {
         self.channel = channel
@@ -43,7 +57,7 @@ final class ScriptedQueueItServer: Sendable {
         port = channel.localAddress?.port ?? 0
     }
 
-    static func start(script: @escaping @Sendable (StandInRequest) -> StandInAnswer) async throws
+    package static func start(script: @escaping @Sendable (StandInRequest) -> StandInAnswer) async throws
         -> ScriptedQueueItServer
     {
         let log = RequestLog()
@@ -64,10 +78,10 @@ final class ScriptedQueueItServer: Sendable {
         return ScriptedQueueItServer(channel: channel, log: log)
     }
 
-    func shutdown() async throws { try await channel.close() }
+    package func shutdown() async throws { try await channel.close() }
 
     /// Runs `body` with a started server and always closes it.
-    static func with<T>(
+    package static func with<T>(
         script: @escaping @Sendable (StandInRequest) -> StandInAnswer,
         _ body: (ScriptedQueueItServer) async throws -> T
     ) async throws -> T {
@@ -89,6 +103,8 @@ private final class RequestLog: Sendable {
     var requests: [StandInRequest] { storage.withLock { $0 } }
 }
 
+/// `@unchecked Sendable`: NIO calls a handler only on its channel's event loop, so the head
+/// and body being gathered are never touched from two threads.
 private final class ScriptedHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -109,7 +125,7 @@ private final class ScriptedHandler: ChannelInboundHandler, @unchecked Sendable 
         case .end:
             guard let head else { return }
             let request = StandInRequest(
-                method: head.method.rawValue, uri: head.uri, host: head.headers.first(name: "host"),
+                method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) },
                 body: body.readString(length: body.readableBytes) ?? "")
             let answer = respond(request)
             var headers = HTTPHeaders(answer.headers)

@@ -8,8 +8,8 @@ import Synchronization
 /// well-formed answers, answers that stall half-way, bodies trickled a byte at a time,
 /// connections closed after an answer. It counts connections and requests, so tests can see
 /// what the client's pool did.
-final class RawHTTPServer: Sendable {
-    enum Reply: Sendable {
+package final class RawHTTPServer: Sendable {
+    package enum Reply: Sendable {
         /// Write these bytes; close the connection afterwards when `close` is set.
         case bytes(String, close: Bool = false)
         /// Write these bytes, then nothing more (the client's timeout must end it).
@@ -22,10 +22,10 @@ final class RawHTTPServer: Sendable {
 
     private let channel: any Channel
     private let counts: Counts
-    let port: Int
+    package let port: Int
 
-    var connectionsAccepted: Int { counts.connections.withLock { $0 } }
-    var requestsReceived: Int { counts.requests.withLock { $0 } }
+    package var connectionsAccepted: Int { counts.connections.withLock { $0 } }
+    package var requestsReceived: Int { counts.requests.withLock { $0 } }
 
     private init(channel: any Channel, counts: Counts) {
         self.channel = channel
@@ -34,7 +34,7 @@ final class RawHTTPServer: Sendable {
     }
 
     /// - Parameter tls: serve TLS with this context (a self-signed certificate, say).
-    static func start(
+    package static func start(
         tls: NIOSSLContext? = nil, reply: @escaping @Sendable (_ requestNumber: Int) -> Reply
     ) async throws -> RawHTTPServer {
         let counts = Counts()
@@ -58,12 +58,12 @@ final class RawHTTPServer: Sendable {
         return RawHTTPServer(channel: channel, counts: counts)
     }
 
-    func shutdown() async {
+    package func shutdown() async {
         try? await channel.close()
     }
 
     /// Runs `body` with a started server and always closes it.
-    static func with<T>(
+    package static func with<T>(
         tls: NIOSSLContext? = nil, reply: @escaping @Sendable (Int) -> Reply,
         _ body: (RawHTTPServer) async throws -> T
     ) async throws -> T {
@@ -79,7 +79,7 @@ final class RawHTTPServer: Sendable {
     }
 
     /// A complete answer with a body and its length.
-    static func answer(status: String = "200 OK", headers: [String] = [], body: String) -> String {
+    package static func answer(status: String = "200 OK", headers: [String] = [], body: String) -> String {
         var text = "HTTP/1.1 \(status)\r\n"
         for header in headers { text += header + "\r\n" }
         text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
@@ -93,6 +93,8 @@ final class RawHTTPServer: Sendable {
 }
 
 /// Reads requests (head, then `Content-Length` bytes of body) and answers each per the script.
+/// `@unchecked Sendable`: NIO calls a handler only on its channel's event loop, so its
+/// buffer is never touched from two threads.
 private final class RawRequestHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
