@@ -32,10 +32,25 @@ package struct RunInstant: Comparable, Hashable, Sendable, CustomStringConvertib
     /// Whole milliseconds since the origin, rounded down (the unit of every report column).
     package var milliseconds: Int64 { sinceOrigin.wholeMilliseconds }
 
+    /// Whole nanoseconds since the origin, truncated: the integer unit of the room's schedule.
+    package var wholeNanoseconds: Int64 { sinceOrigin.wholeNanoseconds }
+
+    package init(wholeNanoseconds: Int64) {
+        self.init(sinceOrigin: .nanoseconds(wholeNanoseconds))
+    }
+
     package var description: String { "\(sinceOrigin)" }
 }
 
+/// Every conversion of a `Duration` to a number lives here, so each unit has one rounding rule.
 extension Duration {
+    /// Whole nanoseconds, rounded toward zero: the room's schedule arithmetic and NIO's
+    /// `TimeAmount` unit.
+    package var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
     /// Whole milliseconds, rounded toward negative infinity.
     package var wholeMilliseconds: Int64 {
         let (seconds, attoseconds) = components

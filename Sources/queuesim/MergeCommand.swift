@@ -7,33 +7,41 @@ struct MergeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge",
         abstract: "Merge the reports of a sharded run (run --shard K/N) into one report.",
+        usage: "queuesim merge [<options>] --out <DIR> <folders> ...",
         discussion: """
-            Reads the report folders the shards wrote (each has shard.json beside the usual
-            files), checks that they are the shards of one plan (same scenario file, seed,
-            --visitors and N; each shard once; none missing) and writes one report folder with
-            the files of a single run: visitors.csv in visitor order, summary.csv from the
-            merged histograms, timeline.csv second by second, run.json and report.html. Then
-            judges the scenario's thresholds on the merged data.
+            Reads the report folders the shards wrote (each has shard.json beside the
+            usual files), checks that they are the shards of one plan (same scenario file,
+            seed, --visitors and N; each shard once; none missing) and writes one report
+            folder with the files of a single run: visitors.csv in visitor order,
+            summary.csv from the merged histograms, timeline.csv second by second,
+            run.json and report.html. Then judges the scenario's thresholds on the merged
+            data.
 
             Examples:
-              queuesim merge reports/shard-0 reports/shard-1 reports/shard-2 --out reports/launch
+              queuesim merge reports/shard-0 reports/shard-1 --out reports/launch
               queuesim merge /reports/shard-* --out /reports/merged --allow-partial
               queuesim merge reports/shard-* --out reports/launch --junit reports/launch.xml
 
-            Exit codes: 0 every threshold held, 1 a threshold failed (reports written),
-            2 the folders are not the shards of one run (different scenario, seed or N, a shard
-            given twice, a shard missing without --allow-partial) or DIR is in use,
-            3 the merged report could not be written, 130/143 a shard was interrupted.
+            Exit codes:
+              0    every threshold held
+              1    a threshold failed (reports written)
+              2    the folders are not the shards of one run (another scenario, seed or
+                   N, a shard given twice, a shard missing without --allow-partial), or
+                   DIR is in use
+              3    the merged report could not be written
+              130, 143  a shard was interrupted
             """
     )
 
     @Argument(help: "The shards' report folders (each run's --out).")
     var folders: [String] = []
 
-    @Option(name: .customLong("out"), help: "The merged report directory.")
+    @Option(name: .customLong("out"), help: ArgumentHelp("The merged report directory.", valueName: "DIR"))
     var outputDirectory: String
 
-    @Option(help: "Also write the merged verdicts as JUnit XML to FILE, as run --junit does.")
+    @Option(
+        help: ArgumentHelp(
+            "Also write the merged verdicts as JUnit XML to FILE, as run --junit does.", valueName: "FILE"))
     var junit: String?
 
     @Flag(help: "Merge even when shards are missing; the report says which are.")

@@ -6,26 +6,33 @@ import QueueSim
 /// The options that change what a run plans, shared by `run` and `validate`, so that
 /// `validate` with the same options checks exactly what `run` will check before it starts.
 struct PlanOptions: ParsableArguments {
-    @Option(help: "Seed for every random choice (default: the scenario's seed).")
+    @Option(help: ArgumentHelp("Seed for every random choice (default: the scenario's seed).", valueName: "N"))
     var seed: UInt64?
 
-    @Option(help: "wall or virtual (default: the scenario's clock).")
+    @Option(help: "The clock to run on (default: the scenario's run.clock).")
     var clock: ClockKind?
 
-    @Option(help: "Hard stop, e.g. 90s or 10m, at most 8784h (default: the scenario's run.duration).")
+    @Option(
+        help: ArgumentHelp(
+            "Hard stop, e.g. 90s or 10m, at most 8784h (default: the scenario's run.duration).",
+            valueName: "DURATION"))
     var duration: DurationArgument?
 
-    @Option(help: "Scale the arrival plan to exactly N visitors (0 to 100000000), keeping its shape.")
+    @Option(
+        help: ArgumentHelp(
+            "Scale the arrival plan to exactly N visitors (0 to 100000000), keeping its shape.", valueName: "N"))
     var visitors: Int?
 
-    @Option(help: "Most visitors in flight at once on the wall clock (default: run.concurrency).")
+    @Option(
+        help: ArgumentHelp(
+            "Most visitors in flight at once on the wall clock (default: run.concurrency).", valueName: "N"))
     var concurrency: Int?
 
     @Option(
         name: .customLong("max-memory"),
-        help:
-            "Refuse a run whose memory estimate is over this, e.g. 4GiB or 512MiB (default: 80% of the memory available)."
-    )
+        help: ArgumentHelp(
+            "Refuse a run whose memory estimate is over this, e.g. 4GiB or 512MiB (default: 80% of the memory available).",
+            valueName: "SIZE"))
     var maxMemory: MemoryBudget?
 
     @Option(

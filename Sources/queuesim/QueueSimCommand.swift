@@ -8,8 +8,8 @@ struct QueueSimCommand: AsyncParsableCommand {
         commandName: "queuesim",
         abstract: "Rehearse a Queue-it waiting-room launch with virtual app visitors.",
         discussion: """
-            A YAML scenario describes the waiting room, how visitors arrive and
-            what must hold (thresholds). See docs/scenarios.md for every key.
+            A YAML scenario describes the waiting room, how visitors arrive and what must
+            hold (thresholds). See docs/scenarios.md for every key.
 
             Examples:
               queuesim validate scenarios/launch.yaml
@@ -18,10 +18,14 @@ struct QueueSimCommand: AsyncParsableCommand {
               queuesim run scenarios/launch.yaml
               queuesim recover reports/launch
 
-            Exit codes: 0 valid / every threshold held, 1 a threshold failed,
-            2 the scenario or the command line is invalid (or the report directory is in use),
-            3 the run could not start or could not write its reports, 130 interrupted (SIGINT),
-            143 stopped by SIGTERM.
+            Exit codes:
+              0    valid, or every threshold held
+              1    a threshold failed
+              2    the scenario or the command line is invalid, or the report directory
+                   is in use
+              3    the run could not start or could not write its reports
+              130  interrupted (SIGINT)
+              143  stopped (SIGTERM)
             """,
         version: QueueSimVersion.current,
         subcommands: [

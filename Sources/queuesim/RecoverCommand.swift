@@ -8,18 +8,20 @@ struct RecoverCommand: ParsableCommand {
         abstract: "Turn the folder of a run that was killed into a report marked incomplete.",
         discussion: """
             A run that was killed (kill -9, an OOM kill, a CI timeout) leaves its rows in
-            DIR.runs/<run id>/, and DIR still shows the previous report. `recover` writes that
-            run's visitors.csv (every row that reached the disk, about all but the last second,
-            and an `interrupted` row for each visitor below the last recorded one that has none),
-            summary.csv, timeline.csv and run.json with `incomplete` saying why, then points DIR
-            at it when it is newer than the report DIR shows. The next `queuesim run` into DIR
-            does the same on its own.
+            DIR.runs/<run id>/, and DIR still shows the previous report. `recover` writes
+            that run's visitors.csv (every row that reached the disk, about all but the
+            last second, and an `interrupted` row for each visitor below the last recorded
+            one that has none), summary.csv, timeline.csv and run.json with `incomplete`
+            saying why, then points DIR at it when it is newer than the report DIR shows.
+            The next `queuesim run` into DIR does the same on its own.
 
             Examples:
               queuesim recover reports/launch
 
-            Exit codes: 0 recovered, or nothing to recover; 2 DIR is in use by a run or is not a
-            report folder; 3 the reports could not be written.
+            Exit codes:
+              0    recovered, or nothing to recover
+              2    DIR is in use by a run or is not a report folder
+              3    the reports could not be written
             """
     )
 

@@ -8,16 +8,20 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Write report.html again from a report folder's CSVs and run.json.",
         discussion: """
-            Every run writes report.html beside its CSVs. `report` rebuilds it from the folder's
-            own files — visitors.csv, timeline.csv, summary.csv and run.json — so a folder
-            archived by CI, copied from another machine or written by an older queuesim gets the
-            page too. The threshold verdicts and the exit status are the run's own, from
-            run.json; run.json is not changed. Prints the outcomes and the page's path.
+            Every run writes report.html beside its CSVs. `report` rebuilds it from the
+            folder's own files — visitors.csv, timeline.csv, summary.csv and run.json — so
+            a folder archived by CI, copied from another machine or written by an older
+            queuesim gets the page too. The threshold verdicts and the exit status are the
+            run's own, from run.json; run.json is not changed. Prints the outcomes and the
+            page's path.
 
             Examples:
               queuesim report reports/launch
 
-            Exit codes: 0 written; 2 DIR is not a report folder; 3 report.html could not be written.
+            Exit codes:
+              0    written
+              2    DIR is not a report folder
+              3    report.html could not be written
             """
     )
 

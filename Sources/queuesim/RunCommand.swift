@@ -10,9 +10,10 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run a scenario: every visitor through the client core, reports, thresholds.",
         discussion: """
-            Runs every planned visitor through QueueClientCore against the scenario's endpoint
-            (the embedded waiting room by default), writes visitors.csv, summary.csv,
-            timeline.csv and run.json to the report directory, and judges the thresholds.
+            Runs every planned visitor through QueueClientCore against the scenario's
+            endpoint (the embedded waiting room by default), writes visitors.csv,
+            summary.csv, timeline.csv and run.json to the report directory, and judges the
+            thresholds.
 
             Examples:
               queuesim run scenarios/launch.yaml
@@ -20,26 +21,34 @@ struct RunCommand: AsyncParsableCommand {
               queuesim run scenarios/soak.yaml --clock virtual --visitors 100000
               queuesim run scenarios/launch.yaml --duration 30s --concurrency 500 --quiet
 
-            The report directory is a link to this run's own folder, DIR.runs/<run id>/, swapped
-            in once every file is written: readers never see files of two runs, and a run that
-            fails or is killed leaves the previous report current. One run at a time per
-            directory. A run that was killed is turned into a report marked incomplete by the
-            next run into the same directory, or by `queuesim recover DIR`.
+            The report directory is a link to this run's own folder, DIR.runs/<run id>/,
+            swapped in once every file is written: readers never see files of two runs,
+            and a run that fails or is killed leaves the previous report current. One run
+            at a time per directory. A run that was killed is turned into a report marked
+            incomplete by the next run into the same directory, or by `queuesim recover
+            DIR`.
 
-            Exit codes: 0 every threshold held, 1 a threshold failed (reports written),
-            2 invalid scenario or command line, or the report directory is in use (nothing run),
-            3 the run could not start or could not write its reports,
-            130 interrupted by SIGINT, 143 stopped by SIGTERM (reports written, in-flight visitors
-            `interrupted`; before the run starts, either signal ends it at once with nothing written).
-            A shard (--shard K/N) does not judge thresholds on its share: it exits 0 when it
-            finished, and queuesim merge judges the whole run.
+            Exit codes:
+              0    every threshold held
+              1    a threshold failed (reports written)
+              2    invalid scenario or command line, or the report directory is in use
+                   (nothing run)
+              3    the run could not start or could not write its reports
+              130  interrupted by SIGINT; 143 stopped by SIGTERM (reports written,
+                   in-flight visitors `interrupted`; before the run starts, either
+                   signal ends it at once with nothing written)
+
+            A shard (--shard K/N) does not judge thresholds on its share: it exits 0
+            when it finished, and queuesim merge judges the whole run.
             """
     )
 
     @Argument(help: "The scenario file (YAML).")
     var file: String
 
-    @Option(name: .customLong("out"), help: "Report directory (default: the scenario's reports.dir).")
+    @Option(
+        name: .customLong("out"),
+        help: ArgumentHelp("Report directory (default: the scenario's reports.dir).", valueName: "DIR"))
     var outputDirectory: String?
 
     @OptionGroup var plan: PlanOptions
@@ -47,10 +56,13 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress line and no summary; reports and exit code only.")
     var quiet = false
 
-    @Option(help: "Earlier complete runs to keep in DIR.runs/ beside the current one (default 0).")
+    @Option(help: ArgumentHelp("Earlier complete runs to keep in DIR.runs/ beside the current one.", valueName: "N"))
     var keep: Int = 0
 
-    @Option(help: "Also write the verdicts as JUnit XML to FILE: a test case per threshold and per visitor group.")
+    @Option(
+        help: ArgumentHelp(
+            "Also write the verdicts as JUnit XML to FILE: a test case per threshold and per visitor group.",
+            valueName: "FILE"))
     var junit: String?
 
     func validate() throws {

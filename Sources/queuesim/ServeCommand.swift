@@ -8,13 +8,16 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve a scenario's embedded waiting room, for a real app or another load tool.",
+        usage: "queuesim serve [<options>] <file>",
         discussion: """
-            Starts the scenario's waiting room (mode, outflow, event start, invite-only keys,
-            faults on the timeline, which starts now) as an HTTP server and prints the URLs to
-            configure. Binds 127.0.0.1 unless --host says otherwise. Stops on SIGINT/SIGTERM.
+            Starts the scenario's waiting room (mode, outflow, event start, invite-only
+            keys, faults on the timeline, which starts now) as an HTTP server and prints
+            the URLs to configure. Binds 127.0.0.1 unless --host says otherwise. Stops on
+            SIGINT/SIGTERM.
 
-            The room answers by path; when the scenario has a waitingRoomDomain, requests must
-            carry that Host (point the domain at this server, or send the Host header).
+            The room answers by path; when the scenario has a waitingRoomDomain, requests
+            must carry that Host (point the domain at this server, or send the Host
+            header).
 
             Examples:
               queuesim serve scenarios/launch.yaml
@@ -28,13 +31,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: "The scenario file (YAML); its endpoint must be embedded.")
     var file: String
 
-    @Option(help: "Address to bind.")
+    @Option(help: ArgumentHelp("Address to bind.", valueName: "ADDRESS"))
     var host: String = "127.0.0.1"
 
-    @Option(help: "Port to bind (0: any free port).")
+    @Option(help: ArgumentHelp("Port to bind (0: any free port).", valueName: "PORT"))
     var port: Int = 8080
 
-    @Option(help: "debug logs one line per request; info, warning or error log less.")
+    @Option(help: "How much to log: debug logs one line per request.")
     var logLevel: LogLevelArgument = .info
 
     func validate() throws {

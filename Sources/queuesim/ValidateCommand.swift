@@ -5,14 +5,16 @@ struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check scenario files and show what each will do.",
+        usage: "queuesim validate [<options>] <files> ...",
         discussion: """
-            Reads each file, reports every problem as FILE:LINE:COLUMN: message on standard error,
-            and for a valid file prints a short description: the enqueue URL each group calls,
-            planned visitors, arrival rates, the room's mode and outflow, faults and thresholds.
-            Then runs `run`'s own preflight with the same options: the whole plan is walked,
-            feeders must have rows for every visitor planned to read them, and the memory
-            estimate must fit the budget (--max-memory). Exit 0 means `queuesim run` with the
-            same options will start; 2 otherwise.
+            Reads each file, reports every problem as FILE:LINE:COLUMN: message on
+            standard error, and for a valid file prints a short description: the enqueue
+            URL each group calls, planned visitors, arrival rates, the room's mode and
+            outflow, faults and thresholds. Then runs `run`'s own preflight with the same
+            options: the whole plan is walked, feeders must have rows for every visitor
+            planned to read them, and the memory estimate must fit the budget
+            (--max-memory). Exit 0 means `queuesim run` with the same options will start;
+            2 otherwise.
 
             Examples:
               queuesim validate scenarios/launch.yaml

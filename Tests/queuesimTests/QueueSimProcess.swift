@@ -55,11 +55,15 @@ struct QueueSimProcess {
     /// Runs to the end, or kills the child at `limit` and throws. With `interruptAfter`, the
     /// child gets a SIGINT that long after its start.
     /// `program`: another executable to run instead (a shell that sets limits, then execs queuesim).
+    /// `environment`: variables set for the child on top of the test's own.
     static func run(
         _ arguments: [String], limit: Duration = .seconds(10), interruptAfter: Duration? = nil,
-        program: String? = nil, signal: Int32 = SIGINT
+        program: String? = nil, signal: Int32 = SIGINT, environment: [String: String] = [:]
     ) throws -> Result {
         let process = Process()
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.executableURL = URL(fileURLWithPath: try program ?? executable())
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)

@@ -205,3 +205,26 @@ final class TemporaryScenario {
         try? FileManager.default.removeItem(at: folder)
     }
 }
+
+/// `--help` is read in an 80-column terminal: every line fits, and options that take one of a
+/// few words list them.
+@Suite("Help text at 80 columns")
+struct HelpTextTests {
+    static let commands: [[String]] = [[], ["run"], ["validate"], ["serve"], ["merge"], ["report"], ["recover"]]
+
+    @Test("Every line fits in 80 columns", arguments: commands)
+    func fits(command: [String]) throws {
+        let help = try QueueSimProcess.run(command + ["--help"], environment: ["COLUMNS": "80"])
+        #expect(help.status == 0)
+        let long = help.stdout.split(separator: "\n").filter { $0.count > 80 }
+        #expect(long.isEmpty, "lines over 80 columns: \(long)")
+    }
+
+    @Test func closedSetsListTheirValues() throws {
+        let run = try QueueSimProcess.run(["run", "--help"], environment: ["COLUMNS": "80"])
+        #expect(run.stdout.contains("(values: wall, virtual)"))
+        #expect(run.stdout.contains("--duration <DURATION>"))
+        let serve = try QueueSimProcess.run(["serve", "--help"], environment: ["COLUMNS": "80"])
+        #expect(serve.stdout.contains("values: trace, debug, info, notice, warning, error,"))
+    }
+}

@@ -139,12 +139,6 @@ package final class EnqueueHeaderTemplate: Sendable {
 
 /// Minimal JSON string writing (the body has only string members).
 enum JSONText {
-    static func quoted(_ string: String) -> String {
-        var out: [UInt8] = []
-        appendQuoted(string, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
     /// `"…"` with `"`, `\`, `\n`, `\r`, `\t` and other control characters escaped; everything
     /// else, non-ASCII included, as its own UTF-8 bytes.
     static func appendQuoted(_ string: String, to out: inout [UInt8]) {

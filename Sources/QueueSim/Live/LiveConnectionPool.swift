@@ -271,11 +271,3 @@ final class LiveConnectionPool {
         connection.poolIndex = -1
     }
 }
-
-extension Duration {
-    /// Whole nanoseconds, rounded toward zero (NIO's `TimeAmount` unit).
-    var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}

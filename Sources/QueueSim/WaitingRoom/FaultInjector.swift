@@ -56,10 +56,10 @@ struct FaultInjector: Sendable {
     /// rule fires always or never (rate 1 or 0) and adds no jitter. Only then may a driver skip
     /// requests without changing the draws of the requests that follow.
     var drawsAreIrrelevant: Bool {
-        guard latency.jitter.nanoseconds == 0 else { return false }
+        guard latency.jitter.wholeNanoseconds == 0 else { return false }
         return rules.allSatisfy { rule in
             guard rule.rate >= 1 || rule.rate <= 0 else { return false }
-            if case .latency(_, let jitter) = rule.effect { return jitter.nanoseconds == 0 }
+            if case .latency(_, let jitter) = rule.effect { return jitter.wholeNanoseconds == 0 }
             return true
         }
     }
@@ -113,7 +113,7 @@ struct FaultInjector: Sendable {
 
     /// Uniform in [−jitter, +jitter], to the microsecond.
     private func symmetricJitter(_ jitter: Duration, using random: inout SeededRandom) -> Duration {
-        let span = jitter.nanoseconds / 1000
+        let span = jitter.wholeNanoseconds / 1000
         guard span > 0 else { return .zero }
         let draw = Int64(random.next() % UInt64(2 * span + 1)) - span
         return .microseconds(draw)

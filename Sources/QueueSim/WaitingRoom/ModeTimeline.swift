@@ -15,7 +15,7 @@ struct ModeTimeline: Sendable {
     init(baseMode: RoomMode, faults: [FaultRule]) {
         let modeRules: [(from: Int64, to: Int64, mode: RoomMode)] = faults.compactMap { rule in
             guard case .mode(let mode) = rule.effect else { return nil }
-            return (rule.from.nanoseconds, rule.to?.nanoseconds ?? .max, mode)
+            return (rule.from.wholeNanoseconds, rule.to?.wholeNanoseconds ?? .max, mode)
         }
         var breakpoints = Set<Int64>([0])
         for rule in modeRules {
@@ -49,20 +49,4 @@ extension RoomMode {
     /// Modes in which the queue moves at the outflow rate. In the others every visitor is let
     /// through at once with a token of that redirect type.
     var releasesQueue: Bool { self == .queue || self == .safetynet }
-}
-
-extension Duration {
-    /// Whole nanoseconds (truncated): the integer unit of the room's schedule arithmetic.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}
-
-extension RunInstant {
-    var nanoseconds: Int64 { sinceOrigin.nanoseconds }
-
-    init(nanoseconds: Int64) {
-        self.init(sinceOrigin: .nanoseconds(nanoseconds))
-    }
 }

@@ -77,7 +77,7 @@ package struct WaitingRoomModel: Sendable {
         let settings = configuration.settings
         timeline = ModeTimeline(baseMode: settings.mode, faults: settings.faults)
         schedule = ReleaseSchedule(
-            timeline: timeline, eventStart: settings.eventStart.nanoseconds,
+            timeline: timeline, eventStart: settings.eventStart.wholeNanoseconds,
             outflowPerSecond: settings.outflowPerSecond)
         queueIds = QueueIdCodec(seed: configuration.seed)
         signingKey = PreparedHMAC(key: settings.secretKey)
@@ -89,7 +89,7 @@ package struct WaitingRoomModel: Sendable {
 
     package var ticketCount: Int { tickets.count }
 
-    package func mode(at now: RunInstant) -> RoomMode { timeline.mode(atNanoseconds: now.nanoseconds) }
+    package func mode(at now: RunInstant) -> RoomMode { timeline.mode(atNanoseconds: now.wholeNanoseconds) }
 
     package func queueId(ofTicket ticket: Int) -> String { queueIds.queueId(ofTicket: ticket) }
 
@@ -111,7 +111,7 @@ package struct WaitingRoomModel: Sendable {
             awaitingInviteCode = true
         }
         defer { if awaitingInviteCode { tickets[tickets.count - 1].awaitingInviteCode = true } }
-        let time = now.nanoseconds
+        let time = now.wholeNanoseconds
         let arrivalsInWindow = recentArrivals.record(atNanoseconds: time)
         let ticketIndex = tickets.count
         let queueId = queueIds.queueId(ofTicket: ticketIndex)
@@ -169,7 +169,7 @@ package struct WaitingRoomModel: Sendable {
             tickets[index].awaitingInviteCode = false
         }
         sealPreQueueIfDue(at: now)
-        let time = now.nanoseconds
+        let time = now.wholeNanoseconds
         let mode = timeline.mode(atNanoseconds: time)
         let ticket = tickets[index]
         let passType: RoomMode
@@ -221,7 +221,7 @@ package struct WaitingRoomModel: Sendable {
     package func releaseInstant(ofQueueNumber queueNumber: Int) -> RunInstant? {
         guard queueNumber >= 1, queueNumber <= slotReleasingTimes.count else { return nil }
         return schedule.instantReaching(releasingTime: slotReleasingTimes[queueNumber - 1]).map(
-            RunInstant.init(nanoseconds:))
+            RunInstant.init(wholeNanoseconds:))
     }
 
     /// When the ticket's turn comes if nothing unscripted changes: nil while it sits in an
@@ -246,7 +246,7 @@ package struct WaitingRoomModel: Sendable {
     /// random order. Their releasing times (0, gap, 2·gap, …) are what they would have been had
     /// the shuffle run exactly at event start, so sealing late changes nothing.
     private mutating func sealPreQueueIfDue(at now: RunInstant) {
-        guard !preQueueSealed, now.nanoseconds >= schedule.eventStart else { return }
+        guard !preQueueSealed, now.wholeNanoseconds >= schedule.eventStart else { return }
         preQueueSealed = true
         var order = preQueue
         // Our own Fisher–Yates (not `shuffle(using:)`, whose algorithm the standard library

@@ -58,7 +58,7 @@ extension WaitingRoomService {
     /// `Retry-After` in whole seconds: the time until the visitor's turn rounded up, clamped
     /// to 1…`longestPollSeconds`.
     static func retryAfterSeconds(untilTurn: Duration) -> Int64 {
-        retryAfterSeconds(untilTurnNanoseconds: untilTurn.nanoseconds)
+        retryAfterSeconds(untilTurnNanoseconds: untilTurn.wholeNanoseconds)
     }
 
     /// The same, from the nanoseconds to the turn (rounded toward zero).

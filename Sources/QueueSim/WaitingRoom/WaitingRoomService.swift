@@ -62,11 +62,6 @@ package final class WaitingRoomService {
             }
     }
 
-    /// The queue URL handed out for a ticket: `https://{room host}[/{prefix}]/queue/{c}/{e}?q={queueId}`.
-    package func queueURL(queueId: String) -> String {
-        "\(configuration.roomBaseURL)/queue/\(configuration.customerId)/\(configuration.waitingRoomId)?q=\(queueId)"
-    }
-
     /// `prefix + suffix` in one exactly sized string: the room writes one per visitor for the
     /// queue URL and one for the turn's `Location`, from prefixes worked out once.
     static func joined(_ prefix: String, _ suffix: String) -> String {
@@ -80,11 +75,6 @@ package final class WaitingRoomService {
     /// The enqueue URL a client must call (public host names, as in the SDK).
     package var enqueueURL: String {
         "\(configuration.roomBaseURL)/api/mobileapp/queue/\(configuration.customerId)/\(configuration.waitingRoomId)/enqueue"
-    }
-
-    /// When the visitor with this queue id will be let through if the script holds (poll shortcut).
-    package func releaseInstant(forQueueId queueId: String) -> RunInstant? {
-        model.ticket(forQueueId: queueId).flatMap { model.releaseInstant(ofTicket: $0) }
     }
 
     /// Counts requests a driver answered from `pollForecast` instead of handing them over, so

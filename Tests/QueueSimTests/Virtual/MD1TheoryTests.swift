@@ -28,14 +28,14 @@ struct MD1TheoryTests {
         waits.reserveCapacity(visitors)
         for _ in 0..<visitors {
             time += -log(1 - random.nextUnit()) / (Self.rho * mu)
-            let arrival = RunInstant(nanoseconds: Int64(time * 1e9))
+            let arrival = RunInstant(wholeNanoseconds: Int64(time * 1e9))
             guard case .queued(let ticket, _) = model.enqueue(enqueueKey: nil, enqueueToken: nil, at: arrival),
                 let release = model.releaseInstant(ofTicket: ticket)
             else {
                 Issue.record("visitor was not queued with a release instant")
                 return
             }
-            waits.append(Double((release - arrival).nanoseconds) / 1e9)
+            waits.append(Double((release - arrival).wholeNanoseconds) / 1e9)
         }
         let expected = Self.rho / (2 * mu * (1 - Self.rho))
         let batches = BatchMeans(Array(waits.dropFirst(visitors / 10)), batches: 20)

@@ -57,7 +57,7 @@ import Testing
         for burst in [0.0, 95.0, 400.0] { arrivals += Array(repeating: burst, count: 150) }
         arrivals += stride(from: 700.0, to: 760.0, by: 0.2).map { $0 }
         let tickets = enqueueAll(&model, at: arrivals)
-        let releases = tickets.map { model.releaseInstant(ofTicket: $0)!.sinceOrigin.nanoseconds }
+        let releases = tickets.map { model.releaseInstant(ofTicket: $0)!.sinceOrigin.wholeNanoseconds }
         #expect(releases == releases.sorted(), "release order follows enqueue order after event start")
         for (index, start) in releases.enumerated() {
             let inWindow = releases[index...].prefix(while: { $0 < start + 60_000_000_000 }).count
