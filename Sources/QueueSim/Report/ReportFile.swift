@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -27,11 +28,12 @@ package enum ReportWriteError: Error, Equatable, CustomStringConvertible {
 
 private func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
 
-/// A plain file descriptor with whole-buffer writes. POSIX rather than `FileHandle` because the
-/// row spool needs exact offsets and the ordered copy needs `mmap`.
+/// A report file: whole-buffer writes through swift-system's `FileDescriptor` (which retries
+/// interrupted and partial writes). A descriptor rather than `FileHandle` because the row spool
+/// needs exact offsets and the ordered copy needs `mmap`.
 final class ReportFile {
     let path: String
-    private var descriptor: Int32
+    private var descriptor: FileDescriptor?
     /// Bytes written so far, and their SHA-256 when `hashing` (for `run.json`'s `files`).
     private(set) var bytesWritten = 0
     private var hasher: SHA256?
@@ -40,8 +42,13 @@ final class ReportFile {
     init(creating path: String, hashing: Bool = false) throws {
         self.path = path
         hasher = hashing ? SHA256() : nil
-        descriptor = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw ReportWriteError.cannotOpen(path: path, errno: errno) }
+        do {
+            descriptor = try FileDescriptor.open(
+                FilePath(path), .readWrite, options: [.create, .truncate, .closeOnExec],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch let error as Errno {
+            throw ReportWriteError.cannotOpen(path: path, errno: error.rawValue)
+        }
     }
 
     deinit { close() }
@@ -51,16 +58,13 @@ final class ReportFile {
     }
 
     func write(_ buffer: UnsafeRawBufferPointer) throws {
+        guard let descriptor else { throw ReportWriteError.cannotWrite(path: path, errno: EBADF) }
         hasher?.update(bufferPointer: buffer)
         bytesWritten += buffer.count
-        var remaining = buffer
-        while !remaining.isEmpty {
-            let written = systemWrite(descriptor, remaining.baseAddress, remaining.count)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw ReportWriteError.cannotWrite(path: path, errno: errno)
-            }
-            remaining = UnsafeRawBufferPointer(rebasing: remaining[written...])
+        do {
+            _ = try descriptor.writeAll(buffer)
+        } catch let error as Errno {
+            throw ReportWriteError.cannotWrite(path: path, errno: error.rawValue)
         }
     }
 
@@ -68,7 +72,8 @@ final class ReportFile {
     /// buffer (mmap refuses zero lengths).
     func withMappedBytes<T>(length: Int, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         guard length > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0),
+        guard let descriptor else { throw ReportWriteError.cannotMap(path: path, errno: EBADF) }
+        guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor.rawValue, 0),
             address != MAP_FAILED
         else {
             throw ReportWriteError.cannotMap(path: path, errno: errno)
@@ -86,27 +91,9 @@ final class ReportFile {
     }
 
     func close() {
-        if descriptor >= 0 {
-            _ = systemClose(descriptor)
-            descriptor = -1
-        }
+        try? descriptor?.close()
+        descriptor = nil
     }
-}
-
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-        Glibc.write(fd, buffer, count)
-    #else
-        Darwin.write(fd, buffer, count)
-    #endif
-}
-
-private func systemClose(_ fd: Int32) -> Int32 {
-    #if canImport(Glibc)
-        Glibc.close(fd)
-    #else
-        Darwin.close(fd)
-    #endif
 }
 
 /// Writes files so a reader sees either the old file or the complete new one, never half:

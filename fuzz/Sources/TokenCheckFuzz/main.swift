@@ -13,9 +13,9 @@ import Foundation
 @testable import QueueSim
 
 private let secret = "fuzz-secret"
-private let eventId = "spring-Launch"
+private let configuredEventId = "spring-Launch"
 private let now: Int64 = 1_797_000_000
-private let validator = KnownUserTokenValidator(secretKey: secret, eventId: eventId)
+private let validator = KnownUserTokenValidator(secretKey: secret, eventId: configuredEventId)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func tokenCheckFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
@@ -72,7 +72,7 @@ private struct JavaStyleReading {
         if let cut = token.range(of: "~h_" + hash, options: .literal) { message.removeSubrange(cut) }
         let expected = QueueITHash.hmacSHA256Hex(key: secret, message: message)
         guard foldedASCII(expected) == foldedASCII(hash) else { return .hash }
-        guard let tokenEvent, foldedASCII(tokenEvent) == foldedASCII(eventId) else { return .eventid }
+        guard let tokenEvent, foldedASCII(tokenEvent) == foldedASCII(configuredEventId) else { return .eventid }
         guard let expiry, expiry >= now else { return .timestamp }
         return nil
     }
