@@ -125,8 +125,8 @@ struct RunCommand: AsyncParsableCommand {
                     run: prepared, status: status, stopSignal: stopSignal, logger: logger
                 ).execute()
             case .virtual:
-                let runner = VirtualClockRunner(run: prepared, status: status, stopSignal: stopSignal)
-                report = try await Task.detached { try runner.execute() }.value
+                report = try await VirtualClockRunner(run: prepared, status: status, stopSignal: stopSignal)
+                    .executeOnItsOwnThread()
             }
         } catch let abort as RunAbort {
             progress?.stop()

@@ -58,6 +58,20 @@ package struct VirtualClockRunner: Sendable {
         try executeCountingSkippedPolls().report
     }
 
+    /// `execute()` on a thread of its own, awaited without holding a thread of Swift's
+    /// cooperative pool: the loop computes for seconds to minutes without a suspension point,
+    /// and a blocked pool thread would starve the progress display and the signal handling
+    /// (the pool has one thread per core).
+    package func executeOnItsOwnThread() async throws -> RunReport {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { [self] in
+                continuation.resume(with: Result { try execute() })
+            }
+            thread.name = "queuesim-virtual"
+            thread.start()
+        }
+    }
+
     /// Runs, and says how many queue-page polls the shortcut answered without the room.
     func executeCountingSkippedPolls() throws -> (report: RunReport, skippedPolls: Int) {
         let startedAt = Date()
