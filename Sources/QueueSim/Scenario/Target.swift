@@ -1,0 +1,76 @@
+import Foundation
+import QueueClientCore
+
+// The scenario model (Scenario.swift): the waiting room a run targets (`target:`).
+
+package enum Endpoint: Sendable, Equatable {
+    /// The embedded waiting room, started in-process (wall clock: on 127.0.0.1, a free port).
+    case embedded
+    /// A base URL (`https://host`, `http://127.0.0.1:8080`) that replaces scheme, host and port
+    /// of every request while the `Host` header keeps the real waiting-room host.
+    case baseURL(scheme: String, host: String, port: Int?)
+}
+
+/// The keys a visitor group may override (all but `endpoint`).
+package struct TargetOverrides: Sendable, Equatable {
+    package var customerId: String?
+    package var waitingRoomId: String?
+    package var waitingRoomDomain: String?
+    package var queuePathPrefix: String?
+    package var layoutName: String?
+    package var language: String?
+    package var protectedApi: String?
+
+    package init(
+        customerId: String? = nil, waitingRoomId: String? = nil, waitingRoomDomain: String? = nil,
+        queuePathPrefix: String? = nil, layoutName: String? = nil, language: String? = nil,
+        protectedApi: String? = nil
+    ) {
+        self.customerId = customerId
+        self.waitingRoomId = waitingRoomId
+        self.waitingRoomDomain = waitingRoomDomain
+        self.queuePathPrefix = queuePathPrefix
+        self.layoutName = layoutName
+        self.language = language
+        self.protectedApi = protectedApi
+    }
+}
+
+package struct Target: Sendable, Equatable {
+    package var customerId: String
+    package var waitingRoomId: String
+    package var waitingRoomDomain: String?
+    package var queuePathPrefix: String?
+    package var layoutName: String?
+    package var language: String?
+    package var endpoint: Endpoint
+    package var protectedApi: String?
+
+    package init(
+        customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil,
+        queuePathPrefix: String? = nil, layoutName: String? = nil, language: String? = nil,
+        endpoint: Endpoint = .embedded, protectedApi: String? = nil
+    ) {
+        self.customerId = customerId
+        self.waitingRoomId = waitingRoomId
+        self.waitingRoomDomain = waitingRoomDomain
+        self.queuePathPrefix = queuePathPrefix
+        self.layoutName = layoutName
+        self.language = language
+        self.endpoint = endpoint
+        self.protectedApi = protectedApi
+    }
+
+    /// The target as one group sees it.
+    package func applying(_ overrides: TargetOverrides) -> Target {
+        var copy = self
+        if let value = overrides.customerId { copy.customerId = value }
+        if let value = overrides.waitingRoomId { copy.waitingRoomId = value }
+        if let value = overrides.waitingRoomDomain { copy.waitingRoomDomain = value }
+        if let value = overrides.queuePathPrefix { copy.queuePathPrefix = value }
+        if let value = overrides.layoutName { copy.layoutName = value }
+        if let value = overrides.language { copy.language = value }
+        if let value = overrides.protectedApi { copy.protectedApi = value }
+        return copy
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import QueueClientCore
+
+// The scenario model (Scenario.swift): what each visitor carries (`visitors:`).
+
+package enum VisitorFlow: String, Sendable, Equatable, CaseIterable {
+    case run
+    case tryPass
+    case protectedApi
+}
+
+package enum FeederOrder: String, Sendable, Equatable, CaseIterable {
+    /// Each row to at most one visitor, rows taken in a seeded shuffled order; running out is an error.
+    case unique
+    /// Each row to at most one visitor, rows taken in file order; running out is an error.
+    case sequence
+    /// A seeded random row per visitor (rows may repeat).
+    case random
+    /// Rows in file order, starting over after the last one.
+    case cycle
+}
+
+/// `{ csv: FILE, column: NAME, order: … }`; `path` is resolved against the scenario's folder.
+package struct CSVFeeder: Sendable, Equatable {
+    package var path: String
+    package var column: String
+    package var order: FeederOrder
+
+    package init(path: String, column: String, order: FeederOrder = .sequence) {
+        self.path = path
+        self.column = column
+        self.order = order
+    }
+}
+
+/// An enqueue key or token: a literal, or a column of a CSV file.
+package enum VisitorValue: Sendable, Equatable {
+    case literal(String)
+    case feeder(CSVFeeder)
+}
+
+package struct VisitorGroup: Sendable, Equatable {
+    package var name: String
+    package var weight: Double
+    package var flow: VisitorFlow
+    package var enqueueKey: VisitorValue?
+    package var enqueueToken: VisitorValue?
+    /// Android's invite code, sent as `code=` on the first queue URL.
+    package var inviteCode: VisitorValue?
+    /// nil: `client.platform`.
+    package var platform: ClientPlatform?
+    package var overrides: TargetOverrides
+
+    package init(
+        name: String, weight: Double = 1, flow: VisitorFlow = .run, enqueueKey: VisitorValue? = nil,
+        enqueueToken: VisitorValue? = nil, overrides: TargetOverrides = TargetOverrides(),
+        inviteCode: VisitorValue? = nil, platform: ClientPlatform? = nil
+    ) {
+        self.name = name
+        self.weight = weight
+        self.flow = flow
+        self.enqueueKey = enqueueKey
+        self.enqueueToken = enqueueToken
+        self.inviteCode = inviteCode
+        self.platform = platform
+        self.overrides = overrides
+    }
+}

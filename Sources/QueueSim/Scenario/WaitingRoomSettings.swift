@@ -1,0 +1,116 @@
+import Foundation
+import QueueClientCore
+
+// The scenario model (Scenario.swift): the embedded room (`waitingRoom:`).
+
+package enum RoomMode: String, Sendable, Equatable, CaseIterable {
+    case queue
+    case safetynet
+    case disabled
+    case idle
+    case afterevent
+}
+
+/// The room's endpoints a fault can target.
+package enum RoomEndpoint: String, Sendable, Equatable, CaseIterable {
+    case enqueue
+    case queuePage
+    case protectedApi
+    case any
+}
+
+package struct LatencySettings: Sendable, Equatable {
+    package var enqueue: Duration
+    package var queuePage: Duration
+    package var protectedApi: Duration
+    /// Uniform ± jitter added to every modelled latency (seeded).
+    package var jitter: Duration
+
+    package init(
+        enqueue: Duration = .zero, queuePage: Duration = .zero, protectedApi: Duration = .zero,
+        jitter: Duration = .zero
+    ) {
+        self.enqueue = enqueue
+        self.queuePage = queuePage
+        self.protectedApi = protectedApi
+        self.jitter = jitter
+    }
+}
+
+/// What a scripted fault does to a matching request.
+package enum FaultEffect: Sendable, Equatable {
+    /// Answer with this status and a JSON error body.
+    case status(Int)
+    /// Add this latency (± jitter) before answering normally.
+    case latency(Duration, jitter: Duration)
+    /// Close the connection without an answer.
+    case reset
+    /// Never answer (the client's request timeout fires).
+    case timeout
+    /// Answer 200 with a body that is not JSON.
+    case malformedBody
+    /// Queue page only: redirect to `queueit://close` or `queueit://restartSession`.
+    case navigate(QueuePageNavigation)
+    /// Switch the room's mode for the window (`to` absent: for the rest of the run).
+    case mode(RoomMode)
+}
+
+package enum QueuePageNavigation: String, Sendable, Equatable, CaseIterable {
+    case close
+    case restartSession
+}
+
+package struct FaultRule: Sendable, Equatable {
+    package var from: Duration
+    /// nil: until the end of the run.
+    package var to: Duration?
+    package var endpoint: RoomEndpoint
+    /// Share of matching requests hit, 0...1 (seeded per request). Ignored for `mode`.
+    package var rate: Double
+    package var effect: FaultEffect
+
+    package init(
+        from: Duration = .zero, to: Duration? = nil, endpoint: RoomEndpoint = .any, rate: Double = 1,
+        effect: FaultEffect
+    ) {
+        self.from = from
+        self.to = to
+        self.endpoint = endpoint
+        self.rate = rate
+        self.effect = effect
+    }
+}
+
+package struct WaitingRoomSettings: Sendable, Equatable {
+    package var mode: RoomMode
+    package var eventStart: Duration
+    /// Max redirects per minute, as a per-second rate.
+    package var outflowPerSecond: Double
+    package var secretKey: String
+    package var tokenValidity: Duration
+    package var inviteOnly: Bool
+    /// Known enqueue keys for invite-only rooms.
+    package var enqueueKeys: CSVFeeder?
+    /// Invite codes an invite-only room admits on its queue page (`code=`, Android's SDK).
+    package var inviteCodes: [String]
+    package var latency: LatencySettings
+    package var faults: [FaultRule]
+
+    package init(
+        mode: RoomMode = .queue, eventStart: Duration = .zero, outflowPerSecond: Double = 10,
+        secretKey: String = "dev-secret", tokenValidity: Duration = .seconds(180), inviteOnly: Bool = false,
+        enqueueKeys: CSVFeeder? = nil, inviteCodes: [String] = [], latency: LatencySettings = LatencySettings(),
+        faults: [FaultRule] = []
+    ) {
+        self.inviteCodes = inviteCodes
+        self.mode = mode
+        self.eventStart = eventStart
+        self.outflowPerSecond = outflowPerSecond
+        self.secretKey = secretKey
+        self.tokenValidity = tokenValidity
+        self.inviteOnly = inviteOnly
+        self.enqueueKeys = enqueueKeys
+        self.latency = latency
+        self.faults = faults
+    }
+}
