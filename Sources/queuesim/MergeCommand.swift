@@ -83,14 +83,7 @@ struct MergeCommand: ParsableCommand {
         if let junit {
             var report = result.report
             report.directory = folder.pointer
-            do {
-                try JUnitReport.write(JUnitReport.render(report: report, run: result.description), to: junit)
-            } catch {
-                StandardError.print(
-                    "queuesim merge: the report is in \(outputDirectory) but \(junit) could not be written: \(RunCommand.words(error))"
-                )
-                throw ExitCode(RunExitStatus.aborted.rawValue)
-            }
+            try RunCommand.writeJUnit(report, run: result.description, to: junit, command: "merge")
         }
         if !quiet {
             var lines = [

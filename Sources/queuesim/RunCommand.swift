@@ -149,14 +149,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         report.directory = folder.pointer
         if let junit {
-            do {
-                try JUnitReport.write(JUnitReport.render(report: report, run: prepared.runDescription), to: junit)
-            } catch {
-                StandardError.print(
-                    "queuesim run: the reports are in \(folder.pointer) but \(junit) could not be written: \(Self.words(error))"
-                )
-                throw ExitCode(RunExitStatus.aborted.rawValue)
-            }
+            try Self.writeJUnit(report, run: prepared.runDescription, to: junit, command: "run")
         }
         if !quiet {
             print(RunSummaryScreen(report: report, run: prepared).text)
@@ -221,6 +214,19 @@ struct RunCommand: AsyncParsableCommand {
             return "\(file): \(words(error))"
         }
         return "\(file):\(position.line):\(position.column): \(words(failure.reason))"
+    }
+
+    /// Writes `--junit FILE` for `run` and `merge`; a failure is exit 3, naming where the
+    /// reports are (they were written and published before).
+    static func writeJUnit(_ report: RunReport, run: RunDescription, to path: String, command: String) throws {
+        do {
+            try JUnitReport.write(JUnitReport.render(report: report, run: run), to: path)
+        } catch {
+            StandardError.print(
+                "queuesim \(command): the reports are in \(report.directory) but \(path) could not be written: \(words(error))"
+            )
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
     }
 
     /// An error as a person reads it: in words (never a type dump), secrets redacted.

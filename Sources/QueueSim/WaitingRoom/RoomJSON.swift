@@ -48,36 +48,7 @@ struct RoomJSON {
     }
 
     private static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        // Ids, URLs and tokens need no escaping: copy them whole, scanning and copying the
-        // string's own contiguous bytes (its `utf8` view goes a byte at a time).
-        var contiguous = text
-        let copied = contiguous.withUTF8 { bytes in
-            guard !bytes.contains(where: needsEscape) else { return false }
-            out.append(contentsOf: bytes)
-            return true
-        }
-        if copied {
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                out.append(UInt8(ascii: "\\"))
-                out.append(byte)
-            case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(ASCIIByte.lowercaseHexDigit(byte >> 4))
-                out.append(ASCIIByte.lowercaseHexDigit(byte & 0x0F))
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+        JSONText.appendQuoted(text, to: &out)
     }
 
 }
