@@ -10,7 +10,7 @@ mkdir -p "$out/corpus"
 # Seed the corpus with the ready-made scenarios.
 cp "$root"/scenarios/*.yaml "$out/corpus/" 2>/dev/null || true
 swiftc -O -sanitize=fuzzer,address -parse-as-library \
-    -module-name QueueSimFuzz \
+    -module-name QueueSimFuzz -package-name queuesim \
     -I "$root/Sources/CYaml" \
     "$root"/Sources/QueueSim/Yaml/*.swift "$root/fuzz/YamlReaderFuzz.swift" \
     -o "$out/yaml-reader-fuzz"

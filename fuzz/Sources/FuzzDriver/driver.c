@@ -18,6 +18,7 @@ int queuesim_fuzz_main(int argc, char **argv) {
 int ScenarioFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
 int RoomRequestFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
 int URLFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
+int TokenCheckFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
 int FlatJSONFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
 int CSVFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
 int HTTP1ResponseFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }

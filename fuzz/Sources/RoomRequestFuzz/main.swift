@@ -92,7 +92,7 @@ public func roomRequestFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         let parsed = RoomRequest(request)
         _ = (parsed.host, parsed.pathSegments, parsed.query, parsed.queryValue("q"), parsed.queryValue(""))
         _ = (parsed.cookie("QueueITAccepted-SDFrts345E-V3_checkout"), parsed.header("x-queueittoken"))
-        now = now + .seconds(7)
+        now = RunInstant(sinceOrigin: now.sinceOrigin + .seconds(7))  // RunInstant's `+` is package: not visible here
         switch service.handle(request, body: body, at: now) {
         case .response(let response, let responseBody, let delay):
             guard delay >= .zero, (100..<600).contains(response.status.code) else {
