@@ -9,6 +9,8 @@ import Foundation
 /// Batches, not elements, cross the lock (a few thousand visitors at a time), and at most
 /// `capacity` batches wait at once, so memory stays bounded when one side is faster.
 ///
+/// `NSCondition` rather than Synchronization's `Mutex`: both threads block (the writer until a
+/// batch comes, the loop while `capacity` batches wait), and `Mutex` has no condition to wait on.
 /// `@unchecked Sendable`: every stored property is read and written only under `condition`.
 final class BatchChannel<Element: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
