@@ -1,6 +1,6 @@
 import HTTPTypes
 import NIOCore
-import QueueClientCore
+@_spi(Wire) import QueueClientCore
 
 #if canImport(Glibc)
     import Glibc

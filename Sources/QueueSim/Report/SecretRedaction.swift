@@ -1,4 +1,4 @@
-import QueueClientCore
+@_spi(Wire) import QueueClientCore
 
 /// Removes credential values from free text before it reaches a report or a terminal.
 ///

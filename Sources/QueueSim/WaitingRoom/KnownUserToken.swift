@@ -1,5 +1,5 @@
 import Crypto
-import QueueClientCore
+@_spi(Wire) import QueueClientCore
 
 /// The `queueittoken` the room hands back at a visitor's turn (reference §1), written from
 /// the server's side: `e_{e}~q_{queueId}~ts_{expiry}~ce_true~rt_{type}~h_{hash}`.

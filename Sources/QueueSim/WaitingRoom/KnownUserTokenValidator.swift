@@ -1,4 +1,4 @@
-import QueueClientCore
+@_spi(Wire) import QueueClientCore
 
 /// The server-side check of a `queueittoken`, as a KnownUser V3 connector does it
 /// (reference §1.5): hash, then event id, then expiry. The runner uses it to mark tokens

@@ -1,5 +1,5 @@
 import HTTPTypes
-import QueueClientCore
+@_spi(Wire) import QueueClientCore
 
 /// `/api/protected`: an API guarded the way a KnownUser V3 connector guards it, with inline
 /// configuration (`cver=-1`, `man=unspecified`) and the default `AllowTParameter` redirect logic.

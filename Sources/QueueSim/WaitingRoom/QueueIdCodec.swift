@@ -1,4 +1,4 @@
-import QueueClientCore
+@_spi(Wire) import QueueClientCore
 
 /// Queue ids for tickets, derived from `(seed, ticket index)` and parsed back to the index, so
 /// the room needs no dictionary from id to visitor.

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import QueueClientCore
+@_spi(Wire) import QueueClientCore
 
 /// What the room does with one request: answer after `delay`, drop the connection, or never answer.
 package enum RoomReply: Sendable {
@@ -184,10 +184,20 @@ package final class WaitingRoomService {
     /// Case-insensitive over ASCII letters, exact elsewhere: the ids are ASCII (the scenario
     /// refuses any other), so a path segment holding another byte is another room.
     static func equalIgnoringCase(_ lhs: Substring, _ rhs: String) -> Bool {
-        let left = lhs.utf8
-        let right = rhs.utf8
-        guard left.count == right.count else { return false }
-        return zip(left, right).allSatisfy { ASCIIByte.lowercased($0) == ASCIIByte.lowercased($1) }
+        // Over the strings' contiguous bytes: every request carries both ids, and zipping the
+        // two `utf8` views goes through their indices a byte at a time.
+        var left = lhs
+        var right = rhs
+        return left.withUTF8 { left in
+            right.withUTF8 { right in
+                guard left.count == right.count else { return false }
+                for offset in left.indices
+                where ASCIIByte.lowercased(left[offset]) != ASCIIByte.lowercased(right[offset]) {
+                    return false
+                }
+                return true
+            }
+        }
     }
 
     /// The index the request's fault and latency draws come from: the visitor's own request
