@@ -6,13 +6,13 @@ import Synchronization
 /// The live progress of a run on standard error: on a terminal, one line refreshed four times
 /// a second; otherwise (CI logs) a plain line every 10 seconds.
 final class ProgressDisplay: Sendable {
-    private let status: LiveRunStatus
+    private let status: RunProgress
     private let clock: ClockKind
     private let isTerminal: Bool
     private let task = Mutex<Task<Void, Never>?>(nil)
     private let wallStart = ContinuousClock.now
 
-    init(status: LiveRunStatus, clock: ClockKind) {
+    init(status: RunProgress, clock: ClockKind) {
         self.status = status
         self.clock = clock
         isTerminal = isatty(STDERR_FILENO) != 0
@@ -46,7 +46,7 @@ final class ProgressDisplay: Sendable {
         FileHandle.standardError.write(Data(framed.utf8))
     }
 
-    func line(_ snapshot: LiveRunStatus.Snapshot, wall: Duration, requestsPerSecond: Double) -> String {
+    func line(_ snapshot: RunProgress.Snapshot, wall: Duration, requestsPerSecond: Double) -> String {
         var parts: [String] = []
         if clock == .virtual {
             let simulated = snapshot.now.sinceOrigin.secondsDouble

@@ -110,24 +110,16 @@ struct RunCommand: AsyncParsableCommand {
         let folder = try Self.takeFolder(pointer, runId: runId, keep: keep)
         phase.start()
 
-        let status = LiveRunStatus(planned: prepared.summary.visitorCount)
+        let status = RunProgress(planned: prepared.summary.visitorCount)
         let progress = quiet ? nil : ProgressDisplay(status: status, clock: prepared.clock)
         progress?.start()
 
         var report: RunReport
         do {
-            switch prepared.clock {
-            case .wall:
-                var logger = Logger(label: "queuesim.room")
-                // The run reports what visitors saw; the server's own shutdown chatter is noise here.
-                logger.logLevel = .critical
-                report = try await WallClockRunner(
-                    run: prepared, status: status, stopSignal: stopSignal, logger: logger
-                ).execute()
-            case .virtual:
-                report = try await VirtualClockRunner(run: prepared, status: status, stopSignal: stopSignal)
-                    .executeOnItsOwnThread()
-            }
+            var logger = Logger(label: "queuesim.room")
+            // The run reports what visitors saw; the server's own shutdown chatter is noise here.
+            logger.logLevel = .critical
+            report = try await prepared.execute(progress: status, stopSignal: stopSignal, roomLogger: logger)
         } catch let abort as RunAbort {
             progress?.stop()
             StandardError.print(

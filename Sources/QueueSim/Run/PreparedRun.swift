@@ -13,7 +13,10 @@ package struct PreparedRun: Sendable {
     /// Enqueue keys an invite-only embedded room admits (from `waitingRoom.enqueueKeys`).
     package let knownEnqueueKeys: Set<String>
     /// One configuration per group, with everything but the visitor's own data filled in.
-    private let groupTemplates: [VisitorConfiguration]
+    let groupTemplates: [VisitorConfiguration]
+    /// Where this run writes its report files (`--out`'s run folder, or the scenario's
+    /// `reports:`): a parameter of the run, not written back into the scenario.
+    package let reportsDirectory: String
     /// Each group's name and flow word, by group index: every report row has them, and
     /// reading them through `scenario.groups[i]` copied (and released) the whole group.
     package let groupNames: [String]
@@ -30,6 +33,7 @@ package struct PreparedRun: Sendable {
     private init(checking original: Scenario, options: RunOptions) throws {
         var scenario = options.applied(to: original)
         self.options = options
+        reportsDirectory = options.outputDirectory ?? scenario.reportsDirectory
         if scenario.clock == .virtual, scenario.target.endpoint != .embedded {
             throw PlanError.virtualClockNeedsEmbeddedRoom
         }
@@ -186,40 +190,6 @@ package struct PreparedRun: Sendable {
         settings.requestTimeoutIsIdle = scenario.client.requestTimeout == nil
         return VisitorConfiguration(
             group: settings, userId: "", enqueueKey: literalKey, enqueueToken: literalToken, inviteCode: literalCode)
-    }
-}
-
-/// A problem the preflight found, with where in the scenario it comes from when that is known.
-package struct PreflightFailure: Error, CustomStringConvertible {
-    package var reason: any Error
-    package var position: YamlMark?
-
-    init(reason: any Error, at position: YamlMark?) {
-        self.reason = reason
-        self.position = position
-    }
-
-    package var description: String { ErrorWording.plain(reason) }
-
-    /// A feeder that runs out points at its `csv:`; the plan's size and memory at `arrivals:`;
-    /// the clock at `target:` (where the endpoint is).
-    static func position(of error: any Error, in scenario: Scenario) -> YamlMark? {
-        switch error {
-        case PlanError.feederTooShort(_, let file, _, _, _, _), PlanError.feederExhausted(_, let file, _, _):
-            return scenario.positions.feeders[file] ?? scenario.positions.arrivals
-        case PlanError.virtualClockNeedsEmbeddedRoom, PlanError.shardedEmbeddedRoom:
-            return scenario.positions.target
-        case PlanError.shardedVirtualClock:
-            // Where the file asks for virtual time; `--clock virtual` has no place in it.
-            return scenario.clock == .virtual ? scenario.positions.clock : nil
-        case PlanError.moreShardsThanConcurrency, PlanError.startAtNeedsWallClock:
-            return scenario.positions.run
-        case CSVColumnReader.Failure.unreadable(let path, _), CSVColumnReader.Failure.empty(let path),
-            CSVColumnReader.Failure.missingColumn(let path, _, _), CSVColumnReader.Failure.malformed(let path, _, _):
-            return scenario.positions.feeders[path]
-        default:
-            return scenario.positions.arrivals
-        }
     }
 }
 

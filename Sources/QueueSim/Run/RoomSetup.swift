@@ -39,8 +39,7 @@ package enum RoomSetup {
     }
 
     static func configuration(for run: PreparedRun, epochUnixSeconds: Int64) -> WaitingRoomConfiguration {
-        // The keys were read when the run was prepared, so this cannot fail.
-        try! configuration(
+        configuration(
             for: run.scenario, epochUnixSeconds: epochUnixSeconds, knownEnqueueKeys: run.knownEnqueueKeys)
     }
 }

@@ -3,7 +3,7 @@ import QueueClientCore
 
 /// What the command line may override in a scenario for one run (`queuesim run --seed …`).
 package struct RunOptions: Sendable, Equatable {
-    /// `--out DIR`: the report directory.
+    /// `--out DIR`: the report directory (`PreparedRun.reportsDirectory`).
     package var outputDirectory: String?
     package var seed: UInt64?
     package var clock: ClockKind?
@@ -51,10 +51,10 @@ package struct RunOptions: Sendable, Equatable {
         self.concurrency = concurrency
     }
 
-    /// The scenario as this run sees it.
+    /// The scenario as this run sees it. The output directory is not part of it: it is the
+    /// run's (`PreparedRun.reportsDirectory`).
     package func applied(to scenario: Scenario) -> Scenario {
         var copy = scenario
-        if let outputDirectory { copy.reportsDirectory = outputDirectory }
         if let seed { copy.seed = seed }
         if let clock { copy.clock = clock }
         if let duration { copy.run.duration = duration }

@@ -38,7 +38,7 @@ struct LiveEngineTests {
         var logger = Logger(label: "queuesim.test")
         logger.logLevel = .critical
         let runner = WallClockRunner(
-            run: run, status: LiveRunStatus(planned: run.summary.visitorCount), stopSignal: RunStopSignal(),
+            run: run, progress: RunProgress(planned: run.summary.visitorCount), stopSignal: RunStopSignal(),
             logger: logger)
         return try RunReports(report: try await runner.execute())
     }

@@ -65,7 +65,7 @@ struct RunDeterminismTests {
             let options = RunOptions(outputDirectory: folder + "/" + name, seed: seed, clock: .virtual)
             let prepared = try PreparedRun(scenario: scenario, options: options)
             let report = try VirtualClockRunner(
-                run: prepared, status: LiveRunStatus(planned: 0), stopSignal: RunStopSignal()
+                run: prepared, progress: RunProgress(planned: 0), stopSignal: RunStopSignal()
             ).execute()
             var bytes: [String: [UInt8]] = [:]
             for file in [Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile] {

@@ -167,8 +167,8 @@ enum RunFixture {
         _ yaml: String, label: String = #function, stopSignal: RunStopSignal = RunStopSignal()
     ) throws -> RunReports {
         let run = try prepare(yaml, folder: try makeFolder(label), options: RunOptions(clock: .virtual))
-        let status = LiveRunStatus(planned: run.summary.visitorCount)
-        let report = try VirtualClockRunner(run: run, status: status, stopSignal: stopSignal).execute()
+        let status = RunProgress(planned: run.summary.visitorCount)
+        let report = try VirtualClockRunner(run: run, progress: status, stopSignal: stopSignal).execute()
         return try RunReports(report: report)
     }
 
@@ -176,14 +176,14 @@ enum RunFixture {
     /// `whileRunning` gets the stop signal and the live counters as the run starts.
     static func wall(
         _ yaml: String, label: String = #function,
-        whileRunning: (@Sendable (RunStopSignal, LiveRunStatus) async -> Void)? = nil
+        whileRunning: (@Sendable (RunStopSignal, RunProgress) async -> Void)? = nil
     ) async throws -> RunReports {
         let run = try prepare(yaml, folder: try makeFolder(label), options: RunOptions(clock: .wall))
-        let status = LiveRunStatus(planned: run.summary.visitorCount)
+        let status = RunProgress(planned: run.summary.visitorCount)
         let stopSignal = RunStopSignal()
         var logger = Logger(label: "queuesim.test.room")
         logger.logLevel = .error
-        let runner = WallClockRunner(run: run, status: status, stopSignal: stopSignal, logger: logger)
+        let runner = WallClockRunner(run: run, progress: status, stopSignal: stopSignal, logger: logger)
         let helper = whileRunning.map { body in Task { await body(stopSignal, status) } }
         defer { helper?.cancel() }
         let report = try await runner.execute()

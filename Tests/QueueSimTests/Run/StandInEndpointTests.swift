@@ -173,7 +173,7 @@ struct StandInEndpointTests {
                 """
             let run = try RunFixture.prepare(yaml, folder: folder, options: RunOptions(clock: .wall))
             let runner = WallClockRunner(
-                run: run, status: LiveRunStatus(planned: 200), stopSignal: RunStopSignal(),
+                run: run, progress: RunProgress(planned: 200), stopSignal: RunStopSignal(),
                 logger: Logger(label: "queuesim.test"))
             let reports = try RunReports(report: try await runner.execute())
             reports.expectContract(arrivals: 200)

@@ -23,7 +23,7 @@ enum VirtualRun {
         let prepared = try PreparedRun(
             scenario: scenario, options: RunOptions(outputDirectory: directory, clock: .virtual))
         var runner = VirtualClockRunner(
-            run: prepared, status: LiveRunStatus(planned: prepared.summary.visitorCount), stopSignal: RunStopSignal())
+            run: prepared, progress: RunProgress(planned: prepared.summary.visitorCount), stopSignal: RunStopSignal())
         runner.pollShortcut = pollShortcut
         let (report, skipped) = try runner.executeCountingSkippedPolls()
         return (report, directory, skipped)
@@ -40,7 +40,7 @@ enum VirtualRun {
         var logger = Logger(label: "queuesim.test.room")
         logger.logLevel = .critical
         let runner = WallClockRunner(
-            run: prepared, status: LiveRunStatus(planned: prepared.summary.visitorCount), stopSignal: RunStopSignal(),
+            run: prepared, progress: RunProgress(planned: prepared.summary.visitorCount), stopSignal: RunStopSignal(),
             logger: logger)
         return (try await runner.execute(), directory)
     }

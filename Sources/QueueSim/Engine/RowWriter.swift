@@ -12,15 +12,6 @@ import Synchronization
 /// arrivals ahead of the loop did not pay: every visitor's configuration shares its group's
 /// box, and two cores retaining and releasing one object slow each other down.
 final class RowWriter {
-    /// What a row needs from a finished visitor. No `VisitorConfiguration`: it would share the
-    /// group's box with the loop's thread (see above); the event id comes from `eventIds`.
-    struct Finished: Sendable {
-        var index: Int
-        var arrival: RunInstant
-        var groupIndex: Int
-        var result: VisitorResult
-    }
-
     /// The first error the recorder threw, read by the producers' threads.
     final class FirstFailure: Sendable {
         private let error = Mutex<(any Error)?>(nil)
@@ -35,7 +26,7 @@ final class RowWriter {
     }
 
     static let batchSize = 1_024
-    private let channel: BatchChannel<Finished>
+    private let channel: BatchChannel<FinishedVisitor>
     private let failure = FirstFailure()
     private let worker: WorkerThread
     private var batch: RowBatch
@@ -43,12 +34,12 @@ final class RowWriter {
 
     /// - Parameters:
     ///   - capacity: batches that may wait for the writer (more producers want more).
-    ///   - status: told the enqueue time of every row, for the live line's enqueue p95.
+    ///   - progress: told the enqueue time of every row, for the live line's enqueue p95.
     init(
         recorder: Recorder, run: PreparedRun, tokenJudge: TokenJudge, capacity: Int = 8,
-        status: LiveRunStatus? = nil
+        progress: RunProgress? = nil
     ) {
-        let channel = BatchChannel<Finished>(capacity: capacity)
+        let channel = BatchChannel<FinishedVisitor>(capacity: capacity)
         self.channel = channel
         let failure = self.failure
         batch = RowBatch(channel: channel, failure: failure)
@@ -71,11 +62,11 @@ final class RowWriter {
                         channel.cancel()
                         return
                     }
-                    if status != nil, let milliseconds = record.enqueueMilliseconds {
+                    if progress != nil, let milliseconds = record.enqueueMilliseconds {
                         enqueueMilliseconds.append(milliseconds)
                     }
                 }
-                // Rows reach the disk a batch at a time (live shards send one at least every
+                // Rows reach the disk a batch at a time (live loop drivers send one at least every
                 // 100 ms): a killed run loses at most about a second of them.
                 do {
                     try handedOver.recorder.flushRows()
@@ -84,8 +75,8 @@ final class RowWriter {
                     channel.cancel()
                     return
                 }
-                if let status, !enqueueMilliseconds.isEmpty {
-                    status.recordEnqueueTimes(enqueueMilliseconds)
+                if let progress, !enqueueMilliseconds.isEmpty {
+                    progress.recordEnqueueTimes(enqueueMilliseconds)
                     enqueueMilliseconds.removeAll(keepingCapacity: true)
                 }
             }
@@ -98,7 +89,7 @@ final class RowWriter {
         RowBatch(channel: channel, failure: failure)
     }
 
-    func record(_ finished: Finished) throws {
+    func record(_ finished: FinishedVisitor) throws {
         try batch.append(finished)
     }
 
@@ -119,35 +110,5 @@ final class RowWriter {
         finished = true
         channel.cancel()
         worker.join()
-    }
-}
-
-/// Finished visitors on their way to a `RowWriter`, collected by one producer and handed over
-/// a batch at a time.
-struct RowBatch: Sendable {
-    private let channel: BatchChannel<RowWriter.Finished>
-    private let failure: RowWriter.FirstFailure
-    private var items: [RowWriter.Finished] = []
-
-    init(channel: BatchChannel<RowWriter.Finished>, failure: RowWriter.FirstFailure) {
-        self.channel = channel
-        self.failure = failure
-        items.reserveCapacity(RowWriter.batchSize)
-    }
-
-    var isEmpty: Bool { items.isEmpty }
-
-    mutating func append(_ finished: RowWriter.Finished) throws {
-        items.append(finished)
-        if items.count == RowWriter.batchSize { try flush() }
-    }
-
-    /// Hands what is collected to the writer (waiting while the channel is full).
-    mutating func flush() throws {
-        guard !items.isEmpty else { return }
-        let full = items
-        items = []
-        items.reserveCapacity(RowWriter.batchSize)
-        guard channel.send(full) else { throw failure.value ?? CancellationError() }
     }
 }

@@ -9,9 +9,9 @@ import Testing
 /// the recorder's first error (the run then ends with a clear error, not a half-written report).
 @Suite("RowWriter: a recorder that fails", .timeLimit(.minutes(1)))
 struct RowWriterFailureTests {
-    static func finished(_ index: Int) -> RowWriter.Finished {
+    static func finished(_ index: Int) -> FinishedVisitor {
         let marks = VisitorMarks(started: .origin, ended: .origin + .milliseconds(5))
-        return RowWriter.Finished(
+        return FinishedVisitor(
             index: index, arrival: .origin, groupIndex: 0, result: VisitorResult(outcome: .passed, marks: marks))
     }
 

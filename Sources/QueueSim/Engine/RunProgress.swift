@@ -3,7 +3,7 @@ import QueueClientCore
 import Synchronization
 
 /// Counters the progress line reads while a run goes on, published by the runners' loops.
-package final class LiveRunStatus: Sendable {
+package final class RunProgress: Sendable {
     package struct Snapshot: Sendable {
         /// Time on the run's clock (simulated time in virtual runs).
         package var now: RunInstant = .origin

@@ -6,29 +6,20 @@ import NIOPosix
 import QueueClientCore
 import Synchronization
 
-/// Why a run could not start or had to be abandoned (exit code 3).
-package struct RunAbort: Error, CustomStringConvertible {
-    package var description: String
-
-    package init(_ description: String) {
-        self.description = description
-    }
-}
-
 /// Runs a scenario on the wall clock: an open model in which visitors arrive on schedule,
-/// whatever the responses do. One `LiveShard` per event loop (one loop per core) owns the
+/// whatever the responses do. One `LoopDriver` per event loop (one loop per core) owns the
 /// visitors whose index is its number modulo the loops, as slots on a calendar driven by
 /// NIO timers, with its own keep-alive connection pool. With `endpoint: embedded` the room
 /// starts on 127.0.0.1 (a free port) for the run, on the same event loops.
 package struct WallClockRunner: Sendable {
     package let run: PreparedRun
-    package let status: LiveRunStatus
+    package let progress: RunProgress
     package let stopSignal: RunStopSignal
     private let logger: Logger
 
-    package init(run: PreparedRun, status: LiveRunStatus, stopSignal: RunStopSignal, logger: Logger) {
+    package init(run: PreparedRun, progress: RunProgress, stopSignal: RunStopSignal, logger: Logger) {
         self.run = run
-        self.status = status
+        self.progress = progress
         self.stopSignal = stopSignal
         self.logger = logger
     }
@@ -80,17 +71,17 @@ package struct WallClockRunner: Sendable {
         // Created only once the run can start: a run that aborts leaves no report folder debris.
         let recorder: Recorder
         do {
-            recorder = try Recorder(directory: scenario.reportsDirectory, description: run.runDescription)
+            recorder = try Recorder(directory: run.reportsDirectory, description: run.runDescription)
         } catch {
-            throw RunAbort("cannot write reports to \(scenario.reportsDirectory): \(error)")
+            throw RunAbort("cannot write reports to \(run.reportsDirectory): \(error)")
         }
         let judge = TokenJudge(secretKey: roomConfiguration?.settings.secretKey, epochUnixSeconds: epoch)
         let writer = RowWriter(
-            recorder: recorder, run: run, tokenJudge: judge, capacity: 16 * loops.count, status: status)
+            recorder: recorder, run: run, tokenJudge: judge, capacity: 16 * loops.count, progress: progress)
         let cpuAtStart = ProcessCPUTime.now()
-        let outcomes: [LiveShard.Outcome]
+        let outcomes: [LoopDriver.Outcome]
         do {
-            outcomes = try await runShards(on: loops, endpoint: endpoint, writer: writer, clock: clock)
+            outcomes = try await runDrivers(on: loops, endpoint: endpoint, writer: writer, clock: clock)
         } catch {
             writer.abandon()
             throw error
@@ -123,11 +114,11 @@ package struct WallClockRunner: Sendable {
         return (WallClock(origin: now - late), commonStart, max(.zero, late))
     }
 
-    /// Starts one shard per loop and waits for all of them. The stop signal (SIGINT, or
-    /// `run.duration`) stops every shard at the same instant.
-    private func runShards(
+    /// Starts one driver per loop and waits for all of them. The stop signal (SIGINT, or
+    /// `run.duration`) stops every driver at the same instant.
+    private func runDrivers(
         on loops: [any EventLoop], endpoint: LiveEndpoint, writer: RowWriter, clock: WallClock
-    ) async throws -> [LiveShard.Outcome] {
+    ) async throws -> [LoopDriver.Outcome] {
         let plan = try run.makePlan()
         let quotas = Self.split(run.scenario.run.concurrency, into: loops.count)
         let connectionLimits = Self.split(
@@ -143,21 +134,21 @@ package struct WallClockRunner: Sendable {
             if stopSignal.reason == .runEnded, let deadline { instant = min(instant, deadline) }
             return instant
         }
-        // The line first, before any shard starts: a stop that comes while the shards are being
+        // The line first, before any driver starts: a stop that comes while the drivers are being
         // started must keep them from starting visitors that arrive after it.
         stopSignal.onStop { stopLine.draw(at: stopInstant()) }
-        var shards: [NIOLoopBound<LiveShard>] = []
-        var finished: [EventLoopFuture<LiveShard.Outcome>] = []
+        var drivers: [NIOLoopBound<LoopDriver>] = []
+        var finished: [EventLoopFuture<LoopDriver.Outcome>] = []
         for (index, loop) in loops.enumerated() {
-            let (run, rows, status) = (run, writer.makeBatch(), status)
+            let (run, rows, progress) = (run, writer.makeBatch(), progress)
             let started = try await loop.submit {
-                let shard = LiveShard(
-                    loop: loop, index: index, of: loops.count, run: run, plan: plan, quota: quotas[index],
+                let driver = try LoopDriver(
+                    loop: loop, part: index, of: loops.count, run: run, plan: plan, quota: quotas[index],
                     endpoint: endpoint, connectionLimit: connectionLimits[index], rows: rows, clock: clock,
-                    status: status, stopLine: stopLine)
-                return (NIOLoopBound(shard, eventLoop: loop), shard.start(warmConnections: warm[index]))
+                    progress: progress, stopLine: stopLine)
+                return (NIOLoopBound(driver, eventLoop: loop), driver.start(warmConnections: warm[index]))
             }.get()
-            shards.append(started.0)
+            drivers.append(started.0)
             finished.append(started.1)
         }
         let deadlineTask = deadline.map { deadline in
@@ -166,15 +157,15 @@ package struct WallClockRunner: Sendable {
             }
         }
         defer { deadlineTask?.cancel() }
-        stopSignal.onStop { [stopSignal, shards] in
+        stopSignal.onStop { [stopSignal, drivers] in
             let reason = stopSignal.reason ?? .interrupted
             let instant = stopInstant()
             stopLine.draw(at: instant)
-            for shard in shards {
-                shard.eventLoop.execute { shard.value.stop(reason: reason, at: instant) }
+            for driver in drivers {
+                driver.eventLoop.execute { driver.value.stop(reason: reason, at: instant) }
             }
         }
-        var outcomes: [LiveShard.Outcome] = []
+        var outcomes: [LoopDriver.Outcome] = []
         var firstError: (any Error)?
         for future in finished {
             do {
@@ -182,8 +173,8 @@ package struct WallClockRunner: Sendable {
             } catch {
                 if firstError == nil {
                     firstError = error
-                    for shard in shards {
-                        shard.eventLoop.execute { shard.value.abandon(error) }
+                    for driver in drivers {
+                        driver.eventLoop.execute { driver.value.abandon(error) }
                     }
                 }
             }
@@ -201,7 +192,7 @@ package struct WallClockRunner: Sendable {
             guard case .burst(let count) = phase else { return largest }
             return max(largest, count)
         }
-        // A shard sends its share of the burst (every N-th visitor of it).
+        // A process shard (`--shard K/N`) sends its share of the burst (every N-th visitor of it).
         let shards = Double(run.options.shard.count)
         let scaled = Int((Double(largest) * run.summary.scale / shards).rounded(.up))
         return min(scaled, run.summary.visitorCount, run.scenario.run.concurrency, connectionPoolLimit)
@@ -212,7 +203,7 @@ package struct WallClockRunner: Sendable {
         (0..<parts).map { total / parts + ($0 < total % parts ? 1 : 0) }
     }
 
-    private static func mergedRequestCounts(_ outcomes: [LiveShard.Outcome]) -> [(second: Int, count: Int)] {
+    private static func mergedRequestCounts(_ outcomes: [LoopDriver.Outcome]) -> [(second: Int, count: Int)] {
         let seconds = outcomes.map(\.requestsPerSecond.count).max() ?? 0
         return (0..<seconds).compactMap { second in
             let count = outcomes.reduce(0) { $0 + $1.requestsPerSecond[second] }
@@ -235,46 +226,5 @@ package struct WallClockRunner: Sendable {
                 return
             }
         }
-    }
-}
-
-/// NIO's shared event loops, one per core this process may run on.
-package enum EventLoopSizing {
-    /// Call once, before anything uses NIO (the command line does, first thing): NIO sizes its
-    /// shared group by the machine's cores, and under `taskset -c 1` two loops would take turns
-    /// on one core (the embedded room's and `serve`'s connections among them). A user's own
-    /// `NIO_SINGLETON_GROUP_LOOP_COUNT` wins.
-    package static func matchAffinityMask() {
-        guard ProcessInfo.processInfo.environment["NIO_SINGLETON_GROUP_LOOP_COUNT"] == nil,
-            let cores = ProcessCPUTime.usableCores(), cores < System.coreCount
-        else { return }
-        NIOSingletons.groupLoopCountSuggestion = cores
-    }
-}
-
-/// CPU time (user + system) of this process so far, in seconds, and the cores it may run on.
-enum ProcessCPUTime {
-    /// Cores in the process's affinity mask (`taskset`), which NIO's `System.coreCount` does
-    /// not look at: two loops pinned to one core only take turns.
-    static func usableCores() -> Int? {
-        // `sched_getaffinity` needs _GNU_SOURCE, which Swift's Glibc module does not set; the
-        // kernel prints the same mask as a list such as `0-1` or `1,3`.
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") })
-        else { return nil }
-        var count = 0
-        for part in line.dropFirst("Cpus_allowed_list:".count).split(separator: ",") {
-            let bounds = part.split(separator: "-").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            if bounds.count == 1 { count += 1 }
-            if bounds.count == 2, bounds[1] >= bounds[0] { count += bounds[1] - bounds[0] + 1 }
-        }
-        return count > 0 ? count : nil
-    }
-
-    static func now() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }

@@ -11,8 +11,8 @@ import QueueClientCore
 ///
 /// Two places take it: a visitor's wake-up before a poll (`skipForecastPolls`: the polls are
 /// never built), and a queue-page load just sent, such as the first one after enqueue
-/// (`answerForecastLoad`: the request was built, but the room never sees it and no answer
-/// event is scheduled).
+/// (`answerForecastLoad`: the request was built and counted as sent, but the room never sees
+/// it and no answer event is scheduled).
 ///
 /// Exactness, poll by poll: a forecast poll at `t` is answered 200 with
 /// `Retry-After: R = ⌈releaseAt − t⌉` (1…30 s) after the modelled latency `L`, so the visitor
@@ -23,34 +23,58 @@ import QueueClientCore
 /// request numbers, so the other visitors' answers stay the same too. A ticket's release
 /// instant never moves once given, so a chain computed now is the chain the visitor would
 /// have walked poll by poll.
-extension Simulation {
-    /// Skips the forecast polls of a visitor due to poll now. Returns when its next real poll
-    /// is due and whether that is because its turn has come there, or nil when not even the
-    /// first poll could be skipped (the caller polls now).
-    mutating func skipForecastPolls(_ machine: inout VisitorMachine) -> (at: RunInstant, turnCame: Bool)? {
-        guard let pending = machine.pendingQueuePagePoll,
-            let forecast = forecast(for: pending.url, timeout: machine.configuration.group.requestTimeout)
-        else { return nil }
-        let (skipped, pollAt) = forecastPolls(from: loop.now, forecast, maxWaitEnds: pending.maxWaitEnds)
-        guard skipped > 0 else { return nil }
-        machine.skipPolls(skipped, nextPollAt: pollAt)
-        return (pollAt, pollAt >= forecast.releaseAt)
+struct PollShortcut {
+    /// Where the shortcut stopped: when the visitor's next real poll is due, whether that is
+    /// because its turn has come there, and how many polls it answered without the room.
+    struct Jump {
+        var nextPollAt: RunInstant
+        var turnCame: Bool
+        var answeredPolls: Int
     }
 
-    /// Answers the queue-page load the machine has just sent, if its answer is forecast, and
-    /// skips the forecast polls after it. Returns when the visitor's next real poll is due and
-    /// whether its turn has come by then, or nil when the load's answer is not forecast (the
-    /// caller hands the request to the room).
-    mutating func answerForecastLoad(_ machine: inout VisitorMachine) -> (at: RunInstant, turnCame: Bool)? {
-        guard let inFlight = machine.queuePageLoadInFlight,
-            let forecast = forecast(for: inFlight.url, timeout: machine.configuration.group.requestTimeout)
-        else { return nil }
-        // The load in flight is the chain's first poll: the machine counted it when it sent it.
-        let (answered, pollAt) = forecastPolls(from: loop.now, forecast, maxWaitEnds: inFlight.maxWaitEnds)
+    let room: WaitingRoomService
+    /// `run.duration` as an instant: a poll whose answer would arrive after it is not skipped.
+    let runDeadline: RunInstant?
+
+    /// Skips the forecast polls of a visitor due to poll at `now`, counting each in `sent`.
+    /// Nil when not even the first poll could be skipped (the caller polls now).
+    func skipForecastPolls(
+        _ machine: inout VisitorMachine, at now: RunInstant, sent: inout SentRequests
+    ) -> Jump? {
+        guard let pending = machine.pendingQueuePagePoll else { return nil }
+        return jump(&machine, url: pending.url, maxWaitEnds: pending.maxWaitEnds, loadSent: false, at: now, &sent)
+    }
+
+    /// Answers the queue-page load the machine has just sent at `now`, if its answer is
+    /// forecast, and skips the forecast polls after it. Nil when the load's answer is not
+    /// forecast (the caller hands the request to the room).
+    func answerForecastLoad(
+        _ machine: inout VisitorMachine, at now: RunInstant, sent: inout SentRequests
+    ) -> Jump? {
+        guard let inFlight = machine.queuePageLoadInFlight else { return nil }
+        return jump(&machine, url: inFlight.url, maxWaitEnds: inFlight.maxWaitEnds, loadSent: true, at: now, &sent)
+    }
+
+    /// The chain of forecast polls from `now`, walked on the machine. `loadSent`: the chain's
+    /// first poll is a load the machine sent (and counted, as the engine did in `sent`); the
+    /// machine takes it as answered.
+    private func jump(
+        _ machine: inout VisitorMachine, url: SimpleURL, maxWaitEnds: RunInstant, loadSent: Bool, at now: RunInstant,
+        _ sent: inout SentRequests
+    ) -> Jump? {
+        guard let forecast = forecast(for: url, timeout: machine.configuration.group.requestTimeout) else {
+            return nil
+        }
+        let (answered, pollAt) = forecastPolls(
+            from: now, forecast, maxWaitEnds: maxWaitEnds, firstIsSent: loadSent, sent: &sent)
         guard answered > 0 else { return nil }
-        machine.answerQueuePageLoad(nextPollAt: pollAt)
-        if answered > 1 { machine.skipPolls(answered - 1, nextPollAt: pollAt) }
-        return (pollAt, pollAt >= forecast.releaseAt)
+        if loadSent {
+            machine.answerQueuePageLoad(nextPollAt: pollAt)
+            if answered > 1 { machine.skipPolls(answered - 1, nextPollAt: pollAt) }
+        } else {
+            machine.skipPolls(answered, nextPollAt: pollAt)
+        }
+        return Jump(nextPollAt: pollAt, turnCame: pollAt >= forecast.releaseAt, answeredPolls: answered)
     }
 
     private func forecast(for url: SimpleURL, timeout: Duration) -> QueuePagePollForecast? {
@@ -60,8 +84,9 @@ extension Simulation {
         return forecast
     }
 
-    /// The forecast polls from `start` on, counted where they are sent: how many, and when the
-    /// first one that is not forecast is due.
+    /// The forecast polls from `start` on, counted in `sent` where they would have been sent
+    /// (but the first when `firstIsSent`): how many, and when the first one that is not
+    /// forecast is due.
     ///
     /// A chain is tens of polls per visitor, so it runs on whole-nanosecond offsets from
     /// `start` (`Duration` arithmetic divides 128-bit numbers for every second and Retry-After).
@@ -69,8 +94,9 @@ extension Simulation {
     /// for an integer `o`, and each test against an instant `X` compares `o` with
     /// `X − start` rounded the way that keeps it exact for integers: `o < d ⟺ o < ⌈d⌉`,
     /// `o > d ⟺ o > ⌊d⌋`; the truncated nanoseconds to the turn are `⌊releaseAt − start⌋ − o`.
-    private mutating func forecastPolls(
-        from start: RunInstant, _ forecast: QueuePagePollForecast, maxWaitEnds: RunInstant
+    private func forecastPolls(
+        from start: RunInstant, _ forecast: QueuePagePollForecast, maxWaitEnds: RunInstant, firstIsSent: Bool,
+        sent: inout SentRequests
     ) -> (count: Int, nextPollAt: RunInstant) {
         guard start >= .origin, start < forecast.releaseAt else { return (0, start) }
         let untilTurn = forecast.releaseAt - start
@@ -96,11 +122,14 @@ extension Simulation {
             let retryAfter = WaitingRoomService.retryAfterSeconds(untilTurnNanoseconds: nanosecondsToTurn)
             let nextOffset = answeredOffset + retryAfter * 1_000_000_000
             guard nextOffset < maxWaitCeiling else { break }
-            requestsPerSecond.add(at: Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000))
+            if skipped > 0 || !firstIsSent {
+                sent.count(inSecond: Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000))
+            }
             skipped += 1
             offset = nextOffset
         }
-        countForecastPolls(skipped)
+        // A poll answered from the forecast counts everywhere a poll the room answered counts.
+        if skipped > 0 { room.countForecastRequests(skipped) }
         return (skipped, start + .nanoseconds(offset))
     }
 
@@ -114,14 +143,5 @@ extension Simulation {
     private static func ceilingNanoseconds(_ duration: Duration) -> Int64 {
         let floor = floorNanoseconds(duration)
         return duration == .nanoseconds(floor) ? floor : floor + 1
-    }
-
-    /// A poll answered from the forecast counts everywhere a poll the room answered counts
-    /// (the chain counts each in its second of the timeline).
-    private mutating func countForecastPolls(_ count: Int) {
-        guard count > 0 else { return }
-        room.countForecastRequests(count)
-        progress.requests += count
-        skippedPolls += count
     }
 }

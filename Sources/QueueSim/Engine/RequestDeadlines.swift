@@ -1,11 +1,11 @@
-import NIOCore
+import DequeModule
 import QueueClientCore
 
-/// A live shard's request deadlines (`requestTimeout`) in the order they were set.
+/// A wall-clock engine's request deadlines (`requestTimeout`) in the order they were set.
 ///
 /// With one `requestTimeout` per run that order is their time order, so a queue does what the
 /// calendar's heap would, at O(1), and answered requests leave it from the front without
-/// waiting for their time: the shard's timer is armed for the oldest request still unanswered,
+/// waiting for their time: the loop driver's timer is armed for the oldest request still unanswered,
 /// not once for every request sent. A deadline earlier than the last one queued is refused
 /// (`append` returns false) and goes on the calendar instead.
 struct RequestDeadlines {
@@ -15,7 +15,7 @@ struct RequestDeadlines {
         var serial: UInt32
     }
 
-    private var queue = CircularBuffer<Deadline>()
+    private var queue = Deque<Deadline>()
 
     /// Queues `deadline`, or returns false when it is earlier than the last one queued.
     mutating func append(_ deadline: Deadline) -> Bool {

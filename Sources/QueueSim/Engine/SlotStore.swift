@@ -52,6 +52,29 @@ struct SlotStore<Element> {
         return slot
     }
 
+    /// Lends the element in `slot` in place (no copy, no Optional moved out and back); nil
+    /// when the slot is empty.
+    mutating func modify<Result>(_ slot: Int, _ body: (inout Element) throws -> Result) rethrows -> Result? {
+        try Self.lend(&chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)], body)
+    }
+
+    /// The element's look and change both go through `inout`: a read through the array's
+    /// getter would copy the element (a retain and release of each of its references).
+    private static func lend<Result>(
+        _ element: inout Element?, _ body: (inout Element) throws -> Result
+    ) rethrows -> Result? {
+        guard element != nil else { return nil }
+        // Checked just above: the access is in place, through the Optional's payload.
+        return try body(&element!)
+    }
+
+    /// Moves the element out of `slot`, which must hold one, and frees the slot.
+    mutating func remove(_ slot: Int) -> Element {
+        guard let element = take(slot) else { preconditionFailure("slot \(slot) is empty") }
+        release(slot)
+        return element
+    }
+
     /// Frees an empty (taken) slot for reuse.
     mutating func release(_ slot: Int) {
         freeSlots.append(slot)

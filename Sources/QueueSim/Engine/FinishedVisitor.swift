@@ -1,0 +1,11 @@
+import QueueClientCore
+
+/// What a report row needs from a visitor that has its outcome. No `VisitorConfiguration`: it
+/// would share its group's box with the engine's thread, and the row writer works on another
+/// (the event id comes from the writer's own copy, by group).
+struct FinishedVisitor: Sendable {
+    var index: Int
+    var arrival: RunInstant
+    var groupIndex: Int
+    var result: VisitorResult
+}

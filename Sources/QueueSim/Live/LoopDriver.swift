@@ -1,0 +1,274 @@
+import NIOCore
+import QueueClientCore
+
+/// One event loop's visitors in a wall-clock run: the visitors whose index is `part` modulo
+/// `parts`, in a `VisitorEngine` driven by the wall clock through one NIO timer armed for its
+/// next event or arrival. Requests go through the loop's own connection pool.
+///
+/// Loop-confined: every method runs on `loop`. Nothing here locks; rows leave in batches,
+/// counters are published a few times a second.
+final class LoopDriver: LiveExchangeOwner {
+    /// What a driver hands back when it is done.
+    struct Outcome: Sendable {
+        var requestsPerSecond: PerSecondCounts
+        var health: GeneratorHealth
+        var connectionsOpened: Int
+    }
+
+    let loop: any EventLoop
+    /// This driver's place among the run's loops (the progress part it publishes).
+    let part: Int
+    private let clock: WallClock
+    private let progress: RunProgress
+    private let stopLine: LiveStopLine
+    private let pool: LiveConnectionPool
+    private var engine: VisitorEngine
+    /// Visitors whose arrival has come are waiting for a place under the engine's quota.
+    private var backlogFromConcurrency = false
+    private var armedAt: RunInstant?
+    private var rows: RowBatch
+    private var health = GeneratorHealth()
+    private var nextProbe: RunInstant
+    private var probesSincePublish = 0
+    private var stopped = false
+    private var finishedPromise: EventLoopPromise<Outcome>?
+
+    init(
+        loop: any EventLoop, part: Int, of parts: Int, run: PreparedRun, plan: VisitorPlan, quota: Int,
+        endpoint: LiveEndpoint, connectionLimit: Int, rows: RowBatch, clock: WallClock, progress: RunProgress,
+        stopLine: LiveStopLine
+    ) throws {
+        self.loop = loop
+        self.part = part
+        self.clock = clock
+        self.progress = progress
+        self.stopLine = stopLine
+        self.rows = rows
+        // Templates of this loop's own: every visitor retains its group's box, and two cores
+        // retaining one object slow each other down.
+        engine = try VisitorEngine(
+            plan: plan, part: part, of: parts, templates: run.makeGroupTemplates(), quota: quota,
+            tracksRequestDeadlines: true)
+        pool = LiveConnectionPool(
+            loop: loop, endpoint: endpoint, limit: connectionLimit, connectTimeout: run.scenario.longestRequestTimeout)
+        nextProbe = .origin
+        pool.shard = self
+    }
+
+    /// Starts the driver; the future completes when its last visitor has a row.
+    /// - Parameter warmConnections: connections to open before the first arrival.
+    func start(warmConnections: Int = 0) -> EventLoopFuture<Outcome> {
+        let promise = loop.makePromise(of: Outcome.self)
+        finishedPromise = promise
+        nextProbe = clock.now + GeneratorHealth.probeInterval
+        scheduleProbe()
+        pool.warm(warmConnections)
+        pump()
+        return promise.futureResult
+    }
+
+    // MARK: - The engine on the wall clock
+
+    /// Starts due arrivals and fires due events, then arms the timer for what comes next.
+    private func pump() {
+        guard !stopped else { return }
+        do {
+            try startDueArrivals()
+            while !stopped, let event = engine.takeEvent(dueBy: clock.now) {
+                try handle(event)
+            }
+        } catch {
+            fail(error)
+            return
+        }
+        settle()
+    }
+
+    /// After any work: arm the timer for the next event or arrival, or finish.
+    private func settle() {
+        guard !stopped else { return }
+        if engine.isDone {
+            complete()
+            return
+        }
+        var next = engine.nextEventTime()
+        if let arrival = engine.nextArrival?.arrival, engine.hasPlace, arrival <= stopLine.instant {
+            next = min(next ?? arrival, arrival)
+        }
+        guard let next else { return }
+        if let armedAt, armedAt <= next { return }
+        armedAt = next
+        let delay = next - clock.now
+        loop.assumeIsolated().scheduleTask(in: .nanoseconds(max(0, delay.wholeNanoseconds))) { [self] in
+            if armedAt == next { armedAt = nil }
+            pump()
+        }
+    }
+
+    /// Every `probeInterval`: how late did the loop get to it? Also publishes progress and
+    /// hands finished rows to the writer a few times a second.
+    private func scheduleProbe() {
+        let target = nextProbe
+        loop.assumeIsolated().scheduleTask(in: .nanoseconds(max(0, (target - clock.now).wholeNanoseconds))) {
+            [self] in
+            guard !stopped else { return }
+            let now = clock.now
+            health.probe(lag: now - target, at: now)
+            pool.warmStep()
+            probesSincePublish += 1
+            if probesSincePublish >= 10 {
+                probesSincePublish = 0
+                publish(at: now)
+                do { try rows.flush() } catch {
+                    fail(error)
+                    return
+                }
+            }
+            nextProbe = now + GeneratorHealth.probeInterval
+            scheduleProbe()
+        }
+    }
+
+    private func publish(at now: RunInstant) {
+        var snapshot = engine.progress(at: now)
+        snapshot.generatorSaturated = health.isSaturated(at: now)
+        snapshot.loopLag = health.loopLag(at: now)
+        progress.publish(snapshot, part: part)
+    }
+
+    // MARK: - Events into the engine
+
+    /// Starts every visitor whose arrival has come, while there is a place under the loop's
+    /// share of `run.concurrency`.
+    private func startDueArrivals() throws {
+        while let visitor = engine.nextArrival {
+            let now = clock.now
+            guard visitor.arrival <= now else {
+                backlogFromConcurrency = false
+                return
+            }
+            guard engine.hasPlace else {
+                backlogFromConcurrency = true
+                return
+            }
+            // The run has been told to stop at an instant this arrival is after: it never
+            // arrives, even if this loop hears of the stop a moment later.
+            guard visitor.arrival <= stopLine.instant else { return }
+            // While a backlog built by the cap lasts, lateness is the cap's (its `start_ms` shows
+            // it), not the generator's.
+            if backlogFromConcurrency {
+                health.startedAfterConcurrencyWait()
+            } else {
+                health.started(lag: now - visitor.arrival, at: now)
+            }
+            try carryOut(engine.startNextArrival(at: now))
+        }
+    }
+
+    private func handle(_ event: EngineEvent) throws {
+        let now = clock.now
+        switch event {
+        case .wake(let slot, _):
+            try carryOut(engine.wake(slot: slot, at: now))
+        case .deadline(let slot, let serial):
+            guard engine.awaits(slot: slot, serial: serial) else { return }
+            // An idle timeout (the platform's): while the answer keeps coming, look again one
+            // timeout after the last progress.
+            if let group = engine.groupSettings(ofSlot: slot), group.requestTimeoutIsIdle,
+                let last = pool.lastProgress(slot: slot, serial: serial)
+            {
+                let quiet = Duration.nanoseconds((NIODeadline.now() - last).nanoseconds)
+                if quiet < group.requestTimeout {
+                    engine.schedule(.deadline(slot: slot, serial: serial), at: now + (group.requestTimeout - quiet))
+                    return
+                }
+            }
+            pool.abort(slot: slot, serial: serial)
+            try carryOut(engine.failed(.timedOut, slot: slot, serial: serial, at: now))
+        case .response(let slot, let response):
+            // The wall clock's answers come from the pool, not the calendar; kept total.
+            try carryOut(engine.received(response, slot: slot, serial: 0, at: now))
+        case .failure(let slot, let error):
+            try carryOut(engine.failed(error, slot: slot, serial: 0, at: now))
+        }
+    }
+
+    /// Whether the visitor in `slot` still awaits the answer to request `serial`.
+    func awaits(slot: Int, serial: UInt32) -> Bool {
+        engine.awaits(slot: slot, serial: serial)
+    }
+
+    /// The pool's answer (or failure) to request `serial` of the visitor in `slot`.
+    func exchangeCompleted(slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>) {
+        guard !stopped else { return }
+        let now = clock.now
+        do {
+            switch result {
+            case .success(let response): try carryOut(engine.received(response, slot: slot, serial: serial, at: now))
+            case .failure(let error): try carryOut(engine.failed(error, slot: slot, serial: serial, at: now))
+            }
+            try startDueArrivals()
+        } catch {
+            fail(error)
+            return
+        }
+        settle()
+    }
+
+    /// Carries out what the engine asked for: a request into the pool, a row into the batch.
+    private func carryOut(_ action: VisitorEngine.Action) throws {
+        switch action {
+        case .none:
+            return
+        case .send(let order):
+            pool.send(LiveExchange(slot: order.slot, serial: order.serial, request: order.request))
+        case .finished(let visitor):
+            try rows.append(visitor)
+        }
+    }
+
+    // MARK: - The end
+
+    /// Ends every visitor in flight at `instant`, gives a row to every visitor whose arrival
+    /// had come but who never started (`VisitorEngine.stop`), and closes the pool.
+    func stop(reason: StopReason, at instant: RunInstant) {
+        guard !stopped, finishedPromise != nil else { return }
+        do {
+            try engine.stop(at: instant, reason: reason, dueArrivals: true) { try rows.append($0) }
+        } catch {
+            fail(error)
+            return
+        }
+        complete()
+    }
+
+    /// Abandons the driver (another loop's failed): no more rows.
+    func abandon(_ error: any Error) {
+        fail(error)
+    }
+
+    private func complete() {
+        guard let promise = finishedPromise else { return }
+        finishedPromise = nil
+        stopped = true
+        pool.closeAll()
+        do {
+            try rows.flush()
+        } catch {
+            promise.fail(error)
+            return
+        }
+        publish(at: clock.now)
+        promise.succeed(
+            Outcome(
+                requestsPerSecond: engine.sent.perSecond, health: health, connectionsOpened: pool.connectionsOpened))
+    }
+
+    private func fail(_ error: any Error) {
+        guard let promise = finishedPromise else { return }
+        finishedPromise = nil
+        stopped = true
+        pool.closeAll()
+        promise.fail(error)
+    }
+}

@@ -1,0 +1,29 @@
+import QueueClientCore
+
+/// Judges the `token` column: `present`, `absent` or `invalid`. Never keeps the token.
+///
+/// Against the embedded room we know the secret, so a token must pass the KnownUser V3 check
+/// (hash, event id, expiry) at the moment the visitor received it. Against a real endpoint the
+/// secret is unknown: a token is `invalid` only when it does not even have a token's shape.
+package struct TokenJudge: Sendable {
+    private let secretKey: String?
+    /// The key's HMAC pads, hashed once for the whole run.
+    private let preparedKey: PreparedHMAC?
+    private let epochUnixSeconds: Int64
+
+    package init(secretKey: String?, epochUnixSeconds: Int64) {
+        self.secretKey = secretKey
+        self.preparedKey = secretKey.map(PreparedHMAC.init(key:))
+        self.epochUnixSeconds = epochUnixSeconds
+    }
+
+    package func judge(_ token: String?, eventId: String, at instant: RunInstant) -> TokenState {
+        guard let token, !token.isEmpty else { return .absent }
+        guard let secretKey, let preparedKey else {
+            return KnownUserTokenValidator.hasEventIdAndHash(token) ? .present : .invalid
+        }
+        let now = epochUnixSeconds + Int64(instant.sinceOrigin.components.seconds)
+        let validator = KnownUserTokenValidator(secretKey: secretKey, preparedKey: preparedKey, eventId: eventId)
+        return validator.check(token, nowUnixSeconds: now) == nil ? .present : .invalid
+    }
+}

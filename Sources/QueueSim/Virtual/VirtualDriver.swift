@@ -1,0 +1,175 @@
+import QueueClientCore
+
+/// A virtual run's `VisitorEngine` on simulated time: the calendar's clock is the run's
+/// clock, and every request is answered by the in-process room at once, its answer (or the
+/// client's timeout) put on the calendar after the modelled delay. No task or thread per
+/// visitor: a visitor is a machine in a slot, an event a `(time, sequence, payload)` entry.
+struct VirtualDriver {
+    let room: WaitingRoomService
+    let progress: RunProgress
+    let stopSignal: RunStopSignal
+
+    var engine: VisitorEngine
+    let rows: RowWriter
+    var eventsSincePublish = 0
+    /// Skip queue-page polls whose answers the room forecasts (`PollShortcut`); nil turns it off.
+    var pollShortcut: PollShortcut?
+    /// Polls the shortcut counted without handing them to the room.
+    var skippedPolls = 0
+
+    init(
+        run: PreparedRun, room: WaitingRoomService, recorder: Recorder, tokenJudge: TokenJudge,
+        progress: RunProgress, stopSignal: RunStopSignal
+    ) throws {
+        self.room = room
+        self.progress = progress
+        self.stopSignal = stopSignal
+        engine = try VisitorEngine(
+            plan: run.makePlan(), templates: run.groupTemplates, tracksRequestDeadlines: false)
+        rows = RowWriter(recorder: recorder, run: run, tokenJudge: tokenJudge)
+        pollShortcut = PollShortcut(room: room, runDeadline: run.scenario.run.duration.map { .origin + $0 })
+    }
+
+    /// The run's clock: the time of the last event.
+    var now: RunInstant { engine.calendar.now }
+
+    /// Ends the row writer: the recorder has every row and request count afterwards. Call
+    /// once `run(until:)` has returned; `abandonRowWriter` instead when it threw.
+    func finishRowWriter(into recorder: Recorder) throws {
+        try rows.finish()
+        let requestsPerSecond = engine.sent.perSecond
+        for second in 0..<requestsPerSecond.count where requestsPerSecond[second] != 0 {
+            recorder.recordRequests(requestsPerSecond[second], inSecond: second)
+        }
+    }
+
+    func abandonRowWriter() {
+        rows.abandon()
+    }
+
+    /// Runs until no visitor is left, or until `deadline` (`run.duration`), or until the stop
+    /// signal is heard.
+    mutating func run(until deadline: RunInstant?) throws {
+        while true {
+            let nextEvent = engine.calendar.nextTime
+            let nextArrival = engine.nextArrival?.arrival
+            // Arrivals at the same instant as an event go first: they were "scheduled" earlier.
+            let next: RunInstant? =
+                switch (nextEvent, nextArrival) {
+                case (nil, nil): nil
+                case (let event?, nil): event
+                case (nil, let arrival?): arrival
+                case (let event?, let arrival?): min(event, arrival)
+                }
+            guard let next else { break }
+            if let deadline, next > deadline {
+                engine.advanceClock(to: deadline)
+                try stop(reason: .runEnded)
+                return
+            }
+            if nextArrival == next {
+                engine.advanceClock(to: next)
+                try carryOut(engine.startNextArrival(at: next), mayAnswerLoad: true)
+            } else if let (time, event) = engine.nextEvent() {
+                try handle(event, at: time)
+            }
+            eventsSincePublish += 1
+            if eventsSincePublish >= VirtualClockRunner.publishEvery {
+                eventsSincePublish = 0
+                publish()
+                if stopSignal.reason != nil {
+                    try stop(reason: .interrupted)
+                    return
+                }
+            }
+        }
+        publish()
+    }
+
+    private mutating func handle(_ event: EngineEvent, at now: RunInstant) throws {
+        switch event {
+        case .wake(let slot, let atTurn):
+            if let shortcut = pollShortcut, !atTurn,
+                let skipped = engine.withMachine(
+                    inSlot: slot, { shortcut.skipForecastPolls(&$0, at: now, sent: &$1) }),
+                let jump = skipped
+            {
+                take(jump, slot: slot)
+                return
+            }
+            // A wake-up whose polls could not be skipped sends a poll that is not forecast either.
+            try carryOut(engine.wake(slot: slot, at: now), mayAnswerLoad: false)
+        case .response(let slot, let response):
+            try carryOut(engine.received(response, slot: slot, serial: 0, at: now), mayAnswerLoad: true)
+        case .failure(let slot, let error):
+            try carryOut(engine.failed(error, slot: slot, serial: 0, at: now), mayAnswerLoad: true)
+        case .deadline:
+            // The virtual network answers by the deadline itself (`send`): no deadline events.
+            preconditionFailure("a virtual engine tracks no request deadlines")
+        }
+    }
+
+    /// Carries out what the engine asked for. A queue-page load whose answer the room
+    /// forecasts is answered here (the poll shortcut) instead of being sent.
+    private mutating func carryOut(_ action: VisitorEngine.Action, mayAnswerLoad: Bool) throws {
+        let now = self.now
+        switch action {
+        case .none:
+            return
+        case .finished(let visitor):
+            try rows.record(visitor)
+        case .send(let order):
+            if mayAnswerLoad, let shortcut = pollShortcut,
+                let answered = engine.withMachine(
+                    inSlot: order.slot,
+                    { machine, sent in
+                        machine.phase == .inQueue ? shortcut.answerForecastLoad(&machine, at: now, sent: &sent) : nil
+                    }),
+                let jump = answered
+            {
+                take(jump, slot: order.slot)
+                return
+            }
+            send(order)
+        }
+    }
+
+    /// Moves the visitor to its first poll the shortcut could not answer.
+    private mutating func take(_ jump: PollShortcut.Jump, slot: Int) {
+        skippedPolls += jump.answeredPolls
+        engine.schedule(.wake(slot: slot, atTurn: jump.turnCame), at: jump.nextPollAt)
+    }
+
+    /// Hands the request to the room at once; its answer (or the client's timeout) becomes an
+    /// event after the modelled delay.
+    private mutating func send(_ order: VisitorEngine.RequestOrder) {
+        let (now, slot, timeout) = (self.now, order.slot, order.timeout)
+        switch room.handle(order.request.head, body: order.request.body ?? [], at: now) {
+        case .response(let head, let body, let delay):
+            if delay >= timeout {
+                engine.schedule(.failure(slot: slot, .timedOut), at: now + timeout)
+            } else {
+                engine.schedule(.response(slot: slot, IncomingResponse(head: head, body: body)), at: now + delay)
+            }
+        case .reset(let after):
+            if after >= timeout {
+                engine.schedule(.failure(slot: slot, .timedOut), at: now + timeout)
+            } else {
+                engine.schedule(.failure(slot: slot, .connectionReset), at: now + after)
+            }
+        case .noAnswer:
+            engine.schedule(.failure(slot: slot, .timedOut), at: now + timeout)
+        }
+    }
+
+    /// Ends every visitor still in flight (`VisitorEngine.stop`).
+    private mutating func stop(reason: StopReason) throws {
+        let rows = rows
+        try engine.stop(at: now, reason: reason, dueArrivals: false) { try rows.record($0) }
+        publish()
+    }
+
+    private func publish() {
+        progress.publish(engine.progress(at: now))
+    }
+}
