@@ -1,10 +1,10 @@
 import DequeModule
 import Foundation
 
-/// A bounded first-in, first-out hand-off of batches from one producer thread to one consumer
-/// thread: the virtual-time runner hands finished visitors from its event loop to the report
-/// writer (`RowWriter`), so a run uses both cores while the loop itself — and so every
-/// decision and every byte of the reports — stays sequential.
+/// A bounded first-in, first-out hand-off of batches from producer threads to one consumer
+/// thread: the engines' drivers hand finished visitors to the report writer (`RowWriter`), so
+/// a virtual run uses both cores while its loop — and so every decision and every byte of the
+/// reports — stays sequential, and a live run's loops never write a file.
 ///
 /// Batches, not elements, cross the lock (a few thousand visitors at a time), and at most
 /// `capacity` batches wait at once, so memory stays bounded when one side is faster.

@@ -3,9 +3,10 @@ import QueueClientCore
 import Synchronization
 
 /// Finished visitors, turned into report rows (the token check, CSV encoding, the spool file,
-/// statistics) on a thread of their own, so a virtual run uses both cores while the event
-/// loop — and so every decision — stays on one. Rows reach the recorder in the order the loop
-/// finished them, through a FIFO channel: the recorder gets exactly what it would have got
+/// statistics) on a thread of their own, for both clocks: a virtual run uses both cores while
+/// its engine — and so every decision — stays on one; a live run's loops hand their rows over
+/// a batch each (`makeBatch`). Rows reach the recorder in the order each producer finished
+/// them, through a FIFO channel: a virtual run's recorder gets exactly what it would have got
 /// from the loop itself, and the reports are the same bytes.
 ///
 /// Measured (`docs/benchmarks.md`): about 13 % less wall time. A second thread that prepared

@@ -1,4 +1,4 @@
-/// The process exit codes of `queuesim run` (SCENARIO-CONTRACT.md "Exit codes").
+/// The process exit codes of `queuesim run` (docs/contract.md).
 package enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
     /// The run finished and every threshold held.
     case success = 0

@@ -1,6 +1,6 @@
 import QueueClientCore
 
-/// The `visitors.csv` columns. The first seventeen are the contract (SCENARIO-CONTRACT.md) and
+/// The `visitors.csv` columns. The first seventeen are the contract (docs/contract.md) and
 /// keep their names and order; columns after them are additions documented in docs/reports.md.
 enum VisitorRowFormat {
     static let columns = [

@@ -16,7 +16,7 @@ package enum RoomReply: Sendable {
 /// faults, JSON shapes, the queue page and the protected API — over `WaitingRoomModel`.
 ///
 /// Not an actor and not thread-safe: the virtual-time driver calls it synchronously from its
-/// event loop; the Hummingbird front calls it under a lock.
+/// loop; `WaitingRoomServer`'s handlers call it under a lock.
 package final class WaitingRoomService {
     package internal(set) var model: WaitingRoomModel
     package let configuration: WaitingRoomConfiguration

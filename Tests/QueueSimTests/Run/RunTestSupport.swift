@@ -6,7 +6,7 @@ import Testing
 
 @testable import QueueSim
 
-/// The contract's column lists (SCENARIO-CONTRACT.md): visitors.csv may add columns after these,
+/// The contract's column lists (docs/contract.md): visitors.csv may add columns after these,
 /// summary.csv and timeline.csv are exactly these.
 enum ContractHeaders {
     static let visitors = [
