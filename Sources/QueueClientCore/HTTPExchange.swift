@@ -73,12 +73,6 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
-/// Sends one request and waits for its whole response. Implementations never follow
-/// redirects: the navigator must see every `Location`.
-public protocol HTTPTransport: Sendable {
-    func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError>
-}
-
 extension HTTPFields {
     /// What `self[name]` reads, without joining when the field appears once (every response
     /// the machines read twice per visitor: `Location`, `Retry-After`). Repeated fields still

@@ -10,39 +10,6 @@ import NIOPosix
     import Darwin
 #endif
 
-/// A base URL every request is sent to instead of its own scheme, host and port (like
-/// `curl --connect-to`), while the `Host` header keeps the waiting-room host.
-public struct ConnectTarget: Sendable, Hashable {
-    public var scheme: String
-    public var host: String
-    public var port: Int?
-
-    public init(scheme: String, host: String, port: Int? = nil) {
-        self.scheme = scheme.lowercased()
-        self.host = host
-        self.port = port
-    }
-
-    /// Parses `http://127.0.0.1:8080` or `https://staging.example`; nil if not http(s).
-    public init?(baseURL: String) {
-        guard let url = SimpleURL(baseURL), url.scheme == "http" || url.scheme == "https", !url.host.isEmpty else {
-            return nil
-        }
-        self.init(scheme: url.scheme, host: url.host, port: url.port)
-    }
-
-    /// `scheme://host[:port]`.
-    public var origin: String {
-        "\(scheme)://\(authority)"
-    }
-
-    /// `host[:port]`, as a request's authority.
-    public var authority: String {
-        guard let port else { return host }
-        return "\(host):\(port)"
-    }
-}
-
 /// `HTTPTransport` over one shared AsyncHTTPClient `HTTPClient`: redirects never followed, a
 /// connection pool sized for thousands of concurrent visitors, TLS certificate verification on
 /// (AHC's default). With a connect target, note that TLS (SNI and the certificate check) is
