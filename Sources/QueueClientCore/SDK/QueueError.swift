@@ -4,6 +4,10 @@ public enum QueueError: String, Sendable, Hashable, CaseIterable {
     case invalidResponse
     /// A TLS failure, and also (as in Android) a queue or target URL missing from the answer.
     case sslError
+    /// Never reported by this engine; kept so code written against the SDK compiles. The SDKs
+    /// send it when a connectivity check before the first request finds no network (Android's
+    /// `NO_CONNECTION`, iOS's `NetworkUnavailable`); a headless engine does not check, and a
+    /// missing network shows as failed requests and then `onQueueItUnavailable()`.
     case networkUnavailable
     /// `run`/`tryPass` called while another call of the same engine is still running.
     case requestAlreadyInProgress

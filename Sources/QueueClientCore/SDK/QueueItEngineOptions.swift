@@ -1,14 +1,7 @@
-extension QueueItEngineOptions {
-    /// The request timeout in force: the chosen one, else the platform's.
-    var effectiveRequestTimeout: Duration { requestTimeout ?? platform.defaultRequestTimeout }
-
-    /// The view delay in force: `viewDelay` in the platform's unit, else `viewDelayMs`.
-    var effectiveViewDelay: Duration { viewDelay.map(platform.viewDelay) ?? .milliseconds(viewDelayMs) }
-}
-
 /// The SDK's engine options, plus what a WebView-less engine needs to know.
 public struct QueueItEngineOptions: Sendable, Hashable {
-    /// The user agent of the (virtual) WebView; also the enqueue body's `userAgent`.
+    /// The user agent of the (virtual) WebView; also the enqueue body's `userAgent` and the
+    /// `User-Agent` header of every request. Nil: `QueueItEngine.defaultUserAgent`.
     public var webViewUserAgent: String?
     /// Delay between `onQueueViewWillOpen` and the first queue page load, in milliseconds.
     public var viewDelayMs: Int
@@ -27,6 +20,9 @@ public struct QueueItEngineOptions: Sendable, Hashable {
     /// How long the virtual WebView waits in the queue before giving up (headless addition).
     public var maxQueueWait: Duration
 
+    /// The SDK's options (`webViewUserAgent`, `viewDelayMs`) and the headless ones, each
+    /// defaulting to what an app gets without it: no delay, the platform's timeout, a poll
+    /// every 2 s, a 30-minute wait, iOS.
     public init(
         webViewUserAgent: String? = nil, viewDelayMs: Int = 0, requestTimeout: Duration? = nil,
         queuePagePollInterval: Duration = .seconds(2), maxQueueWait: Duration = .seconds(30 * 60),
@@ -41,4 +37,12 @@ public struct QueueItEngineOptions: Sendable, Hashable {
         self.queuePagePollInterval = queuePagePollInterval
         self.maxQueueWait = maxQueueWait
     }
+}
+
+extension QueueItEngineOptions {
+    /// The request timeout in force: the chosen one, else the platform's.
+    var effectiveRequestTimeout: Duration { requestTimeout ?? platform.defaultRequestTimeout }
+
+    /// The view delay in force: `viewDelay` in the platform's unit, else `viewDelayMs`.
+    var effectiveViewDelay: Duration { viewDelay.map(platform.viewDelay) ?? .milliseconds(viewDelayMs) }
 }

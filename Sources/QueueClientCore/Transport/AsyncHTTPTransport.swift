@@ -15,11 +15,17 @@ import NIOPosix
 /// (AHC's default). With a connect target, note that TLS (SNI and the certificate check) is
 /// made against the connect target's host, not the waiting-room host in `Host`.
 public final class AsyncHTTPTransport: HTTPTransport {
+    /// Where every request goes instead of its own scheme, host and port; nil: where it says.
     public let connectTarget: ConnectTarget?
     private let client: HTTPClient
     /// Bodies larger than this are an error (queue pages and API answers are small).
     private let maxBodyBytes: Int
 
+    /// One `HTTPClient` on NIO's shared event loops, for the transport's life.
+    ///
+    /// `maxConnectionsPerHost` is the pool's soft limit per host (a load test keeps thousands
+    /// of visitors waiting at once); a body over `maxBodyBytes` fails its request with
+    /// `TransportError.other`. Connecting gives up after 10 s.
     public init(
         connectTo connectTarget: ConnectTarget? = nil, maxConnectionsPerHost: Int = 4096, maxBodyBytes: Int = 4 << 20
     ) {
@@ -40,6 +46,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
         try await client.shutdown()
     }
 
+    /// Sends the request (to the connect target, with `Host` kept as the waiting room's
+    /// authority) and collects the whole answer; `timeout` is AsyncHTTPClient's deadline for
+    /// the request. AHC and NIO errors become `TransportError`s, in words.
     public func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError>
     {
         let head = request.head

@@ -3,7 +3,11 @@
 /// Every behaviour where ios-webui-sdk 3.5.2 and android-webui-sdk 3.0.0 differ is chosen
 /// here, from their sources (docs/client-core.md has the table with the file of each row).
 public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
+    /// ios-webui-sdk 3.5.2 (the default): exactly 200 is success, no retry of a failed queue
+    /// page, `onError(.queueUnavailable)` with `onQueueItUnavailable`.
     case ios
+    /// android-webui-sdk 3.0.0: any 2xx is success, `userId` on the URLs, failed queue pages
+    /// reloaded with backoff, invite codes.
     case android
 
     /// What each SDK really sends as `sdkVersion`. iOS 3.5.2 still sends `iOS-3.5.1`: its
