@@ -86,11 +86,19 @@ let package = Package(
             ],
             path: "Tests/StandInServers"
         ),
+        // `runVisitor`: one visitor on a wall clock and a real transport, for the tests that
+        // drive the client core over HTTP. Test support, so the library does not ship it.
+        .target(
+            name: "VisitorDriver",
+            dependencies: ["QueueClientCore"],
+            path: "Tests/VisitorDriver"
+        ),
         .testTarget(
             name: "QueueClientCoreTests",
             dependencies: [
                 "QueueClientCore",
                 "StandInServers",
+                "VisitorDriver",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
@@ -115,6 +123,7 @@ let package = Package(
             dependencies: [
                 "QueueSim",
                 "QueueClientCore",
+                "VisitorDriver",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

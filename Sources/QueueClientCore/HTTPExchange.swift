@@ -5,15 +5,19 @@ import HTTPTypes
 /// The head carries the real waiting-room scheme and authority; a transport may connect
 /// elsewhere (see `AsyncHTTPTransport`'s connect-to override) but keeps the `Host` it names.
 public struct OutgoingRequest: Sendable, Equatable {
+    /// Method, scheme, authority (the `Host` to send), path with query, and header fields,
+    /// `Cookie` included: a transport sends them as they are.
     public var head: HTTPRequest {
         didSet { sharedHead = nil }
     }
+    /// The enqueue POST's JSON bytes; nil for the GETs of queue pages and the protected API.
     public var body: [UInt8]?
     /// Set when `head` is a group's prebuilt enqueue head, unchanged: a transport may keep the
     /// head's bytes by this object's identity instead of encoding the same head for every
     /// visitor (the live engine does). Not part of equality; cleared by any change to `head`.
     package private(set) var sharedHead: EnqueueHeaderTemplate?
 
+    /// The engine makes its own requests; public so a custom transport can be tested alone.
     public init(head: HTTPRequest, body: [UInt8]? = nil) {
         self.head = head
         self.body = body
@@ -25,6 +29,8 @@ public struct OutgoingRequest: Sendable, Equatable {
         sharedHead = template
     }
 
+    /// Equal when head and body are: two requests that would send the same bytes are the same
+    /// request, whether or not one carries a group's shared head.
     public static func == (lhs: OutgoingRequest, rhs: OutgoingRequest) -> Bool {
         lhs.head == rhs.head && lhs.body == rhs.body
     }
@@ -32,14 +38,20 @@ public struct OutgoingRequest: Sendable, Equatable {
 
 /// A response as the state machines consume it.
 public struct IncomingResponse: Sendable, Equatable {
+    /// Status and header fields. The engine reads only `Set-Cookie`, `Location`,
+    /// `Retry-After` and `x-queueit-redirect`, so a transport may leave the others out.
     public var head: HTTPResponse
+    /// The whole body, already collected (enqueue answers and queue pages are small); empty
+    /// when the answer had none.
     public var body: [UInt8]
 
+    /// What a transport returns: the answer as it came, redirects included (never followed).
     public init(head: HTTPResponse, body: [UInt8] = []) {
         self.head = head
         self.body = body
     }
 
+    /// `head.status`: what the machines decide on first (2xx, 3xx with `Location`, 4xx, 5xx).
     public var status: HTTPResponse.Status { head.status }
 
     /// The only response header fields the state machines read: cookies, redirects, the poll
@@ -55,13 +67,24 @@ public struct IncomingResponse: Sendable, Equatable {
 }
 
 /// Why a request produced no response. The SDK retries all of these during enqueue.
+///
+/// On a queue page `.tls` ends the visit with `onSSLError` (the SDK's WebView SSL error); the
+/// others are a failed page load, which the platform's WebView handles (`ClientPlatform`). The
+/// associated texts are in words, for logs and reports: they never carry a token.
 public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No (whole) answer within the request's timeout, or no connection within the connect
+    /// timeout.
     case timedOut
+    /// The server closed or reset the connection before the answer was complete.
     case connectionReset
+    /// No connection could be opened (refused, unreachable, name not resolved); the reason.
     case connectFailed(String)
+    /// The TLS handshake or the certificate check failed; the reason.
     case tls(String)
+    /// Anything else that kept the answer from arriving (a body over the size limit, say).
     case other(String)
 
+    /// One line for logs and `visitors.csv`: what happened, in words.
     public var description: String {
         switch self {
         case .timedOut: "request timed out"
@@ -71,12 +94,6 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .other(let reason): reason
         }
     }
-}
-
-/// Sends one request and waits for its whole response. Implementations never follow
-/// redirects: the navigator must see every `Location`.
-public protocol HTTPTransport: Sendable {
-    func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError>
 }
 
 extension HTTPFields {

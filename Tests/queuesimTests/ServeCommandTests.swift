@@ -3,6 +3,7 @@ import HTTPTypes
 import QueueClientCore
 import QueueSim
 import Testing
+import VisitorDriver
 
 /// `queuesim serve` as a user runs it: a real process on 127.0.0.1, driven by the client core
 /// over HTTP, stopped with SIGINT.

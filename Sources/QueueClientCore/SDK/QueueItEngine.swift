@@ -11,13 +11,28 @@ import Synchronization
 /// `onError(.invalidResponse, …)`; retries used up → `onQueueItUnavailable()`, and on iOS also
 /// `onError(.queueUnavailable, …)` (its code 3). The platform (`options.platform`) chooses the
 /// SDK's behaviour where iOS and Android differ (`ClientPlatform`).
+///
+/// Each `run`, `tryPass` and `showQueue` returns only when its part of the flow has ended and
+/// its last callback has returned. Cancelling the calling task stops it at its next wait (a
+/// retry delay, the view delay or a poll), where it returns without another callback.
 public final class QueueItEngine: Sendable {
+    /// Your Queue-it customer id: the `{c}` of `/api/mobileapp/queue/{c}/{e}/enqueue` and of
+    /// the default host `{c}.queue-it.net`.
     public let customerId: String
+    /// The waiting room (event) id or its alias: the `{e}` of the enqueue path.
     public let waitingRoomOrAliasId: String
+    /// Sent as the enqueue body's `layoutName` when not empty: the room's theme for this app.
     public let themeName: String?
+    /// Sent as the enqueue body's `language` when not empty (a culture such as `en-US`), so
+    /// the queue page speaks it.
     public let language: String?
+    /// The options the engine was created with (the defaults when `init` got nil).
     public let options: QueueItEngineOptions
+    /// Behind Proxy (README): the host, with an optional port, that serves the waiting room
+    /// instead of `{customerId}.queue-it.net`. Nil or blank: Queue-it's own host.
     public let waitingRoomDomain: String?
+    /// Behind Proxy on the site's own domain: the path the waiting room lives under (slashes
+    /// and spaces trimmed). Ignored without a `waitingRoomDomain`, as in the SDK.
     public let queuePathPrefix: String?
     private let listener: any QueueListener
     private let transport: any HTTPTransport
@@ -28,11 +43,22 @@ public final class QueueItEngine: Sendable {
 
     /// What iOS SDK 3.5.2 really sends: its `SDKVersion` constant still reads 3.5.1.
     public static let defaultSDKVersion = ClientPlatform.ios.defaultSDKVersion
+    /// What the engine sends as the enqueue body's `userAgent`, the `User-Agent` header and
+    /// the queue page's user agent when `options.webViewUserAgent` is nil: there is no WebView
+    /// whose user agent the SDK would borrow, so the server's logs name this library instead.
     public static let defaultUserAgent = "QueueClientCore/1 (headless Queue-it engine)"
     /// A stable per-process device id, like iOS's identifierForVendor.
     static let processUserId = UUID().uuidString
     static let sharedTransport = AsyncHTTPTransport()
 
+    /// The Swift SDK's initializer, plus the transport the requests go through.
+    ///
+    /// The engine keeps `queueListener` (strongly) for its life and calls it from the task
+    /// awaiting `run`, `tryPass` or `showQueue`. `transport` is a headless addition: nil sends
+    /// through one `AsyncHTTPTransport` shared by all engines of the process (never shut down);
+    /// pass your own to reuse a client, connect elsewhere (`ConnectTarget`) or test offline.
+    /// Nothing is checked here: a wrong customer or room id surfaces as
+    /// `onError(.invalidResponse, …)` when the enqueue API answers 4xx.
     public convenience init(
         customerId: String, waitingRoomOrAliasId: String, queueListener: any QueueListener, themeName: String? = nil,
         language: String? = nil, options: QueueItEngineOptions? = nil, waitingRoomDomain: String? = nil,
@@ -76,8 +102,19 @@ public final class QueueItEngine: Sendable {
 
     // MARK: - run
 
+    /// Runs the whole SDK flow: `tryPass()`, then the SDK's decision on its redirect type.
+    ///
+    /// `safetynet` → `onQueuePassed` (no queue page); `disabled`, `idle`, `afterevent` →
+    /// `onQueueDisabled` (with the token: let the visitor in); any other type → `showQueue`,
+    /// with its callbacks. When the enqueue call fails the listener hears why (see `tryPass()`)
+    /// and nothing else happens. Returns when the flow has ended; `onSessionRestart` is the
+    /// app's cue to call `run` again, as with the SDK.
     public func run() async { await run(enqueueToken: nil, enqueueKey: nil) }
+    /// `run()` with an enqueue key (sent as the body's `enqueueKey`): for a room that admits
+    /// visitors by key, the SDK's `runWithEnqueueKey`.
     public func runWithEnqueueKey(_ enqueueKey: String) async { await run(enqueueToken: nil, enqueueKey: enqueueKey) }
+    /// `run()` with a signed enqueue token (sent as the body's `enqueueToken`): for a room that
+    /// admits visitors by token, the SDK's `runWithEnqueueToken`.
     public func runWithEnqueueToken(_ enqueueToken: String) async {
         await run(enqueueToken: enqueueToken, enqueueKey: nil)
     }
@@ -98,10 +135,23 @@ public final class QueueItEngine: Sendable {
 
     // MARK: - tryPass
 
+    /// Asks the enqueue API where this visitor stands, without opening the queue (the
+    /// waiting-room provider's `tryPass` in the SDKs).
+    ///
+    /// Returns the answer for the app to decide on, usually `showQueue` when its `redirectType`
+    /// is `.queue` (README). Failed requests are retried after 1, 2, 4 and 8 s; nil means no
+    /// answer, and the listener has heard why: a 4xx → `onError(.invalidResponse, "Error
+    /// {status}: {message}")` at once; five failures (5xx, transport errors, bodies that are
+    /// not JSON objects) → `onQueueItUnavailable()`, on iOS also
+    /// `onError(.queueUnavailable, …)`; a call while this engine is already enqueueing →
+    /// `onError(.requestAlreadyInProgress, …)` (Android throws instead). A cancelled task also
+    /// gets nil, without a callback. No other callback fires here.
     public func tryPass() async -> QueueTryPassResult? { await tryPass(enqueueToken: nil, enqueueKey: nil) }
+    /// `tryPass()` with an enqueue key (the SDK's `tryPassWithEnqueueKey`).
     public func tryPass(enqueueKey: String) async -> QueueTryPassResult? {
         await tryPass(enqueueToken: nil, enqueueKey: enqueueKey)
     }
+    /// `tryPass()` with a signed enqueue token (the SDK's `tryPassWithEnqueueToken`).
     public func tryPass(enqueueToken: String) async -> QueueTryPassResult? {
         await tryPass(enqueueToken: enqueueToken, enqueueKey: nil)
     }
@@ -150,6 +200,19 @@ public final class QueueItEngine: Sendable {
     // MARK: - showQueue
 
     /// Opens the (virtual) queue view and follows it to its end.
+    ///
+    /// `onQueueViewWillOpen()` first, then the view delay, then the queue page is polled over
+    /// plain HTTP (there is no WebView: `Retry-After` or `queuePagePollInterval` apart), with
+    /// `onQueueUrlChanged` for each waiting-room page it is sent to (on iOS the first one too,
+    /// as the SDK's WebView reports it; Android's does not). It ends with exactly one
+    /// of: `onQueuePassed` (the target page was reached, with its `queueittoken`),
+    /// `onWebViewClosed` (`queueit://close`), `onSessionRestart` (`queueit://restartSession`),
+    /// `onSSLError` (TLS failed on a queue page), `onError(.queuePageFailed, …)` (a page load
+    /// failed and the platform's WebView would not recover), `onQueueWaitExpired()` (still
+    /// waiting after `maxQueueWait`), or `onError(.sslError, …)` when the result has no queue
+    /// or target URL (the code Android uses for it). Returns after that callback. Unlike the
+    /// SDK's `showQueue` it is `async`: it returns when the visit is over, not when the view is
+    /// up.
     public func showQueue(queueTryPassResult: QueueTryPassResult) async {
         let settings = QueuePageNavigator.Settings(
             pollInterval: options.queuePagePollInterval, maxWait: options.maxQueueWait, userAgent: userAgent,

@@ -2,97 +2,69 @@
 public struct QueuePassedInfo: Sendable, Hashable {
     /// The queueittoken (nil when the target was reached without one). A credential.
     public var queueItToken: String?
+    /// Made by the engine; public so an app can build one for its own tests of a listener.
     public init(queueItToken: String?) { self.queueItToken = queueItToken }
 }
 
 /// What `onQueueDisabled(info:)` carries: the disabled/idle/afterevent token.
 public struct QueueDisabledInfo: Sendable, Hashable {
+    /// The enqueue answer's `QueueitToken`, nil when it had none. A credential: a
+    /// KnownUser-protected API accepts it as it accepts a passed token, so present it the same
+    /// way (the SDKs' hybrid flow does).
     public var queueItToken: String?
+    /// Made by the engine; public so an app can build one for its own tests of a listener.
     public init(queueItToken: String?) { self.queueItToken = queueItToken }
 }
 
-/// The errors `onError(error:errorMessage:)` reports (Android's `Error` plus iOS's runtime codes).
-public enum QueueError: String, Sendable, Hashable, CaseIterable {
-    /// An HTTP 4xx from the enqueue API (wrong customer id, waiting room or CNAME).
-    case invalidResponse
-    /// A TLS failure, and also (as in Android) a queue or target URL missing from the answer.
-    case sslError
-    case networkUnavailable
-    /// `run`/`tryPass` called while another call of the same engine is still running.
-    case requestAlreadyInProgress
-    /// iOS's provider failure code 3: enqueue retries used up. iOS sends it together with
-    /// `onQueueItUnavailable`; Android sends only the latter.
-    case queueUnavailable
-    /// Headless only: a queue page failed to load and the platform's WebView does not recover
-    /// (iOS at once, Android after its reloads). The SDK leaves its view on that page with no
-    /// callback; an engine without a screen must end, so it says this.
-    case queuePageFailed
-}
-
 /// The callbacks of Queue-it's Swift SDK, in the same words. Callbacks may arrive on any task.
+///
+/// The engine calls them synchronously from the task that awaits `run`, `tryPass` or
+/// `showQueue`, and waits for each to return: hop to your own actor (for UI, the main actor)
+/// inside the callback rather than blocking in it.
 public protocol QueueListener: Sendable {
+    /// The visitor may go on to the protected part of the app: the room let it through
+    /// (`safetynet`) or the queue page sent it to the target URL. Store `info.queueItToken`
+    /// with its time and check that state before queueing again (README).
     func onQueuePassed(info: QueuePassedInfo)
+    /// The queue view is about to open (before the view delay and the first page load): the
+    /// place for a spinner. Fires for every `showQueue`, also one that then fails at once.
     func onQueueViewWillOpen()
+    /// The waiting room is not queueing (redirect type `disabled`, `idle` or `afterevent`):
+    /// let the visitor in. The SDKs report it apart from a pass, with the token.
     func onQueueDisabled(info: QueueDisabledInfo)
+    /// Queue-it could not be reached: the enqueue call failed five times in a row (5xx,
+    /// transport errors, unreadable answers) over about 15 s. Usually no network (README). On
+    /// iOS the engine then also calls `onError(error: .queueUnavailable, …)`.
     func onQueueItUnavailable()
+    /// The run failed for the reason `error` names (see `QueueError` for when each fires);
+    /// `errorMessage` says it in words, for a log: the HTTP status and the server's message for
+    /// a 4xx. Never carries a token.
     func onError(error: QueueError, errorMessage: String)
+    /// The queue page sent `queueit://close`: the visitor chose to leave the queue.
     func onWebViewClosed()
+    /// The queue page sent `queueit://restartSession`: the visit is over and the app should
+    /// call `run` again to queue afresh (the SDK, too, only reports it).
     func onSessionRestart()
+    /// The virtual WebView is now on another waiting-room page, `url` (useful for logging or
+    /// analytics, README). Not called for pages outside the room.
     func onQueueUrlChanged(_ url: String)
+    /// A queue page could not be loaded over TLS (handshake or certificate): the SDK's WebView
+    /// SSL error. The queue visit ends with it.
     func onSSLError(_ errorMessage: String)
     /// Headless only: the queue page was still waiting when `maxQueueWait` ran out.
     func onQueueWaitExpired()
 }
 
 extension QueueListener {
+    /// Optional, as in the SDK: by default a closed view needs nothing.
     public func onWebViewClosed() {}
+    /// Optional, as in the SDK: by default nothing re-runs (call `run` yourself to queue again).
     public func onSessionRestart() {}
+    /// Optional, as in the SDK: by default page changes go unheard.
     public func onQueueUrlChanged(_ url: String) {}
+    /// Optional, as in the SDK: by default a TLS failure on the queue page ends the visit
+    /// without a word.
     public func onSSLError(_ errorMessage: String) {}
+    /// Optional (headless only): by default a wait that runs out ends the visit without a word.
     public func onQueueWaitExpired() {}
-}
-
-extension QueueItEngineOptions {
-    /// The request timeout in force: the chosen one, else the platform's.
-    var effectiveRequestTimeout: Duration { requestTimeout ?? platform.defaultRequestTimeout }
-
-    /// The view delay in force: `viewDelay` in the platform's unit, else `viewDelayMs`.
-    var effectiveViewDelay: Duration { viewDelay.map(platform.viewDelay) ?? .milliseconds(viewDelayMs) }
-}
-
-/// The SDK's engine options, plus what a WebView-less engine needs to know.
-public struct QueueItEngineOptions: Sendable, Hashable {
-    /// The user agent of the (virtual) WebView; also the enqueue body's `userAgent`.
-    public var webViewUserAgent: String?
-    /// Delay between `onQueueViewWillOpen` and the first queue page load, in milliseconds.
-    public var viewDelayMs: Int
-    /// The SDK's `setViewDelay` value in the platform's unit (iOS seconds, Android
-    /// milliseconds); when set it wins over `viewDelayMs`.
-    public var viewDelay: Int?
-    /// Which SDK the engine behaves like (`ClientPlatform`).
-    public var platform: ClientPlatform
-    /// Android's `setInviteCode` (2.3+): sent as `code=` on the first queue URL. Ignored on iOS,
-    /// which has no invite codes.
-    public var inviteCode: String?
-    /// Per-request timeout; nil: the platform's (iOS 60 s, Android 10 s).
-    public var requestTimeout: Duration?
-    /// Queue page poll interval without `Retry-After` (headless addition).
-    public var queuePagePollInterval: Duration
-    /// How long the virtual WebView waits in the queue before giving up (headless addition).
-    public var maxQueueWait: Duration
-
-    public init(
-        webViewUserAgent: String? = nil, viewDelayMs: Int = 0, requestTimeout: Duration? = nil,
-        queuePagePollInterval: Duration = .seconds(2), maxQueueWait: Duration = .seconds(30 * 60),
-        platform: ClientPlatform = .ios, viewDelay: Int? = nil, inviteCode: String? = nil
-    ) {
-        self.inviteCode = inviteCode
-        self.webViewUserAgent = webViewUserAgent
-        self.viewDelayMs = viewDelayMs
-        self.viewDelay = viewDelay
-        self.platform = platform
-        self.requestTimeout = requestTimeout
-        self.queuePagePollInterval = queuePagePollInterval
-        self.maxQueueWait = maxQueueWait
-    }
 }

@@ -10,49 +10,22 @@ import NIOPosix
     import Darwin
 #endif
 
-/// A base URL every request is sent to instead of its own scheme, host and port (like
-/// `curl --connect-to`), while the `Host` header keeps the waiting-room host.
-public struct ConnectTarget: Sendable, Hashable {
-    public var scheme: String
-    public var host: String
-    public var port: Int?
-
-    public init(scheme: String, host: String, port: Int? = nil) {
-        self.scheme = scheme.lowercased()
-        self.host = host
-        self.port = port
-    }
-
-    /// Parses `http://127.0.0.1:8080` or `https://staging.example`; nil if not http(s).
-    public init?(baseURL: String) {
-        guard let url = SimpleURL(baseURL), url.scheme == "http" || url.scheme == "https", !url.host.isEmpty else {
-            return nil
-        }
-        self.init(scheme: url.scheme, host: url.host, port: url.port)
-    }
-
-    /// `scheme://host[:port]`.
-    public var origin: String {
-        "\(scheme)://\(authority)"
-    }
-
-    /// `host[:port]`, as a request's authority.
-    public var authority: String {
-        guard let port else { return host }
-        return "\(host):\(port)"
-    }
-}
-
 /// `HTTPTransport` over one shared AsyncHTTPClient `HTTPClient`: redirects never followed, a
 /// connection pool sized for thousands of concurrent visitors, TLS certificate verification on
 /// (AHC's default). With a connect target, note that TLS (SNI and the certificate check) is
 /// made against the connect target's host, not the waiting-room host in `Host`.
 public final class AsyncHTTPTransport: HTTPTransport {
+    /// Where every request goes instead of its own scheme, host and port; nil: where it says.
     public let connectTarget: ConnectTarget?
     private let client: HTTPClient
     /// Bodies larger than this are an error (queue pages and API answers are small).
     private let maxBodyBytes: Int
 
+    /// One `HTTPClient` on NIO's shared event loops, for the transport's life.
+    ///
+    /// `maxConnectionsPerHost` is the pool's soft limit per host (a load test keeps thousands
+    /// of visitors waiting at once); a body over `maxBodyBytes` fails its request with
+    /// `TransportError.other`. Connecting gives up after 10 s.
     public init(
         connectTo connectTarget: ConnectTarget? = nil, maxConnectionsPerHost: Int = 4096, maxBodyBytes: Int = 4 << 20
     ) {
@@ -73,6 +46,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
         try await client.shutdown()
     }
 
+    /// Sends the request (to the connect target, with `Host` kept as the waiting room's
+    /// authority) and collects the whole answer; `timeout` is AsyncHTTPClient's deadline for
+    /// the request. AHC and NIO errors become `TransportError`s, in words.
     public func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError>
     {
         let head = request.head

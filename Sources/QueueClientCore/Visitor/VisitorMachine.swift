@@ -1,8 +1,9 @@
 /// One simulated visitor: the enqueue machine, the queue page navigator and (for the hybrid
 /// flow) the protected API machine, composed into one small value with no I/O and no clock.
 ///
-/// Both the wall-clock driver (`runVisitor`) and the simulator's virtual-time loop feed it
-/// events and carry out its actions. Cookies (queue page and protected API) live inside it.
+/// Both the tests' wall-clock driver (`runVisitor`, Tests/VisitorDriver) and the simulator's
+/// virtual-time loop feed it events and carry out its actions. Cookies (queue page and
+/// protected API) live inside it.
 package struct VisitorMachine: Sendable {
     package enum Action: Sendable, Equatable {
         case send(OutgoingRequest, timeout: Duration)

@@ -17,14 +17,6 @@ package struct VisitorMarks: Sendable, Hashable {
     }
 }
 
-/// Why a driver stopped a visitor from outside.
-package enum StopReason: String, Sendable, Hashable {
-    /// `run.duration` ran out: visitors in the queue end `queued`, the rest `interrupted`.
-    case runEnded
-    /// SIGINT/SIGTERM: everything in flight ends `interrupted`.
-    case interrupted
-}
-
 /// A visitor's fate, as the recorder needs it.
 package struct VisitorResult: Sendable, Hashable {
     package var outcome: VisitorOutcome
@@ -61,13 +53,4 @@ package struct VisitorResult: Sendable, Hashable {
         self.queueitToken = queueitToken
         self.marks = marks
     }
-}
-
-/// Where a visitor is, for progress counts.
-package enum VisitorPhase: String, Sendable, Hashable, CaseIterable {
-    case notStarted
-    case protectedApi
-    case enqueueing
-    case inQueue
-    case finished
 }

@@ -4,12 +4,16 @@ public struct QueueTryPassResult: Sendable, Hashable {
     public var queueUrl: String?
     /// `EventTargetUrl`: reaching its host and path means the visitor passed.
     public var targetUrl: String?
+    /// The `rt` of the token (`.queue` without a token): what `run` decides on, and what an app
+    /// checks before `showQueue` (the README shows the queue for `.queue`).
     public var redirectType: RedirectType
     /// The token is non-empty (Android's rule; iOS also counts `""`).
     public var isPassedThrough: Bool
     /// `QueueitToken`, a credential: never log it.
     public var queueToken: String?
 
+    /// The engine makes these in `tryPass`; public so an app can hand `showQueue` a result it
+    /// kept, or test its own decision code.
     public init(
         queueUrl: String?, targetUrl: String?, redirectType: RedirectType, isPassedThrough: Bool, queueToken: String?
     ) {

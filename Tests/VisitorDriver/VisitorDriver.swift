@@ -1,4 +1,10 @@
+import QueueClientCore
+
 /// Runs one `VisitorMachine` on a real clock and transport (the wall-clock driver).
+///
+/// Test support, not library: the client core's tests and `queuesim serve`'s drive one visitor
+/// over real HTTP with it. What ships drives the machines itself: `QueueItEngine` for an app,
+/// the live and virtual engines of QueueSim for `queuesim run`.
 ///
 /// On task cancellation the visitor is stopped with `cancellationReason()` (default
 /// `.interrupted`, for SIGINT; a runner ending at `run.duration` passes `.runEnded`).

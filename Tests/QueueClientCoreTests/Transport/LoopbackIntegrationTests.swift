@@ -2,6 +2,7 @@ import Foundation
 import StandInServers
 import Synchronization
 import Testing
+import VisitorDriver
 
 @testable import QueueClientCore
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VisitorDriver
 
 @testable import QueueClientCore
 

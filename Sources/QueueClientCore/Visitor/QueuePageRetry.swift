@@ -1,0 +1,20 @@
+/// What a visitor's WebView does when loading a queue page fails (`client.queuePageRetry`).
+///
+/// A page load is the first load of the queue URL, each navigation to another queue URL and
+/// each reload; the re-polls in between stand for the page's own script and are out of the
+/// SDK's hands (they keep polling). Failing means a transport error (the WebView's
+/// `onReceivedError` for the main frame) or an answer that is neither 2xx nor 3xx (the WebView
+/// shows that page; no queue script runs on it, so nothing moves the visitor again).
+package enum QueuePageRetry: String, Sendable, Hashable, CaseIterable, Codable {
+    /// iOS: no retry. The visitor is left on a blank or error page and ends `error`.
+    case none
+    /// Android 3.0.0: reload the original queue URL after 1, 2, 4, 8, 16 and 30 s; the seventh
+    /// failure in a row ends the visitor `error` (the SDK gives up on its error page).
+    case reload
+    /// queuesim's lenient choice: poll the current page again every `pollInterval` until
+    /// `maxWait`, so visitors ride out any outage.
+    case poll
+
+    /// Android's `QueueActivityBase`: 1 s doubled per attempt, capped at 30 s, six attempts.
+    package static let reloadDelays: [Duration] = [1, 2, 4, 8, 16, 30].map { .seconds($0) }
+}

@@ -1,0 +1,37 @@
+import HTTPTypes
+
+/// The enqueue call's head for one waiting-room address and `User-Agent`, built once per
+/// group (see `EnqueueParameters`).
+package final class EnqueueHeaderTemplate: Sendable {
+    let address: WaitingRoomAddress
+    let userAgent: String
+    let head: HTTPRequest
+
+    init(address: WaitingRoomAddress, userAgent: String) {
+        self.address = address
+        self.userAgent = userAgent
+        head = HTTPRequest(
+            method: .post, scheme: "https", authority: address.host, path: address.enqueuePath,
+            headerFields: EnqueueRequest.headerFields(userAgent: userAgent))
+    }
+
+    /// Whether `parameters` would make this head: the same host, path and `User-Agent`. Bytes,
+    /// not `==`: a canonically equal text with other bytes is sent as given.
+    func fits(_ parameters: EnqueueParameters) -> Bool {
+        !parameters.userIdInURL && Self.sameBytes(parameters.userAgent, userAgent)
+            && Self.sameBytes(parameters.address.host, address.host)
+            && Self.sameBytes(parameters.address.enqueuePath, address.enqueuePath)
+    }
+
+    private static func sameBytes(_ one: String, _ other: String) -> Bool {
+        var one = one
+        var other = other
+        // The request's texts are usually the template's own (one group configuration): the
+        // same storage is the same bytes, without comparing them.
+        return one.withUTF8 { one in
+            other.withUTF8 { other in
+                one.count == other.count && (one.baseAddress == other.baseAddress || one.elementsEqual(other))
+            }
+        }
+    }
+}
