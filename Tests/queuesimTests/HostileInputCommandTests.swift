@@ -80,6 +80,30 @@ struct HostileInputCommandTests {
         #expect(result.stderr.contains("cannot carry `_`"))
     }
 
+    /// An escape sequence in the scenario's name would reach the terminal from the summary and
+    /// the run's last screen: it is refused where it is written, and nothing of it is echoed.
+    @Test(arguments: ["validate", "run"])
+    func aNameWithAnEscapeSequenceIsExitTwoWithItsPosition(command: String) throws {
+        let file = try TemporaryScenario(
+            #"""
+            version: 1
+            name: "launch\e[2J"
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { burst: 1 } ] }
+            """#)
+        let out = RunCommandProcess.reportDirectory()
+        let arguments =
+            command == "run" ? ["run", file.path, "--clock", "virtual", "--out", out] : ["validate", file.path]
+        let result = try QueueSimProcess.run(arguments)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "\(file.path):2:7: `name` contains a control character (U+001B) at offset 6; names are shown in terminals, reports and CSV files, so only printable characters are allowed\n"
+        )
+        #expect(result.stdout.isEmpty, "\(result.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test func anUnreachableEndpointIsNamedInWordsNotATypeDump() throws {
         let file = try TemporaryScenario(
             """

@@ -23,6 +23,11 @@ package enum ScenarioLimits {
     package static let mostRestarts = 1000
     package static let mostConcurrency = 10_000_000
 
+    /// `name` and a group's `name`, in Unicode code points (a grapheme can hold any number of
+    /// them): names are shown on one line of the summary, in every CSV row and in `run.json`,
+    /// and 200 is more than any name a person reads.
+    package static let longestName = 200
+
     /// A group's `weight`: shares are relative, so anything past this is a typo.
     package static let largestWeight = 1_000_000_000.0
 

@@ -123,8 +123,9 @@ enum RawVisitorValue: Decodable, Sendable {
     init(from decoder: any Decoder) throws {
         guard let yaml = decoder as? YamlNodeDecoder else { throw YamlError("not YAML", at: nil) }
         switch yaml.node.content {
-        case .scalar(let text, _):
-            self = .literal(text)
+        case .scalar:
+            // Through the decoder, so a tag is held to "text" (`enqueueKey: !!int 5` is refused).
+            self = .literal(try decoder.singleValueContainer().decode(String.self))
         case .mapping:
             self = .feeder(try RawFeeder(from: decoder))
         case .sequence:

@@ -43,6 +43,7 @@ extension ScenarioValidator {
                     at: name.mark)
             }
             names[name.value] = name.mark
+            checkName(name, key: "\(key).name")
             var weight = 1.0
             if let rawWeight = group.weight {
                 if rawWeight.value <= 0 || rawWeight.value > ScenarioLimits.largestWeight {
@@ -107,6 +108,8 @@ extension ScenarioValidator {
             fail("`\(key)` as a CSV feeder needs both `csv: FILE` and `column: NAME`", at: mark)
             return nil
         }
+        let csvPrintable = checkPrintable(csv, key: "\(key).csv")
+        guard checkPrintable(column, key: "\(key).column"), csvPrintable else { return nil }
         let path =
             csv.value.hasPrefix("/") ? csv.value : (scenarioDirectory as NSString).appendingPathComponent(csv.value)
         if let problem = ScenarioLimits.feederSizeProblem(path: path, named: csv.value) {

@@ -70,7 +70,9 @@ extension ScenarioValidator {
                     at: domain.mark)
             }
         }
-        if let protectedApi, !isHTTPURL(protectedApi.value) {
+        if let queuePathPrefix { checkPrintable(queuePathPrefix, key: "\(prefix).queuePathPrefix") }
+        if let protectedApi, checkPrintable(protectedApi, key: "\(prefix).protectedApi"), !isHTTPURL(protectedApi.value)
+        {
             fail(
                 "`\(prefix).protectedApi` must be an http:// or https:// URL such as https://shop.example/api/protected, found \"\(protectedApi.value)\"",
                 at: protectedApi.mark)
@@ -116,6 +118,7 @@ extension ScenarioValidator {
     mutating func endpoint(_ raw: Positioned<String>) -> Endpoint? {
         let text = raw.value
         if text == "embedded" { return .embedded }
+        guard checkPrintable(raw, key: "target.endpoint") else { return nil }
         let help =
             "`target.endpoint` must be `embedded` or a base URL such as https://host or http://127.0.0.1:8080 (scheme, host and port only)"
         var scheme: String?

@@ -79,7 +79,7 @@ struct ScenarioValidator {
         if let dir = raw.reports?.value.dir {
             if dir.value.trimmingSpaces.isEmpty {
                 fail("`reports.dir` must name a folder, found an empty text", at: dir.mark)
-            } else {
+            } else if checkPrintable(dir, key: "reports.dir") {
                 reportsDirectory = dir.value
             }
         }
@@ -126,6 +126,7 @@ struct ScenarioValidator {
     private mutating func scenarioName(_ raw: Positioned<String>?) -> String {
         guard let raw else { return defaultName }
         let name = raw.value
+        checkName(raw, key: "name")
         if name.trimmingSpaces.isEmpty || name == "." || name == ".." || name.contains("/") || name.contains("\\") {
             fail(
                 "`name` names the report folder: expected a non-empty name without `/`, found \"\(name)\"", at: raw.mark
@@ -139,7 +140,9 @@ struct ScenarioValidator {
         guard let raw else { return settings }
         settings.platform = choice(raw.platform, key: "client.platform", default: settings.platform)
         // Left out, these are each group platform's own.
-        if let sdkVersion = raw.sdkVersion { settings.sdkVersion = nonEmpty(sdkVersion, key: "client.sdkVersion") }
+        if let sdkVersion = raw.sdkVersion, checkPrintable(sdkVersion, key: "client.sdkVersion") {
+            settings.sdkVersion = nonEmpty(sdkVersion, key: "client.sdkVersion")
+        }
         if let userAgent = raw.userAgent { settings.userAgent = userAgent.value }
         if raw.requestTimeout != nil {
             settings.requestTimeout = duration(raw.requestTimeout, key: "client.requestTimeout", default: .seconds(10))

@@ -121,7 +121,8 @@ struct YamlUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func superDecoder() throws -> any Decoder { try next() }
 }
 
-/// Scalars by the YAML 1.2 core schema: only plain scalars are numbers, booleans or null.
+/// Scalars by the YAML 1.2 core schema: only plain scalars are numbers, booleans or null (a
+/// tag that agrees with the value makes it plain; the reader refuses one that does not).
 struct YamlScalarContainer: SingleValueDecodingContainer {
     let decoder: YamlNodeDecoder
     var codingPath: [any CodingKey] { decoder.codingPath }
@@ -134,11 +135,13 @@ struct YamlScalarContainer: SingleValueDecodingContainer {
     }
 
     func decode(_ type: String.Type) throws -> String {
+        try decoder.checkTag(reads: .text)
         guard let text = node.scalarText, !node.isNull else { throw mismatch("a text value") }
         return text
     }
 
     func decode(_ type: Bool.Type) throws -> Bool {
+        try decoder.checkTag(reads: .bool)
         guard case .scalar(let text, .plain) = node.content else { throw mismatch("true or false") }
         switch text {
         case "true", "True", "TRUE": return true
@@ -148,6 +151,7 @@ struct YamlScalarContainer: SingleValueDecodingContainer {
     }
 
     private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        try decoder.checkTag(reads: .wholeNumber)
         guard case .scalar(let text, .plain) = node.content,
             let value = T(text.hasPrefix("+") ? String(text.dropFirst()) : text)
         else {
@@ -157,6 +161,7 @@ struct YamlScalarContainer: SingleValueDecodingContainer {
     }
 
     func decode(_ type: Double.Type) throws -> Double {
+        try decoder.checkTag(reads: .number)
         guard case .scalar(let text, .plain) = node.content, let value = Double(text), value.isFinite else {
             throw mismatch("a number")
         }

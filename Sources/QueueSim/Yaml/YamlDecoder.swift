@@ -57,6 +57,7 @@ extension YamlNode: Decodable {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: "YamlNode decodes only from YAML"))
         }
+        try yaml.checkTag(reads: .shaped)
         self = yaml.node
     }
 }

@@ -35,12 +35,15 @@ package struct YamlNode: Sendable, Equatable {
     }
 
     package var content: Content
-    /// Where the node starts.
+    /// Where the node starts (at its tag or anchor, when it has one).
     package var mark: YamlMark
+    /// The core-schema tag written on the node, if any; the reader refuses every other tag.
+    package var tag: YamlTag?
 
-    package init(_ content: Content, at mark: YamlMark) {
+    package init(_ content: Content, at mark: YamlMark, tag: YamlTag? = nil) {
         self.content = content
         self.mark = mark
+        self.tag = tag
     }
 
     /// The scalar's text, nil for collections.

@@ -50,6 +50,7 @@ private struct YamlTreeBuilder {
         var isMapping: Bool
         var mark: YamlMark
         var anchor: String?
+        var tag: YamlTag?
         var items: [YamlNode] = []
     }
 
@@ -115,7 +116,6 @@ private struct YamlTreeBuilder {
             let scalar = event.data.scalar
             var text = string(scalar.value, length: scalar.length)
             var style = scalarStyle(scalar.style)
-            if let tag = scalar.tag, string(tag) == "tag:yaml.org,2002:str", style == .plain { style = .doubleQuoted }
             let isKey = stack.last.map { $0.isMapping && $0.items.count % 2 == 0 } ?? false
             if !isKey {
                 do {
@@ -134,7 +134,17 @@ private struct YamlTreeBuilder {
                     problems.append(YamlError(error.message, at: mark))
                 }
             }
-            try add(YamlNode(.scalar(text, style), at: mark), size: 1, anchor: scalar.anchor.map { string($0) })
+            // After expansion, so `seed: !!int ${SEED}` is checked as the number it becomes.
+            var tag: YamlTag?
+            do {
+                tag = try YamlTag.read(scalar.tag.map { string($0) }, isScalar: true, isKey: isKey, at: mark)
+                if let tag { style = try tag.scalarStyle(for: text, written: style, at: mark) }
+            } catch {
+                problems.append(error)
+                tag = nil
+            }
+            try add(
+                YamlNode(.scalar(text, style), at: mark, tag: tag), size: 1, anchor: scalar.anchor.map { string($0) })
         case YAML_ALIAS_EVENT:
             let name = string(event.data.alias.anchor)
             guard let anchored = anchors[name] else {
@@ -155,16 +165,25 @@ private struct YamlTreeBuilder {
             }
             let isMapping = event.type == YAML_MAPPING_START_EVENT
             let anchor = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
-            stack.append(Frame(isMapping: isMapping, mark: mark, anchor: anchor.map { string($0) }))
+            let written = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag
+            var tag: YamlTag?
+            do {
+                tag = try YamlTag.read(written.map { string($0) }, isScalar: false, isKey: false, at: mark)
+                try tag?.checkCollection(isMapping: isMapping, at: mark)
+            } catch {
+                problems.append(error)
+                tag = nil
+            }
+            stack.append(Frame(isMapping: isMapping, mark: mark, anchor: anchor.map { string($0) }, tag: tag))
             sizes.append([])
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             let frame = stack.removeLast()
             let size = sizes.removeLast().reduce(1, +)
             let node: YamlNode
             if frame.isMapping {
-                node = YamlNode(.mapping(try mappingPairs(frame.items)), at: frame.mark)
+                node = YamlNode(.mapping(try mappingPairs(frame.items)), at: frame.mark, tag: frame.tag)
             } else {
-                node = YamlNode(.sequence(frame.items), at: frame.mark)
+                node = YamlNode(.sequence(frame.items), at: frame.mark, tag: frame.tag)
             }
             try add(node, size: size, anchor: frame.anchor)
         default:

@@ -5,10 +5,10 @@ import Foundation
 /// Loading scenarios from text in tests: the file is named `test.yaml` in the fixtures folder,
 /// so CSV feeders resolve against `Fixtures/scenarios`.
 enum ScenarioTestSupport {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/scenarios").path
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
+    /// `Tests/QueueSimTests`: this file lives in its `Scenario/` subfolder.
+    static let testsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = testsFolder.appendingPathComponent("Fixtures/scenarios").path
+    static let repositoryRoot = testsFolder.deletingLastPathComponent().deletingLastPathComponent().path
     static let path = fixtures + "/test.yaml"
 
     static func load(_ yaml: String, environment: [String: String] = [:]) throws(ScenarioLoadError) -> Scenario {
