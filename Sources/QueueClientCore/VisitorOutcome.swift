@@ -1,6 +1,6 @@
 /// How one visitor's journey ended: the words of the `outcome` report column.
 ///
-/// The raw values are a promise to users (SCENARIO-CONTRACT.md): never rename them.
+/// The raw values are a promise to users (docs/contract.md): never rename them.
 package enum VisitorOutcome: String, Sendable, Hashable, CaseIterable, Codable {
     /// Safetynet token, or the queue page led to the target URL.
     case passed

@@ -15,7 +15,7 @@ package enum QueuePageEnding: Sendable, Hashable {
     case loadFailed(String)
 }
 
-/// The virtual WebView: the HTTP-only queue page protocol of SCENARIO-CONTRACT.md.
+/// The virtual WebView: the HTTP-only queue page protocol of docs/contract.md.
 ///
 /// GET the current queue URL with the visitor's cookies, never following redirects itself.
 /// Each `Location` goes through the `NavigationPolicy`. A 2xx means "still waiting": poll again

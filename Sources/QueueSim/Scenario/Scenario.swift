@@ -1,7 +1,7 @@
 import Foundation
 import QueueClientCore
 
-// The scenario model v1 (SCENARIO-CONTRACT.md), after decoding, defaulting and validation.
+// The scenario model v1 (docs/contract.md), after decoding, defaulting and validation.
 // Every duration is a `Duration`, every rate a per-second `Double`, every percentage a fraction.
 // The YAML reader produces these values; planning, runners, the room and reports consume them.
 

@@ -1,4 +1,4 @@
-/// The units of scenario values (SCENARIO-CONTRACT.md): durations (`250ms`, `1.5s`, `30s`,
+/// The units of scenario values (docs/contract.md): durations (`250ms`, `1.5s`, `30s`,
 /// `5m`, `2h`, or a bare number of seconds), rates (per second, or `600/min`) and shares
 /// (`0.5%` or a fraction such as `0.005`). Each parser returns nil for text it cannot read;
 /// range checks (negative, zero) belong to the validator, which knows what the key needs.

@@ -89,7 +89,7 @@ struct CSVColumnReaderTests {
 
 @Suite("The contract's example")
 struct ContractExampleTests {
-    /// The annotated example of SCENARIO-CONTRACT.md, verbatim, is a valid scenario.
+    /// The annotated example of docs/contract.md, verbatim, is a valid scenario.
     @Test func validatesWithEveryValueRead() throws {
         let scenario = try ScenarioLoader.load(
             path: ScenarioTestSupport.fixtures + "/contract/contract.yaml", environment: ["QUEUESIM_SECRET": "s"])
