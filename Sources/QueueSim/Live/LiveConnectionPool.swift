@@ -3,80 +3,158 @@ import NIOPosix
 import NIOSSL
 import QueueClientCore
 
-/// Where a live run's requests go: one address for the whole run (the embedded room on
-/// loopback, or `target.endpoint`'s base URL: curl's connect-to), resolved once before the run.
-struct LiveEndpoint: Sendable {
-    var address: SocketAddress
-    /// `host[:port]` of the connect target: the `Host` of a request that names none.
-    var authority: String
-    /// TLS with certificate verification against the system's trust store, for `https`.
-    var tls: NIOSSLContext?
-    /// The name TLS checks the certificate against (and sends as SNI): the connect target's
-    /// host, as AsyncHTTPClient did before.
-    var serverHostname: String?
-
-    /// Resolves `target` (blocking; once per run) and prepares TLS for `https`.
-    static func resolve(_ target: ConnectTarget) throws -> LiveEndpoint {
-        let secure = target.scheme == "https"
-        let port = target.port ?? (secure ? 443 : 80)
-        let address: SocketAddress
-        var tls: NIOSSLContext?
-        do {
-            address = try SocketAddress.makeAddressResolvingHost(target.host, port: port)
-            if secure {
-                tls = try NIOSSLContext(configuration: .makeClientConfiguration())
-            }
-        } catch {
-            // The caller names the endpoint; this says what went wrong, in words.
-            throw LiveEndpointError(description: LiveTransportErrors.plain(error))
-        }
-        let isAddressLiteral = (try? SocketAddress(ipAddress: target.host, port: port)) != nil
-        return LiveEndpoint(
-            address: address, authority: target.authority, tls: tls,
-            serverHostname: secure && !isAddressLiteral ? target.host : nil)
-    }
-}
-
-/// Why an endpoint could not be prepared (its host name does not resolve, TLS cannot be set up).
-struct LiveEndpointError: Error, CustomStringConvertible {
-    let description: String
-}
-
-/// Who the pool's exchanges belong to: the loop's shard (or the reachability probe).
-protocol LiveExchangeOwner: AnyObject {
-    /// Whether request `serial` of `slot` is still awaited (not timed out, not stopped).
-    func awaits(slot: Int, serial: UInt32) -> Bool
-    func exchangeCompleted(slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>)
-}
-
-/// One event loop's keep-alive connections to the run's endpoint. At most `limit` are open
+/// One event loop's keep-alive connections to the run's endpoint: the thin adapter that
+/// performs `ConnectionPoolStateMachine`'s decisions with NIO. At most `limit` are open
 /// (connecting included); a request that finds none idle waits, first come first served, and
 /// its wait counts against its `requestTimeout` like the rest of the exchange.
+///
+/// The send path runs one way: the pool encodes the request, schedules the flush and hands
+/// the bytes to the connection's handler, which only writes them.
 ///
 /// Loop-confined: every method runs on `loop`, so nothing here locks.
 final class LiveConnectionPool {
     let loop: any EventLoop
     let endpoint: LiveEndpoint
-    let limit: Int
+    var limit: Int { machine.limit }
     private let connectTimeout: TimeAmount
     /// Set once by the shard (or probe) that owns the pool. Weak: a connection that closes
     /// after its shard is gone still reaches the pool, which then has nobody to tell.
     weak var shard: (any LiveExchangeOwner)?
-    private var open: [LiveConnection] = []
-    private var idle: [LiveConnection] = []
-    private var connecting = 0
-    private var waiting = CircularBuffer<LiveExchange>()
+    private var machine: ConnectionPoolStateMachine
+    /// The handler of each established connection, by its `ConnectionID.index`.
+    private var handlers: [LiveHTTP1Handler?] = []
     /// Connections opened over the run (a test counts them: keep-alive reuses).
-    private(set) var connectionsOpened = 0
+    var connectionsOpened: Int { machine.connectionsOpened }
+    /// Opens connection `id` and reports `connectionEstablished` or `connectFailed`; nil:
+    /// a TCP (and TLS) connection to `endpoint`. Tests put an `EmbeddedChannel` here.
+    var connector: ((LiveConnectionPool, ConnectionID) -> Void)?
 
     var defaultAuthority: String { endpoint.authority }
     private var encodedHeads = EncodedHeads()
     /// Connections written to in this tick of the loop, flushed together when it ends.
     private var unflushed: [LiveHTTP1Handler] = []
 
+    /// Why waiters and exchanges in flight fail when the pool is closed under them.
+    static let closedError = TransportError.other("the connection pool was closed")
+
+    init(loop: any EventLoop, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration) {
+        self.loop = loop
+        self.endpoint = endpoint
+        machine = ConnectionPoolStateMachine(limit: limit)
+        self.connectTimeout = .nanoseconds(max(1, connectTimeout.wholeNanoseconds))
+    }
+
+    // MARK: - From the owner
+
+    func send(_ exchange: LiveExchange) {
+        perform(machine.requestQueued(exchange))
+    }
+
+    /// When the exchange last made progress on its connection; nil while it waits for one.
+    func lastProgress(slot: Int, serial: UInt32) -> NIODeadline? {
+        guard let id = machine.connection(carrying: ExchangeID(slot: slot, serial: serial)) else { return nil }
+        return handlers[id.index]?.lastProgress
+    }
+
+    /// The exchange's deadline passed: close its connection, or drop it if it still waits.
+    func abort(slot: Int, serial: UInt32) {
+        perform(machine.abortExchange(ExchangeID(slot: slot, serial: serial)))
+    }
+
+    /// Opens up to `count` connections ahead of need (a planned burst), within the limit, a
+    /// batch now and one at every `warmStep`.
+    func warm(_ count: Int) {
+        perform(machine.warm(count))
+    }
+
+    func warmStep() {
+        perform(machine.warmStep())
+    }
+
+    /// Closes every connection; waiters and exchanges in flight fail with `closedError`.
+    func closeAll() {
+        let action = machine.closeAll()
+        for id in action.close { handlers[id.index]?.close() }
+        for exchange in action.fail {
+            shard?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .failure(Self.closedError))
+        }
+    }
+
+    // MARK: - From connections
+
+    func connectionEstablished(_ id: ConnectionID, handler: LiveHTTP1Handler) {
+        if id.index >= handlers.count {
+            handlers.append(contentsOf: repeatElement(nil, count: id.index + 1 - handlers.count))
+        }
+        handlers[id.index] = handler
+        perform(machine.connectionEstablished(id))
+    }
+
+    func connectFailed(_ id: ConnectionID, error: any Error) {
+        perform(machine.connectFailed(id, error: LiveTransportErrors.map(error)))
+    }
+
+    func exchangeAnswered(on id: ConnectionID, _ response: IncomingResponse, reusable: Bool) {
+        perform(machine.exchangeSucceeded(on: id, reusable: reusable), response: response)
+    }
+
+    /// The connection's channel closed (by either side) or failed. `error` is why, when NIO said.
+    func connectionEnded(_ id: ConnectionID, error: (any Error)?, receivedResponseBytes: Bool) {
+        let action = machine.connectionClosed(
+            id, error: error.map(LiveTransportErrors.map) ?? .connectionReset,
+            receivedResponseBytes: receivedResponseBytes)
+        if id.index < handlers.count, handlers[id.index]?.id == id { handlers[id.index] = nil }
+        perform(action)
+    }
+
+    // MARK: - Performing the machine's actions
+
+    /// Carries out `first` and what the machine answers along the way. The owner is called
+    /// last: it may send again from inside `exchangeCompleted`, and the machine has already
+    /// settled this event by then.
+    private func perform(_ first: ConnectionPoolStateMachine.Action, response: IncomingResponse? = nil) {
+        var next: ConnectionPoolStateMachine.Action? = first
+        var response = response
+        while let action = next {
+            next = nil
+            if let id = action.close { handlers[id.index]?.close() }
+            for id in action.connect { connect(id) }
+            if let execution = action.execute {
+                let exchange = execution.exchange
+                if let shard, shard.awaits(slot: exchange.slot, serial: exchange.serial) {
+                    send(exchange, on: execution.connection)
+                } else {
+                    next = machine.exchangeWithdrawn(on: execution.connection)
+                }
+            }
+            switch action.complete {
+            case .succeeded(let exchange):
+                guard let answer = response else { preconditionFailure("an exchange succeeded without its answer") }
+                response = nil
+                shard?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .success(answer))
+            case .failed(let exchange, let error):
+                shard?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .failure(error))
+            case nil:
+                break
+            }
+        }
+    }
+
+    /// Encodes the request, schedules the flush, then hands the bytes to the connection.
+    private func send(_ exchange: LiveExchange, on id: ConnectionID) {
+        guard let handler = handlers[id.index] else {
+            preconditionFailure("an exchange on a connection not established")
+        }
+        let bytes = LiveRequestEncoding.encode(
+            exchange.request, defaultAuthority: endpoint.authority, allocator: ByteBufferAllocator(),
+            heads: &encodedHeads)
+        flushAtEndOfTick(handler)
+        handler.write(bytes)
+    }
+
     /// Flushes `handler`'s written request once the loop has handled every event of this
     /// tick, with the others written in it.
-    func flushAtEndOfTick(_ handler: LiveHTTP1Handler) {
+    private func flushAtEndOfTick(_ handler: LiveHTTP1Handler) {
         unflushed.append(handler)
         guard unflushed.count == 1 else { return }
         loop.assumeIsolated().execute { [self] in
@@ -86,97 +164,13 @@ final class LiveConnectionPool {
         }
     }
 
-    /// The request's bytes for one of this pool's connections.
-    func encode(_ request: OutgoingRequest, allocator: ByteBufferAllocator) -> ByteBuffer {
-        LiveRequestEncoding.encode(
-            request, defaultAuthority: endpoint.authority, allocator: allocator, heads: &encodedHeads)
-    }
-
-    init(loop: any EventLoop, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration) {
-        self.loop = loop
-        self.endpoint = endpoint
-        self.limit = max(1, limit)
-        self.connectTimeout = .nanoseconds(max(1, connectTimeout.wholeNanoseconds))
-    }
-
-    func send(_ exchange: LiveExchange) {
-        waiting.append(exchange)
-        dispatch()
-    }
-
-    /// When the exchange last made progress on its connection; nil while it waits for one.
-    func lastProgress(slot: Int, serial: UInt32) -> NIODeadline? {
-        for connection in open where connection.carries(slot: slot, serial: serial) {
-            return connection.lastProgress
-        }
-        return nil
-    }
-
-    /// The exchange's deadline passed: close its connection, or forget it if it still waits.
-    func abort(slot: Int, serial: UInt32) {
-        for connection in open where connection.carries(slot: slot, serial: serial) {
-            connection.abort()
+    private func connect(_ id: ConnectionID) {
+        if let connector {
+            connector(self, id)
             return
         }
-        // A waiting exchange is dropped when it comes up (the shard no longer awaits it).
-    }
-
-    /// Connections to open ahead of need (a planned burst), a few at a time (`warmStep`).
-    private var warmRemaining = 0
-    private static let warmBatch = 32
-
-    /// Opens up to `count` connections ahead of need, within the limit: `warmBatch` now and
-    /// as many at every `warmStep`, so the first arrivals do not wait behind hundreds of
-    /// connects.
-    func warm(_ count: Int) {
-        warmRemaining = count
-        warmStep()
-    }
-
-    func warmStep() {
-        guard warmRemaining > 0 else { return }
-        let batch = max(0, min(warmRemaining, Self.warmBatch, limit - open.count))
-        warmRemaining = batch == 0 ? 0 : warmRemaining - batch
-        for _ in 0..<batch { connect() }
-    }
-
-    func closeAll() {
-        waiting.removeAll()
-        idle.removeAll()
-        for connection in open { connection.close() }
-    }
-
-    private func dispatch() {
-        while let first = waiting.first {
-            guard let shard, shard.awaits(slot: first.slot, serial: first.serial) else {
-                waiting.removeFirst()
-                continue
-            }
-            guard let connection = popIdle() else { break }
-            waiting.removeFirst()
-            connection.begin(first, allocator: ByteBufferAllocator())
-        }
-        var wanted = waiting.count - connecting
-        while wanted > 0, open.count < limit {
-            connect()
-            wanted -= 1
-        }
-    }
-
-    private func popIdle() -> LiveConnection? {
-        while let connection = idle.popLast() {
-            if case .idle = connection.state { return connection }
-        }
-        return nil
-    }
-
-    private func connect() {
-        let connection = LiveConnection(pool: self)
-        add(connection)
-        connecting += 1
-        connectionsOpened += 1
         let endpoint = endpoint
-        let bound = NIOLoopBound(connection, eventLoop: loop)
+        let bound = NIOLoopBound(self, eventLoop: loop)
         ClientBootstrap(group: loop)
             .connectTimeout(connectTimeout)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
@@ -187,7 +181,7 @@ final class LiveConnectionPool {
                         try pipeline.addHandler(
                             try NIOSSLClientHandler(context: tls, serverHostname: endpoint.serverHostname))
                     }
-                    try pipeline.addHandler(LiveHTTP1Handler(connection: bound.value))
+                    try pipeline.addHandler(LiveHTTP1Handler(pool: bound.value, id: id))
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
@@ -196,78 +190,18 @@ final class LiveConnectionPool {
             .connect(to: endpoint.address)
             .assumeIsolated()
             .whenComplete { [self] result in
-                connecting -= 1
                 switch result {
                 case .success(let channel):
-                    guard case .connecting = connection.state,
-                        let collector = try? channel.pipeline.syncOperations.handler(type: LiveHTTP1Handler.self)
-                    else {
-                        remove(connection)
-                        dispatch()
-                        return
+                    do {
+                        let handler = try channel.pipeline.syncOperations.handler(type: LiveHTTP1Handler.self)
+                        connectionEstablished(id, handler: handler)
+                    } catch {
+                        channel.close(promise: nil)
+                        connectFailed(id, error: error)
                     }
-                    connection.connected(collector)
-                    idle.append(connection)
-                    dispatch()
                 case .failure(let error):
-                    remove(connection)
-                    failFirstWaiting(LiveTransportErrors.map(error))
-                    dispatch()
+                    connectFailed(id, error: error)
                 }
             }
-    }
-
-    /// A connection that could not be made fails the oldest request waiting for one, as the
-    /// SDKs' HTTP stacks report a refused connection at once; the client core's own backoff
-    /// decides what comes next.
-    private func failFirstWaiting(_ error: TransportError) {
-        while let first = waiting.popFirst() {
-            guard let shard, shard.awaits(slot: first.slot, serial: first.serial) else { continue }
-            shard.exchangeCompleted(slot: first.slot, serial: first.serial, result: .failure(error))
-            return
-        }
-    }
-
-    // MARK: - From connections
-
-    func exchangeEnded(
-        _ exchange: LiveExchange, on connection: LiveConnection, result: Result<IncomingResponse, TransportError>,
-        mayResend: Bool = false
-    ) {
-        switch connection.state {
-        case .idle: idle.append(connection)
-        case .closed: remove(connection)
-        case .connecting, .busy: break
-        }
-        if mayResend, case .failure = result {
-            var again = exchange
-            again.resent = true
-            waiting.prepend(again)
-        } else {
-            shard?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: result)
-        }
-        dispatch()
-    }
-
-    /// A connection with no exchange on it closed (the server's idle close, say).
-    func connectionClosed(_ connection: LiveConnection) {
-        remove(connection)
-        dispatch()
-    }
-
-    private func add(_ connection: LiveConnection) {
-        connection.poolIndex = open.count
-        open.append(connection)
-    }
-
-    private func remove(_ connection: LiveConnection) {
-        let index = connection.poolIndex
-        guard index >= 0, index < open.count, open[index] === connection else { return }
-        let last = open.removeLast()
-        if last !== connection {
-            open[index] = last
-            last.poolIndex = index
-        }
-        connection.poolIndex = -1
     }
 }

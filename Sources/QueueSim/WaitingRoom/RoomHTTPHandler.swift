@@ -10,6 +10,12 @@ import QueueClientCore
 
 /// One connection of the embedded room's server: a request at a time (NIO's server pipeline
 /// holds back pipelined ones), answered by `WaitingRoomService` after the reply's delay.
+///
+/// A request NIO's decoder cannot read (a garbage request line, a bad or repeated
+/// `Content-Length`, `Content-Length` with `Transfer-Encoding`, an unknown method, a head over
+/// NIO's limit) is answered 400 with `Connection: close`, and the connection is closed once
+/// the answer is written: the decoder reads nothing more on it, so a client kept waiting would
+/// only find out at its own timeout.
 final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -26,6 +32,8 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var refused = false
     /// A reply is scheduled or a `.noAnswer` request is held.
     private var answering = false
+    /// An answer that closes the connection is written or on its way.
+    private var closing = false
     private var stopping = false
     private var heldRequest: Scheduled<Void>?
 
@@ -78,6 +86,22 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         default:
             context.fireUserInboundEventTriggered(event)
         }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        // NIO's pipeline handler holds a decoding error back while an answer is pending, so
+        // none is in flight here; one that already closes the connection says enough. A
+        // request cut short by the client's close fails too: nobody is left to answer.
+        guard !closing, context.channel.isActive else { return }
+        answering = true
+        var response = HTTPResponse(status: .badRequest)
+        response.headerFields[.contentType] = "application/json"
+        let body = Array("{\"error\":\"malformed HTTP request\"}".utf8)
+        write(response, body: body, version: head?.version ?? .http1_1, keepAlive: false, context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -141,6 +165,7 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         answering = false
         if closeAfter || stopping {
+            closing = true
             let channel = context.channel
             written.whenComplete { _ in channel.close(promise: nil) }
         }

@@ -15,6 +15,7 @@ import Synchronization
 /// - `.noAnswer`: the request is held until the client gives up, at most `noAnswerHold`, or
 ///   until the server stops; then the connection is reset.
 /// - A body over `maximumBodySize` is answered 413 and the connection closed.
+/// - A request that cannot be read as HTTP/1.1 is answered 400 and the connection closed.
 /// - A connection that sends nothing for `idleTimeout` (between requests, or in the middle of
 ///   one) is closed.
 /// - Stopping (task cancellation, or one of `gracefulShutdownSignals`) closes the listener,
@@ -79,11 +80,9 @@ package struct WaitingRoomServer: Sendable {
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 do {
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
-                    try pipeline.addHandler(
-                        IdleStateHandler(readTimeout: .nanoseconds(idleTimeout.wholeNanoseconds)))
-                    try pipeline.addHandler(RoomHTTPHandler(service: service, clock: clock, logger: logger))
+                    try Self.configure(
+                        channel.pipeline.syncOperations, service: service, clock: clock, logger: logger,
+                        idleTimeout: idleTimeout)
                     connections.add(channel)
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
@@ -104,6 +103,17 @@ package struct WaitingRoomServer: Sendable {
         }
         try? await listener.close()
         await connections.closeAll(after: Self.shutdownGrace)
+    }
+
+    /// One connection's handlers. NIO's own 400 for an unreadable request is off: it leaves
+    /// the connection open, and `RoomHTTPHandler` answers and closes it instead.
+    static func configure(
+        _ pipeline: ChannelPipeline.SynchronousOperations, service: LockedWaitingRoomService, clock: any RunClock,
+        logger: Logger, idleTimeout: Duration
+    ) throws {
+        try pipeline.configureHTTPServerPipeline(withErrorHandling: false)
+        try pipeline.addHandler(IdleStateHandler(readTimeout: .nanoseconds(idleTimeout.wholeNanoseconds)))
+        try pipeline.addHandler(RoomHTTPHandler(service: service, clock: clock, logger: logger))
     }
 
     /// The enqueue path to configure in a client, prefix included; requests must carry

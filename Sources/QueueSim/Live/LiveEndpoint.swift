@@ -1,0 +1,43 @@
+import NIOCore
+import NIOPosix
+import NIOSSL
+import QueueClientCore
+
+/// Where a live run's requests go: one address for the whole run (the embedded room on
+/// loopback, or `target.endpoint`'s base URL: curl's connect-to), resolved once before the run.
+struct LiveEndpoint: Sendable {
+    var address: SocketAddress
+    /// `host[:port]` of the connect target: the `Host` of a request that names none.
+    var authority: String
+    /// TLS with certificate verification against the system's trust store, for `https`.
+    var tls: NIOSSLContext?
+    /// The name TLS checks the certificate against (and sends as SNI): the connect target's
+    /// host, as AsyncHTTPClient did before.
+    var serverHostname: String?
+
+    /// Resolves `target` (blocking; once per run) and prepares TLS for `https`.
+    static func resolve(_ target: ConnectTarget) throws -> LiveEndpoint {
+        let secure = target.scheme == "https"
+        let port = target.port ?? (secure ? 443 : 80)
+        let address: SocketAddress
+        var tls: NIOSSLContext?
+        do {
+            address = try SocketAddress.makeAddressResolvingHost(target.host, port: port)
+            if secure {
+                tls = try NIOSSLContext(configuration: .makeClientConfiguration())
+            }
+        } catch {
+            // The caller names the endpoint; this says what went wrong, in words.
+            throw LiveEndpointError(description: LiveTransportErrors.plain(error))
+        }
+        let isAddressLiteral = (try? SocketAddress(ipAddress: target.host, port: port)) != nil
+        return LiveEndpoint(
+            address: address, authority: target.authority, tls: tls,
+            serverHostname: secure && !isAddressLiteral ? target.host : nil)
+    }
+}
+
+/// Why an endpoint could not be prepared (its host name does not resolve, TLS cannot be set up).
+struct LiveEndpointError: Error, CustomStringConvertible {
+    let description: String
+}

@@ -1,0 +1,34 @@
+import QueueClientCore
+
+/// Who the pool's exchanges belong to: the loop's shard (or the reachability probe).
+protocol LiveExchangeOwner: AnyObject {
+    /// Whether request `serial` of `slot` is still awaited (not timed out, not stopped).
+    func awaits(slot: Int, serial: UInt32) -> Bool
+    func exchangeCompleted(slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>)
+}
+
+/// One request of one visitor, as the pool carries it.
+struct LiveExchange: Equatable {
+    var slot: Int
+    var serial: UInt32
+    var request: OutgoingRequest
+    /// Whose connections it may ride (`ConnectionOwner`).
+    var owner = ConnectionOwner.shared
+    /// Sent again once already (after a stale keep-alive connection): never twice.
+    var resent = false
+
+    init(slot: Int, serial: UInt32, request: OutgoingRequest, owner: ConnectionOwner = .shared) {
+        self.slot = slot
+        self.serial = serial
+        self.request = request
+        self.owner = owner
+    }
+
+    var id: ExchangeID { ExchangeID(slot: slot, serial: serial) }
+}
+
+/// An exchange by its visitor's slot and the visitor's request serial.
+struct ExchangeID: Hashable, Sendable {
+    var slot: Int
+    var serial: UInt32
+}

@@ -1,0 +1,196 @@
+import HTTPTypes
+import QueueClientCore
+import Testing
+
+@testable import QueueSim
+
+/// The pool's decisions without a socket: events in, actions out.
+@Suite("Connection pool state machine")
+struct ConnectionPoolStateMachineTests {
+    typealias Machine = ConnectionPoolStateMachine
+
+    static func exchange(_ slot: Int, serial: UInt32 = 1, owner: ConnectionOwner = .shared) -> LiveExchange {
+        LiveExchange(
+            slot: slot, serial: serial,
+            request: OutgoingRequest(
+                head: HTTPRequest(method: .get, scheme: "http", authority: "room", path: "/\(slot)")),
+            owner: owner)
+    }
+
+    /// A machine with `count` established, idle connections.
+    static func machine(limit: Int, idle count: Int) -> (Machine, [ConnectionID]) {
+        var machine = Machine(limit: limit)
+        let ids = machine.warm(count).connect
+        for id in ids { #expect(machine.connectionEstablished(id) == .none) }
+        return (machine, ids)
+    }
+
+    @Test("a request waits for a connection, then goes out on it")
+    func connectThenExecute() throws {
+        var machine = Machine(limit: 4)
+        let first = Self.exchange(1)
+        let queued = machine.requestQueued(first)
+        #expect(queued.execute == nil)
+        #expect(queued.connect.count == 1)
+        let id = try #require(queued.connect.first)
+        let established = machine.connectionEstablished(id)
+        #expect(established.execute == Machine.Execution(exchange: first, connection: id))
+        #expect(established.connect.isEmpty)
+        #expect(machine.connection(carrying: first.id) == id)
+        #expect(machine.connectionsOpened == 1)
+    }
+
+    @Test("waiters are served first come, first served, within the limit")
+    func fifoWithinTheLimit() throws {
+        var machine = Machine(limit: 2)
+        var connects: [ConnectionID] = []
+        for slot in 1...5 { connects += machine.requestQueued(Self.exchange(slot)).connect }
+        #expect(connects.count == 2, "no more connections than the limit")
+        #expect(machine.openCount == 2)
+        var served: [Int] = []
+        for id in connects {
+            served.append(try #require(machine.connectionEstablished(id).execute).exchange.slot)
+        }
+        // Each answer frees a keep-alive connection for the oldest waiter.
+        for _ in 0..<3 {
+            let id = try #require(machine.connection(carrying: ExchangeID(slot: served[served.count - 2], serial: 1)))
+            let action = machine.exchangeSucceeded(on: id, reusable: true)
+            #expect(action.complete == .succeeded(Self.exchange(served[served.count - 2])))
+            served.append(try #require(action.execute).exchange.slot)
+            #expect(action.connect.isEmpty)
+        }
+        #expect(served == [1, 2, 3, 4, 5])
+        #expect(machine.connectionsOpened == 2)
+        #expect(machine.waitingCount == 0)
+    }
+
+    @Test("a failed connect fails the oldest waiter and tries again for the rest")
+    func failedConnectFailsTheOldestWaiter() throws {
+        var machine = Machine(limit: 1)
+        let id = try #require(machine.requestQueued(Self.exchange(1)).connect.first)
+        #expect(machine.requestQueued(Self.exchange(2)).connect.isEmpty)
+        let failed = machine.connectFailed(id, error: .connectFailed("refused"))
+        #expect(failed.complete == .failed(Self.exchange(1), .connectFailed("refused")))
+        #expect(failed.connect.count == 1, "the next waiter gets a connect of its own")
+        #expect(machine.openCount == 1)
+        // The failed connection's later events are stale.
+        #expect(machine.connectionEstablished(id) == .none)
+    }
+
+    @Test("a keep-alive connection closed before any answer byte resends its request once")
+    func staleKeepAliveResendsOnce() throws {
+        var (machine, ids) = Self.machine(limit: 1, idle: 1)
+        let id = ids[0]
+        _ = machine.requestQueued(Self.exchange(1, serial: 1))
+        #expect(machine.exchangeSucceeded(on: id, reusable: true).complete == .succeeded(Self.exchange(1, serial: 1)))
+        let second = Self.exchange(1, serial: 2)
+        #expect(machine.requestQueued(second).execute?.connection == id, "the connection is reused")
+        let closed = machine.connectionClosed(id, error: .connectionReset, receivedResponseBytes: false)
+        #expect(closed.complete == nil, "not failed: sent again")
+        let again = try #require(closed.connect.first)
+        var resent = second
+        resent.resent = true
+        let established = machine.connectionEstablished(again)
+        #expect(established.execute == Machine.Execution(exchange: resent, connection: again))
+        // The second close of the same request is the visitor's failure.
+        let failed = machine.connectionClosed(again, error: .connectionReset, receivedResponseBytes: false)
+        #expect(failed.complete == .failed(resent, .connectionReset))
+        #expect(failed.connect.isEmpty)
+    }
+
+    @Test("no resend on a fresh connection or once answer bytes came")
+    func noResendWhenTheServerAnswered() throws {
+        var machine = Machine(limit: 1)
+        let fresh = try #require(machine.requestQueued(Self.exchange(1)).connect.first)
+        _ = machine.connectionEstablished(fresh)
+        #expect(
+            machine.connectionClosed(fresh, error: .connectionReset, receivedResponseBytes: false).complete
+                == .failed(Self.exchange(1), .connectionReset))
+
+        var (reused, ids) = Self.machine(limit: 1, idle: 1)
+        _ = reused.requestQueued(Self.exchange(1, serial: 1))
+        _ = reused.exchangeSucceeded(on: ids[0], reusable: true)
+        _ = reused.requestQueued(Self.exchange(1, serial: 2))
+        let cut = reused.connectionClosed(ids[0], error: .connectionReset, receivedResponseBytes: true)
+        #expect(cut.complete == .failed(Self.exchange(1, serial: 2), .connectionReset))
+    }
+
+    @Test("an answer that ends the connection frees its place at once")
+    func notReusable() throws {
+        var (machine, ids) = Self.machine(limit: 1, idle: 1)
+        _ = machine.requestQueued(Self.exchange(1))
+        _ = machine.requestQueued(Self.exchange(2))
+        let ended = machine.exchangeSucceeded(on: ids[0], reusable: false)
+        #expect(ended.close == ids[0])
+        #expect(ended.connect.count == 1, "the waiter does not wait for the close")
+        #expect(machine.connectionClosed(ids[0], error: .connectionReset, receivedResponseBytes: false) == .none)
+        #expect(machine.openCount == 1)
+    }
+
+    @Test("warming opens connections a batch at a time, within the limit")
+    func warming() {
+        var machine = Machine(limit: 40)
+        #expect(machine.warm(100).connect.count == Machine.warmBatch)
+        #expect(machine.warmStep().connect.count == 40 - Machine.warmBatch)
+        #expect(machine.warmStep().connect.isEmpty, "the limit ends the warming")
+        #expect(machine.connectionsOpened == 40)
+        #expect(machine.requestQueued(Self.exchange(1)).connect.isEmpty, "a warming connection will serve it")
+    }
+
+    @Test("an aborted exchange: its connection is closed, or it leaves the queue")
+    func abort() throws {
+        var (machine, ids) = Self.machine(limit: 1, idle: 1)
+        _ = machine.requestQueued(Self.exchange(1))
+        _ = machine.requestQueued(Self.exchange(2))
+        _ = machine.requestQueued(Self.exchange(3))
+        #expect(machine.abortExchange(ExchangeID(slot: 2, serial: 1)) == .none)
+        #expect(machine.abortExchange(ExchangeID(slot: 1, serial: 1)) == Machine.Action(close: ids[0]))
+        #expect(machine.connection(carrying: ExchangeID(slot: 1, serial: 1)) == nil)
+        let closed = machine.connectionClosed(ids[0], error: .connectionReset, receivedResponseBytes: false)
+        #expect(closed.complete == nil, "an aborted exchange is not delivered")
+        let next = try #require(closed.connect.first)
+        #expect(machine.connectionEstablished(next).execute?.exchange == Self.exchange(3), "2 was dropped")
+    }
+
+    @Test("close all: connections closed, waiters and exchanges in flight failed")
+    func closeAll() throws {
+        var (machine, ids) = Self.machine(limit: 2, idle: 1)
+        _ = machine.requestQueued(Self.exchange(1))
+        let connecting = try #require(machine.requestQueued(Self.exchange(2)).connect.first)
+        _ = machine.requestQueued(Self.exchange(3))
+        let action = machine.closeAll()
+        #expect(action.close == [ids[0]])
+        #expect(action.fail.map(\.slot) == [2, 3, 1])
+        #expect(machine.connectionEstablished(connecting) == Machine.Action(close: connecting))
+        _ = machine.connectionClosed(connecting, error: .connectionReset, receivedResponseBytes: false)
+        _ = machine.connectionClosed(ids[0], error: .connectionReset, receivedResponseBytes: false)
+        #expect(machine.openCount == 0)
+    }
+
+    @Test("an idle connection the server closed is not handed out")
+    func idleClose() throws {
+        var (machine, ids) = Self.machine(limit: 2, idle: 2)
+        _ = machine.connectionClosed(ids[1], error: .connectionReset, receivedResponseBytes: false)
+        #expect(machine.requestQueued(Self.exchange(1)).execute?.connection == ids[0])
+        #expect(machine.openCount == 1)
+    }
+
+    @Test("a withdrawn exchange gives its connection to the next waiter")
+    func withdrawn() throws {
+        var (machine, ids) = Self.machine(limit: 1, idle: 1)
+        _ = machine.requestQueued(Self.exchange(1))
+        _ = machine.requestQueued(Self.exchange(2))
+        #expect(machine.exchangeWithdrawn(on: ids[0]).execute?.exchange == Self.exchange(2))
+    }
+
+    @Test("an idle connection carries only its owner's exchanges")
+    func owners() throws {
+        let visitor = ConnectionOwner(slot: 7, role: 1)
+        var (machine, ids) = Self.machine(limit: 4, idle: 1)
+        let queued = machine.requestQueued(Self.exchange(7, owner: visitor))
+        #expect(queued.execute == nil, "the shared idle connection is not the visitor's")
+        let own = try #require(queued.connect.first)
+        #expect(machine.connectionEstablished(own).execute?.exchange.owner == visitor)
+        #expect(machine.requestQueued(Self.exchange(1)).execute?.connection == ids[0])
+    }
+}
