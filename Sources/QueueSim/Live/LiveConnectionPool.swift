@@ -17,9 +17,9 @@ final class LiveConnectionPool {
     let endpoint: LiveEndpoint
     var limit: Int { machine.limit }
     private let connectTimeout: TimeAmount
-    /// Set once by the shard (or probe) that owns the pool. Weak: a connection that closes
-    /// after its shard is gone still reaches the pool, which then has nobody to tell.
-    weak var shard: (any LiveExchangeOwner)?
+    /// Set once by the loop driver (or probe) that owns the pool. Weak: a connection that closes
+    /// after its owner is gone still reaches the pool, which then has nobody to tell.
+    weak var owner: (any LiveExchangeOwner)?
     private var machine: ConnectionPoolStateMachine
     /// The handler of each established connection, by its `ConnectionID.index`.
     private var handlers: [LiveHTTP1Handler?] = []
@@ -37,7 +37,15 @@ final class LiveConnectionPool {
     /// Why waiters and exchanges in flight fail when the pool is closed under them.
     static let closedError = TransportError.other("the connection pool was closed")
 
-    init(loop: any EventLoop, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration) {
+    /// The run's clock: when an exchange last made progress is an instant on it, the same time
+    /// base as the driver's deadlines.
+    let clock: WallClock
+
+    init(
+        loop: any EventLoop, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration,
+        clock: WallClock = WallClock()
+    ) {
+        self.clock = clock
         self.loop = loop
         self.endpoint = endpoint
         machine = ConnectionPoolStateMachine(limit: limit)
@@ -51,7 +59,7 @@ final class LiveConnectionPool {
     }
 
     /// When the exchange last made progress on its connection; nil while it waits for one.
-    func lastProgress(slot: Int, serial: UInt32) -> NIODeadline? {
+    func lastProgress(slot: Int, serial: UInt32) -> RunInstant? {
         guard let id = machine.connection(carrying: ExchangeID(slot: slot, serial: serial)) else { return nil }
         return handlers[id.index]?.lastProgress
     }
@@ -76,7 +84,7 @@ final class LiveConnectionPool {
         let action = machine.closeAll()
         for id in action.close { handlers[id.index]?.close() }
         for exchange in action.fail {
-            shard?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .failure(Self.closedError))
+            owner?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .failure(Self.closedError))
         }
     }
 
@@ -121,7 +129,7 @@ final class LiveConnectionPool {
             for id in action.connect { connect(id) }
             if let execution = action.execute {
                 let exchange = execution.exchange
-                if let shard, shard.awaits(slot: exchange.slot, serial: exchange.serial) {
+                if let owner, owner.awaits(slot: exchange.slot, serial: exchange.serial) {
                     send(exchange, on: execution.connection)
                 } else {
                     next = machine.exchangeWithdrawn(on: execution.connection)
@@ -131,9 +139,9 @@ final class LiveConnectionPool {
             case .succeeded(let exchange):
                 guard let answer = response else { preconditionFailure("an exchange succeeded without its answer") }
                 response = nil
-                shard?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .success(answer))
+                owner?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .success(answer))
             case .failed(let exchange, let error):
-                shard?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .failure(error))
+                owner?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .failure(error))
             case nil:
                 break
             }

@@ -1,6 +1,6 @@
 import QueueClientCore
 
-/// Who the pool's exchanges belong to: the loop's shard (or the reachability probe).
+/// Who the pool's exchanges belong to: the loop's driver (or the reachability probe).
 protocol LiveExchangeOwner: AnyObject {
     /// Whether request `serial` of `slot` is still awaited (not timed out, not stopped).
     func awaits(slot: Int, serial: UInt32) -> Bool

@@ -25,11 +25,14 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// When the exchange in flight last made progress: its request written, or bytes of its
     /// answer read (the idle timeout's clock).
-    private(set) var lastProgress = NIODeadline.now()
+    private(set) var lastProgress: RunInstant
+    private let clock: WallClock
 
     init(pool: LiveConnectionPool, id: ConnectionID) {
         self.pool = pool
         self.id = id
+        clock = pool.clock
+        lastProgress = clock.now
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -40,7 +43,7 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     /// loop together, once it ends.
     func write(_ bytes: ByteBuffer) {
         awaitingAnswer = true
-        lastProgress = .now()
+        lastProgress = clock.now
         context?.write(wrapOutboundOut(bytes), promise: nil)
     }
 
@@ -53,7 +56,7 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        lastProgress = .now()
+        lastProgress = clock.now
         var bytes = unwrapInboundIn(data)
         guard awaitingAnswer else {
             // Bytes nobody asked for (a server's 408 on an idle connection, say): whatever

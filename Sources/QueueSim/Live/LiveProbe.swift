@@ -11,7 +11,7 @@ final class LiveProbe: LiveExchangeOwner {
 
     private init(loop: any EventLoop, endpoint: LiveEndpoint, timeout: Duration) {
         pool = LiveConnectionPool(loop: loop, endpoint: endpoint, limit: 1, connectTimeout: timeout)
-        pool.shard = self
+        pool.owner = self
     }
 
     static func send(

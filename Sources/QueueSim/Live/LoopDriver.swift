@@ -50,9 +50,10 @@ final class LoopDriver: LiveExchangeOwner {
             plan: plan, part: part, of: parts, templates: run.makeGroupTemplates(), quota: quota,
             tracksRequestDeadlines: true)
         pool = LiveConnectionPool(
-            loop: loop, endpoint: endpoint, limit: connectionLimit, connectTimeout: run.scenario.longestRequestTimeout)
+            loop: loop, endpoint: endpoint, limit: connectionLimit, connectTimeout: run.scenario.longestRequestTimeout,
+            clock: clock)
         nextProbe = .origin
-        pool.shard = self
+        pool.owner = self
     }
 
     /// Starts the driver; the future completes when its last visitor has a row.
@@ -177,7 +178,7 @@ final class LoopDriver: LiveExchangeOwner {
             if let group = engine.groupSettings(ofSlot: slot), group.requestTimeoutIsIdle,
                 let last = pool.lastProgress(slot: slot, serial: serial)
             {
-                let quiet = Duration.nanoseconds((NIODeadline.now() - last).nanoseconds)
+                let quiet = now - last
                 if quiet < group.requestTimeout {
                     engine.schedule(.deadline(slot: slot, serial: serial), at: now + (group.requestTimeout - quiet))
                     return

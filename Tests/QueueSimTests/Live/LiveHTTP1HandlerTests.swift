@@ -31,7 +31,7 @@ struct LiveHTTP1HandlerTests {
                 address: try SocketAddress(ipAddress: "127.0.0.1", port: 9), authority: "room.test", tls: nil,
                 serverHostname: nil)
             pool = LiveConnectionPool(loop: loop, endpoint: endpoint, limit: limit, connectTimeout: .seconds(1))
-            pool.shard = owner
+            pool.owner = owner
             pool.connector = { [loop, unowned self] pool, id in
                 let handler = LiveHTTP1Handler(pool: pool, id: id)
                 let channel = EmbeddedChannel(handler: handler, loop: loop)
