@@ -11,7 +11,8 @@
 # Target (issue 6): under 20 s of wall time and under 1 GiB peak RSS, reports included.
 #
 # Environment: SCRATCH (build directory, default .build-virtual-rel), OUT (work directory,
-# default a fresh temporary directory, removed unless KEEP=1).
+# default a fresh temporary directory, removed unless KEEP=1). SCENARIO_ONLY=1 writes the
+# scenario to $OUT/million.yaml and stops (bench/virtual-million-ab.sh runs the same one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 visitors="${1:-1000000}"
@@ -46,6 +47,7 @@ waitingRoom:
   outflow: 20000/min
   latency: { enqueue: 20ms, queuePage: 10ms, jitter: 0ms }
 YAML
+[[ -z "${SCENARIO_ONLY:-}" ]] || exit 0
 
 swift build -c release --scratch-path "$scratch" --product queuesim >&2
 bin="$scratch/release/queuesim"
