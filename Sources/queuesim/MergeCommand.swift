@@ -101,6 +101,7 @@ struct MergeCommand: ParsableCommand {
             lines.append("report: \(outputDirectory)/\(Recorder.pageFile)")
             print(lines.joined(separator: "\n"))
         }
+        StandardError.print(ExitLine.text(command: "merge", report: result.report))
         if result.exitStatus != .success { throw ExitCode(result.exitStatus.rawValue) }
     }
 }

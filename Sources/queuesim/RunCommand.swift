@@ -20,6 +20,12 @@ struct RunCommand: AsyncParsableCommand {
               queuesim run scenarios/launch.yaml --out /tmp/launch --seed 7
               queuesim run scenarios/soak.yaml --clock virtual --visitors 100000
               queuesim run scenarios/launch.yaml --duration 30s --concurrency 500 --quiet
+              queuesim run scenarios/soak.yaml --clock virtual --no-progress --junit soak.xml
+
+            Before the run, warnings go to stderr (a bare `waitingRoom.outflow` number, an
+            outflow that cannot serve the plan within client.maxWait); they never change
+            the exit code. The last line on stderr is always the verdict, e.g.
+            `queuesim run: FAIL (exit 1): wait.p95 < 10m was 17m 2s`.
 
             The report directory is a link to this run's own folder, DIR.runs/<run id>/,
             swapped in once every file is written: readers never see files of two runs,
@@ -35,8 +41,8 @@ struct RunCommand: AsyncParsableCommand {
                    (nothing run)
               3    the run could not start or could not write its reports
               130  interrupted by SIGINT; 143 stopped by SIGTERM (reports written,
-                   in-flight visitors `interrupted`; before the run starts, either
-                   signal ends it at once with nothing written)
+                   in-flight visitors `interrupted`, thresholds not judged; before the
+                   run starts, either signal ends it at once with nothing written)
 
             A shard (--shard K/N) does not judge thresholds on its share: it exits 0
             when it finished, and queuesim merge judges the whole run.
@@ -53,8 +59,13 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var plan: PlanOptions
 
-    @Flag(name: .shortAndLong, help: "No progress line and no summary; reports and exit code only.")
+    @Flag(
+        name: .shortAndLong,
+        help: "No progress line; the summary only when the run did not pass; one exit line on stderr always.")
     var quiet = false
+
+    @Flag(help: "No live progress line (for CI logs); the summary and the exit line as usual.")
+    var noProgress = false
 
     @Option(help: ArgumentHelp("Earlier complete runs to keep in DIR.runs/ beside the current one.", valueName: "N"))
     var keep: Int = 0
@@ -101,6 +112,7 @@ struct RunCommand: AsyncParsableCommand {
             StandardError.print(Self.preflightMessage(file: file, error))
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
+        for warning in ScenarioWarnings.lines(file: file, prepared: prepared) { StandardError.print(warning) }
 
         // Before the folder is taken and before signals stop a run: a SIGINT while waiting
         // ends the process with nothing written.
@@ -111,7 +123,7 @@ struct RunCommand: AsyncParsableCommand {
         phase.start()
 
         let status = RunProgress(planned: prepared.summary.visitorCount)
-        let progress = quiet ? nil : ProgressDisplay(status: status, clock: prepared.clock)
+        let progress = quiet || noProgress ? nil : ProgressDisplay(status: status, clock: prepared.clock)
         progress?.start()
 
         var report: RunReport
@@ -143,9 +155,11 @@ struct RunCommand: AsyncParsableCommand {
         if let junit {
             try Self.writeJUnit(report, run: prepared.runDescription, to: junit, command: "run")
         }
-        if !quiet {
+        // --quiet keeps the verdict: a red CI job's log must say why.
+        if !quiet || report.exitStatus != .success {
             print(RunSummaryScreen(report: report, run: prepared).text)
         }
+        StandardError.print(ExitLine.text(command: "run", report: report))
         if report.exitStatus != .success {
             throw ExitCode(report.exitStatus.rawValue)
         }

@@ -26,16 +26,30 @@ struct RunSummaryScreen {
         }
         lines.append("")
         lines.append("timing       p50       p95       max")
+        var caps: [MeasurementCap] = []
         for timing in Threshold.Timing.allCases {
-            let values = [Threshold.Statistic.percentile(50), .percentile(95), .max].map { statistic in
-                report.measurements.measure(.timing(timing, statistic))
+            let metrics = [Threshold.Statistic.percentile(50), .percentile(95), .max].map {
+                Threshold.Metric.timing(timing, $0)
             }
+            let values = metrics.map { report.measurements.measure($0) }
             guard values.contains(where: { $0 != nil }) else { continue }
             lines.append(
                 timing.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
-                    + values.map { value in
-                        (value.map { ThresholdTable.formatMilliseconds($0) } ?? "-").leftPadded(to: 10)
+                    + zip(metrics, values).map { metric, value in
+                        // A value at its cap is a lower bound: `≥ 30m 0s`, explained below.
+                        guard let value else { return "-".leftPadded(to: 10) }
+                        if let cap = report.measurements.cap(of: metric, value: value) {
+                            if !caps.contains(cap) { caps.append(cap) }
+                            return ("≥ " + ThresholdTable.formatMilliseconds(Double(cap.milliseconds))).leftPadded(
+                                to: 10)
+                        }
+                        return ThresholdTable.formatMilliseconds(value).leftPadded(to: 10)
                     }.joined())
+        }
+        for cap in caps {
+            lines.append(
+                "≥ \(ThresholdTable.formatMilliseconds(Double(cap.milliseconds))): \(cap.words) "
+                    + "(visitors stopped waiting there; the real waits are longer)")
         }
         if let generator = report.generator {
             lines.append("")

@@ -50,6 +50,9 @@ struct ValidateCommand: ParsableCommand {
                     invalid += 1
                     continue
                 }
+                for warning in ScenarioWarnings.lines(file: file, prepared: prepared) {
+                    StandardError.print(warning)
+                }
                 if !quiet {
                     if index > 0 { print("") }
                     print(ScenarioSummary(scenario, prepared: prepared).text)

@@ -116,11 +116,12 @@ package final class Recorder {
         }
         finished = true
 
-        let measurements = self.measurements
+        var measurements = self.measurements
+        measurements.waitCap = run.waitCap
         // A shard's share is not the run: `visitors == 45000` fails in every shard, and a shard
         // that exits 1 fails its Kubernetes Job, which stops the other shards mid-run. The
         // thresholds are judged once, by `queuesim merge`, on the whole run's data.
-        let verdicts = run.shard == nil ? measurements.judge(run.thresholds) : []
+        let verdicts = run.shard == nil ? measurements.judge(run.thresholds, interrupted: ending.interrupted) : []
         let exitStatus = RunExitStatus.afterRun(
             interrupted: ending.interrupted, terminated: ending.terminated, verdicts: verdicts)
         var report = RunReport(
@@ -132,6 +133,7 @@ package final class Recorder {
         report.pagePath = Self.path(directory, Self.pageFile)
         report.durationMs = max(0, ending.end.milliseconds)
         report.startedAt = ending.startedAt
+        report.wallSeconds = max(0, ending.endedAt.timeIntervalSince(ending.startedAt))
         report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in

@@ -27,6 +27,9 @@ package struct RunDescription: Sendable, Equatable {
     package var shard: ShardIdentity?
     /// The common start the run waited for (`--start-at`, `run.startAt`).
     package var startAt: Date?
+    /// The cap on waits (`client.maxWait`, or a shorter `run.duration`): percentiles at it are
+    /// marked censored. Nil when unknown (a merged or rebuilt report).
+    package var waitCap: MeasurementCap?
 
     package init(
         scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
@@ -52,6 +55,7 @@ package struct RunDescription: Sendable, Equatable {
             scenarioSHA256: scenario.sourceSHA256, seed: scenario.seed, clock: clock ?? scenario.clock,
             groupNames: scenario.groups.map(\.name), thresholds: scenario.thresholds, runId: runId,
             endpoint: scenario.target.endpointDescription, timelineMarks: TimelineMark.marks(of: scenario))
+        waitCap = .wait(maxWait: scenario.client.maxWait, runDuration: scenario.run.duration)
     }
 }
 
@@ -97,6 +101,11 @@ struct RunManifest: Encodable {
         var threshold: String
         var measured: Double?
         var passed: Bool
+        /// The key whose cap the measured value sits at (`client.maxWait`): the real value is
+        /// at least `measured`. Absent when the value is a measurement.
+        var cappedBy: String? = nil
+        /// Why the threshold was not judged (`interrupted`); `passed` is then false.
+        var notJudged: String? = nil
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -104,9 +113,15 @@ struct RunManifest: Encodable {
             // `null`, not a missing key, when there was no data: readers should not guess.
             try container.encode(measured, forKey: .measured)
             try container.encode(passed, forKey: .passed)
+            try container.encodeIfPresent(cappedBy, forKey: .cappedBy)
+            try container.encodeIfPresent(notJudged, forKey: .notJudged)
         }
 
-        enum CodingKeys: String, CodingKey { case threshold, measured, passed }
+        enum CodingKeys: String, CodingKey {
+            case threshold, measured, passed
+            case cappedBy = "capped_by"
+            case notJudged = "not_judged"
+        }
     }
 
     var scenario: String
@@ -186,15 +201,31 @@ struct RunManifest: Encodable {
         var p95: UInt64?
         var p99: UInt64?
         var max: UInt64?
+        /// With a known cap (waits: `client.maxWait`), the cap and the figures at it
+        /// (`["p95", "p99", "max"]`), which are censored: those visitors gave up.
+        var capMs: UInt64?
+        var cappedBy: String?
+        var capped: [String]?
 
-        init(_ histogram: Histogram<UInt64>) {
+        init(_ histogram: Histogram<UInt64>, cap: MeasurementCap? = nil) {
             count = histogram.totalCount
+            if let cap {
+                capMs = cap.milliseconds
+                cappedBy = cap.source
+                capped = []
+            }
             guard count > 0 else { return }
             p50 = histogram.valueAtPercentile(50)
             p90 = histogram.valueAtPercentile(90)
             p95 = histogram.valueAtPercentile(95)
             p99 = histogram.valueAtPercentile(99)
             max = histogram.maxRecorded
+            if let cap {
+                let figures: [(String, UInt64?)] = [
+                    ("p50", p50), ("p90", p90), ("p95", p95), ("p99", p99), ("max", max),
+                ]
+                capped = figures.compactMap { name, value in value.map { cap.caps(Double($0)) } == true ? name : nil }
+            }
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -206,9 +237,16 @@ struct RunManifest: Encodable {
             try container.encode(p95, forKey: .p95)
             try container.encode(p99, forKey: .p99)
             try container.encode(max, forKey: .max)
+            try container.encodeIfPresent(capMs, forKey: .capMs)
+            try container.encodeIfPresent(cappedBy, forKey: .cappedBy)
+            try container.encodeIfPresent(capped, forKey: .capped)
         }
 
-        enum CodingKeys: String, CodingKey { case count, p50, p90, p95, p99, max }
+        enum CodingKeys: String, CodingKey {
+            case count, p50, p90, p95, p99, max, capped
+            case capMs = "cap_ms"
+            case cappedBy = "capped_by"
+        }
     }
 
     struct GroupFigures: Encodable, Equatable {
@@ -226,7 +264,7 @@ struct RunManifest: Encodable {
             case totalMs = "total_ms"
         }
 
-        init(name: String, cells: [VisitorOutcome: OutcomeStatistics.Cell]) {
+        init(name: String, cells: [VisitorOutcome: OutcomeStatistics.Cell], waitCap: MeasurementCap? = nil) {
             self.name = name
             var timings = TimingHistograms()
             var outcomes: [String: Int] = [:]
@@ -238,25 +276,27 @@ struct RunManifest: Encodable {
             self.outcomes = outcomes
             visitors = outcomes.values.reduce(0, +)
             enqueueMs = Distribution(timings.enqueue)
-            waitMs = Distribution(timings.wait)
+            waitMs = Distribution(timings.wait, cap: waitCap)
             totalMs = Distribution(timings.total)
         }
 
-        static func of(_ statistics: OutcomeStatistics) -> (groups: [GroupFigures], overall: GroupFigures) {
+        static func of(
+            _ statistics: OutcomeStatistics, waitCap: MeasurementCap? = nil
+        ) -> (groups: [GroupFigures], overall: GroupFigures) {
             let groups = statistics.reportGroupOrder.map { group in
                 GroupFigures(
                     name: statistics.groupNames[group],
                     cells: Dictionary(
                         uniqueKeysWithValues: VisitorOutcome.allCases.compactMap { outcome in
                             statistics.cell(group: group, outcome: outcome).map { (outcome, $0) }
-                        }))
+                        }), waitCap: waitCap)
             }
             let overall = GroupFigures(
                 name: SummaryReport.allGroups,
                 cells: Dictionary(
                     uniqueKeysWithValues: VisitorOutcome.allCases.compactMap { outcome in
                         statistics.cellAcrossGroups(outcome: outcome).map { (outcome, $0) }
-                    }))
+                    }), waitCap: waitCap)
             return (groups, overall)
         }
     }
@@ -326,7 +366,7 @@ struct RunManifest: Encodable {
     ) {
         commandLine = description.commandLine
         overrides = description.overrides
-        (groups, overall) = GroupFigures.of(statistics)
+        (groups, overall) = GroupFigures.of(statistics, waitCap: description.waitCap)
         runId = description.runId
         endpoint = description.endpoint
         timelineMarks = description.timelineMarks
@@ -347,7 +387,9 @@ struct RunManifest: Encodable {
             uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0.rawValue, outcomes[$0] ?? 0) })
         self.requests = requests
         thresholds = verdicts.map {
-            ThresholdEntry(threshold: $0.threshold.source, measured: $0.measured, passed: $0.passed)
+            ThresholdEntry(
+                threshold: $0.threshold.source, measured: $0.measured, passed: $0.passed,
+                cappedBy: $0.capped?.source, notJudged: $0.notJudged)
         }
         exitCode = exitStatus.rawValue
         interrupted = ending.interrupted

@@ -23,6 +23,8 @@ package struct RunReport: Sendable {
     /// The run's length on its own clock, and its wall-clock start.
     package var durationMs: Int64 = 0
     package var startedAt = Date(timeIntervalSince1970: 0)
+    /// Seconds the run took on the wall clock (a virtual hour can take a minute): JUnit's `time`.
+    package var wallSeconds: Double = 0
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
     package var thresholdTable: String { ThresholdTable.render(verdicts) }

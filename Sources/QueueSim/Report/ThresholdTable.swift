@@ -11,8 +11,8 @@ package enum ThresholdTable {
             return [
                 displayName(threshold),
                 "\(threshold.comparator.rawValue) \(format(threshold.limit, as: threshold.metric))",
-                verdict.measured.map { format($0, as: threshold.metric) } ?? "no data",
-                verdict.passed ? "pass" : "FAIL",
+                measuredText(verdict),
+                verdict.word,
             ]
         }
         let widths = header.indices.map { column in
@@ -27,6 +27,20 @@ package enum ThresholdTable {
         }
         let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-")
         return ([line(header), rule] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+
+    /// The measured value as people should read it: `17m 2s`, `no data`, or for a value at its
+    /// cap `≥ 30m 0s (capped by client.maxWait)`.
+    package static func measuredText(_ verdict: ThresholdVerdict) -> String {
+        guard let measured = verdict.measured else { return "no data" }
+        let metric = verdict.threshold.metric
+        if let cap = verdict.capped { return cap.describe { format($0, as: metric) } }
+        return format(measured, as: metric)
+    }
+
+    /// One verdict on one line: `wait.p95 < 10m: ≥ 30m 0s (capped by client.maxWait) FAIL`.
+    package static func verdictLine(_ verdict: ThresholdVerdict) -> String {
+        "\(verdict.threshold.source): \(measuredText(verdict)) \(verdict.word)"
     }
 
     /// The metric with its group, if it has one: `partner: wait.p95`.

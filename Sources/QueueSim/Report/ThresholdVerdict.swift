@@ -10,11 +10,66 @@ package struct ThresholdVerdict: Sendable, Equatable {
     /// False when the comparison fails, and also when there was nothing to measure: a limit
     /// on a timing nobody produced cannot be said to hold.
     package var passed: Bool
+    /// Set when `measured` is censored: it sits at the cap (`client.maxWait`), so the real
+    /// value is at least that much and the comparison reads a limit, not a measurement.
+    package var capped: MeasurementCap? = nil
+    /// Why the threshold was not judged (`interrupted`): the run was cut short, so its
+    /// figures describe part of a run. Such a verdict is neither a pass nor a failure.
+    package var notJudged: String? = nil
 
     package init(threshold: Threshold, measured: Double?, passed: Bool) {
         self.threshold = threshold
         self.measured = measured
         self.passed = passed
+    }
+
+    /// `pass`, `FAIL` or `not judged: interrupted`.
+    package var word: String {
+        if let notJudged { return "not judged: \(notJudged)" }
+        return passed ? "pass" : "FAIL"
+    }
+}
+
+/// A limit that stops a timing from growing: a visitor still queued when `client.maxWait`
+/// runs out records a wait of about maxWait, whatever its wait would have been, so a
+/// percentile that reaches the cap says "at least this", not "this".
+package struct MeasurementCap: Sendable, Equatable {
+    package var milliseconds: UInt64
+    /// The scenario key that sets it: `client.maxWait` or `run.duration`.
+    package var source: String
+
+    package init(milliseconds: UInt64, source: String) {
+        self.milliseconds = milliseconds
+        self.source = source
+    }
+
+    /// The cap on waits: `client.maxWait`, or `run.duration` when that is shorter (nobody
+    /// waits longer than the run lasts).
+    package static func wait(maxWait: Duration, runDuration: Duration?) -> MeasurementCap {
+        let maxWaitMs = UInt64(max(0, maxWait.wholeMilliseconds))
+        if let runDuration, runDuration < maxWait {
+            return MeasurementCap(milliseconds: UInt64(max(0, runDuration.wholeMilliseconds)), source: "run.duration")
+        }
+        return MeasurementCap(milliseconds: maxWaitMs, source: "client.maxWait")
+    }
+
+    /// Whether `value` is censored: at or above the lowest value of the cap's own bucket in
+    /// the report's histograms (3 significant digits, so within about 0.1 % below the cap).
+    /// A percentile is read from its bucket, so a value in the cap's bucket cannot be told
+    /// from the cap itself; values above it are visitors stopped a poll after the cap.
+    package func caps(_ value: Double) -> Bool {
+        guard milliseconds > 0 else { return false }
+        let lowest = TimingHistograms.makeHistogram().lowestEquivalentForValue(milliseconds)
+        return value >= Double(lowest)
+    }
+
+    /// `capped by client.maxWait`.
+    package var words: String { "capped by \(source)" }
+
+    /// `≥ 30m 0s (capped by client.maxWait)`: the cap, not the measured bucket value, since
+    /// the real figure is at least the cap.
+    package func describe(_ format: (Double) -> String) -> String {
+        "≥ \(format(Double(milliseconds))) (\(words))"
     }
 }
 
@@ -29,6 +84,8 @@ package struct RunMeasurements: Sendable {
     let timings: TimingHistograms
     /// The same figures for each group, for thresholds that name one.
     private let groups: [String: RunMeasurements]
+    /// The cap on waits (`client.maxWait`), for telling censored percentiles apart.
+    package var waitCap: MeasurementCap? = nil
 
     init(statistics: OutcomeStatistics) {
         visitorCount = statistics.visitorCount
@@ -87,13 +144,28 @@ package struct RunMeasurements: Sendable {
         }
     }
 
+    /// The cap `value` of `metric` sits at, if any: wait percentiles, max and mean (min too:
+    /// when even the shortest wait is the cap, everyone gave up).
+    package func cap(of metric: Threshold.Metric, value: Double?) -> MeasurementCap? {
+        guard case .timing(.wait, _) = metric, let value, let waitCap, waitCap.caps(value) else { return nil }
+        return waitCap
+    }
+
     package func judge(_ threshold: Threshold) -> ThresholdVerdict {
         let measured = measure(threshold)
         let passed = measured.map { threshold.comparator.holds($0, threshold.limit) } ?? false
-        return ThresholdVerdict(threshold: threshold, measured: measured, passed: passed)
+        var verdict = ThresholdVerdict(threshold: threshold, measured: measured, passed: passed)
+        verdict.capped = cap(of: threshold.metric, value: measured)
+        return verdict
     }
 
-    package func judge(_ thresholds: [Threshold]) -> [ThresholdVerdict] {
-        thresholds.map { judge($0) }
+    /// An interrupted run's thresholds are measured but not judged: the figures of part of a
+    /// run say little about the whole, and the exit code is the signal's (130, 143) anyway.
+    package func judge(_ thresholds: [Threshold], interrupted: Bool = false) -> [ThresholdVerdict] {
+        thresholds.map { threshold in
+            var verdict = judge(threshold)
+            if interrupted { verdict.notJudged = "interrupted" }
+            return verdict
+        }
     }
 }

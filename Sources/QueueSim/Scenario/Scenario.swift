@@ -28,6 +28,9 @@ package struct Scenario: Sendable, Equatable {
     /// Where parts of the plan are written, so problems found by the preflight (a feeder that
     /// runs out, a plan over the memory budget) point into the file too.
     package var positions = ScenarioPositions()
+    /// Valid but probably not meant: each with its position in the file (`validate` and `run`
+    /// print them; they never change the exit code).
+    package var warnings: [YamlError] = []
 
     package init(
         version: Int = 1, name: String, seed: UInt64 = 1, clock: ClockKind = .wall, target: Target,
@@ -62,6 +65,8 @@ package struct ScenarioPositions: Sendable, Equatable {
     package var run: YamlMark?
     /// Each CSV feeder's `csv:` value, by the resolved path.
     package var feeders: [String: YamlMark] = [:]
+    /// `waitingRoom.outflow`'s value, when the file sets it.
+    package var outflow: YamlMark?
 
     package init() {}
 }

@@ -56,6 +56,24 @@ package enum ScenarioUnits {
         return Double(String(text.filter { $0 != "_" }))
     }
 
+    /// A count or rate for people: `3,000`, `180,000`, `0.5`, `1,234.57` (at most two decimals).
+    package static func grouped(_ value: Double) -> String {
+        let rounded = (value * 100).rounded() / 100
+        guard rounded.isFinite, abs(rounded) < 1e15 else { return "\(value)" }
+        let whole = Int64(abs(rounded).rounded(.down))
+        var digits = String(whole)
+        var groups: [String] = []
+        while digits.count > 3 {
+            groups.insert(String(digits.suffix(3)), at: 0)
+            digits.removeLast(3)
+        }
+        groups.insert(digits, at: 0)
+        let cents = Int64(((abs(rounded) - Double(whole)) * 100).rounded())
+        var fraction = cents == 0 ? "" : (cents < 10 ? ".0\(cents)" : ".\(cents)")
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return (rounded < 0 ? "-" : "") + groups.joined(separator: ",") + fraction
+    }
+
     /// A short form for summaries: `2h`, `5m`, `30s`, `250ms`, `1.5s`.
     package static func describe(_ duration: Duration) -> String {
         let milliseconds = duration.wholeMilliseconds

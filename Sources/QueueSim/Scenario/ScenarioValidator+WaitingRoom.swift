@@ -5,7 +5,10 @@ extension ScenarioValidator {
         room.mode = choice(raw.mode, key: "waitingRoom.mode", default: RoomMode.queue)
         room.eventStart = duration(
             raw.eventStart, key: "waitingRoom.eventStart", default: room.eventStart, allowZero: true)
-        if let outflow = rate(raw.outflow, key: "waitingRoom.outflow") { room.outflowPerSecond = outflow }
+        if let outflow = rate(raw.outflow, key: "waitingRoom.outflow") {
+            room.outflowPerSecond = outflow
+            if let node = raw.outflow { warnBareOutflow(outflow, node) }
+        }
         if let secret = raw.secretKey { room.secretKey = nonEmpty(secret, key: "waitingRoom.secretKey") }
         room.tokenValidity = duration(raw.tokenValidity, key: "waitingRoom.tokenValidity", default: room.tokenValidity)
         if let inviteOnly = raw.inviteOnly { room.inviteOnly = inviteOnly.value }
@@ -36,6 +39,17 @@ extension ScenarioValidator {
             if let rule = faultRule(fault, key: "waitingRoom.faults[\(index)]") { room.faults.append(rule) }
         }
         return room
+    }
+
+    /// `outflow: 3000` is 3,000 per second (rates without a unit are, everywhere), but Queue-it
+    /// GO's Max Outflow is per minute, so a number copied from it is 60 times too fast and the
+    /// rehearsal passes with tiny waits. The number keeps its documented meaning; the warning
+    /// names both readings.
+    private mutating func warnBareOutflow(_ perSecond: Double, _ node: YamlNode) {
+        guard let text = node.scalarText?.trimmingSpaces, ScenarioUnits.decimal(Substring(text)) != nil else { return }
+        warn(
+            "`waitingRoom.outflow: \(text)` has no unit, so it is read as \(ScenarioUnits.grouped(perSecond))/s (\(ScenarioUnits.grouped(perSecond * 60))/min); Queue-it's Max Outflow is per minute: write \(text)/min if you meant that, or \(text)/s to keep this reading",
+            at: node.mark)
     }
 
     private mutating func faultRule(_ positioned: Positioned<RawFault>, key: String) -> FaultRule? {

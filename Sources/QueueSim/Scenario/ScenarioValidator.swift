@@ -8,6 +8,9 @@ struct ScenarioValidator {
     let scenarioDirectory: String
     let defaultName: String
     var problems: [YamlError] = []
+    /// Things that are valid but probably not meant (a bare outflow number): printed by
+    /// `validate` and `run` as `FILE:LINE:COLUMN: warning: ...`, never a change of exit code.
+    var warnings: [YamlError] = []
     /// Where each CSV feeder's `csv:` is written, by resolved path (the first mention).
     var feederMarks: [String: YamlMark] = [:]
 
@@ -19,6 +22,10 @@ struct ScenarioValidator {
 
     mutating func fail(_ message: String, at mark: YamlMark) {
         problems.append(YamlError(message, at: mark))
+    }
+
+    mutating func warn(_ message: String, at mark: YamlMark) {
+        warnings.append(YamlError(message, at: mark))
     }
 
     /// Where `key` is written in `mapping` (the mapping's own position if it is absent).
@@ -93,6 +100,8 @@ struct ScenarioValidator {
         scenario.positions.clock = has("clock", in: root) ? keyMark("clock", in: root) : nil
         scenario.positions.run = has("run", in: root) ? keyMark("run", in: root) : nil
         scenario.positions.feeders = feederMarks
+        scenario.positions.outflow = raw.waitingRoom?.value.outflow?.mark
+        scenario.warnings = warnings
         return scenario
     }
 

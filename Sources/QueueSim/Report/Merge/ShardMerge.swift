@@ -56,7 +56,7 @@ package enum ShardMerge {
         let interrupted = reports.contains(where: \.interrupted)
         let terminated = reports.contains(where: \.terminated)
         let thresholds = first.thresholds.compactMap { try? ThresholdParser.parse($0).get() }
-        let verdicts = RunMeasurements(statistics: statistics).judge(thresholds)
+        let verdicts = RunMeasurements(statistics: statistics).judge(thresholds, interrupted: interrupted)
         let exitStatus = RunExitStatus.afterRun(interrupted: interrupted, terminated: terminated, verdicts: verdicts)
         let startedAt = reports.compactMap { Self.date($0.startedAt) }.min() ?? Date()
         let endedAt = reports.compactMap { Self.date($0.endedAt) }.max() ?? Date()
@@ -112,6 +112,7 @@ package enum ShardMerge {
         report.pagePath = Recorder.path(directory, Recorder.pageFile)
         report.durationMs = max(0, end.milliseconds)
         report.startedAt = startedAt
+        report.wallSeconds = max(0, endedAt.timeIntervalSince(startedAt))
         report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
         return Result(
             visitors: statistics.visitorCount, plannedVisitors: first.plannedVisitors, verdicts: verdicts,

@@ -84,12 +84,12 @@ struct ReportPage {
             html += "<table><tr><th>metric</th><th>limit</th><th>measured</th><th>verdict</th></tr>\n"
             for verdict in verdicts {
                 let metric = verdict.threshold.metric
-                let measured = verdict.measured.map { ThresholdTable.format($0, as: metric) } ?? "no data"
+                let measured = ThresholdTable.measuredText(verdict)
                 html +=
                     "<tr><td>\(HTML.escape(ThresholdTable.displayName(verdict.threshold)))</td>"
                     + "<td>\(HTML.escape(verdict.threshold.comparator.rawValue)) \(HTML.escape(ThresholdTable.format(verdict.threshold.limit, as: metric)))</td>"
                     + "<td class=\"num\">\(HTML.escape(measured))</td>"
-                    + "<td class=\"\(verdict.passed ? "pass" : "fail")\">\(verdict.passed ? "pass" : "FAIL")</td></tr>\n"
+                    + "<td class=\"\(verdict.notJudged != nil ? "" : verdict.passed ? "pass" : "fail")\">\(HTML.escape(verdict.word))</td></tr>\n"
             }
             html += "</table>\n"
         }
@@ -107,10 +107,12 @@ struct ReportPage {
             var cells = [
                 HTML.escape(group), outcome.rawValue, String(cell.count), String(format: "%.2f%%", share),
             ]
-            for histogram in [cell.timings.enqueue, cell.timings.wait] {
+            let columns: [(Histogram<UInt64>, MeasurementCap?)] = [
+                (cell.timings.enqueue, nil), (cell.timings.wait, description.waitCap),
+            ]
+            for (histogram, cap) in columns {
                 for percentile in [50.0, 95, 99] {
-                    cells.append(
-                        histogram.totalCount > 0 ? "\(histogram.valueAtPercentile(percentile)) ms" : "–")
+                    cells.append(Self.percentileCell(histogram, percentile, cap: cap))
                 }
             }
             return "<tr class=\"\(outcome.rawValue)\">"
@@ -208,10 +210,20 @@ struct ReportPage {
         return "<p>Marked on the charts:</p><ul class=\"marks\">\(items.joined())</ul>\n"
     }
 
+    /// `1234 ms`, `–` without data, and for a wait at its cap `≥ 1800000 ms (capped by
+    /// client.maxWait)`: the visitors behind it gave up, their real wait is unknown.
+    static func percentileCell(_ histogram: Histogram<UInt64>, _ percentile: Double, cap: MeasurementCap?) -> String {
+        guard histogram.totalCount > 0 else { return "–" }
+        let value = histogram.valueAtPercentile(percentile)
+        if let cap, cap.caps(Double(value)) { return HTML.escape(cap.describe { "\(Int64($0)) ms" }) }
+        return "\(value) ms"
+    }
+
     private func waitDistributionSection() -> String {
         var html = "<section id=\"waits\"><h2>Wait-time distribution by group</h2>\n"
         var lines: [SVGChart.Series] = []
         var longest = 0.0
+        var cappedGroups: [String] = []
         for group in statistics.reportGroupOrder {
             let name = statistics.groupNames[group]
             guard let histogram = picture.waitsByGroup[name], histogram.totalCount > 0 else { continue }
@@ -220,6 +232,13 @@ struct ReportPage {
             }
             longest = max(longest, Double(histogram.maxRecorded) / 1000)
             lines.append(.init(name: "\(name) (\(histogram.totalCount) waited)", points: points))
+            // Where a group's curve reaches the cap, the share above is visitors who gave up.
+            if let cap = description.waitCap,
+                let first = [50.0, 90, 95, 99, 100].first(where: { cap.caps(Double(histogram.valueAtPercentile($0))) })
+            {
+                cappedGroups.append(
+                    "\(name): from p\(Int(first)), \(cap.describe { "\(Int64($0)) ms" })")
+            }
         }
         guard !lines.isEmpty else {
             return html + "<p>No visitor entered the queue page.</p></section>\n"
@@ -229,6 +248,11 @@ struct ReportPage {
             xLabel: "wait (m:ss)", yLabel: "visitors who waited this long or less", unit: .percent,
             series: lines, xMax: max(longest, 1)
         ).render()
+        if !cappedGroups.isEmpty {
+            html +=
+                "<p class=\"fail\">Waits at the cap are visitors who gave up, not measured waits: "
+                + cappedGroups.map(HTML.escape).joined(separator: "; ") + "</p>\n"
+        }
         return html + "</section>\n"
     }
 

@@ -35,6 +35,15 @@ package enum ReportRebuild {
             var threshold: String
             var measured: Double?
             var passed: Bool
+            /// Added in issue 29 (absent in older files): a value at its cap, a verdict not made.
+            var cappedBy: String?
+            var notJudged: String?
+
+            enum CodingKeys: String, CodingKey {
+                case threshold, measured, passed
+                case cappedBy = "capped_by"
+                case notJudged = "not_judged"
+            }
         }
         var scenario: String
         var scenarioFile: String
@@ -81,7 +90,13 @@ package enum ReportRebuild {
         }
         let verdicts = manifest.thresholds.compactMap { entry -> ThresholdVerdict? in
             guard let threshold = try? ThresholdParser.parse(entry.threshold).get() else { return nil }
-            return ThresholdVerdict(threshold: threshold, measured: entry.measured, passed: entry.passed)
+            var verdict = ThresholdVerdict(threshold: threshold, measured: entry.measured, passed: entry.passed)
+            // The run judged it capped at the measured value, the cap's own bucket.
+            verdict.capped = entry.cappedBy.flatMap { source in
+                entry.measured.map { MeasurementCap(milliseconds: UInt64(max(0, $0)), source: source) }
+            }
+            verdict.notJudged = entry.notJudged
+            return verdict
         }
         let description = RunDescription(
             scenarioName: manifest.scenario, scenarioPath: manifest.scenarioFile,
