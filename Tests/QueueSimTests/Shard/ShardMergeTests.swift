@@ -162,6 +162,11 @@ struct ShardMergeTests {
         #expect(result.exitStatus == .partial)
         #expect(manifest.contains(#""exit_code" : 4"#) && manifest.contains(#""merged_from" : 2"#))
         #expect(result.merged.headline == "merged from 2 of 3 shards (PARTIAL: shard 1 missing)")
+        // `queuesim report DIR` writes the page again from run.json: it still says so.
+        try FileManager.default.removeItem(atPath: Recorder.path(merged, Recorder.pageFile))
+        _ = try ReportRebuild.rebuild(merged)
+        #expect(
+            try readReport(merged, Recorder.pageFile).contains("merged from 2 of 3 shards (PARTIAL: shard 1 missing)"))
     }
 
     @Test("each merged shard's start lag and generator health, in words")
