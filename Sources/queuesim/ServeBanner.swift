@@ -37,7 +37,8 @@ struct ServeBanner {
     static func startLine(_ start: RoomStart, eventStart: Duration, wallNow: Date = Date()) -> String {
         let when = StartInstant.text(start.startedAt)
         guard start.isCommonStart else {
-            return "  second 0:        now, \(when) (no --start-at or run.startAt: shards must start with the room)"
+            return
+                "  second 0:        now, \(when) (no --start-at or run.startAt: the timeline starts with this process)"
         }
         let ahead = start.startedAt.timeIntervalSince(wallNow)
         let event = eventStart > .zero ? "; event start at second \(ScenarioUnits.describe(eventStart))" : ""
