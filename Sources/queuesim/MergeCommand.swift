@@ -29,6 +29,8 @@ struct MergeCommand: ParsableCommand {
                    N, a shard given twice, a shard missing without --allow-partial), or
                    DIR is in use
               3    the merged report could not be written
+              5    partial: merged with --allow-partial while shards are missing (reports
+                   written, marked incomplete; never 0, whatever the thresholds measured)
               130, 143  a shard was interrupted
             """
     )
@@ -44,7 +46,7 @@ struct MergeCommand: ParsableCommand {
             "Also write the merged verdicts as JUnit XML to FILE, as run --junit does.", valueName: "FILE"))
     var junit: String?
 
-    @Flag(help: "Merge even when shards are missing; the report says which are.")
+    @Flag(help: "Merge even when shards are missing; the report says which are, and the exit status is 4.")
     var allowPartial = false
 
     @Flag(name: .shortAndLong, help: "No summary; reports and exit code only.")
@@ -87,11 +89,12 @@ struct MergeCommand: ParsableCommand {
         }
         if !quiet {
             var lines = [
-                "queuesim merge: \(result.visitors) visitors from \(shards.members.count) of \(result.shardCount) shards into \(outputDirectory)"
+                "queuesim merge: \(result.visitors) visitors \(result.merged.headline) into \(outputDirectory)"
             ]
+            lines += result.merged.shardLines.map { "  " + $0 }
             if !result.missing.isEmpty {
                 lines.append(
-                    "missing: shard(s) \(result.missing.map(String.init).joined(separator: ", ")) of \(result.shardCount) (the report is marked incomplete)"
+                    "partial: shard(s) \(result.missing.map(String.init).joined(separator: ", ")) of \(result.shardCount) missing (the report is marked incomplete; exit \(RunExitStatus.partial.rawValue) even when the thresholds hold)"
                 )
             }
             if !result.verdicts.isEmpty { lines.append(result.thresholdTable) }

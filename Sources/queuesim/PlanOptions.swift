@@ -48,6 +48,12 @@ struct PlanOptions: ParsableArguments {
             valueName: "TIME"))
     var startAt: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Send the visitors to this base URL instead of target.endpoint, e.g. http://127.0.0.1:8080 (a queuesim serve of the same scenario); the scenario's waitingRoom: is then not used.",
+            valueName: "URL"))
+    var endpoint: String?
+
     func validate() throws {
         if let shard, case .failure(let failure) = PlanShard.parse(shard, environment: [:]),
             !shard.hasPrefix("auto/")
@@ -57,6 +63,11 @@ struct PlanOptions: ParsableArguments {
         if let startAt, StartInstant.parse(startAt) == nil {
             throw ValidationError(
                 "--start-at takes an ISO 8601 time with its zone, e.g. 2026-12-01T18:00:00Z (got \"\(startAt)\")")
+        }
+        if let endpoint, case .failure(let problem) = Endpoint.parseBaseURL(endpoint) {
+            throw ValidationError(
+                "--endpoint takes a base URL such as https://host or http://127.0.0.1:8080 (scheme, host and port only)\(problem.detail)"
+            )
         }
         if let visitors, !(0...ScenarioLimits.mostVisitors).contains(visitors) {
             throw ValidationError("--visitors must be from 0 to \(ScenarioLimits.mostVisitorsText) (got \(visitors))")
@@ -81,7 +92,16 @@ struct PlanOptions: ParsableArguments {
             }
         }
         options.startAt = startAt.flatMap(StartInstant.parse)
+        options.endpoint = endpoint.flatMap { try? Endpoint.parseBaseURL($0).get() }
         return options
+    }
+
+    /// The one line `run` and `validate` print when `--endpoint` replaces an embedded room:
+    /// the scenario's `waitingRoom:` is not this process's room (the URL's room decides).
+    func endpointNote(for scenario: Scenario, command: String) -> String? {
+        guard let endpoint, scenario.target.endpoint == .embedded else { return nil }
+        return
+            "queuesim \(command): --endpoint \(endpoint): the scenario's waitingRoom: is ignored; the room at that URL decides (serve it with `queuesim serve \(scenario.sourcePath)`)"
     }
 }
 

@@ -100,6 +100,7 @@ struct RunCommand: AsyncParsableCommand {
             })
         defer { signals.restore() }
         let scenario = try loadScenarioOrExit(file)
+        if let note = plan.endpointNote(for: scenario, command: "run") { StandardError.print(note) }
         // The run writes into a folder of its own (see ReportFolder); `pointer` is what users read.
         let runId = RunId.make()
         let pointer = outputDirectory ?? scenario.reportsDirectory

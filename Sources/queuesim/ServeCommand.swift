@@ -11,9 +11,14 @@ struct ServeCommand: AsyncParsableCommand {
         usage: "queuesim serve [<options>] <file>",
         discussion: """
             Starts the scenario's waiting room (mode, outflow, event start, invite-only
-            keys, faults on the timeline, which starts now) as an HTTP server and prints
-            the URLs to configure. Binds 127.0.0.1 unless --host says otherwise. Stops on
+            keys, faults on the timeline) as an HTTP server and prints the URLs to
+            configure. Binds 127.0.0.1 unless --host says otherwise. Stops on
             SIGINT/SIGTERM.
+
+            The room's timeline starts now, or at --start-at (default: run.startAt): give
+            the room the shards' --start-at and its event start, faults and mode changes
+            fall on the shards' seconds. Before that instant the room answers as before its
+            event start: enqueues wait in the pre-queue (docs/distributed.md).
 
             The room answers by path; when the scenario has a waitingRoomDomain, requests
             must carry that Host (point the domain at this server, or send the Host
@@ -22,6 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
             Examples:
               queuesim serve scenarios/launch.yaml
               queuesim serve scenarios/proxy.yaml --port 8080 --log-level debug
+              queuesim serve scenarios/launch.yaml --port 8080 --start-at 2026-12-01T18:00:00Z
               curl -X POST -H 'Content-Type: application/json' \\
                 -d '{"userId":"u1","userAgent":"curl","sdkVersion":"iOS-3.5.2"}' \\
                 http://127.0.0.1:8080/api/mobileapp/queue/acme/spring-launch/enqueue
@@ -40,8 +46,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "How much to log: debug logs one line per request.")
     var logLevel: LogLevelArgument = .info
 
+    @Option(
+        name: .customLong("start-at"),
+        help: ArgumentHelp(
+            "The room's second 0 (event start, faults, mode changes), e.g. 2026-12-01T18:00:00Z: the shards' --start-at (default: run.startAt, else now).",
+            valueName: "TIME"))
+    var startAt: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535 (got \(port))") }
+        if let startAt, StartInstant.parse(startAt) == nil {
+            throw ValidationError(
+                "--start-at takes an ISO 8601 time with its zone, e.g. 2026-12-01T18:00:00Z (got \"\(startAt)\")")
+        }
     }
 
     func run() async throws {
@@ -51,10 +68,12 @@ struct ServeCommand: AsyncParsableCommand {
             StandardError.print("\(file): serve needs endpoint: embedded; this scenario targets a real endpoint")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
+        // Second 0 of the room's timeline: the shards' common start when there is one.
+        let start = RoomStart(startAt: startAt.flatMap(StartInstant.parse) ?? scenario.run.startAt)
         let configuration: WaitingRoomConfiguration
         do {
             configuration = RoomSetup.configuration(
-                for: scenario, epochUnixSeconds: Int64(Date().timeIntervalSince1970),
+                for: scenario, epochUnixSeconds: start.epochUnixSeconds,
                 knownEnqueueKeys: try RoomSetup.knownEnqueueKeys(of: scenario))
         } catch {
             // The keys' CSV reader says which file and why; anything else only in words.
@@ -70,9 +89,9 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = logLevel.level
         let host = host
         let server = WaitingRoomServer(
-            configuration: configuration, host: host, port: port, clock: WallClock(), logger: logger,
+            configuration: configuration, host: host, port: port, clock: start.clock, logger: logger,
             onServerRunning: { boundPort in
-                let banner = ServeBanner(configuration: configuration, host: host, port: boundPort).text
+                let banner = ServeBanner(configuration: configuration, host: host, port: boundPort, start: start).text
                 FileHandle.standardOutput.write(Data((banner + "\n").utf8))
             })
         do {

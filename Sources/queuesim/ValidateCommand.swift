@@ -42,6 +42,7 @@ struct ValidateCommand: ParsableCommand {
         for (index, file) in files.enumerated() {
             do {
                 let scenario = try ScenarioLoader.load(path: file)
+                if let note = plan.endpointNote(for: scenario, command: "validate") { StandardError.print(note) }
                 let prepared: PreparedRun
                 do {
                     prepared = try PreparedRun(scenario: scenario, options: options)

@@ -8,6 +8,10 @@ package enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
     case invalidInput = 2
     /// The run could not start or was aborted (port in use, target unreachable before any visitor).
     case aborted = 3
+    /// `queuesim merge --allow-partial` merged without some shards: reports written, but the run
+    /// is not whole, so it is never a pass, whatever the thresholds measured on what is there.
+    /// (4 is the contract's code for a run stopped by a guardrail, which comes later.)
+    case partial = 5
     /// Interrupted by SIGINT; reports were written with `interrupted` rows.
     case interrupted = 130
     /// Stopped by SIGTERM; the same reports as for SIGINT (128 + 15, as shells report it).
@@ -36,6 +40,7 @@ package enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
         case .thresholdFailed: "a threshold failed (reports written)"
         case .invalidInput: "the scenario or the command line is invalid"
         case .aborted: "the run could not start or was aborted"
+        case .partial: "merged without some shards: the run is not whole (reports written)"
         case .interrupted: "interrupted (reports written, in-flight visitors interrupted)"
         case .terminated: "stopped by SIGTERM (reports written, in-flight visitors interrupted)"
         }

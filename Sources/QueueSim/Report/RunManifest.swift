@@ -160,6 +160,8 @@ struct RunManifest: Encodable {
     var shard: ShardEntry?
     /// A merged run (`queuesim merge`): which shards it holds and which are missing.
     var shards: MergedShards?
+    /// A merged run: how many shards' reports it was made from (`shards.count` is N).
+    var mergedFrom: Int?
 
     struct ShardEntry: Codable, Equatable {
         var index: Int
@@ -186,11 +188,14 @@ struct RunManifest: Encodable {
         var index: Int
         var startedAt: String
         var startLagMs: Int64?
+        /// The shard's generator: seconds it fell behind (its `run.json`'s `generator`).
+        var saturatedSeconds: Int?
 
         enum CodingKeys: String, CodingKey {
             case index
             case startedAt = "started_at"
             case startLagMs = "start_lag_ms"
+            case saturatedSeconds = "saturated_seconds"
         }
     }
 
@@ -324,6 +329,7 @@ struct RunManifest: Encodable {
         case startAt = "start_at"
         case startLagMs = "start_lag_ms"
         case shard, shards
+        case mergedFrom = "merged_from"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -357,6 +363,7 @@ struct RunManifest: Encodable {
         try container.encodeIfPresent(startLagMs, forKey: .startLagMs)
         try container.encodeIfPresent(shard, forKey: .shard)
         try container.encodeIfPresent(shards, forKey: .shards)
+        try container.encodeIfPresent(mergedFrom, forKey: .mergedFrom)
     }
 
     init(

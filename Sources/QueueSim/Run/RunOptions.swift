@@ -16,6 +16,10 @@ package struct RunOptions: Sendable, Equatable {
     package var shard: PlanShard = .whole
     /// `--start-at`: the common start of the shards (overrides `run.startAt`).
     package var startAt: Date?
+    /// `--endpoint URL`: a base URL that replaces `target.endpoint`. The scenario's own room
+    /// (`waitingRoom:`) is then not this run's: the room at the URL decides, typically a
+    /// `queuesim serve` of the same scenario file, so one file serves and shards unchanged.
+    package var endpoint: Endpoint?
     /// The run's id (`run.json`'s `run_id`); a fresh one when not given.
     package var runId: String
     /// `--max-memory`: nil uses `MemoryBudget.machineDefault()`.
@@ -34,6 +38,7 @@ package struct RunOptions: Sendable, Equatable {
         if let maxMemory { overrides["max_memory"] = MemoryBudget.describe(maxMemory.bytes) }
         if !shard.isWhole { overrides["shard"] = shard.description }
         if let startAt { overrides["start_at"] = StartInstant.text(startAt) }
+        if let endpoint { overrides["endpoint"] = Target.describe(endpoint) }
         return overrides
     }
 
@@ -60,6 +65,11 @@ package struct RunOptions: Sendable, Equatable {
         if let duration { copy.run.duration = duration }
         if let concurrency { copy.run.concurrency = concurrency }
         if let startAt { copy.run.startAt = startAt }
+        if let endpoint, case .baseURL = endpoint {
+            copy.target.endpoint = endpoint
+            // The embedded room's settings describe a room this run does not start.
+            copy.waitingRoom = nil
+        }
         return copy
     }
 }

@@ -121,43 +121,20 @@ extension ScenarioValidator {
         guard checkPrintable(raw, key: "target.endpoint") else { return nil }
         let help =
             "`target.endpoint` must be `embedded` or a base URL such as https://host or http://127.0.0.1:8080 (scheme, host and port only)"
-        var scheme: String?
-        for candidate in ["http", "https"] where text.hasPrefix(candidate + "://") { scheme = candidate }
-        guard let scheme else {
-            fail("\(help), found \"\(text)\"", at: raw.mark)
+        switch Endpoint.parseBaseURL(text) {
+        case .success(let endpoint): return endpoint
+        case .failure(let problem):
+            fail("\(help)\(problem.detail)", at: raw.mark)
             return nil
         }
-        var rest = Substring(text.dropFirst(scheme.count + 3))
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        if rest.contains("/") || rest.contains("?") || rest.contains("#") {
-            fail("\(help); a path is not allowed, found \"\(text)\"", at: raw.mark)
-            return nil
-        }
-        var host = rest
-        var port: Int?
-        let portSeparator =
-            rest.hasPrefix("[")
-            ? rest.range(of: "]:").map { rest.index(after: $0.lowerBound) } : rest.lastIndex(of: ":")
-        if let portSeparator {
-            host = rest[..<portSeparator]
-            let portText = rest[rest.index(after: portSeparator)...]
-            guard let number = Int(portText), (1...65535).contains(number) else {
-                fail("\(help); the port must be a number from 1 to 65535, found \"\(portText)\"", at: raw.mark)
-                return nil
-            }
-            port = number
-        }
-        if host.isEmpty || host.contains(" ") || host.contains("@") {
-            fail("\(help), found \"\(text)\"", at: raw.mark)
-            return nil
-        }
-        return .baseURL(scheme: scheme, host: String(host), port: port)
     }
 }
 
 extension Target {
     /// `embedded` or the base URL, for messages and summaries.
-    package var endpointDescription: String {
+    package var endpointDescription: String { Self.describe(endpoint) }
+
+    package static func describe(_ endpoint: Endpoint) -> String {
         switch endpoint {
         case .embedded: return "embedded"
         case .baseURL(let scheme, let host, let port): return "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "")

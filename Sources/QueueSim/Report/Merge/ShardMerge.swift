@@ -18,6 +18,8 @@ package enum ShardMerge {
         package var exitStatus: RunExitStatus
         package var missing: [Int]
         package var shardCount: Int
+        /// The shards merged, their start lag and generator health, in words.
+        package var merged: MergedShardsSummary
         /// The merged run as `run` reports one (for `--junit`).
         package var report: RunReport
         package var description: RunDescription
@@ -57,7 +59,16 @@ package enum ShardMerge {
         let terminated = reports.contains(where: \.terminated)
         let thresholds = first.thresholds.compactMap { try? ThresholdParser.parse($0).get() }
         let verdicts = RunMeasurements(statistics: statistics).judge(thresholds, interrupted: interrupted)
-        let exitStatus = RunExitStatus.afterRun(interrupted: interrupted, terminated: terminated, verdicts: verdicts)
+        var exitStatus = RunExitStatus.afterRun(interrupted: interrupted, terminated: terminated, verdicts: verdicts)
+        // A merge without some shards is never a pass: the thresholds judged part of the run.
+        // An interruption still wins, as it does over threshold verdicts.
+        if !shards.missing.isEmpty, !interrupted { exitStatus = .partial }
+        let merged = MergedShardsSummary(
+            count: shards.count,
+            shards: reports.map {
+                MergedShardsSummary.Shard(
+                    index: $0.shardIndex, startLagMs: $0.startLagMs, saturatedSeconds: $0.generator?.saturatedSeconds)
+            }, missing: shards.missing)
         let startedAt = reports.compactMap { Self.date($0.startedAt) }.min() ?? Date()
         let endedAt = reports.compactMap { Self.date($0.endedAt) }.max() ?? Date()
         let end = RunInstant.origin + .milliseconds(reports.map(\.durationMs).max() ?? 0)
@@ -88,7 +99,7 @@ package enum ShardMerge {
             header: ReportPage.Header(
                 startedAt: RunManifest.timestamp(startedAt), endedAt: RunManifest.timestamp(endedAt),
                 durationMs: max(0, end.milliseconds), exitStatus: exitStatus, requests: timeline.requestCount,
-                incomplete: incomplete),
+                incomplete: incomplete, merged: merged),
             verdicts: verdicts, statistics: statistics, series: timeline.series(end: end), picture: picture,
             generator: nil)
         files[Recorder.pageFile] = try AtomicFileWriter.write(
@@ -101,8 +112,11 @@ package enum ShardMerge {
         manifest.shards = RunManifest.MergedShards(
             count: shards.count, merged: shards.members.map(\.index), missing: shards.missing,
             starts: reports.map {
-                RunManifest.ShardStart(index: $0.shardIndex, startedAt: $0.startedAt, startLagMs: $0.startLagMs)
+                RunManifest.ShardStart(
+                    index: $0.shardIndex, startedAt: $0.startedAt, startLagMs: $0.startLagMs,
+                    saturatedSeconds: $0.generator?.saturatedSeconds)
             })
+        manifest.mergedFrom = shards.members.count
         try AtomicFileWriter.write(try manifest.json(), to: Recorder.path(directory, Recorder.manifestFile))
         let measurements = RunMeasurements(statistics: statistics)
         var report = RunReport(
@@ -116,7 +130,7 @@ package enum ShardMerge {
         report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
         return Result(
             visitors: statistics.visitorCount, plannedVisitors: first.plannedVisitors, verdicts: verdicts,
-            exitStatus: exitStatus, missing: shards.missing, shardCount: shards.count, report: report,
+            exitStatus: exitStatus, missing: shards.missing, shardCount: shards.count, merged: merged, report: report,
             description: description)
     }
 

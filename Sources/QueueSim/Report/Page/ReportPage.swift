@@ -16,6 +16,8 @@ struct ReportPage {
         var exitStatus: RunExitStatus
         var requests: Int
         var incomplete: String?
+        /// A merged run: its shards, their start lag and generator health.
+        var merged: MergedShardsSummary?
     }
 
     var description: RunDescription
@@ -73,6 +75,12 @@ struct ReportPage {
         html += "</dl>\n"
         if let incomplete = header.incomplete {
             html += "<p class=\"warn\">Incomplete: \(HTML.escape(incomplete))</p>\n"
+        }
+        if let merged = header.merged {
+            html +=
+                "<p\(merged.missing.isEmpty ? "" : " class=\"warn\"")>This report was \(HTML.escape(merged.headline)).</p>\n<ul>"
+            for line in merged.shardLines { html += "<li>\(HTML.escape(line))</li>" }
+            html += "</ul>\n"
         }
         html += "</header>\n<section id=\"thresholds\"><h2>Thresholds</h2>\n"
         if let shard = description.shard?.shard {

@@ -61,9 +61,11 @@ package enum ReportRebuild {
         var timelineMarks: [TimelineMark]?
         var incomplete: String?
         var generator: GeneratorReport?
+        /// A merged run's shards: the page says it was merged, and from which.
+        var shards: RunManifest.MergedShards?
 
         enum CodingKeys: String, CodingKey {
-            case scenario, seed, clock, requests, thresholds, endpoint, incomplete, generator
+            case scenario, seed, clock, requests, thresholds, endpoint, incomplete, generator, shards
             case scenarioFile = "scenario_file"
             case scenarioSHA256 = "scenario_sha256"
             case runId = "run_id"
@@ -124,7 +126,14 @@ package enum ReportRebuild {
             description: description,
             header: ReportPage.Header(
                 startedAt: manifest.startedAt, endedAt: manifest.endedAt, durationMs: manifest.durationMs,
-                exitStatus: exitStatus, requests: manifest.requests, incomplete: manifest.incomplete),
+                exitStatus: exitStatus, requests: manifest.requests, incomplete: manifest.incomplete,
+                merged: manifest.shards.map { shards in
+                    MergedShardsSummary(
+                        count: shards.count,
+                        shards: shards.starts.map {
+                            .init(index: $0.index, startLagMs: $0.startLagMs, saturatedSeconds: $0.saturatedSeconds)
+                        }, missing: shards.missing)
+                }),
             verdicts: verdicts, statistics: statistics,
             series: timeline.series(end: .origin + .milliseconds(manifest.durationMs)), picture: picture,
             generator: manifest.generator)

@@ -103,7 +103,12 @@ struct ShardMergeTests {
         }
         let shardsEntry = try #require(mergedManifest["shards"] as? [String: Any])
         #expect(shardsEntry["missing"] as? [Int] == [])
-        #expect(FileManager.default.fileExists(atPath: Recorder.path(merged, Recorder.pageFile)))
+        // The merged report says it is merged, from how many shards, and how each one started.
+        #expect(mergedManifest["merged_from"] as? Int == 3)
+        #expect(wholeManifest["merged_from"] == nil)
+        #expect(result.merged.headline == "merged from 3 shards")
+        #expect(result.merged.shardLines.count == 3)
+        #expect(try readReport(merged, Recorder.pageFile).contains("This report was merged from 3 shards."))
         // The thresholds were judged on the merged data: one of the three fails, so exit 1.
         #expect(result.verdicts.map(\.passed).contains(false))
         #expect(result.exitStatus == .thresholdFailed)
@@ -153,6 +158,34 @@ struct ShardMergeTests {
         let manifest = try readReport(merged, Recorder.manifestFile)
         #expect(manifest.contains("merged without shard(s) 1 of 3"))
         #expect(try readReport(merged, Recorder.pageFile).contains("merged without shard(s) 1 of 3"))
+        // Never a pass: exit 5 (partial), whatever the thresholds measured on what is there.
+        #expect(result.exitStatus == .partial)
+        #expect(manifest.contains(#""exit_code" : 4"#) && manifest.contains(#""merged_from" : 2"#))
+        #expect(result.merged.headline == "merged from 2 of 3 shards (PARTIAL: shard 1 missing)")
+        // `queuesim report DIR` writes the page again from run.json: it still says so.
+        try FileManager.default.removeItem(atPath: Recorder.path(merged, Recorder.pageFile))
+        _ = try ReportRebuild.rebuild(merged)
+        #expect(
+            try readReport(merged, Recorder.pageFile).contains("merged from 2 of 3 shards (PARTIAL: shard 1 missing)"))
+    }
+
+    @Test("each merged shard's start lag and generator health, in words")
+    func shardLines() {
+        let summary = MergedShardsSummary(
+            count: 3,
+            shards: [
+                .init(index: 0, startLagMs: 0, saturatedSeconds: 0),
+                .init(index: 2, startLagMs: 2500, saturatedSeconds: 4),
+            ], missing: [1])
+        #expect(
+            summary.shardLines == [
+                "shard 0: start lag 0 ms, generator kept up (0 saturated seconds)",
+                "shard 2: start lag 2500 ms, WARNING: generator saturated for 4 s (its timings include its own delay)"
+                    + " — WARNING: started late, its first visitors too",
+            ])
+        let noStart = MergedShardsSummary(
+            count: 1, shards: [.init(index: 0, startLagMs: nil, saturatedSeconds: nil)], missing: [])
+        #expect(noStart.shardLines == ["shard 0: no common start, generator health not recorded"])
     }
 
     @Test("rows that do not match a shard's histograms are refused")
