@@ -89,7 +89,8 @@ struct CSVColumnReaderTests {
 
 @Suite("The contract's example")
 struct ContractExampleTests {
-    /// The annotated example of docs/contract.md, verbatim, is a valid scenario.
+    /// The annotated example of the founding scenario contract (kept verbatim in
+    /// Fixtures/scenarios/contract) is a valid scenario.
     @Test func validatesWithEveryValueRead() throws {
         let scenario = try ScenarioLoader.load(
             path: ScenarioTestSupport.fixtures + "/contract/contract.yaml", environment: ["QUEUESIM_SECRET": "s"])
