@@ -19,6 +19,9 @@ enum ExitLine {
             let failed = report.verdicts.filter { !$0.passed && $0.notJudged == nil }
             return prefix + "FAIL (exit 1): "
                 + failed.map { "\($0.threshold.source) was \(ThresholdTable.measuredText($0))" }.joined(separator: "; ")
+        case .partial:
+            // Thresholds judged part of the run: never a pass, whatever they measured.
+            return prefix + "PARTIAL (exit \(status.rawValue)): merged without some shards; the run is not whole"
         case .interrupted, .terminated:
             let signal = status == .terminated ? "SIGTERM" : "SIGINT"
             return prefix + "INTERRUPTED (exit \(status.rawValue)): stopped by \(signal); thresholds not judged"
