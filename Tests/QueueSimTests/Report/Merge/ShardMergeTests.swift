@@ -160,7 +160,7 @@ struct ShardMergeTests {
         #expect(try readReport(merged, Recorder.pageFile).contains("merged without shard(s) 1 of 3"))
         // Never a pass: exit 5 (partial), whatever the thresholds measured on what is there.
         #expect(result.exitStatus == .partial)
-        #expect(manifest.contains(#""exit_code" : 4"#) && manifest.contains(#""merged_from" : 2"#))
+        #expect(manifest.contains(#""exit_code" : 5"#) && manifest.contains(#""merged_from" : 2"#))
         #expect(result.merged.headline == "merged from 2 of 3 shards (PARTIAL: shard 1 missing)")
         // `queuesim report DIR` writes the page again from run.json: it still says so.
         try FileManager.default.removeItem(atPath: Recorder.path(merged, Recorder.pageFile))
