@@ -10,6 +10,8 @@ package struct StandInRequest: Sendable {
     package var uri: String
     package var headers: [(String, String)]
     package var body: String
+    /// The client's port: which connection carried the request.
+    package var clientPort = 0
 
     package var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
     package var host: String? { header("Host") }
@@ -124,9 +126,10 @@ private final class ScriptedHandler: ChannelInboundHandler, @unchecked Sendable 
             body.writeBuffer(&chunk)
         case .end:
             guard let head else { return }
-            let request = StandInRequest(
+            var request = StandInRequest(
                 method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) },
                 body: body.readString(length: body.readableBytes) ?? "")
+            request.clientPort = context.channel.remoteAddress?.port ?? 0
             let answer = respond(request)
             var headers = HTTPHeaders(answer.headers)
             headers.replaceOrAdd(name: "Content-Length", value: "\(answer.body.utf8.count)")

@@ -51,13 +51,14 @@ struct PreflightCommandTests {
             """
             version: 1
             target: { customerId: acme, waitingRoomId: launch }
+            client: { connections: shared }
             arrivals: { phases: [ { burst: 200000 } ] }
             """)
         for (command, result) in try Self.both(scenario, ["--max-memory", "256MiB"]) {
             #expect(result.status == 2, "\(command): \(result.stderr)")
             #expect(
                 result.stderr.hasPrefix(
-                    "\(scenario.path):3:1: this run would need at least 466.8 MiB of memory (about 200000 visitors, at least 200000 in flight at once), more than its budget of 256 MiB (--max-memory 256MiB)"
+                    "\(scenario.path):4:1: this run would need at least 466.8 MiB of memory (about 200000 visitors, at least 200000 in flight at once), more than its budget of 256 MiB (--max-memory 256MiB)"
                 ), "\(command): \(result.stderr)")
         }
         // The same plan within a budget that fits starts (and validates).

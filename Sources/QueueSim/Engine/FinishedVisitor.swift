@@ -8,4 +8,6 @@ struct FinishedVisitor: Sendable {
     var arrival: RunInstant
     var groupIndex: Int
     var result: VisitorResult
+    /// The handshake of its first request, when that request opened a connection.
+    var handshake: Handshake? = nil
 }

@@ -8,4 +8,6 @@ struct InFlightVisitor: Sendable {
     let index: Int
     let arrival: RunInstant
     let groupIndex: Int
+    /// What opening the connection of its first request cost (the wall clock's only).
+    var firstHandshake = FirstRequestHandshake()
 }

@@ -53,9 +53,13 @@ final class RowWriter {
             var enqueueMilliseconds: [Int64] = []
             while let batch = channel.receive() {
                 for item in batch {
-                    let record = VisitorRecord(
+                    var record = VisitorRecord(
                         index: item.index, arrival: item.arrival, groupIndex: item.groupIndex, result: item.result,
                         run: run, eventId: eventIds[item.groupIndex], tokenJudge: tokenJudge)
+                    if let handshake = item.handshake {
+                        record.connectTime = handshake.connect
+                        record.tlsTime = handshake.tls
+                    }
                     do {
                         try handedOver.recorder.record(record)
                     } catch {

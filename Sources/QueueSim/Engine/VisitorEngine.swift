@@ -30,6 +30,16 @@ struct VisitorEngine {
         var serial: UInt32
         var request: OutgoingRequest
         var timeout: Duration
+        /// What the request is for (which connection of a phone it would ride).
+        var kind: RequestKind
+    }
+
+    /// The three calls of a visitor: the SDK's enqueue call, its WebView's page loads and
+    /// polls, the app's own protected API.
+    enum RequestKind: Equatable, Sendable {
+        case enqueue
+        case queuePage
+        case protectedApi
     }
 
     /// Wake-ups (and on the virtual clock the room's answers), in `(time, sequence)` order.
@@ -109,15 +119,22 @@ struct VisitorEngine {
 
     /// The answer to request `serial` of the visitor in `slot` (ignored when the visitor no
     /// longer awaits it: it timed out, or the run stopped).
-    mutating func received(_ response: IncomingResponse, slot: Int, serial: UInt32, at now: RunInstant) -> Action {
+    /// `handshake`: the request went out on a connection opened for it (the wall clock's).
+    mutating func received(
+        _ response: IncomingResponse, slot: Int, serial: UInt32, at now: RunInstant, handshake: Handshake? = nil
+    ) -> Action {
         guard takeAwaited(slot: slot, serial: serial) else { return .none }
+        if tracksRequestDeadlines { slots.modify(slot) { $0.firstHandshake.settle(handshake) } }
         return advance(slot, at: now) { $0.received(response, at: now) }
     }
 
     /// The failure of request `serial` of the visitor in `slot`: the transport's, or the
     /// request's deadline (`.timedOut`).
-    mutating func failed(_ error: TransportError, slot: Int, serial: UInt32, at now: RunInstant) -> Action {
+    mutating func failed(
+        _ error: TransportError, slot: Int, serial: UInt32, at now: RunInstant, handshake: Handshake? = nil
+    ) -> Action {
         guard takeAwaited(slot: slot, serial: serial) else { return .none }
+        if tracksRequestDeadlines { slots.modify(slot) { $0.firstHandshake.settle(handshake) } }
         return advance(slot, at: now) { $0.failed(error, at: now) }
     }
 
@@ -140,7 +157,10 @@ struct VisitorEngine {
             if visitor.machine.phase == .inQueue { progress.inQueue -= 1 }
             let result = visitor.machine.stop(at: instant, reason: reason)
             inFlight -= 1
-            try row(finish(visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result))
+            var finished = finish(
+                visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result)
+            finished.handshake = visitor.firstHandshake.handshake
+            try row(finished)
         }
         while dueArrivals, let visitor = nextArrival, visitor.arrival <= instant {
             nextArrival = try plan.next(ownedBy: part, of: parts)
@@ -190,6 +210,26 @@ struct VisitorEngine {
     }
 
     // MARK: - Lending a machine
+
+    /// The request a machine in `phase` (after the event that made it send) is sending.
+    private static func kind(of phase: VisitorPhase) -> RequestKind {
+        switch phase {
+        case .enqueueing: .enqueue
+        case .protectedApi: .protectedApi
+        case .inQueue, .notStarted, .finished: .queuePage
+        }
+    }
+
+    /// The plan index of the visitor in `slot` and its group's (nil when the slot is empty).
+    mutating func visitor(inSlot slot: Int) -> (index: Int, groupIndex: Int)? {
+        // Through `modify`: a read would copy the record, machine and all.
+        slots.modify(slot) { ($0.index, $0.groupIndex) }
+    }
+
+    /// The platform the visitor in `slot` runs as (nil when the slot is empty).
+    mutating func platform(ofSlot slot: Int) -> ClientPlatform? {
+        slots.modify(slot) { $0.machine.configuration.group.platform }
+    }
 
     /// The group settings of the visitor in `slot` (nil when the slot is empty).
     func groupSettings(ofSlot slot: Int) -> VisitorGroupSettings? {
@@ -245,15 +285,19 @@ struct VisitorEngine {
         case .finish(let result):
             let visitor = slots.remove(slot)
             inFlight -= 1
-            return .finished(
-                finish(visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result))
+            var finished = finish(
+                visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result)
+            finished.handshake = visitor.firstHandshake.handshake
+            return .finished(finished)
         case .wait(let deadline):
             calendar.schedule(.wake(slot: slot), at: deadline)
             return .none
         case .send(let request, let timeout):
             sent.count(inSecond: Timeline.second(of: now))
             let serial = tracksRequestDeadlines ? awaitAnswer(slot: slot, by: now + timeout) : 0
-            return .send(RequestOrder(slot: slot, serial: serial, request: request, timeout: timeout))
+            return .send(
+                RequestOrder(
+                    slot: slot, serial: serial, request: request, timeout: timeout, kind: Self.kind(of: step.after)))
         }
     }
 

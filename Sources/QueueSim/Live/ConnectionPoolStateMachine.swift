@@ -3,23 +3,33 @@ import QueueClientCore
 
 /// The decisions of one loop's connection pool (`LiveConnectionPool`), with no channel, no
 /// I/O and no clock: events in (a request queued, a connection established or closed, an
-/// answer read, the owner's abort), actions out (connect, send an exchange on a connection,
-/// complete or fail an exchange, close a connection). The pool performs the actions with NIO.
+/// answer read, the owner's abort, a visitor's end), actions out (connect, send an exchange
+/// on a connection, complete or fail an exchange, close connections). The pool performs the
+/// actions with NIO.
 ///
-/// - Waiters are served first come, first served; at most `limit` connections are open,
-///   connecting and closing ones included.
-/// - A connection that cannot be made fails the oldest waiter, as the SDKs' HTTP stacks report
-///   a refused connection at once; the client core's backoff decides what comes next.
+/// Every exchange and connection has a `ConnectionOwner`, and a connection carries only its
+/// owner's exchanges. That one rule gives both connection models (`client.connections`):
+/// - `shared`: every visitor's exchanges to an endpoint have one owner, so the loop's
+///   keep-alive connections serve any visitor, first come first served;
+/// - `device`: each visitor owns its connections per role (its enqueue calls, its WebView),
+///   as a phone does. Nothing is opened before it asks, a connection nobody waits for when it
+///   is made is closed, an exchange marked `oneUse` (Android's enqueue: a new `OkHttpClient`
+///   per call) gets a connection of its own that closes after its answer, and
+///   `visitorEnded` closes what the visitor still holds.
+///
+/// At most `limit` connections are open, connecting and closing ones included; an owner that
+/// wants one beyond it waits its turn (`starved`), first come first served.
+/// - A connection that cannot be made fails its owner's oldest waiter, as the SDKs' HTTP
+///   stacks report a refused connection at once; the client core's backoff decides what next.
 /// - A request whose keep-alive connection closes before any byte of its answer came back is
 ///   sent again once, on another connection (the server's idle close raced it).
-/// - Connections and exchanges carry a `ConnectionOwner`: an idle connection carries only its
-///   owner's exchanges, and `exchangeSucceeded(on:reusable:)` lets a policy retire a
-///   connection after one exchange. Today every exchange is `.shared`.
 struct ConnectionPoolStateMachine {
     /// An exchange to write on a connection the machine has just made busy with it.
     struct Execution: Equatable {
         var exchange: LiveExchange
         var connection: ConnectionID
+        /// The connection's first exchange: its handshakes are this exchange's.
+        var freshConnection = false
     }
 
     /// How an exchange ends for its owner.
@@ -52,8 +62,8 @@ struct ConnectionPoolStateMachine {
         case connecting
         case idle
         case busy(LiveExchange)
-        /// Asked to close (aborted, closed with the pool, closed while connecting): it counts
-        /// against the limit until its channel is gone.
+        /// Asked to close (aborted, closed with the pool, closed while connecting, not wanted):
+        /// it counts against the limit until its channel is gone.
         case closing
         /// Done with after an answer that ends the connection: it no longer counts, and its
         /// channel closes on its own.
@@ -70,19 +80,32 @@ struct ConnectionPoolStateMachine {
         var connectPending = false
     }
 
+    /// One owner's waiters, idle connections and connects in progress.
+    private struct OwnerQueue {
+        var waiting = Deque<LiveExchange>()
+        /// The most recently used last (it is the likeliest still open).
+        var idle: [ConnectionID] = []
+        var connecting = 0
+        /// Listed in `starved`: it wants a connection the limit does not allow yet.
+        var starved = false
+
+        var isUnused: Bool { waiting.isEmpty && idle.isEmpty && connecting == 0 && !starved }
+    }
+
     let limit: Int
     private var connections: [Connection] = []
     private var freeSlots: [Int] = []
-    /// Idle connections, the most recently used last (it is the likeliest still open).
-    private var idle: [ConnectionID] = []
-    private var waiting = Deque<LiveExchange>()
-    /// Waiters aborted by their owner, dropped when they reach the head of the queue (an
+    private var queues: [ConnectionOwner: OwnerQueue] = [:]
+    /// Owners waiting for a place under the limit, in the order they first wanted one.
+    private var starved = Deque<ConnectionOwner>()
+    /// Waiters aborted by their owner, dropped when they reach the head of their queue (an
     /// abort does not search the queue: a saturated pool holds thousands).
     private var abortedWaiters: Set<ExchangeID> = []
+    private var waitingTotal = 0
     /// Connections against the limit: connecting, idle, busy and closing.
     private var counted = 0
-    private var connecting = 0
     private var warmRemaining = 0
+    private var warmOwner = ConnectionOwner.shared
     /// Connections opened so far (a test counts them: keep-alive reuses).
     private(set) var connectionsOpened = 0
 
@@ -94,18 +117,27 @@ struct ConnectionPoolStateMachine {
         self.limit = max(1, limit)
     }
 
-    /// Waiters in the queue (aborted ones included until they come up).
-    var waitingCount: Int { waiting.count }
+    /// Waiters in the queues (aborted ones included until they come up).
+    var waitingCount: Int { waitingTotal }
     /// Connections counted against the limit.
     var openCount: Int { counted }
 
     // MARK: - Events from the owner
 
-    /// A request to send: on an idle connection of its owner, or after the waiters before it.
+    /// A request to send: on an idle connection of its owner, or after its owner's waiters.
     mutating func requestQueued(_ exchange: LiveExchange) -> Action {
-        waiting.append(exchange)
         var action = Action.none
-        dispatch(&action)
+        let owner = exchange.owner
+        var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
+        if !exchange.oneUse, let id = queue.idle.popLast() {
+            connections[id.index].state = .busy(exchange)
+            action.execute = Execution(exchange: exchange, connection: id)
+        } else {
+            queue.waiting.append(exchange)
+            waitingTotal += 1
+            openIfWanted(owner, &queue, &action)
+        }
+        store(queue, for: owner)
         return action
     }
 
@@ -117,14 +149,32 @@ struct ConnectionPoolStateMachine {
             connections[connection.index].state = .closing
             return Action(close: connection)
         }
-        if !waiting.isEmpty { abortedWaiters.insert(id) }
+        if waitingTotal > 0 { abortedWaiters.insert(id) }
         return .none
     }
 
-    /// Opens up to `count` connections ahead of need, within the limit: `warmBatch` now and as
-    /// many at every `warmStep`.
-    mutating func warm(_ count: Int) -> Action {
+    /// The visitor behind `owners` has ended: its idle connections close (a phone's app is
+    /// done with them). A connect still in progress is closed when it completes, since nobody
+    /// waits for it.
+    mutating func visitorEnded(_ owners: [ConnectionOwner]) -> [ConnectionID] {
+        var closing: [ConnectionID] = []
+        for owner in owners {
+            guard var queue = queues.removeValue(forKey: owner) else { continue }
+            for id in queue.idle {
+                connections[id.index].state = .closing
+                closing.append(id)
+            }
+            queue.idle.removeAll()
+            store(queue, for: owner)
+        }
+        return closing
+    }
+
+    /// Opens up to `count` shared connections ahead of need, within the limit: `warmBatch`
+    /// now and as many at every `warmStep`.
+    mutating func warm(_ count: Int, for owner: ConnectionOwner = .shared) -> Action {
         warmRemaining = count
+        warmOwner = owner
         return warmStep()
     }
 
@@ -133,18 +183,26 @@ struct ConnectionPoolStateMachine {
         let batch = max(0, min(warmRemaining, Self.warmBatch, limit - counted))
         warmRemaining = batch == 0 ? 0 : warmRemaining - batch
         var action = Action.none
-        for _ in 0..<batch { action.connect.append(startConnect(for: .shared)) }
+        guard batch > 0 else { return action }
+        var queue = queues.removeValue(forKey: warmOwner) ?? OwnerQueue()
+        for _ in 0..<batch { action.connect.append(startConnect(for: warmOwner, &queue)) }
+        store(queue, for: warmOwner)
         return action
     }
 
     /// Closes every connection and fails every exchange (their owner is done with them).
     mutating func closeAll() -> CloseAllAction {
         var action = CloseAllAction()
-        while let exchange = waiting.popFirst() {
-            if abortedWaiters.isEmpty || abortedWaiters.remove(exchange.id) == nil { action.fail.append(exchange) }
+        for (_, queue) in queues {
+            for exchange in queue.waiting
+            where abortedWaiters.isEmpty || abortedWaiters.remove(exchange.id) == nil {
+                action.fail.append(exchange)
+            }
         }
+        queues.removeAll()
+        starved.removeAll()
         abortedWaiters.removeAll()
-        idle.removeAll()
+        waitingTotal = 0
         warmRemaining = 0
         for index in connections.indices {
             let id = ConnectionID(index: index, generation: connections[index].generation)
@@ -171,62 +229,66 @@ struct ConnectionPoolStateMachine {
     mutating func connectionEstablished(_ id: ConnectionID) -> Action {
         guard isCurrent(id), connections[id.index].connectPending else { return .none }
         connections[id.index].connectPending = false
-        connecting -= 1
+        let owner = connections[id.index].owner
+        var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
+        queue.connecting -= 1
         var action = Action.none
         switch connections[id.index].state {
         case .connecting:
-            connections[id.index].state = .idle
-            idle.append(id)
+            hand(id, from: &queue, &action, closeIfUnwanted: owner.isVisitor)
         case .closing:
-            action.close = id  // closed with the pool while it connected
+            action.close = id  // closed with the pool (or its visitor) while it connected
         case .free, .idle, .busy, .released:
             break
         }
-        dispatch(&action)
+        store(queue, for: owner)
         return action
     }
 
-    /// The connect failed (refused, timed out, TLS set-up): the oldest waiter fails with `error`.
+    /// The connect failed (refused, timed out): the owner's oldest waiter fails with `error`.
     mutating func connectFailed(_ id: ConnectionID, error: TransportError) -> Action {
         guard isCurrent(id), connections[id.index].connectPending else { return .none }
-        connecting -= 1
+        let owner = connections[id.index].owner
+        var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
+        queue.connecting -= 1
         release(id.index)
         var action = Action.none
-        while let first = waiting.popFirst() {
-            if !abortedWaiters.isEmpty, abortedWaiters.remove(first.id) != nil { continue }
-            action.complete = .failed(first, error)
-            break
-        }
-        dispatch(&action)
+        if let first = popWaiter(&queue) { action.complete = .failed(first, error) }
+        openIfWanted(owner, &queue, &action)
+        store(queue, for: owner)
+        serveStarved(&action)
         return action
     }
 
     /// The answer to the connection's exchange was read. `reusable`: the answer keeps the
-    /// connection open (and the policy lets it carry another exchange).
+    /// connection open (and the exchange did not want it for itself alone).
     mutating func exchangeSucceeded(on id: ConnectionID, reusable: Bool) -> Action {
         guard isCurrent(id), case .busy(let exchange) = connections[id.index].state else { return .none }
         connections[id.index].served += 1
         var action = Action(complete: .succeeded(exchange))
-        if reusable {
-            connections[id.index].state = .idle
-            idle.append(id)
+        if reusable && !exchange.oneUse {
+            let owner = connections[id.index].owner
+            var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
+            hand(id, from: &queue, &action)
+            store(queue, for: owner)
         } else {
             connections[id.index].state = .released
             counted -= 1
             action.close = id
+            serveStarved(&action)
         }
-        dispatch(&action)
         return action
     }
 
     /// The owner no longer awaited the exchange when it came to be written (it was never
-    /// sent): the connection is idle again.
+    /// sent): the connection goes to the owner's next waiter, or idles.
     mutating func exchangeWithdrawn(on id: ConnectionID) -> Action {
         guard isCurrent(id), case .busy = connections[id.index].state else { return .none }
-        connections[id.index].state = .idle
-        idle.append(id)
+        let owner = connections[id.index].owner
+        var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
         var action = Action.none
-        dispatch(&action)
+        hand(id, from: &queue, &action)
+        store(queue, for: owner)
         return action
     }
 
@@ -242,18 +304,25 @@ struct ConnectionPoolStateMachine {
         case .free, .connecting:
             return .none
         case .busy(var exchange):
+            var queue = queues.removeValue(forKey: connection.owner) ?? OwnerQueue()
+            release(id.index)
             // A server may close an idle keep-alive connection just as a request goes out on
             // it. Browsers and HTTP stacks resend such a request once on a new connection; so
             // does the pool, so the visitor does not pay an SDK retry for the transport's race.
             if connection.served > 0 && !receivedResponseBytes && !exchange.resent {
                 exchange.resent = true
-                waiting.prepend(exchange)
+                queue.waiting.prepend(exchange)
+                waitingTotal += 1
+                openIfWanted(connection.owner, &queue, &action)
             } else {
                 action.complete = .failed(exchange, error)
             }
-            release(id.index)
+            store(queue, for: connection.owner)
         case .idle:
-            if let position = idle.lastIndex(of: id) { idle.remove(at: position) }
+            if var queue = queues.removeValue(forKey: connection.owner) {
+                if let position = queue.idle.lastIndex(of: id) { queue.idle.remove(at: position) }
+                store(queue, for: connection.owner)
+            }
             release(id.index)
         case .closing:
             release(id.index)
@@ -262,8 +331,9 @@ struct ConnectionPoolStateMachine {
             connections[id.index].state = .free
             connections[id.index].generation &+= 1
             freeSlots.append(id.index)
+            return .none
         }
-        dispatch(&action)
+        serveStarved(&action)
         return action
     }
 
@@ -278,36 +348,80 @@ struct ConnectionPoolStateMachine {
         return nil
     }
 
+    /// Whose connection `id` is (which endpoint it goes to, which visitor it belongs to).
+    func owner(of id: ConnectionID) -> ConnectionOwner {
+        connections[id.index].owner
+    }
+
     // MARK: - Decisions
 
-    /// Hands the oldest waiter to an idle connection of its owner, then opens connections for
-    /// the waiters no connect in progress will serve, within the limit.
-    private mutating func dispatch(_ action: inout Action) {
-        if !abortedWaiters.isEmpty {
-            while let first = waiting.first, abortedWaiters.remove(first.id) != nil { waiting.removeFirst() }
-            if waiting.isEmpty { abortedWaiters.removeAll() }
-        }
-        if let first = waiting.first, let connection = popIdle(for: first.owner) {
-            waiting.removeFirst()
-            connections[connection.index].state = .busy(first)
-            action.execute = Execution(exchange: first, connection: connection)
-        }
-        var wanted = waiting.count - connecting
-        while wanted > 0, counted < limit {
-            let waiter = waiting[waiting.count - wanted]
-            action.connect.append(startConnect(for: waiter.owner))
-            wanted -= 1
+    /// A connection free for its owner: to the owner's oldest waiter that may ride it, else
+    /// idle. `closeIfUnwanted`: a visitor's new connection whose request went away while it
+    /// connected is closed instead (a phone opens none ahead of need).
+    private mutating func hand(
+        _ id: ConnectionID, from queue: inout OwnerQueue, _ action: inout Action, closeIfUnwanted: Bool = false
+    ) {
+        let fresh = connections[id.index].served == 0
+        if let first = peekWaiter(&queue), fresh || !first.oneUse {
+            queue.waiting.removeFirst()
+            waitingTotal -= 1
+            connections[id.index].state = .busy(first)
+            action.execute = Execution(exchange: first, connection: id, freshConnection: fresh)
+        } else if closeIfUnwanted {
+            connections[id.index].state = .closing
+            action.close = id
+        } else {
+            connections[id.index].state = .idle
+            queue.idle.append(id)
         }
     }
 
-    private mutating func popIdle(for owner: ConnectionOwner) -> ConnectionID? {
-        guard let position = idle.lastIndex(where: { connections[$0.index].owner == owner }) else { return nil }
-        return idle.remove(at: position)
+    /// The owner's oldest waiter not aborted, left at the head of its queue.
+    private mutating func peekWaiter(_ queue: inout OwnerQueue) -> LiveExchange? {
+        while let first = queue.waiting.first {
+            guard !abortedWaiters.isEmpty, abortedWaiters.remove(first.id) != nil else { return first }
+            queue.waiting.removeFirst()
+            waitingTotal -= 1
+        }
+        if waitingTotal == 0 { abortedWaiters.removeAll() }
+        return nil
     }
 
-    private mutating func startConnect(for owner: ConnectionOwner) -> ConnectionID {
+    private mutating func popWaiter(_ queue: inout OwnerQueue) -> LiveExchange? {
+        guard let first = peekWaiter(&queue) else { return nil }
+        queue.waiting.removeFirst()
+        waitingTotal -= 1
+        return first
+    }
+
+    /// Opens a connection for each of the owner's waiters no connect in progress will serve,
+    /// within the limit; beyond it the owner waits its turn.
+    private mutating func openIfWanted(_ owner: ConnectionOwner, _ queue: inout OwnerQueue, _ action: inout Action) {
+        while queue.waiting.count > queue.connecting {
+            guard counted < limit else {
+                if !queue.starved {
+                    queue.starved = true
+                    starved.append(owner)
+                }
+                return
+            }
+            action.connect.append(startConnect(for: owner, &queue))
+        }
+    }
+
+    /// Places freed under the limit go to the owners that waited for one, in turn.
+    private mutating func serveStarved(_ action: inout Action) {
+        while counted < limit, let owner = starved.popFirst() {
+            guard var queue = queues.removeValue(forKey: owner) else { continue }
+            queue.starved = false
+            openIfWanted(owner, &queue, &action)
+            store(queue, for: owner)
+        }
+    }
+
+    private mutating func startConnect(for owner: ConnectionOwner, _ queue: inout OwnerQueue) -> ConnectionID {
         counted += 1
-        connecting += 1
+        queue.connecting += 1
         connectionsOpened += 1
         let index: Int
         if let reused = freeSlots.popLast() {
@@ -321,6 +435,12 @@ struct ConnectionPoolStateMachine {
         connections[index].served = 0
         connections[index].connectPending = true
         return ConnectionID(index: index, generation: connections[index].generation)
+    }
+
+    /// Keeps an owner's queue while it holds anything; a visitor's empty queue goes, so the
+    /// table holds the visitors with connections, not every visitor ever seen.
+    private mutating func store(_ queue: OwnerQueue, for owner: ConnectionOwner) {
+        if !queue.isUnused { queues[owner] = queue }
     }
 
     /// Frees a counted connection's slot; a later event naming it is stale and ignored.
@@ -343,15 +463,4 @@ struct ConnectionPoolStateMachine {
 struct ConnectionID: Hashable, Sendable {
     var index: Int
     var generation: UInt32
-}
-
-/// Whose connections an exchange may ride. Every exchange of today's pool is `.shared`: the
-/// loop's keep-alive connections serve any visitor. A per-visitor policy keys connections by
-/// the visitor's slot and a role (its enqueue connection, its page-load connection).
-struct ConnectionOwner: Hashable, Sendable {
-    /// The visitor slot, or -1 for the shared pool.
-    var slot: Int
-    var role: UInt8
-
-    static let shared = ConnectionOwner(slot: -1, role: 0)
 }

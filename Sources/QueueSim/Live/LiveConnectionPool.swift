@@ -3,10 +3,12 @@ import NIOPosix
 import NIOSSL
 import QueueClientCore
 
-/// One event loop's keep-alive connections to the run's endpoint: the thin adapter that
-/// performs `ConnectionPoolStateMachine`'s decisions with NIO. At most `limit` are open
-/// (connecting included); a request that finds none idle waits, first come first served, and
-/// its wait counts against its `requestTimeout` like the rest of the exchange.
+/// One event loop's connections to the run's endpoints (the waiting room's, and a protected
+/// API's own): the thin adapter that performs `ConnectionPoolStateMachine`'s decisions with
+/// NIO. At most `limit` are open (connecting included); a request that finds none idle for its
+/// owner waits, first come first served, and its wait counts against its `requestTimeout` like
+/// the rest of the exchange. Whose connections an exchange rides (shared keep-alive ones, or
+/// its visitor's own) is the exchange's `owner`.
 ///
 /// The send path runs one way: the pool encodes the request, schedules the flush and hands
 /// the bytes to the connection's handler, which only writes them.
@@ -14,8 +16,15 @@ import QueueClientCore
 /// Loop-confined: every method runs on `loop`, so nothing here locks.
 final class LiveConnectionPool {
     let loop: any EventLoop
-    let endpoint: LiveEndpoint
+    /// Where connections go, by `ConnectionOwner.endpoint`: the room's first.
+    let endpoints: [LiveEndpoint]
+    var endpoint: LiveEndpoint { endpoints[0] }
     var limit: Int { machine.limit }
+    /// Local addresses connections are made from, in turn (a visitor's all from one); empty:
+    /// the system's choice.
+    var sourceAddresses: [SocketAddress] = []
+    /// New connections per second of the run (a report's chart beside arrivals).
+    private(set) var opened = PerSecondCounts()
     private let connectTimeout: TimeAmount
     /// Set once by the loop driver (or probe) that owns the pool. Weak: a connection that closes
     /// after its owner is gone still reaches the pool, which then has nobody to tell.
@@ -29,7 +38,6 @@ final class LiveConnectionPool {
     /// a TCP (and TLS) connection to `endpoint`. Tests put an `EmbeddedChannel` here.
     var connector: ((LiveConnectionPool, ConnectionID) -> Void)?
 
-    var defaultAuthority: String { endpoint.authority }
     private var encodedHeads = EncodedHeads()
     /// Connections written to in this tick of the loop, flushed together when it ends.
     private var unflushed: [LiveHTTP1Handler] = []
@@ -41,13 +49,24 @@ final class LiveConnectionPool {
     /// base as the driver's deadlines.
     let clock: WallClock
 
-    init(
+    /// When each connection's connect began, by its `ConnectionID.index`.
+    private var connectStarted: [RunInstant] = []
+
+    convenience init(
         loop: any EventLoop, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration,
         clock: WallClock = WallClock()
     ) {
+        self.init(loop: loop, endpoints: [endpoint], limit: limit, connectTimeout: connectTimeout, clock: clock)
+    }
+
+    init(
+        loop: any EventLoop, endpoints: [LiveEndpoint], limit: Int, connectTimeout: Duration,
+        clock: WallClock = WallClock()
+    ) {
+        precondition(!endpoints.isEmpty && endpoints.count <= 256, "a pool has 1 to 256 endpoints")
         self.clock = clock
         self.loop = loop
-        self.endpoint = endpoint
+        self.endpoints = endpoints
         machine = ConnectionPoolStateMachine(limit: limit)
         self.connectTimeout = .nanoseconds(max(1, connectTimeout.wholeNanoseconds))
     }
@@ -79,12 +98,18 @@ final class LiveConnectionPool {
         perform(machine.warmStep())
     }
 
+    /// A visitor has ended: the connections it owned and holds idle close.
+    func visitorEnded(_ owners: [ConnectionOwner]) {
+        for id in machine.visitorEnded(owners) { handlers[id.index]?.close() }
+    }
+
     /// Closes every connection; waiters and exchanges in flight fail with `closedError`.
     func closeAll() {
         let action = machine.closeAll()
         for id in action.close { handlers[id.index]?.close() }
         for exchange in action.fail {
-            owner?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .failure(Self.closedError))
+            owner?.exchangeCompleted(
+                slot: exchange.slot, serial: exchange.serial, result: .failure(Self.closedError), handshake: nil)
         }
     }
 
@@ -95,6 +120,7 @@ final class LiveConnectionPool {
             handlers.append(contentsOf: repeatElement(nil, count: id.index + 1 - handlers.count))
         }
         handlers[id.index] = handler
+        if id.index < connectStarted.count { handler.connected(after: clock.now - connectStarted[id.index]) }
         perform(machine.connectionEstablished(id))
     }
 
@@ -103,7 +129,8 @@ final class LiveConnectionPool {
     }
 
     func exchangeAnswered(on id: ConnectionID, _ response: IncomingResponse, reusable: Bool) {
-        perform(machine.exchangeSucceeded(on: id, reusable: reusable), response: response)
+        let handshake = handlers[id.index]?.takeHandshake()
+        perform(machine.exchangeSucceeded(on: id, reusable: reusable), response: response, handshake: handshake)
     }
 
     /// The connection's channel closed (by either side) or failed. `error` is why, when NIO said.
@@ -111,8 +138,12 @@ final class LiveConnectionPool {
         let action = machine.connectionClosed(
             id, error: error.map(LiveTransportErrors.map) ?? .connectionReset,
             receivedResponseBytes: receivedResponseBytes)
-        if id.index < handlers.count, handlers[id.index]?.id == id { handlers[id.index] = nil }
-        perform(action)
+        var handshake: Handshake?
+        if id.index < handlers.count, let handler = handlers[id.index], handler.id == id {
+            handshake = handler.takeHandshake()
+            handlers[id.index] = nil
+        }
+        perform(action, handshake: handshake)
     }
 
     // MARK: - Performing the machine's actions
@@ -120,9 +151,12 @@ final class LiveConnectionPool {
     /// Carries out `first` and what the machine answers along the way. The owner is called
     /// last: it may send again from inside `exchangeCompleted`, and the machine has already
     /// settled this event by then.
-    private func perform(_ first: ConnectionPoolStateMachine.Action, response: IncomingResponse? = nil) {
+    private func perform(
+        _ first: ConnectionPoolStateMachine.Action, response: IncomingResponse? = nil, handshake: Handshake? = nil
+    ) {
         var next: ConnectionPoolStateMachine.Action? = first
         var response = response
+        var handshake = handshake
         while let action = next {
             next = nil
             if let id = action.close { handlers[id.index]?.close() }
@@ -130,7 +164,7 @@ final class LiveConnectionPool {
             if let execution = action.execute {
                 let exchange = execution.exchange
                 if let owner, owner.awaits(slot: exchange.slot, serial: exchange.serial) {
-                    send(exchange, on: execution.connection)
+                    send(exchange, on: execution.connection, fresh: execution.freshConnection)
                 } else {
                     next = machine.exchangeWithdrawn(on: execution.connection)
                 }
@@ -139,9 +173,13 @@ final class LiveConnectionPool {
             case .succeeded(let exchange):
                 guard let answer = response else { preconditionFailure("an exchange succeeded without its answer") }
                 response = nil
-                owner?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .success(answer))
+                defer { handshake = nil }
+                owner?.exchangeCompleted(
+                    slot: exchange.slot, serial: exchange.serial, result: .success(answer), handshake: handshake)
             case .failed(let exchange, let error):
-                owner?.exchangeCompleted(slot: exchange.slot, serial: exchange.serial, result: .failure(error))
+                defer { handshake = nil }
+                owner?.exchangeCompleted(
+                    slot: exchange.slot, serial: exchange.serial, result: .failure(error), handshake: handshake)
             case nil:
                 break
             }
@@ -149,10 +187,12 @@ final class LiveConnectionPool {
     }
 
     /// Encodes the request, schedules the flush, then hands the bytes to the connection.
-    private func send(_ exchange: LiveExchange, on id: ConnectionID) {
+    private func send(_ exchange: LiveExchange, on id: ConnectionID, fresh: Bool) {
         guard let handler = handlers[id.index] else {
             preconditionFailure("an exchange on a connection not established")
         }
+        if fresh { handler.firstExchange = exchange.id }
+        let endpoint = endpoints[Int(exchange.owner.endpoint)]
         let bytes = LiveRequestEncoding.encode(
             exchange.request, defaultAuthority: endpoint.authority, allocator: ByteBufferAllocator(),
             heads: &encodedHeads)
@@ -173,15 +213,28 @@ final class LiveConnectionPool {
     }
 
     private func connect(_ id: ConnectionID) {
+        let now = clock.now
+        opened.add(at: Timeline.second(of: now))
+        if id.index >= connectStarted.count {
+            connectStarted.append(contentsOf: repeatElement(now, count: id.index + 1 - connectStarted.count))
+        }
+        connectStarted[id.index] = now
         if let connector {
             connector(self, id)
             return
         }
-        let endpoint = endpoint
+        let owner = machine.owner(of: id)
+        let endpoint = endpoints[Int(owner.endpoint)]
         let bound = NIOLoopBound(self, eventLoop: loop)
-        ClientBootstrap(group: loop)
+        var bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(connectTimeout)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+        if !sourceAddresses.isEmpty {
+            // A visitor's connections all leave from one address, as a phone's do.
+            let turn = owner.isVisitor ? owner.visitor : id.index
+            bootstrap = bootstrap.bind(to: sourceAddresses[turn % sourceAddresses.count])
+        }
+        bootstrap
             .channelInitializer { channel in
                 do {
                     let pipeline = channel.pipeline.syncOperations

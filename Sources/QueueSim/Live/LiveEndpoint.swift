@@ -3,20 +3,22 @@ import NIOPosix
 import NIOSSL
 import QueueClientCore
 
-/// Where a live run's requests go: one address for the whole run (the embedded room on
-/// loopback, or `target.endpoint`'s base URL: curl's connect-to), resolved once before the run.
+/// One place a live run's requests go (the embedded room on loopback, `target.endpoint`'s base
+/// URL: curl's connect-to, or a protected API's host), resolved once before the run.
 struct LiveEndpoint: Sendable {
     var address: SocketAddress
     /// `host[:port]` of the connect target: the `Host` of a request that names none.
     var authority: String
-    /// TLS with certificate verification against the system's trust store, for `https`.
+    /// TLS with certificate verification against the system's trust store (and `target.caFile`'s
+    /// certificates), for `https`. Nothing caches sessions: every connection is a full
+    /// handshake, as a new device's is.
     var tls: NIOSSLContext?
     /// The name TLS checks the certificate against (and sends as SNI): the connect target's
     /// host, as AsyncHTTPClient did before.
     var serverHostname: String?
 
     /// Resolves `target` (blocking; once per run) and prepares TLS for `https`.
-    static func resolve(_ target: ConnectTarget) throws -> LiveEndpoint {
+    static func resolve(_ target: ConnectTarget, caFile: String? = nil) throws -> LiveEndpoint {
         let secure = target.scheme == "https"
         let port = target.port ?? (secure ? 443 : 80)
         let address: SocketAddress
@@ -24,7 +26,9 @@ struct LiveEndpoint: Sendable {
         do {
             address = try SocketAddress.makeAddressResolvingHost(target.host, port: port)
             if secure {
-                tls = try NIOSSLContext(configuration: .makeClientConfiguration())
+                var configuration = TLSConfiguration.makeClientConfiguration()
+                if let caFile { configuration.additionalTrustRoots = [.file(caFile)] }
+                tls = try NIOSSLContext(configuration: configuration)
             }
         } catch {
             // The caller names the endpoint; this says what went wrong, in words.

@@ -4,7 +4,9 @@ import QueueClientCore
 protocol LiveExchangeOwner: AnyObject {
     /// Whether request `serial` of `slot` is still awaited (not timed out, not stopped).
     func awaits(slot: Int, serial: UInt32) -> Bool
-    func exchangeCompleted(slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>)
+    /// `handshake`: the exchange went out on a connection opened for it, at this cost.
+    func exchangeCompleted(
+        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?)
 }
 
 /// One request of one visitor, as the pool carries it.
@@ -14,14 +16,20 @@ struct LiveExchange: Equatable {
     var request: OutgoingRequest
     /// Whose connections it may ride (`ConnectionOwner`).
     var owner = ConnectionOwner.shared
+    /// Wants a new connection of its own, closed after its answer (Android's enqueue call: the
+    /// SDK builds a new `OkHttpClient` for each).
+    var oneUse = false
     /// Sent again once already (after a stale keep-alive connection): never twice.
     var resent = false
 
-    init(slot: Int, serial: UInt32, request: OutgoingRequest, owner: ConnectionOwner = .shared) {
+    init(
+        slot: Int, serial: UInt32, request: OutgoingRequest, owner: ConnectionOwner = .shared, oneUse: Bool = false
+    ) {
         self.slot = slot
         self.serial = serial
         self.request = request
         self.owner = owner
+        self.oneUse = oneUse
     }
 
     var id: ExchangeID { ExchangeID(slot: slot, serial: serial) }

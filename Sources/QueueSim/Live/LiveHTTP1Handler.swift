@@ -1,4 +1,5 @@
 import NIOCore
+import NIOTLS
 import QueueClientCore
 
 /// One keep-alive HTTP/1.1 connection of a loop's pool (`LiveConnectionPool`) as a channel
@@ -27,6 +28,12 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     /// answer read (the idle timeout's clock).
     private(set) var lastProgress: RunInstant
     private let clock: WallClock
+    /// The exchange the connection was opened for: its answer carries the handshake.
+    var firstExchange: ExchangeID?
+    /// How long the TCP connect took, and when it completed (the TLS handshake starts then).
+    private var connectDuration: Duration?
+    private var connectedAt: RunInstant?
+    private var tlsDuration: Duration?
 
     init(pool: LiveConnectionPool, id: ConnectionID) {
         self.pool = pool
@@ -37,6 +44,26 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+    }
+
+    /// The pool saw the connect complete, `duration` after it began.
+    func connected(after duration: Duration) {
+        connectDuration = duration
+        connectedAt = clock.now
+    }
+
+    /// The handshake of the connection's first exchange, once: nil for any later exchange.
+    func takeHandshake() -> Handshake? {
+        guard firstExchange != nil, let connectDuration else { return nil }
+        firstExchange = nil
+        return Handshake(connect: connectDuration, tls: tlsDuration)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event, let connectedAt {
+            tlsDuration = clock.now - connectedAt
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     /// Writes a request's bytes; the pool flushes every connection written in a tick of the

@@ -24,7 +24,7 @@ final class LiveProbe: LiveExchangeOwner {
             probe.pool.send(LiveExchange(slot: 0, serial: 1, request: request))
             loop.assumeIsolated().scheduleTask(in: .nanoseconds(timeout.wholeNanoseconds)) {
                 probe.pool.abort(slot: 0, serial: 1)
-                probe.exchangeCompleted(slot: 0, serial: 1, result: .failure(.timedOut))
+                probe.exchangeCompleted(slot: 0, serial: 1, result: .failure(.timedOut), handshake: nil)
             }
             return promise.futureResult
         }
@@ -37,7 +37,9 @@ final class LiveProbe: LiveExchangeOwner {
 
     func awaits(slot: Int, serial: UInt32) -> Bool { promise != nil }
 
-    func exchangeCompleted(slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>) {
+    func exchangeCompleted(
+        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?
+    ) {
         guard let promise else { return }
         self.promise = nil
         pool.closeAll()

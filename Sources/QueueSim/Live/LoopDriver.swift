@@ -13,6 +13,8 @@ final class LoopDriver: LiveExchangeOwner {
         var requestsPerSecond: PerSecondCounts
         var health: GeneratorHealth
         var connectionsOpened: Int
+        /// New connections per second of the run.
+        var connectionsPerSecond: PerSecondCounts
     }
 
     let loop: any EventLoop
@@ -22,6 +24,7 @@ final class LoopDriver: LiveExchangeOwner {
     private let progress: RunProgress
     private let stopLine: LiveStopLine
     private let pool: LiveConnectionPool
+    private let routes: LiveRoutes
     private var engine: VisitorEngine
     /// Visitors whose arrival has come are waiting for a place under the engine's quota.
     private var backlogFromConcurrency = false
@@ -35,9 +38,10 @@ final class LoopDriver: LiveExchangeOwner {
 
     init(
         loop: any EventLoop, part: Int, of parts: Int, run: PreparedRun, plan: VisitorPlan, quota: Int,
-        endpoint: LiveEndpoint, connectionLimit: Int, rows: RowBatch, clock: WallClock, progress: RunProgress,
-        stopLine: LiveStopLine
+        endpoints: [LiveEndpoint], routes: LiveRoutes, sourceAddresses: [SocketAddress] = [], connectionLimit: Int,
+        rows: RowBatch, clock: WallClock, progress: RunProgress, stopLine: LiveStopLine
     ) throws {
+        self.routes = routes
         self.loop = loop
         self.part = part
         self.clock = clock
@@ -50,8 +54,9 @@ final class LoopDriver: LiveExchangeOwner {
             plan: plan, part: part, of: parts, templates: run.makeGroupTemplates(), quota: quota,
             tracksRequestDeadlines: true)
         pool = LiveConnectionPool(
-            loop: loop, endpoint: endpoint, limit: connectionLimit, connectTimeout: run.scenario.longestRequestTimeout,
-            clock: clock)
+            loop: loop, endpoints: endpoints, limit: connectionLimit,
+            connectTimeout: run.scenario.longestRequestTimeout, clock: clock)
+        pool.sourceAddresses = sourceAddresses
         nextProbe = .origin
         pool.owner = self
     }
@@ -200,13 +205,17 @@ final class LoopDriver: LiveExchangeOwner {
     }
 
     /// The pool's answer (or failure) to request `serial` of the visitor in `slot`.
-    func exchangeCompleted(slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>) {
+    func exchangeCompleted(
+        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?
+    ) {
         guard !stopped else { return }
         let now = clock.now
         do {
             switch result {
-            case .success(let response): try carryOut(engine.received(response, slot: slot, serial: serial, at: now))
-            case .failure(let error): try carryOut(engine.failed(error, slot: slot, serial: serial, at: now))
+            case .success(let response):
+                try carryOut(engine.received(response, slot: slot, serial: serial, at: now, handshake: handshake))
+            case .failure(let error):
+                try carryOut(engine.failed(error, slot: slot, serial: serial, at: now, handshake: handshake))
             }
             try startDueArrivals()
         } catch {
@@ -222,8 +231,15 @@ final class LoopDriver: LiveExchangeOwner {
         case .none:
             return
         case .send(let order):
-            pool.send(LiveExchange(slot: order.slot, serial: order.serial, request: order.request))
+            guard let visitor = engine.visitor(inSlot: order.slot) else { return }
+            let (owner, oneUse) = routes.owner(
+                visitor: visitor.index, group: visitor.groupIndex, kind: order.kind,
+                platform: engine.platform(ofSlot: order.slot))
+            pool.send(
+                LiveExchange(
+                    slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse))
         case .finished(let visitor):
+            pool.visitorEnded(routes.ownersOfVisitor(visitor.index, group: visitor.groupIndex))
             try rows.append(visitor)
         }
     }
@@ -262,7 +278,8 @@ final class LoopDriver: LiveExchangeOwner {
         publish(at: clock.now)
         promise.succeed(
             Outcome(
-                requestsPerSecond: engine.sent.perSecond, health: health, connectionsOpened: pool.connectionsOpened))
+                requestsPerSecond: engine.sent.perSecond, health: health, connectionsOpened: pool.connectionsOpened,
+                connectionsPerSecond: pool.opened))
     }
 
     private func fail(_ error: any Error) {

@@ -54,17 +54,23 @@ package struct WallClockRunner: Sendable {
             }
             connectTarget = ConnectTarget(scheme: scheme, host: host, port: port)
         }
-        let endpoint: LiveEndpoint
-        do {
-            endpoint = try LiveEndpoint.resolve(connectTarget)
-        } catch {
-            throw RunAbort("the endpoint \(connectTarget.origin) is not reachable: \(error)")
+        let routes = LiveRoutes(scenario: scenario, room: connectTarget)
+        var endpoints: [LiveEndpoint] = []
+        for (index, target) in routes.targets.enumerated() {
+            do {
+                endpoints.append(try LiveEndpoint.resolve(target, caFile: scenario.target.caFile))
+            } catch {
+                throw RunAbort("the \(Self.describe(endpoint: index)) \(target.origin) is not reachable: \(error)")
+            }
         }
         let allLoops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         let usable = min(ProcessCPUTime.usableCores() ?? allLoops.count, allLoops.count)
         let loops = Array(allLoops.prefix(max(1, min(usable, scenario.run.concurrency))))
-        if room == nil {
-            try await Self.checkReachable(connectTarget, endpoint: endpoint, loop: loops[0])
+        if room == nil || endpoints.count > 1 {
+            for (index, target) in routes.targets.enumerated() where index > 0 || room == nil {
+                try await Self.checkReachable(
+                    target, endpoint: endpoints[index], loop: loops[0], naming: Self.describe(endpoint: index))
+            }
             (clock, startedAt, startLag) = Self.origin(commonStart: scenario.run.startAt)
         }
 
@@ -81,7 +87,8 @@ package struct WallClockRunner: Sendable {
         let cpuAtStart = ProcessCPUTime.now()
         let outcomes: [LoopDriver.Outcome]
         do {
-            outcomes = try await runDrivers(on: loops, endpoint: endpoint, writer: writer, clock: clock)
+            outcomes = try await runDrivers(
+                on: loops, endpoints: endpoints, routes: routes, writer: writer, clock: clock)
         } catch {
             writer.abandon()
             throw error
@@ -117,13 +124,16 @@ package struct WallClockRunner: Sendable {
     /// Starts one driver per loop and waits for all of them. The stop signal (SIGINT, or
     /// `run.duration`) stops every driver at the same instant.
     private func runDrivers(
-        on loops: [any EventLoop], endpoint: LiveEndpoint, writer: RowWriter, clock: WallClock
+        on loops: [any EventLoop], endpoints: [LiveEndpoint], routes: LiveRoutes, writer: RowWriter, clock: WallClock
     ) async throws -> [LoopDriver.Outcome] {
         let plan = try run.makePlan()
         let quotas = Self.split(run.scenario.run.concurrency, into: loops.count)
-        let connectionLimits = Self.split(
-            min(run.scenario.run.concurrency, Self.connectionPoolLimit), into: loops.count)
-        let warm = Self.split(Self.largestBurst(of: run), into: loops.count)
+        let connectionLimits = Self.split(Self.connectionLimit(of: run, routes: routes), into: loops.count)
+        // Shared connections are opened ahead of a burst; a phone opens none before it needs it.
+        let warm = Self.split(routes.isAllShared ? Self.largestBurst(of: run) : 0, into: loops.count)
+        let sourceAddresses = try (run.scenario.client.sourceAddresses?.addresses ?? []).map {
+            try SocketAddress(ipAddress: $0, port: 0)
+        }
         let stopLine = LiveStopLine()
         let deadline = run.scenario.run.duration.map { RunInstant.origin + $0 }
         /// Where the run stops on its own clock: when it was told to (not when this code got to
@@ -144,8 +154,9 @@ package struct WallClockRunner: Sendable {
             let started = try await loop.submit {
                 let driver = try LoopDriver(
                     loop: loop, part: index, of: loops.count, run: run, plan: plan, quota: quotas[index],
-                    endpoint: endpoint, connectionLimit: connectionLimits[index], rows: rows, clock: clock,
-                    progress: progress, stopLine: stopLine)
+                    endpoints: endpoints, routes: routes, sourceAddresses: sourceAddresses,
+                    connectionLimit: connectionLimits[index], rows: rows, clock: clock, progress: progress,
+                    stopLine: stopLine)
                 return (NIOLoopBound(driver, eventLoop: loop), driver.start(warmConnections: warm[index]))
             }.get()
             drivers.append(started.0)
@@ -198,6 +209,22 @@ package struct WallClockRunner: Sendable {
         return min(scaled, run.summary.visitorCount, run.scenario.run.concurrency, connectionPoolLimit)
     }
 
+    /// The most connections the run's pools keep open together: the shared model's cap, or,
+    /// when visitors own their connections, what the descriptor limit allows (the preflight
+    /// has checked that the plan's peak fits in it).
+    static func connectionLimit(of run: PreparedRun, routes: LiveRoutes) -> Int {
+        let shared = min(run.scenario.run.concurrency, connectionPoolLimit)
+        guard routes.hasDeviceGroups else { return shared }
+        let perConnection = run.scenario.target.endpoint == .embedded ? 2 : 1
+        let descriptors = DescriptorLimit.raiseToHardLimit() - DescriptorBudget.reserve
+        return max(shared, descriptors / perConnection)
+    }
+
+    /// "endpoint" for the room's (index 0), "protected API" for the others.
+    static func describe(endpoint index: Int) -> String {
+        index == 0 ? "endpoint" : "protected API"
+    }
+
     /// `total` in `parts` shares that differ by at most one and add up to `total`.
     static func split(_ total: Int, into parts: Int) -> [Int] {
         (0..<parts).map { total / parts + ($0 < total % parts ? 1 : 0) }
@@ -213,7 +240,9 @@ package struct WallClockRunner: Sendable {
 
     /// Before any visitor: a base URL that refuses connections, or whose certificate does not
     /// verify, is exit 3, not 10,000 `unavailable` rows. Sent through the engine's own client.
-    static func checkReachable(_ target: ConnectTarget, endpoint: LiveEndpoint, loop: any EventLoop) async throws {
+    static func checkReachable(
+        _ target: ConnectTarget, endpoint: LiveEndpoint, loop: any EventLoop, naming what: String = "endpoint"
+    ) async throws {
         var head = HTTPRequest(method: .get, scheme: target.scheme, authority: target.authority, path: "/")
         head.headerFields[HTTPField.Name.userAgent] = "queuesim reachability check"
         let outcome = await LiveProbe.send(
@@ -221,7 +250,7 @@ package struct WallClockRunner: Sendable {
         if case .failure(let error) = outcome {
             switch error {
             case .connectFailed, .tls, .timedOut:
-                throw RunAbort("the endpoint \(target.origin) is not reachable: \(error)")
+                throw RunAbort("the \(what) \(target.origin) is not reachable: \(error)")
             case .connectionReset, .other:
                 return
             }

@@ -25,6 +25,9 @@ package enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Found before the run: the planned visitors of `groups` need more rows than the feeder has.
     case feederTooShort(
         groups: [String], file: String, column: String, order: FeederOrder, rows: Int, visitorsPlanned: Int)
+    /// A wall-clock plan whose visitors in flight at once need more file descriptors (their
+    /// own connections, twice with the embedded room in the process) than the process may open.
+    case tooManyDescriptors(DescriptorBudget)
 
     package var description: String {
         switch self {
@@ -67,6 +70,8 @@ package enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
                 : ""
             return
                 "\(who): \(planned) visitors are planned but \(file) column '\(column)' has only \(rows) rows\(advice)"
+        case .tooManyDescriptors(let budget):
+            return budget.refusal
         }
     }
 }

@@ -46,6 +46,11 @@ package struct VisitorRecord: Sendable, Equatable {
     package var ended: RunInstant
     package var queueId: String?
     package var token: TokenState
+    /// What opening the connection of the visitor's first request cost (`connect_ms`,
+    /// `tls_ms`): nil when that request rode a connection already open, on plain HTTP (TLS),
+    /// and on the virtual clock.
+    package var connectTime: Duration?
+    package var tlsTime: Duration?
 
     package init(
         index: Int, group: String, flow: String, arrival: RunInstant, start: RunInstant,
@@ -73,6 +78,10 @@ package struct VisitorRecord: Sendable, Equatable {
         self.queueId = queueId
         self.token = token
     }
+
+    /// `connect_ms`, `tls_ms`: the first request's handshakes, when it opened a connection.
+    package var connectMilliseconds: Int64? { connectTime.map { nonNegative($0.wholeMilliseconds) } }
+    package var tlsMilliseconds: Int64? { tlsTime.map { nonNegative($0.wholeMilliseconds) } }
 
     /// `enqueue_ms`: start → enqueue decision; nil (an empty cell) when no decision was made.
     package var enqueueMilliseconds: Int64? {

@@ -8,7 +8,7 @@ enum VisitorRowFormat {
         "http_status", "error", "attempts", "polls", "restarts", "enqueue_ms", "wait_ms",
         "total_ms", "queue_id", "token",
         // Additions after the contract's columns:
-        "requests",
+        "requests", "connect_ms", "tls_ms",
     ]
 
     static var header: String { columns.joined(separator: ",") + "\n" }
@@ -34,6 +34,8 @@ enum VisitorRowFormat {
         row.optionalText(record.queueId)
         row.text(record.token.rawValue)
         row.integer(record.requests)
+        row.optionalInteger(record.connectMilliseconds)
+        row.optionalInteger(record.tlsMilliseconds)
         row.endRow()
     }
 }
@@ -72,7 +74,7 @@ extension VisitorRowFormat {
         func optional(_ text: String) -> String? { text.isEmpty ? nil : text }
         let start = instant(startMs)
         let ended = instant(arrivalMs + totalMs)
-        return VisitorRecord(
+        var record = VisitorRecord(
             index: visitor - 1, group: cells[1], flow: cells[2], arrival: instant(arrivalMs), start: start,
             outcome: outcome, redirectType: optional(cells[6]), httpStatus: Int(cells[7]), error: optional(cells[8]),
             attempts: attempts, polls: polls, restarts: restarts, requests: requests,
@@ -81,5 +83,8 @@ extension VisitorRowFormat {
             // from no wait at all.
             queueEntered: waitMs > 0 || polls > 0 ? ended - .milliseconds(waitMs) : nil, ended: ended,
             queueId: optional(cells[15]), token: token)
+        record.connectTime = Int64(cells[18]).map { .milliseconds($0) }
+        record.tlsTime = Int64(cells[19]).map { .milliseconds($0) }
+        return record
     }
 }

@@ -25,6 +25,10 @@ package struct PreflightFailure: Error, CustomStringConvertible {
             return scenario.clock == .virtual ? scenario.positions.clock : nil
         case PlanError.moreShardsThanConcurrency, PlanError.startAtNeedsWallClock:
             return scenario.positions.run
+        case PlanError.tooManyDescriptors(let budget):
+            // The cap that let this many in flight, else the plan that sends them.
+            return budget.limitedByConcurrency
+                ? scenario.positions.concurrency ?? scenario.positions.arrivals : scenario.positions.arrivals
         case CSVColumnReader.Failure.unreadable(let path, _), CSVColumnReader.Failure.empty(let path),
             CSVColumnReader.Failure.missingColumn(let path, _, _), CSVColumnReader.Failure.malformed(let path, _, _):
             return scenario.positions.feeders[path]

@@ -73,6 +73,11 @@ package struct PreparedRun: Sendable {
             summary.peakInFlight = min(summary.peakInFlight, scenario.run.concurrency)
         }
         self.summary = summary
+        if scenario.clock == .wall {
+            let descriptors = DescriptorBudget(
+                scenario: scenario, peakInFlight: summary.peakInFlight, limit: DescriptorLimit.available())
+            if !descriptors.fits { throw PlanError.tooManyDescriptors(descriptors) }
+        }
         memoryEstimate = RunMemoryEstimate(
             visitors: summary.visitorCount, peakInFlight: summary.peakInFlight, feederFileBytes: feederBytes)
         try memoryEstimate.check(against: budget)

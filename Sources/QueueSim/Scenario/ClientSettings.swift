@@ -12,6 +12,10 @@ package struct ClientSettings: Sendable, Equatable {
     package var pollInterval: Duration
     package var maxWait: Duration
     package var maxRestarts: Int
+    /// Whose connections a visitor's requests ride (a group may choose its own).
+    package var connections: ConnectionModel = .device
+    /// Loopback source addresses visitors connect from, in turn (nil: the system's choice).
+    package var sourceAddresses: SourceAddressRange?
 
     package init(
         platform: ClientPlatform = .ios, sdkVersion: String? = nil, userAgent: String? = nil,

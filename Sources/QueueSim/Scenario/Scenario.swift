@@ -67,6 +67,8 @@ package struct ScenarioPositions: Sendable, Equatable {
     package var feeders: [String: YamlMark] = [:]
     /// `waitingRoom.outflow`'s value, when the file sets it.
     package var outflow: YamlMark?
+    /// `run.concurrency`'s value, when the file sets it.
+    package var concurrency: YamlMark?
 
     package init() {}
 }

@@ -48,9 +48,12 @@ struct RawTarget: Decodable, Sendable {
     var language: Positioned<String>?
     var endpoint: Positioned<String>?
     var protectedApi: Positioned<String>?
+    var protectedApiEndpoint: Positioned<String>?
+    var caFile: Positioned<String>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case customerId, waitingRoomId, waitingRoomDomain, queuePathPrefix, layoutName, language, endpoint, protectedApi
+        case protectedApiEndpoint, caFile
     }
 }
 
@@ -63,9 +66,12 @@ struct RawClient: Decodable, Sendable {
     var pollInterval: YamlNode?
     var maxWait: YamlNode?
     var maxRestarts: Positioned<Int>?
+    var connections: Positioned<String>?
+    var sourceAddresses: Positioned<String>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case platform, sdkVersion, userAgent, requestTimeout, queuePageRetry, pollInterval, maxWait, maxRestarts
+        case connections, sourceAddresses
     }
 }
 
@@ -106,12 +112,13 @@ struct RawGroup: Decodable, Sendable {
     var layoutName: Positioned<String>?
     var language: Positioned<String>?
     var protectedApi: Positioned<String>?
+    var connections: Positioned<String>?
     /// Not allowed in a group; decoded only to say so plainly.
     var endpoint: YamlNode?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, weight, flow, enqueueKey, enqueueToken, inviteCode, platform, customerId, waitingRoomId
-        case waitingRoomDomain, queuePathPrefix, layoutName, language, protectedApi, endpoint
+        case waitingRoomDomain, queuePathPrefix, layoutName, language, protectedApi, endpoint, connections
     }
 }
 

@@ -82,10 +82,11 @@ extension ScenarioValidator {
                     "`\(key).inviteCode` is Android's (its SDK sends it as `code=` on the queue URL; iOS has none); give this group `platform: android`",
                     at: code.mark)
             }
-            groups.append(
-                VisitorGroup(
-                    name: name.value, weight: weight, flow: flow, enqueueKey: enqueueKey, enqueueToken: enqueueToken,
-                    overrides: overrides, inviteCode: inviteCode, platform: platform))
+            var visitorGroup = VisitorGroup(
+                name: name.value, weight: weight, flow: flow, enqueueKey: enqueueKey, enqueueToken: enqueueToken,
+                overrides: overrides, inviteCode: inviteCode, platform: platform)
+            visitorGroup.connections = connectionModel(group.connections, key: "\(key).connections")
+            groups.append(visitorGroup)
         }
         return problems.count == problemsBefore && !groups.isEmpty ? groups : nil
     }

@@ -17,11 +17,14 @@ extension ScenarioValidator {
             customerId: customerId, waitingRoomId: waitingRoomId, waitingRoomDomain: value.waitingRoomDomain,
             queuePathPrefix: value.queuePathPrefix, layoutName: value.layoutName, language: value.language,
             protectedApi: value.protectedApi, prefix: "target")
+        let protectedApiEndpoint = self.protectedApiEndpoint(value.protectedApiEndpoint)
+        let caFile = self.caFile(value.caFile)
         guard let customerId = customerId?.value, let waitingRoomId = waitingRoomId?.value else { return nil }
         return Target(
             customerId: customerId, waitingRoomId: waitingRoomId, waitingRoomDomain: overrides.waitingRoomDomain,
             queuePathPrefix: overrides.queuePathPrefix, layoutName: overrides.layoutName, language: overrides.language,
-            endpoint: endpoint, protectedApi: overrides.protectedApi)
+            endpoint: endpoint, protectedApi: overrides.protectedApi, protectedApiEndpoint: protectedApiEndpoint,
+            caFile: caFile)
     }
 
     private mutating func required(_ raw: Positioned<String>?, key: String, in mark: YamlMark) -> Positioned<String>? {

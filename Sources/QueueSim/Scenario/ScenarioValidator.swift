@@ -101,6 +101,7 @@ struct ScenarioValidator {
         scenario.positions.run = has("run", in: root) ? keyMark("run", in: root) : nil
         scenario.positions.feeders = feederMarks
         scenario.positions.outflow = raw.waitingRoom?.value.outflow?.mark
+        scenario.positions.concurrency = raw.run?.value.concurrency?.mark
         scenario.warnings = warnings
         return scenario
     }
@@ -169,6 +170,8 @@ struct ScenarioValidator {
             }
             settings.maxRestarts = min(max(0, maxRestarts.value), ScenarioLimits.mostRestarts)
         }
+        settings.connections = connectionModel(raw.connections, key: "client.connections") ?? settings.connections
+        settings.sourceAddresses = sourceAddresses(raw.sourceAddresses)
         return settings
     }
 

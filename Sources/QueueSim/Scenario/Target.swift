@@ -45,12 +45,21 @@ package struct Target: Sendable, Equatable {
     package var language: String?
     package var endpoint: Endpoint
     package var protectedApi: String?
+    /// Where the protected API's connections go instead of its URL's host (curl's connect-to,
+    /// as `endpoint` for the room): a staging address. nil: the URL's own host.
+    package var protectedApiEndpoint: Endpoint?
+    /// A PEM bundle of certificates trusted besides the system's (a staging endpoint's private
+    /// CA), as an absolute path.
+    package var caFile: String?
 
     package init(
         customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil,
         queuePathPrefix: String? = nil, layoutName: String? = nil, language: String? = nil,
-        endpoint: Endpoint = .embedded, protectedApi: String? = nil
+        endpoint: Endpoint = .embedded, protectedApi: String? = nil, protectedApiEndpoint: Endpoint? = nil,
+        caFile: String? = nil
     ) {
+        self.protectedApiEndpoint = protectedApiEndpoint
+        self.caFile = caFile
         self.customerId = customerId
         self.waitingRoomId = waitingRoomId
         self.waitingRoomDomain = waitingRoomDomain

@@ -50,6 +50,8 @@ package struct VisitorGroup: Sendable, Equatable {
     /// nil: `client.platform`.
     package var platform: ClientPlatform?
     package var overrides: TargetOverrides
+    /// nil: `client.connections`.
+    package var connections: ConnectionModel?
 
     package init(
         name: String, weight: Double = 1, flow: VisitorFlow = .run, enqueueKey: VisitorValue? = nil,

@@ -34,7 +34,7 @@ struct ConnectionPoolStateMachineTests {
         #expect(queued.connect.count == 1)
         let id = try #require(queued.connect.first)
         let established = machine.connectionEstablished(id)
-        #expect(established.execute == Machine.Execution(exchange: first, connection: id))
+        #expect(established.execute == Machine.Execution(exchange: first, connection: id, freshConnection: true))
         #expect(established.connect.isEmpty)
         #expect(machine.connection(carrying: first.id) == id)
         #expect(machine.connectionsOpened == 1)
@@ -91,7 +91,7 @@ struct ConnectionPoolStateMachineTests {
         var resent = second
         resent.resent = true
         let established = machine.connectionEstablished(again)
-        #expect(established.execute == Machine.Execution(exchange: resent, connection: again))
+        #expect(established.execute == Machine.Execution(exchange: resent, connection: again, freshConnection: true))
         // The second close of the same request is the visitor's failure.
         let failed = machine.connectionClosed(again, error: .connectionReset, receivedResponseBytes: false)
         #expect(failed.complete == .failed(resent, .connectionReset))
@@ -185,12 +185,115 @@ struct ConnectionPoolStateMachineTests {
 
     @Test("an idle connection carries only its owner's exchanges")
     func owners() throws {
-        let visitor = ConnectionOwner(slot: 7, role: 1)
+        let visitor = ConnectionOwner(visitor: 7, role: .enqueue, endpoint: 0)
         var (machine, ids) = Self.machine(limit: 4, idle: 1)
         let queued = machine.requestQueued(Self.exchange(7, owner: visitor))
         #expect(queued.execute == nil, "the shared idle connection is not the visitor's")
         let own = try #require(queued.connect.first)
         #expect(machine.connectionEstablished(own).execute?.exchange.owner == visitor)
         #expect(machine.requestQueued(Self.exchange(1)).execute?.connection == ids[0])
+    }
+
+    // MARK: - The device model: every visitor owns its connections
+
+    static func device(_ visitor: Int, _ role: ConnectionRole = .webView) -> ConnectionOwner {
+        ConnectionOwner(visitor: visitor, role: role, endpoint: 0)
+    }
+
+    @Test("device: no connection carries two visitors' requests; a visitor's own keep-alive is reused")
+    func deviceOwnership() throws {
+        var machine = Machine(limit: 100)
+        let first = Self.exchange(1, serial: 1, owner: Self.device(1))
+        let other = Self.exchange(2, serial: 1, owner: Self.device(2))
+        let firstConnect = try #require(machine.requestQueued(first).connect.first)
+        let otherConnect = try #require(machine.requestQueued(other).connect.first)
+        #expect(firstConnect != otherConnect)
+        // Established out of order: each goes to its own visitor, no head-of-line wait.
+        let otherStarted = machine.connectionEstablished(otherConnect)
+        #expect(
+            otherStarted.execute == Machine.Execution(exchange: other, connection: otherConnect, freshConnection: true))
+        let firstStarted = machine.connectionEstablished(firstConnect)
+        #expect(firstStarted.execute?.exchange == first)
+        #expect(machine.exchangeSucceeded(on: firstConnect, reusable: true).execute == nil)
+        #expect(machine.exchangeSucceeded(on: otherConnect, reusable: true).execute == nil)
+        // Visitor 1's next poll rides its own idle connection, not a fresh one.
+        let poll = machine.requestQueued(Self.exchange(1, serial: 2, owner: Self.device(1)))
+        #expect(poll.execute?.connection == firstConnect)
+        #expect(poll.execute?.freshConnection == false)
+        #expect(poll.connect.isEmpty)
+        // Visitor 3 finds two idle connections and rides neither.
+        let third = machine.requestQueued(Self.exchange(3, owner: Self.device(3)))
+        #expect(third.execute == nil)
+        #expect(third.connect.count == 1)
+        #expect(machine.connectionsOpened == 3)
+    }
+
+    @Test("device: Android's enqueue calls each get a new connection, closed after the answer")
+    func oneUseConnections() throws {
+        var machine = Machine(limit: 100)
+        var connections: [ConnectionID] = []
+        for attempt in UInt32(1)...3 {
+            var call = Self.exchange(1, serial: attempt, owner: Self.device(1, .enqueue))
+            call.oneUse = true
+            let queued = machine.requestQueued(call)
+            #expect(queued.execute == nil, "attempt \(attempt) rides no earlier connection")
+            let id = try #require(queued.connect.first)
+            #expect(machine.connectionEstablished(id).execute?.exchange == call)
+            let answered = machine.exchangeSucceeded(on: id, reusable: true)
+            #expect(answered.close == id, "the connection closes although the answer kept it alive")
+            #expect(machine.connectionClosed(id, error: .connectionReset, receivedResponseBytes: false) == .none)
+            connections.append(id)
+        }
+        #expect(machine.connectionsOpened == 3)
+        #expect(machine.openCount == 0)
+    }
+
+    @Test("device: a visitor's end closes its idle connections; a connect nobody waits for is closed when made")
+    func deviceEnd() throws {
+        var machine = Machine(limit: 100)
+        let enqueue = Self.exchange(1, serial: 1, owner: Self.device(1, .enqueue))
+        let connection = try #require(machine.requestQueued(enqueue).connect.first)
+        _ = machine.connectionEstablished(connection)
+        _ = machine.exchangeSucceeded(on: connection, reusable: true)
+        let page = Self.exchange(1, serial: 2, owner: Self.device(1, .webView))
+        let pageConnection = try #require(machine.requestQueued(page).connect.first)
+        // The page load times out while its connection is still being made.
+        #expect(machine.abortExchange(page.id) == .none)
+        #expect(machine.connectionEstablished(pageConnection) == Machine.Action(close: pageConnection))
+        #expect(
+            machine.visitorEnded([Self.device(1, .enqueue), Self.device(1, .webView), Self.device(1, .protectedApi)])
+                == [connection])
+        _ = machine.connectionClosed(connection, error: .connectionReset, receivedResponseBytes: false)
+        _ = machine.connectionClosed(pageConnection, error: .connectionReset, receivedResponseBytes: false)
+        #expect(machine.openCount == 0)
+        #expect(machine.waitingCount == 0)
+    }
+
+    @Test("device: at the limit, visitors wait their turn for a connection, first come first served")
+    func deviceLimit() throws {
+        var machine = Machine(limit: 2)
+        var connects: [ConnectionID] = []
+        for visitor in 1...4 {
+            connects += machine.requestQueued(Self.exchange(visitor, owner: Self.device(visitor))).connect
+        }
+        #expect(connects.count == 2)
+        for id in connects { _ = machine.connectionEstablished(id) }
+        // Visitor 1's answer ends its connection: visitor 3 (the first to wait) gets the place.
+        let freed = machine.exchangeSucceeded(on: connects[0], reusable: false)
+        let third = try #require(freed.connect.first)
+        #expect(machine.connectionEstablished(third).execute?.exchange.slot == 3)
+        let next = machine.exchangeSucceeded(on: connects[1], reusable: false)
+        let fourth = try #require(next.connect.first)
+        #expect(machine.connectionEstablished(fourth).execute?.exchange.slot == 4)
+    }
+
+    @Test("shared: a protected API's connections are its endpoint's, apart from the room's")
+    func sharedEndpoints() throws {
+        var (machine, ids) = Self.machine(limit: 4, idle: 1)
+        let api = machine.requestQueued(Self.exchange(1, owner: .shared(endpoint: 1)))
+        #expect(api.execute == nil, "the room's idle connection does not go to the API")
+        let apiConnection = try #require(api.connect.first)
+        #expect(machine.owner(of: apiConnection).endpoint == 1)
+        #expect(machine.requestQueued(Self.exchange(2)).execute?.connection == ids[0])
     }
 }

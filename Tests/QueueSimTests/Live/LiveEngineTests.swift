@@ -110,14 +110,14 @@ struct LiveEngineTests {
         }
     }
 
-    @Test("keep-alive: 100 visitors one after another share one connection; 200 at once open at most 20")
+    @Test("shared keep-alive: 100 visitors one after another share one connection; 200 at once open at most 20")
     func poolReusesConnections() async throws {
         let answer = RawHTTPServer.answer(body: Self.enqueueBody)
         try await RawHTTPServer.with(reply: { _ in .bytes(answer) }) { server in
             let reports = try await Self.runWall(
                 Self.scenario(
                     port: server.port, arrivals: "{ phases: [ { duration: 1s, rate: 100 } ] }",
-                    run: "{ concurrency: 1 }"))
+                    client: "{ connections: shared }", run: "{ concurrency: 1 }"))
             reports.expectContract(arrivals: 100)
             #expect(reports.outcomes == ["passed": 100])
             // The reachability check's connection, and one for every visitor.
@@ -127,8 +127,9 @@ struct LiveEngineTests {
         }
         try await RawHTTPServer.with(reply: { _ in .bytes(answer) }) { server in
             let reports = try await Self.runWall(
-                Self.scenario(port: server.port, arrivals: "{ phases: [ { burst: 200 } ] }", run: "{ concurrency: 20 }")
-            )
+                Self.scenario(
+                    port: server.port, arrivals: "{ phases: [ { burst: 200 } ] }", client: "{ connections: shared }",
+                    run: "{ concurrency: 20 }"))
             reports.expectContract(arrivals: 200)
             #expect(reports.outcomes == ["passed": 200])
             #expect(server.connectionsAccepted <= 21)

@@ -14,7 +14,9 @@ struct LiveHTTP1HandlerTests {
     final class Owner: LiveExchangeOwner {
         var results: [(slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>)] = []
         func awaits(slot: Int, serial: UInt32) -> Bool { true }
-        func exchangeCompleted(slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>) {
+        func exchangeCompleted(
+            slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?
+        ) {
             results.append((slot, serial, result))
         }
     }

@@ -10,12 +10,14 @@ struct ReportVisitorsTests {
     func rowsInArrivalOrder() throws {
         let directory = try makeReportDirectory()
         let recorder = try Recorder(directory: directory, description: describeRun())
-        try recorder.record(
-            VisitorRecord(
-                index: 2, group: "app", flow: "run", arrival: at(2000), start: at(2005), outcome: .passed,
-                redirectType: "queue", httpStatus: 200, attempts: 1, polls: 3, requests: 5,
-                enqueueDecided: at(2030), queueEntered: at(2031), ended: at(9031), queueId: "q-3",
-                token: .present))
+        var handshaken = VisitorRecord(
+            index: 2, group: "app", flow: "run", arrival: at(2000), start: at(2005), outcome: .passed,
+            redirectType: "queue", httpStatus: 200, attempts: 1, polls: 3, requests: 5,
+            enqueueDecided: at(2030), queueEntered: at(2031), ended: at(9031), queueId: "q-3",
+            token: .present)
+        handshaken.connectTime = .microseconds(4_700)
+        handshaken.tlsTime = .microseconds(12_300)
+        try recorder.record(handshaken)
         try recorder.record(
             VisitorRecord(
                 index: 0, group: "app", flow: "run", arrival: at(0), start: at(0), outcome: .disabled,
@@ -30,11 +32,11 @@ struct ReportVisitorsTests {
         _ = try recorder.finish(ending(at: 17000))
 
         let expected = """
-            visitor,group,flow,arrival_ms,start_ms,outcome,redirect_type,http_status,error,attempts,polls,restarts,enqueue_ms,wait_ms,total_ms,queue_id,token,requests
-            1,app,run,0,0,disabled,disabled,200,,1,0,0,20,0,20,,absent,1
+            visitor,group,flow,arrival_ms,start_ms,outcome,redirect_type,http_status,error,attempts,polls,restarts,enqueue_ms,wait_ms,total_ms,queue_id,token,requests,connect_ms,tls_ms
+            1,app,run,0,0,disabled,disabled,200,,1,0,0,20,0,20,,absent,1,,
             2,invited,tryPass,1000,1500,unavailable,,503,"HTTP 503, ""Service Unavailable""
-            retries exhausted",5,0,0,,0,15500,,absent,5
-            3,app,run,2000,2005,passed,queue,200,,1,3,0,25,7000,7031,q-3,present,5
+            retries exhausted",5,0,0,,0,15500,,absent,5,,
+            3,app,run,2000,2005,passed,queue,200,,1,3,0,25,7000,7031,q-3,present,5,4,12
 
             """
         #expect(try readReport(directory, Recorder.visitorsFile) == expected)

@@ -1,0 +1,41 @@
+/// Whether a wall-clock plan's visitors in flight at once fit in the descriptors the process
+/// may open. In the `device` model every visitor in flight holds its own connections (two: its
+/// enqueue calls' and its WebView's; three with the protected API), and with the embedded room
+/// both ends of each are in this process. `shared` groups ride at most the pool's connections.
+package struct DescriptorBudget: Sendable, Equatable {
+    /// The most visitors in flight at once: the plan's peak, held to `run.concurrency`.
+    package var peakInFlight: Int
+    /// Whether `run.concurrency` is what holds the peak down (the message points at it).
+    package var limitedByConcurrency: Bool
+    package var connectionsPerVisitor: Int
+    package var descriptorsPerConnection: Int
+    package var needed: Int
+    package var limit: Int
+
+    /// Descriptors kept for everything else: the listening socket, report files, the loops'
+    /// own, the standard streams, the room's timers.
+    static let reserve = 256
+
+    package init(scenario: Scenario, peakInFlight: Int, limit: Int) {
+        let deviceGroups = scenario.groups.filter { ($0.connections ?? scenario.client.connections) == .device }
+        connectionsPerVisitor = deviceGroups.map { $0.flow == .protectedApi ? 3 : 2 }.max() ?? 0
+        descriptorsPerConnection = scenario.target.endpoint == .embedded ? 2 : 1
+        self.peakInFlight = peakInFlight
+        limitedByConcurrency = peakInFlight >= scenario.run.concurrency
+        let shared =
+            deviceGroups.count == scenario.groups.count
+            ? 0 : min(scenario.run.concurrency, WallClockRunner.connectionPoolLimit)
+        needed =
+            (peakInFlight * connectionsPerVisitor + shared) * descriptorsPerConnection + Self.reserve
+        self.limit = limit
+    }
+
+    package var fits: Bool { needed <= limit }
+
+    package var refusal: String {
+        let cap = limitedByConcurrency ? "run.concurrency allows" : "the plan has"
+        let ends = descriptorsPerConnection == 2 ? " (both ends in this process, with the embedded room)" : ""
+        return
+            "\(cap) \(peakInFlight) visitors in flight at once, whose own connections (\(connectionsPerVisitor) each, `client.connections: device`)\(ends) need \(needed) file descriptors, but this process may open \(limit) (ulimit -n's hard limit); lower run.concurrency to about \(max(1, (limit - Self.reserve) / max(1, connectionsPerVisitor * descriptorsPerConnection))), raise the limit, shard the run over processes (docs/distributed.md), or use `connections: shared`"
+    }
+}
