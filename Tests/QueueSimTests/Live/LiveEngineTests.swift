@@ -183,4 +183,42 @@ struct LiveEngineTests {
             #expect(server.requestsReceived == 0)
         }
     }
+
+    @Test("target.caFile: a TLS endpoint signed by a private CA is reached with verification on; a wrong CA is exit 3")
+    func privateCertificateAuthority() async throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/tls").path
+        let certificate = try NIOSSLCertificate.fromPEMFile(fixtures + "/private-ca-server.cert.pem")
+        let key = try NIOSSLPrivateKey(file: fixtures + "/private-ca-server.key.pem", format: .pem)
+        let tls = try NIOSSLContext(
+            configuration: .makeServerConfiguration(
+                certificateChain: certificate.map { .certificate($0) }, privateKey: .privateKey(key)))
+        let answer = RawHTTPServer.answer(body: Self.enqueueBody)
+        func scenario(port: Int, caFile: String) -> String {
+            """
+            version: 1
+            name: live
+            target: { customerId: acme, waitingRoomId: launch, endpoint: "https://127.0.0.1:\(port)", caFile: "\(caFile)" }
+            arrivals: { phases: [ { burst: 3 } ] }
+            visitors: [ { name: app } ]
+            """
+        }
+        try await RawHTTPServer.with(tls: tls, reply: { _ in .bytes(answer) }) { server in
+            let reports = try await Self.runWall(scenario(port: server.port, caFile: fixtures + "/private-ca.cert.pem"))
+            #expect(reports.outcomes == ["passed": 3])
+            for row in reports.visitors.rows {
+                // Every device visitor paid a full handshake of its own.
+                #expect(row.int("tls_ms") != nil, "\(row)")
+                #expect(row.int("connect_ms") != nil, "\(row)")
+            }
+            do {
+                _ = try await Self.runWall(scenario(port: server.port, caFile: fixtures + "/self-signed.cert.pem"))
+                Issue.record("a run trusting the wrong CA started")
+            } catch let abort as RunAbort {
+                #expect(
+                    abort.description.hasSuffix("TLS error: the server's certificate could not be verified"),
+                    "\(abort.description)")
+            }
+        }
+    }
 }
