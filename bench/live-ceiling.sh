@@ -24,7 +24,9 @@
 # queuesim's CPU µs per request and per visitor (run.json's `generator` object; /usr/bin/time
 # -v figures when the binary writes none), and the generator's saturation verdict.
 #
-# Environment: QUEUESIM_BIN (a queuesim binary; default: swift build -c release), PORT.
+# Environment: QUEUESIM_BIN (a queuesim binary; default: swift build -c release), PORT,
+# CONNECTIONS (client.connections; default `shared`: the keep-alive pool this ceiling measures;
+# empty for a binary from before issue 28, which has no such key).
 # Needs 2 cores, nginx, wrk, GNU time, jq and curl; installs the missing ones with apt-get
 # (root). Installing Debian's nginx may start its system service on a host with systemd (port 80).
 # Loopback only; every load is bounded in time.
@@ -33,6 +35,8 @@ cd "$(dirname "$0")/.."
 seconds="${1:-10}"
 port="${PORT:-18090}"
 connections=64
+connections_model="${CONNECTIONS-shared}"
+connections_key="${connections_model:+, connections: $connections_model}"
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: bench/live-ceiling.sh [SECONDS]  (a whole number > 0)" >&2; exit 2; }
 
 . bench/lib.sh
@@ -121,7 +125,7 @@ version: 1
 name: live-ceiling
 seed: 1
 target: { customerId: $customer, waitingRoomId: $room, endpoint: "http://127.0.0.1:$port" }
-client: { requestTimeout: 30s, userAgent: "queuesim/1 (virtual visitor)", sdkVersion: iOS-3.5.2 }
+client: { requestTimeout: 30s, userAgent: "queuesim/1 (virtual visitor)", sdkVersion: iOS-3.5.2$connections_key }
 arrivals:
   process: uniform
   phases: [ { duration: ${seconds}s, rate: 200000 } ]

@@ -15,11 +15,15 @@
 # have one row per visitor.
 #
 # Environment: QUEUESIM_BIN (a queuesim binary; default: swift build -c release), PORT
-# (default 18091). Needs 2 cores, GNU time and jq; installs the missing ones with apt-get
+# (default 18091), CONNECTIONS (client.connections: `device`, the default, each visitor holding
+# its own WebView connection, or `shared`; empty for a binary from before issue 28), PLATFORM
+# (client.platform, default ios). Needs 2 cores, GNU time and jq; installs the missing ones with apt-get
 # (root). Loopback only; every run is bounded in time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 visitors="${1:-20000}"
+connections_model="${CONNECTIONS-device}"
+connections_key="${connections_model:+, connections: $connections_model}${PLATFORM:+, platform: $PLATFORM}"
 port="${PORT:-18091}"
 [[ "$visitors" =~ ^[1-9][0-9]*$ ]] || { echo "usage: bench/live-queue.sh [VISITORS]  (a whole number > 0)" >&2; exit 2; }
 
@@ -51,7 +55,7 @@ version: 1
 name: live-queue
 seed: 1
 target: { customerId: acme, waitingRoomId: bench, endpoint: "http://127.0.0.1:$port" }
-client: { pollInterval: 5s, maxWait: 10m, requestTimeout: 30s }
+client: { pollInterval: 5s, maxWait: 10m, requestTimeout: 30s$connections_key }
 arrivals:
   phases: [ { duration: 10s, rate: $rate } ]
   maxVisitors: $count

@@ -159,6 +159,10 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
     package var visitorsHeldByConcurrency: Int
     package var saturatedSeconds: Int
     package var saturatedWindows: [Window]
+    /// Whose connections visitors rode (`client.connections`: `device`, `shared`, or both
+    /// with the groups of each), and how many the run opened. Nil in a report from before.
+    package var connections: String? = nil
+    package var connectionsOpened: Int? = nil
 
     enum CodingKeys: String, CodingKey {
         case loops
@@ -174,6 +178,8 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         case saturatedSeconds = "saturated_seconds"
         case saturatedWindows = "saturated_windows"
         case saturationThresholdMs = "saturation_threshold_ms"
+        case connections
+        case connectionsOpened = "connections_opened"
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -193,6 +199,8 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         try container.encode(saturatedSeconds, forKey: .saturatedSeconds)
         try container.encode(saturatedWindows, forKey: .saturatedWindows)
         try container.encode(GeneratorHealth.saturationLag.wholeNanoseconds / 1_000_000, forKey: .saturationThresholdMs)
+        try container.encodeIfPresent(connections, forKey: .connections)
+        try container.encodeIfPresent(connectionsOpened, forKey: .connectionsOpened)
     }
 
     /// The sentence the end screen prints: plain about what the numbers include.
@@ -233,5 +241,7 @@ extension GeneratorReport {
         visitorsHeldByConcurrency = try container.decode(Int.self, forKey: .visitorsHeldByConcurrency)
         saturatedSeconds = try container.decode(Int.self, forKey: .saturatedSeconds)
         saturatedWindows = try container.decode([Window].self, forKey: .saturatedWindows)
+        connections = try container.decodeIfPresent(String.self, forKey: .connections)
+        connectionsOpened = try container.decodeIfPresent(Int.self, forKey: .connectionsOpened)
     }
 }

@@ -46,6 +46,16 @@ struct LiveRoutes: Sendable {
         self.groups = groups
     }
 
+    /// `device`, `shared`, or `device (a, b), shared (c)` when the groups differ.
+    func summary(groupNames: [String]) -> String {
+        let models = ConnectionModel.allCases.filter { model in groups.contains { $0.connections == model } }
+        guard models.count > 1 else { return models.first?.rawValue ?? ConnectionModel.device.rawValue }
+        return models.map { model in
+            let names = zip(groupNames, groups).filter { $0.1.connections == model }.map(\.0)
+            return "\(model.rawValue) (\(names.joined(separator: ", ")))"
+        }.joined(separator: ", ")
+    }
+
     /// The API URL's own scheme, host and port, or the staging base URL when there is one.
     static func connectTarget(forAPI url: String, staging: Endpoint?) -> ConnectTarget? {
         if case .baseURL(let scheme, let host, let port) = staging {

@@ -101,9 +101,11 @@ package struct WallClockRunner: Sendable {
         for outcome in outcomes { health.merge(outcome.health) }
         var end = clock.now
         if let duration = scenario.run.duration, stopSignal.reason == .runEnded { end = min(end, .origin + duration) }
-        let generator = health.report(
+        var generator = health.report(
             loops: loops.count, cpuSeconds: cpuSeconds, visitors: recorder.recordedCount,
             requests: outcomes.reduce(0) { $0 + $1.requestsPerSecond.total })
+        generator.connections = routes.summary(groupNames: run.groupNames)
+        generator.connectionsOpened = outcomes.reduce(0) { $0 + $1.connectionsOpened }
         return try recorder.finish(
             RunEnding(
                 end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,

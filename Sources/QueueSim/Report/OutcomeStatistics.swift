@@ -1,15 +1,19 @@
 import Histogram
 import QueueClientCore
 
-/// The three timings of a visitor, in whole milliseconds, as HdrHistograms.
+/// The timings of a visitor, in whole milliseconds, as HdrHistograms.
 ///
 /// What goes in (documented in docs/reports.md): `enqueue` holds every visitor whose enqueue
-/// was decided; `wait` every visitor that entered the queue page; `total` every visitor. A
-/// visitor that never waited is not a zero in `wait`: "p95 wait" means "of those who waited".
+/// was decided; `wait` every visitor that entered the queue page; `total` every visitor;
+/// `connect` and `tls` every visitor whose first request opened a connection (and, for `tls`,
+/// an https one). A visitor that never waited is not a zero in `wait`: "p95 wait" means "of
+/// those who waited".
 struct TimingHistograms {
     var enqueue = TimingHistograms.makeHistogram()
     var wait = TimingHistograms.makeHistogram()
     var total = TimingHistograms.makeHistogram()
+    var connect = TimingHistograms.makeHistogram()
+    var tls = TimingHistograms.makeHistogram()
 
     /// Auto-resizing with three significant digits: exact up to 2 s, within 0.1 % above, and a
     /// few hundred kilobytes at most however long the run.
@@ -21,12 +25,16 @@ struct TimingHistograms {
         if let enqueue = record.enqueueMilliseconds { self.enqueue.record(UInt64(enqueue)) }
         if record.queueEntered != nil { wait.record(UInt64(record.waitMilliseconds)) }
         total.record(UInt64(record.totalMilliseconds))
+        if let connect = record.connectMilliseconds { self.connect.record(UInt64(connect)) }
+        if let tls = record.tlsMilliseconds { self.tls.record(UInt64(tls)) }
     }
 
     mutating func merge(_ other: TimingHistograms) {
         enqueue.add(other.enqueue)
         wait.add(other.wait)
         total.add(other.total)
+        connect.add(other.connect)
+        tls.add(other.tls)
     }
 
     func histogram(for timing: Threshold.Timing) -> Histogram<UInt64> {
@@ -34,6 +42,8 @@ struct TimingHistograms {
         case .enqueue: enqueue
         case .wait: wait
         case .total: total
+        case .connect: connect
+        case .tls: tls
         }
     }
 }

@@ -261,12 +261,16 @@ struct RunManifest: Encodable {
         var enqueueMs: Distribution
         var waitMs: Distribution
         var totalMs: Distribution
+        var connectMs: Distribution
+        var tlsMs: Distribution
 
         enum CodingKeys: String, CodingKey {
             case name, visitors, outcomes
             case enqueueMs = "enqueue_ms"
             case waitMs = "wait_ms"
             case totalMs = "total_ms"
+            case connectMs = "connect_ms"
+            case tlsMs = "tls_ms"
         }
 
         init(name: String, cells: [VisitorOutcome: OutcomeStatistics.Cell], waitCap: MeasurementCap? = nil) {
@@ -283,6 +287,8 @@ struct RunManifest: Encodable {
             enqueueMs = Distribution(timings.enqueue)
             waitMs = Distribution(timings.wait, cap: waitCap)
             totalMs = Distribution(timings.total)
+            connectMs = Distribution(timings.connect)
+            tlsMs = Distribution(timings.tls)
         }
 
         static func of(

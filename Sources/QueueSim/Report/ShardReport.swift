@@ -73,7 +73,8 @@ struct ShardReport: Codable, Equatable {
     }
 
     static let metrics: [(name: String, timing: Threshold.Timing)] = [
-        ("enqueue_ms", .enqueue), ("wait_ms", .wait), ("total_ms", .total),
+        ("enqueue_ms", .enqueue), ("wait_ms", .wait), ("total_ms", .total), ("connect_ms", .connect),
+        ("tls_ms", .tls),
     ]
 
     init(
@@ -143,6 +144,8 @@ struct ShardReport: Codable, Equatable {
             case .enqueue: cells[key]!.cell.timings.enqueue = histogram
             case .wait: cells[key]!.cell.timings.wait = histogram
             case .total: cells[key]!.cell.timings.total = histogram
+            case .connect: cells[key]!.cell.timings.connect = histogram
+            case .tls: cells[key]!.cell.timings.tls = histogram
             }
         }
         return order.map { cells[$0]! }

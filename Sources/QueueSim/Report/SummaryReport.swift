@@ -10,6 +10,9 @@ enum SummaryReport {
         "wait_p50_ms", "wait_p90_ms", "wait_p95_ms", "wait_p99_ms", "wait_max_ms",
         // Added after the contract's columns (extend, never rename): arrival → final outcome.
         "total_p50_ms", "total_p90_ms", "total_p95_ms", "total_p99_ms", "total_max_ms",
+        // The first request's handshakes (issue 28): empty when no visitor opened a connection.
+        "connect_p50_ms", "connect_p90_ms", "connect_p95_ms", "connect_p99_ms", "connect_max_ms",
+        "tls_p50_ms", "tls_p90_ms", "tls_p95_ms", "tls_p99_ms", "tls_max_ms",
     ]
 
     /// The group name of the across-groups rows.
@@ -44,6 +47,8 @@ enum SummaryReport {
         appendDistribution(cell.timings.enqueue, into: &row)
         appendDistribution(cell.timings.wait, into: &row)
         appendDistribution(cell.timings.total, into: &row)
+        appendDistribution(cell.timings.connect, into: &row)
+        appendDistribution(cell.timings.tls, into: &row)
         row.endRow()
     }
 

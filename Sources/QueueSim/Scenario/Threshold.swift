@@ -33,6 +33,10 @@ package struct Threshold: Sendable, Equatable {
         case wait
         /// intended arrival → final outcome (`total_ms`)
         case total
+        /// the TCP connect of the visitor's first request, when it opened a connection (`connect_ms`)
+        case connect
+        /// the TLS handshake of that connection, on https (`tls_ms`)
+        case tls
     }
 
     package enum Statistic: Sendable, Equatable {

@@ -72,6 +72,8 @@ package struct WaitingRoomServer: Sendable {
     /// Serves until the task is cancelled or one of `gracefulShutdownSignals` (SIGINT, SIGTERM
     /// for `queuesim serve`) arrives, then stops gracefully. Throws when it cannot listen.
     package func run(gracefulShutdownSignals: [Int32] = []) async throws {
+        // Every phone in the room holds a connection or two: as many descriptors as allowed.
+        DescriptorLimit.raiseToHardLimit()
         let connections = RoomConnections()
         let (service, clock, logger, idleTimeout) = (service, clock, logger, idleTimeout)
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

@@ -7,11 +7,15 @@ import Testing
 @Suite("summary.csv")
 struct ReportSummaryTests {
     static let header =
-        "group,outcome,count,ratio,enqueue_p50_ms,enqueue_p90_ms,enqueue_p95_ms,enqueue_p99_ms,enqueue_max_ms,wait_p50_ms,wait_p90_ms,wait_p95_ms,wait_p99_ms,wait_max_ms,total_p50_ms,total_p90_ms,total_p95_ms,total_p99_ms,total_max_ms\n"
+        "group,outcome,count,ratio,enqueue_p50_ms,enqueue_p90_ms,enqueue_p95_ms,enqueue_p99_ms,enqueue_max_ms,wait_p50_ms,wait_p90_ms,wait_p95_ms,wait_p99_ms,wait_max_ms,total_p50_ms,total_p90_ms,total_p95_ms,total_p99_ms,total_max_ms,connect_p50_ms,connect_p90_ms,connect_p95_ms,connect_p99_ms,connect_max_ms,tls_p50_ms,tls_p90_ms,tls_p95_ms,tls_p99_ms,tls_max_ms\n"
 
     /// app: three passed through the queue and one 4xx error; invited: one passed.
     static func knownRun(_ recorder: Recorder) throws {
-        try recorder.record(queuedVisitor(3, group: "invited", enqueueMs: 40, waitMs: 400))
+        // The invited visitor opened its connection (https): its handshakes are the only ones.
+        var invited = queuedVisitor(3, group: "invited", enqueueMs: 40, waitMs: 400)
+        invited.connectTime = .milliseconds(7)
+        invited.tlsTime = .milliseconds(15)
+        try recorder.record(invited)
         try recorder.record(queuedVisitor(0, enqueueMs: 10, waitMs: 100))
         try recorder.record(directVisitor(4, enqueueMs: 5, outcome: .error, status: 400))
         try recorder.record(queuedVisitor(2, enqueueMs: 30, waitMs: 300))
@@ -27,11 +31,11 @@ struct ReportSummaryTests {
         let expected =
             Self.header
                 + """
-                app,passed,3,0.7500,20,30,30,30,30,200,300,300,300,300,220,330,330,330,330
-                app,error,1,0.2500,5,5,5,5,5,,,,,,5,5,5,5,5
-                invited,passed,1,1.0000,40,40,40,40,40,400,400,400,400,400,440,440,440,440,440
-                all,passed,4,0.8000,20,40,40,40,40,200,400,400,400,400,220,440,440,440,440
-                all,error,1,0.2000,5,5,5,5,5,,,,,,5,5,5,5,5
+                app,passed,3,0.7500,20,30,30,30,30,200,300,300,300,300,220,330,330,330,330,,,,,,,,,,
+                app,error,1,0.2500,5,5,5,5,5,,,,,,5,5,5,5,5,,,,,,,,,,
+                invited,passed,1,1.0000,40,40,40,40,40,400,400,400,400,400,440,440,440,440,440,7,7,7,7,7,15,15,15,15,15
+                all,passed,4,0.8000,20,40,40,40,40,200,400,400,400,400,220,440,440,440,440,7,7,7,7,7,15,15,15,15,15
+                all,error,1,0.2000,5,5,5,5,5,,,,,,5,5,5,5,5,,,,,,,,,,
 
                 """
         #expect(try readReport(directory, Recorder.summaryFile) == expected)
