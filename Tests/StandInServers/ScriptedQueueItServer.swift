@@ -12,6 +12,8 @@ package struct StandInRequest: Sendable {
     package var body: String
     /// The client's port: which connection carried the request.
     package var clientPort = 0
+    /// The client's address (`127.0.0.1`, or a source address the client bound).
+    package var clientAddress = ""
 
     package var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
     package var host: String? { header("Host") }
@@ -130,6 +132,7 @@ private final class ScriptedHandler: ChannelInboundHandler, @unchecked Sendable 
                 method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) },
                 body: body.readString(length: body.readableBytes) ?? "")
             request.clientPort = context.channel.remoteAddress?.port ?? 0
+            request.clientAddress = context.channel.remoteAddress?.ipAddress ?? ""
             let answer = respond(request)
             var headers = HTTPHeaders(answer.headers)
             headers.replaceOrAdd(name: "Content-Length", value: "\(answer.body.utf8.count)")

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `validate` is `run`'s own preflight (issue 12, item 4): what `run` refuses before it starts,
 /// `validate` refuses too, with the same words and exit 2; and inputs that used to crash the
 /// process (exit 132/134) or exhaust it are exit 2 with a message.
@@ -127,5 +131,42 @@ struct PreflightCommandTests {
             #expect(result.status == 2, "\(command): \(result.stderr)")
             #expect(result.stderr.hasPrefix(scenario.path + expected), "\(command): \(result.stderr)")
         }
+    }
+
+    @Test(
+        "device visitors that need more descriptors than the hard limit: exit 2 at run.concurrency, both numbers named")
+    func descriptorLimitRefused() throws {
+        var limit = rlimit()
+        #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        let hard = Int(min(limit.rlim_max, rlim_t(Int32.max)))
+        // Each visitor in flight holds two connections, both ends in the process: a quarter of
+        // the limit is already too many. Beyond the scenario's largest concurrency, skip.
+        let concurrency = hard / 4 + 100
+        guard concurrency <= 10_000_000 else { return }
+        let scenario = try TemporaryScenario(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { burst: \(concurrency) } ] }
+            run: { concurrency: \(concurrency) }
+            """)
+        let result = try QueueSimProcess.run(["validate", "--quiet", scenario.path], limit: .seconds(120))
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix(
+                "\(scenario.path):4:21: run.concurrency allows \(concurrency) visitors in flight at once"),
+            "\(result.stderr)")
+        #expect(result.stderr.contains("but this process may open \(hard) (ulimit -n's hard limit)"))
+        // The same plan on shared connections fits.
+        let shared = try TemporaryScenario(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { connections: shared }
+            arrivals: { phases: [ { burst: \(concurrency) } ] }
+            run: { concurrency: \(concurrency) }
+            """)
+        let fits = try QueueSimProcess.run(["validate", "--quiet", shared.path], limit: .seconds(120))
+        #expect(fits.status == 0, "\(fits.stderr)")
     }
 }

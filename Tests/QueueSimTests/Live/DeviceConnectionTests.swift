@@ -13,7 +13,7 @@ struct DeviceConnectionTests {
     /// (the reachability check's left out) and the report.
     static func run(
         enqueueKey: String, platform: String = "ios", connections: String, arrivals: String,
-        concurrency: Int = 100
+        concurrency: Int = 100, clientExtra: String = ""
     ) async throws -> (requests: [StandInRequest], reports: RunReports) {
         let counter = StandInEndpointTests.CallCounter()
         return try await ScriptedQueueItServer.with(script: StandInEndpointTests.script(counter)) { server in
@@ -22,7 +22,7 @@ struct DeviceConnectionTests {
                 name: connections
                 seed: 3
                 target: { customerId: acme, waitingRoomId: launch, endpoint: "http://127.0.0.1:\(server.port)" }
-                client: { platform: \(platform), pollInterval: 200ms, maxWait: 30s, requestTimeout: 5s, connections: \(connections) }
+                client: { platform: \(platform), pollInterval: 200ms, maxWait: 30s, requestTimeout: 5s, connections: \(connections)\(clientExtra) }
                 arrivals: \(arrivals)
                 visitors: [ { name: app, enqueueKey: \(enqueueKey) } ]
                 run: { concurrency: \(concurrency) }
@@ -90,6 +90,18 @@ struct DeviceConnectionTests {
             let connect = try #require(row.int("connect_ms"), "\(row)")
             #expect(connect >= 0 && connect < 1000)
             #expect(row["tls_ms"] == "", "plain HTTP has no TLS handshake")
+        }
+    }
+
+    @Test("client.sourceAddresses: visitors connect from the loopback addresses in turn, each from one")
+    func sourceAddresses() async throws {
+        let (requests, reports) = try await Self.run(
+            enqueueKey: "queue", connections: "device", arrivals: "{ phases: [ { burst: 6 } ] }",
+            clientExtra: ", sourceAddresses: 127.0.0.2-127.0.0.4")
+        #expect(reports.outcomes == ["passed": 6])
+        #expect(Set(requests.map(\.clientAddress)) == ["127.0.0.2", "127.0.0.3", "127.0.0.4"])
+        for (_, own) in Dictionary(grouping: requests, by: Self.visitor) {
+            #expect(Set(own.map(\.clientAddress)).count == 1, "a visitor's connections leave from one address")
         }
     }
 }
