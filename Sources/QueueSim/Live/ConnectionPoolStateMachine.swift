@@ -28,7 +28,8 @@ struct ConnectionPoolStateMachine {
     struct Execution: Equatable {
         var exchange: LiveExchange
         var connection: ConnectionID
-        /// The connection's first exchange: its handshakes are this exchange's.
+        /// The first exchange of a connection opened for it (not ahead of need): the
+        /// connection's handshakes are this exchange's.
         var freshConnection = false
     }
 
@@ -78,6 +79,8 @@ struct ConnectionPoolStateMachine {
         var served = 0
         /// Its connect attempt has not completed yet.
         var connectPending = false
+        /// Opened ahead of need (`warm`): its handshakes belong to no visitor's request.
+        var warmed = false
     }
 
     /// One owner's waiters, idle connections and connects in progress.
@@ -185,7 +188,11 @@ struct ConnectionPoolStateMachine {
         var action = Action.none
         guard batch > 0 else { return action }
         var queue = queues.removeValue(forKey: warmOwner) ?? OwnerQueue()
-        for _ in 0..<batch { action.connect.append(startConnect(for: warmOwner, &queue)) }
+        for _ in 0..<batch {
+            let id = startConnect(for: warmOwner, &queue)
+            connections[id.index].warmed = true
+            action.connect.append(id)
+        }
         store(queue, for: warmOwner)
         return action
     }
@@ -366,7 +373,8 @@ struct ConnectionPoolStateMachine {
             queue.waiting.removeFirst()
             waitingTotal -= 1
             connections[id.index].state = .busy(first)
-            action.execute = Execution(exchange: first, connection: id, freshConnection: fresh)
+            action.execute = Execution(
+                exchange: first, connection: id, freshConnection: fresh && !connections[id.index].warmed)
         } else if closeIfUnwanted {
             connections[id.index].state = .closing
             action.close = id
@@ -434,6 +442,7 @@ struct ConnectionPoolStateMachine {
         connections[index].owner = owner
         connections[index].served = 0
         connections[index].connectPending = true
+        connections[index].warmed = false
         return ConnectionID(index: index, generation: connections[index].generation)
     }
 

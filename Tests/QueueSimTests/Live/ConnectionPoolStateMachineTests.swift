@@ -296,4 +296,19 @@ struct ConnectionPoolStateMachineTests {
         #expect(machine.owner(of: apiConnection).endpoint == 1)
         #expect(machine.requestQueued(Self.exchange(2)).execute?.connection == ids[0])
     }
+
+    @Test(
+        "a connection opened ahead of need gives its handshake to nobody; one opened for a request gives it to that request"
+    )
+    func handshakeOwnership() throws {
+        var machine = Machine(limit: 4)
+        let warmed = try #require(machine.warm(1).connect.first)
+        let waiter = Self.exchange(1)
+        #expect(machine.requestQueued(waiter).connect.isEmpty, "the warming connection will serve it")
+        let started = machine.connectionEstablished(warmed)
+        #expect(started.execute == Machine.Execution(exchange: waiter, connection: warmed, freshConnection: false))
+        let other = Self.exchange(2)
+        let connect = try #require(machine.requestQueued(other).connect.first)
+        #expect(machine.connectionEstablished(connect).execute?.freshConnection == true)
+    }
 }
