@@ -76,24 +76,22 @@ struct RunSummaryScreen {
         lines.append("")
         lines.append("reports: \(report.directory)/{visitors,summary,timeline}.csv, run.json")
         lines.append(
-            "exit \(report.exitStatus.rawValue): "
-                + (report.shard != nil && report.exitStatus == .success
-                    ? "the shard finished (the run's verdict is queuesim merge's)"
-                    : report.exitStatus.meaning(thresholdCount: report.verdicts.count)))
+            ExitLine.screenLine(
+                report.exitStatus, thresholdCount: report.verdicts.count, isShard: report.shard != nil))
         lines.append("report: \(report.directory)/report.html")
         return lines.joined(separator: "\n")
     }
 
-    /// The outcome table: count and share of each outcome that occurred.
+    /// The outcome table of `run`, `merge` and `report`: count and share of each outcome that
+    /// occurred, shares written as thresholds are (`99.5%`, `PercentText`).
     static func outcomeLines(counts: [VisitorOutcome: Int], visitors: Int) -> [String] {
         var lines = ["outcome      count   share"]
         for outcome in VisitorOutcome.allCases {
             let count = counts[outcome] ?? 0
             guard count > 0 else { continue }
-            let share = visitors > 0 ? Double(count) / Double(visitors) * 100 : 0
             lines.append(
                 outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
-                    + String(count).leftPadded(to: 7) + " " + String(format: "%6.2f%%", share))
+                    + String(count).leftPadded(to: 7) + " " + PercentText.of(count, in: visitors).leftPadded(to: 7))
         }
         return lines
     }

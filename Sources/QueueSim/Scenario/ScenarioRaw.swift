@@ -23,7 +23,11 @@ struct RawScenario: Decodable {
 
     /// Keys people write in the wrong section, and where they go.
     static let misplacedKeyHints: [String: String] = {
-        var hints: [String: String] = ["groups": "`visitors` (the list of groups)", "dir": "`reports`"]
+        // `clock` is a top-level key, though `seed` and `clock` read like run settings.
+        var hints: [String: String] = [
+            "groups": "`visitors` (the list of groups)", "dir": "`reports`",
+            "clock": "the top level of the scenario (`clock: virtual`, beside `seed`)",
+        ]
         let sections: [(String, [String])] = [
             ("`target`", RawTarget.CodingKeys.allCases.map(\.rawValue)),
             ("`client`", RawClient.CodingKeys.allCases.map(\.rawValue)),
