@@ -25,10 +25,11 @@ struct TerminalCommandTests {
             ["-qec", "'\(queuesim)' run '\(scenario.path)' --out '\(out)'", "/dev/null"], limit: .seconds(30),
             program: "/usr/bin/script", environment: ["COLUMNS": "40"])
         #expect(result.status == 0, "\(result.stdout)")
-        // Every refresh clears the row and rewrites it: what follows each clear is one line.
+        // Every refresh clears the row and rewrites it: what follows each clear up to the next
+        // line end is one refresh (the last clear is followed by the end screen instead).
         let refreshes = result.stdout.components(separatedBy: "\r\u{1B}[2K").dropFirst().map {
-            String($0.prefix { $0 != "\r" && $0 != "\n" })
-        }.filter { !$0.isEmpty }
+            String($0.prefix { !$0.isNewline })
+        }.filter { $0.hasPrefix("00:") }
         #expect(refreshes.count >= 4, "\(result.stdout)")
         for line in refreshes {
             #expect(line.count <= 39, "\(line)")

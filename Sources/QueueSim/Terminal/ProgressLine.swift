@@ -37,8 +37,8 @@ package struct ProgressLine: Sendable {
                         "arrived \(snapshot.arrived)/\(snapshot.planned)", "\(snapshot.arrived)/\(snapshot.planned)",
                     ], rank: 0))
             parts.append(Part(forms: ["in queue \(snapshot.inQueue)", "queue \(snapshot.inQueue)"], rank: 3))
-            parts.append(Part(forms: ["passed \(snapshot.passed)", "ok \(snapshot.passed)"], rank: 1))
-            parts.append(Part(forms: ["errors \(snapshot.errors)", "ko \(snapshot.errors)"], rank: 1))
+            parts.append(Part(forms: ["passed \(snapshot.passed)", "pass \(snapshot.passed)"], rank: 1))
+            parts.append(Part(forms: ["errors \(snapshot.errors)", "err \(snapshot.errors)"], rank: 1))
             if let perSecond {
                 parts.append(Part(forms: ["req/s \(Int(perSecond.rounded()))"], rank: 4))
             }
@@ -60,8 +60,8 @@ package struct ProgressLine: Sendable {
                 parts.append(Part(forms: ["left ~\(Self.clockText(left))", "~\(Self.clockText(left))"], rank: 1))
             }
             parts.append(Part(forms: ["in queue \(snapshot.inQueue)", "queue \(snapshot.inQueue)"], rank: 3))
-            parts.append(Part(forms: ["passed \(snapshot.passed)", "ok \(snapshot.passed)"], rank: 2))
-            parts.append(Part(forms: ["errors \(snapshot.errors)", "ko \(snapshot.errors)"], rank: 2))
+            parts.append(Part(forms: ["passed \(snapshot.passed)", "pass \(snapshot.passed)"], rank: 2))
+            parts.append(Part(forms: ["errors \(snapshot.errors)", "err \(snapshot.errors)"], rank: 2))
         }
         if let p95 = snapshot.enqueueP95Milliseconds {
             parts.append(Part(forms: ["enqueue p95 \(p95)ms", "p95 \(p95)ms"], rank: 5))
