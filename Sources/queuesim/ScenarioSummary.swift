@@ -127,7 +127,8 @@ struct ScenarioSummary {
                 return ", \(name) from \(feeder.path) column \(feeder.column) (\(feeder.order.rawValue))"
             }
         }
-        let platform = (group.platform ?? scenario.client.platform).rawValue
+        // `ios`, or a mix: `ios 60%, android 40%` (each visitor's own is drawn from the seed).
+        let platform = group.platforms(client: scenario.client.platform).description
         return ", \(platform)" + source(group.enqueueKey, "enqueue key") + source(group.enqueueToken, "enqueue token")
             + source(group.inviteCode, "invite code")
     }

@@ -50,6 +50,8 @@ package final class Recorder {
     private var picture = LaunchPicture()
     private var row = CSVRowBuilder()
     private var finished = false
+    /// Whether the rows carry a platform (a group mixes platforms): the header says so too.
+    private var rowsHavePlatform = false
 
     /// Creates `directory` (and parents) if needed and opens the row spool in it, so that the
     /// final rename of `visitors.csv` stays on one file system.
@@ -78,6 +80,7 @@ package final class Recorder {
     /// exactly once, whatever its outcome.
     package func record(_ record: VisitorRecord) throws {
         guard !finished else { throw Failure.alreadyFinished }
+        if record.platform != nil { rowsHavePlatform = true }
         VisitorRowFormat.encode(record, into: &row)
         do {
             try spool.append(row: row.bytes, index: record.index)
@@ -137,7 +140,7 @@ package final class Recorder {
         report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
-            try spool.copyOrdered(header: VisitorRowFormat.header, into: file)
+            try spool.copyOrdered(header: VisitorRowFormat.header(platform: rowsHavePlatform), into: file)
         }
         spool.discard()
         files[Self.summaryFile] = try AtomicFileWriter.write(

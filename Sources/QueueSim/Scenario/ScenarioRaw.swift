@@ -108,7 +108,8 @@ struct RawGroup: Decodable, Sendable {
     var enqueueKey: Positioned<RawVisitorValue>?
     var enqueueToken: Positioned<RawVisitorValue>?
     var inviteCode: Positioned<RawVisitorValue>?
-    var platform: Positioned<String>?
+    /// `ios`, or a mix `{ ios: 60%, android: 40% }`: read by the validator.
+    var platform: YamlNode?
     var customerId: Positioned<String>?
     var waitingRoomId: Positioned<String>?
     var waitingRoomDomain: Positioned<String>?
