@@ -60,9 +60,10 @@ struct ServeBanner {
     static func eventStartLine(_ start: RoomStart, eventStart: Duration) -> String {
         let instant = start.startedAt.addingTimeInterval(eventStart.secondsDouble)
         guard eventStart > .zero else {
-            return "  event start:     \(StartInstant.text(instant)), second 0 (no pre-queue before it)"
+            return "  event start:     \(StartInstant.text(instant)), with second 0 (no pre-queue before it)"
         }
-        return "  event start:     \(StartInstant.text(instant)), second \(ScenarioUnits.describe(eventStart)) "
+        let into = ScenarioUnits.describe(eventStart)
+        return "  event start:     \(StartInstant.text(instant)), \(into) into the timeline "
             + "(until then enqueues wait in the pre-queue, shuffled at the event start)"
     }
 

@@ -18,7 +18,7 @@ struct ServeBannerCommandTests {
         let banner = try String(contentsOf: server.stdout, encoding: .utf8)
         #expect(
             banner.contains(
-                "  event start:     2026-01-01T00:00:30.000Z, second 30s (until then enqueues wait in the pre-queue, shuffled at the event start)"
+                "  event start:     2026-01-01T00:00:30.000Z, 30s into the timeline (until then enqueues wait in the pre-queue, shuffled at the event start)"
             ), "\(banner)")
         let commands = banner.split(separator: "\n").map(String.init).filter { $0.hasPrefix("    curl ") }
         try #require(commands.count == 2, "\(banner)")
