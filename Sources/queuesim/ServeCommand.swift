@@ -51,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "How much to log on stderr: info logs one line per second with requests (counts by route, failed statuses); debug one line per request; warning nothing per request."
+            "Logs on stderr: info (the default), a line per second with requests; debug, also a line per request sent."
     )
     var logLevel: LogLevelArgument = .info
 
