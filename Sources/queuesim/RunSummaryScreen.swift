@@ -14,6 +14,7 @@ struct RunSummaryScreen {
                 + "clock \(scenario.clock.rawValue), seed \(scenario.seed)")
         lines.append("")
         lines += Self.outcomeLines(counts: report.outcomeCounts, visitors: report.visitorCount)
+        lines += Self.platformLines(report.platformOutcomes)
         if !report.failureCauses.isEmpty {
             lines.append("")
             lines.append("why visitors failed (top causes by group):")
@@ -92,6 +93,25 @@ struct RunSummaryScreen {
             lines.append(
                 outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
                     + String(count).leftPadded(to: 7) + " " + PercentText.of(count, in: visitors).leftPadded(to: 7))
+        }
+        return lines
+    }
+
+    /// A group that mixes platforms hides which platform fared how: one line per platform, in
+    /// the order ios, android (empty when no group mixes).
+    static func platformLines(_ outcomes: [String: [VisitorOutcome: Int]]) -> [String] {
+        guard !outcomes.isEmpty else { return [] }
+        var lines = ["", "by platform (a group mixes platforms):"]
+        for platform in outcomes.keys.sorted(by: { ($0 == "ios" ? 0 : 1, $0) < ($1 == "ios" ? 0 : 1, $1) }) {
+            let counts = outcomes[platform] ?? [:]
+            let total = counts.values.reduce(0, +)
+            let parts = VisitorOutcome.allCases.compactMap { outcome -> String? in
+                guard let count = counts[outcome], count > 0 else { return nil }
+                return "\(outcome.rawValue) \(count) (\(PercentText.of(count, in: total)))"
+            }
+            lines.append(
+                "  " + platform.padding(toLength: 9, withPad: " ", startingAt: 0) + String(total).leftPadded(to: 7)
+                    + "  " + parts.joined(separator: ", "))
         }
         return lines
     }

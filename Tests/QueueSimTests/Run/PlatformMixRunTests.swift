@@ -23,6 +23,12 @@ struct PlatformMixRunTests {
             #expect(row["group"] == "app")
             #expect(row["outcome"] == (row["platform"] == "ios" ? "error" : "passed"), "\(row)")
         }
+        // The end screen's summary by platform counts the rows' platforms.
+        let platforms = reports.visitors.counts("platform")
+        #expect(
+            reports.report.platformOutcomes == [
+                "ios": [.error: platforms["ios"] ?? 0], "android": [.passed: platforms["android"] ?? 0],
+            ])
         // The same seed draws the same platforms.
         let again = try RunFixture.virtual(Self.outage)
         #expect(again.visitors.column("platform") == reports.visitors.column("platform"))
@@ -37,6 +43,7 @@ struct PlatformMixRunTests {
         let first = try RunFixture.virtual(plain)
         let second = try RunFixture.virtual(hundred)
         #expect(!first.visitors.header.contains("platform"))
+        #expect(first.report.platformOutcomes.isEmpty)
         for file in [Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile] {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: first.directory + "/" + file))
             #expect(try Data(contentsOf: URL(fileURLWithPath: second.directory + "/" + file)) == bytes, "\(file)")
