@@ -30,6 +30,9 @@ package struct RunDescription: Sendable, Equatable {
     /// The cap on waits (`client.maxWait`, or a shorter `run.duration`): percentiles at it are
     /// marked censored. Nil when unknown (a merged or rebuilt report).
     package var waitCap: MeasurementCap?
+    /// What was rehearsed (`run.json`'s `configuration`, the page's "Rehearsed configuration").
+    /// Nil when unknown (a merged report, or one rebuilt from an older `run.json`).
+    package var configuration: RunConfiguration?
 
     package init(
         scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
@@ -162,6 +165,12 @@ struct RunManifest: Encodable {
     var shards: MergedShards?
     /// A merged run: how many shards' reports it was made from (`shards.count` is N).
     var mergedFrom: Int?
+    /// What was rehearsed: room, groups, feeders, arrivals, overrides (issue 29).
+    var configuration: RunConfiguration?
+    /// Answers by endpoint and status (nil in a merged report: shards do not carry them).
+    var requestsByEndpoint: [EndpointFigures]?
+    /// The queue page's answer times over the run, as the page draws them.
+    var queuePageLatency: QueuePageLatencyFigures?
 
     struct ShardEntry: Codable, Equatable {
         var index: Int
@@ -336,6 +345,9 @@ struct RunManifest: Encodable {
         case startLagMs = "start_lag_ms"
         case shard, shards
         case mergedFrom = "merged_from"
+        case configuration
+        case requestsByEndpoint = "requests_by_endpoint"
+        case queuePageLatency = "queue_page_latency_ms"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -370,6 +382,9 @@ struct RunManifest: Encodable {
         try container.encodeIfPresent(shard, forKey: .shard)
         try container.encodeIfPresent(shards, forKey: .shards)
         try container.encodeIfPresent(mergedFrom, forKey: .mergedFrom)
+        try container.encodeIfPresent(configuration, forKey: .configuration)
+        try container.encodeIfPresent(requestsByEndpoint, forKey: .requestsByEndpoint)
+        try container.encodeIfPresent(queuePageLatency, forKey: .queuePageLatency)
     }
 
     init(
@@ -379,6 +394,7 @@ struct RunManifest: Encodable {
     ) {
         commandLine = description.commandLine
         overrides = description.overrides
+        configuration = description.configuration
         (groups, overall) = GroupFigures.of(statistics, waitCap: description.waitCap)
         runId = description.runId
         endpoint = description.endpoint

@@ -99,7 +99,7 @@ package enum ShardMerge {
             header: ReportPage.Header(
                 startedAt: RunManifest.timestamp(startedAt), endedAt: RunManifest.timestamp(endedAt),
                 durationMs: max(0, end.milliseconds), exitStatus: exitStatus, requests: timeline.requestCount,
-                incomplete: incomplete, merged: merged),
+                incomplete: incomplete, merged: merged, startInstant: description.startAt ?? startedAt),
             verdicts: verdicts, statistics: statistics, series: timeline.series(end: end), picture: picture,
             generator: nil)
         files[Recorder.pageFile] = try AtomicFileWriter.write(
