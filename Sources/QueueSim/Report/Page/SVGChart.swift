@@ -75,10 +75,15 @@ struct SVGChart {
         var yTicks: Int
         var maxPoints: Int
         var hover: Bool
+        /// The rotated y-axis title: on a phone it would run into the tick labels, and the
+        /// ticks carry the unit (`500/s`, `20 s`) and the caption says what is drawn.
+        var yTitle: Bool
     }
 
-    static let wide = Frame(width: 1180, height: 300, left: 80, xTicks: 10, yTicks: 5, maxPoints: 600, hover: true)
-    static let narrow = Frame(width: 400, height: 260, left: 54, xTicks: 4, yTicks: 4, maxPoints: 150, hover: false)
+    static let wide = Frame(
+        width: 1180, height: 300, left: 80, xTicks: 10, yTicks: 5, maxPoints: 600, hover: true, yTitle: true)
+    static let narrow = Frame(
+        width: 400, height: 260, left: 50, xTicks: 4, yTicks: 4, maxPoints: 150, hover: false, yTitle: false)
     static let right = 16.0
     static let top = 16.0
     static let bottom = 46.0
@@ -137,8 +142,10 @@ struct SVGChart {
             "<line class=\"axis\" x1=\"\(Self.f(frame.left))\" x2=\"\(Self.f(frame.left + plotWidth))\" y1=\"\(Self.f(Self.top + plotHeight))\" y2=\"\(Self.f(Self.top + plotHeight))\"/>\n"
         svg +=
             "<text class=\"label\" x=\"\(Self.f(frame.left + plotWidth / 2))\" y=\"\(Self.f(frame.height - 6))\" text-anchor=\"middle\">\(HTML.escape(xLabel))</text>\n"
-        svg +=
-            "<text class=\"label\" transform=\"translate(14 \(Self.f(Self.top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTML.escape(yLabel))</text>\n"
+        if frame.yTitle {
+            svg +=
+                "<text class=\"label\" transform=\"translate(14 \(Self.f(Self.top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTML.escape(yLabel))</text>\n"
+        }
         for (index, line) in shown.enumerated() where !line.points.isEmpty {
             let path: String
             switch line.style {
