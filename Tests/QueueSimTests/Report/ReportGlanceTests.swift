@@ -216,3 +216,49 @@ struct ReportGlanceTests {
         #expect(LatencyOverTime.value(ofBucket: LatencyOverTime.bucket(of: 17)) == 17)
     }
 }
+
+/// Issue 28's report pieces on the wall clock: the connection model that ran, new connections
+/// per second beside arrivals (and in timeline.csv), handshake percentiles in the tables, and
+/// clock times on the time axes.
+@Suite("report.html on the wall clock: connections and clock times", .timeLimit(.minutes(1)))
+struct WallReportGlanceTests {
+    @Test func connectionsOpenedAreCountedChartedAndTabled() async throws {
+        let yaml = """
+            version: 1
+            name: wall-glance
+            seed: 5
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { pollInterval: 200ms, maxWait: 1m, requestTimeout: 5s, connections: device }
+            arrivals: { phases: [ { duration: 1s, rate: 12 } ] }
+            visitors: [ { name: app } ]
+            waitingRoom: { mode: queue, outflow: 6000/min }
+            """
+        let (report, directory) = try await VirtualRun.runOnWallClock(yaml)
+        #expect(report.visitorCount == 12)
+        let manifest = try ReportGlanceTests.manifest(directory)
+        let generator = try #require(manifest["generator"] as? [String: Any])
+        let opened = try #require(generator["connections_opened"] as? Int)
+        #expect(opened >= 12, "device: every visitor opens its own")
+
+        // timeline.csv's per-second count adds up to run.json's total, and the answers are there.
+        let timeline = try CSVColumnReader.parse(try readReport(directory, Recorder.timelineFile), path: "")
+        let column = try #require(timeline[0].firstIndex(of: "connections_opened"))
+        #expect(timeline.dropFirst().compactMap { Int($0[column]) }.reduce(0, +) == opened)
+        #expect(timeline.dropFirst().allSatisfy { Int($0[column]) != nil }, "a count in every second")
+        let enqueueOK = try #require(timeline[0].firstIndex(of: "enqueue_ok"))
+        #expect(timeline.dropFirst().compactMap { Int($0[enqueueOK]) }.reduce(0, +) == 12)
+
+        let html = try readReport(directory, Recorder.pageFile)
+        #expect(html.contains("<dt>connections</dt><dd>device, \(opened) opened</dd>"))
+        #expect(html.contains("Arrivals and new connections (per second)"))
+        #expect(html.contains("new connections/s"))
+        // The handshake of each visitor's first request: connect p50 has a value, not "–".
+        let row = try #require(html.components(separatedBy: "<tr class=\"passed\"><td>all</td>").last)
+        let cells = row.prefix(while: { $0 != "\n" }).components(separatedBy: "<td class=\"num\">").dropFirst()
+        #expect(cells.count == 12)
+        #expect(cells.dropFirst(8).first?.hasPrefix("–") == false, "connect p50: \(cells)")
+        // Clock times (UTC) on the time axes: a 2-second run ticks on whole seconds of the day.
+        #expect(html.contains("time (UTC)"))
+        #expect(html.range(of: #">\d\d:\d\d:\d\d</text>"#, options: .regularExpression) != nil)
+    }
+}
