@@ -262,3 +262,42 @@ struct WallReportGlanceTests {
         #expect(html.range(of: #">\d\d:\d\d:\d\d</text>"#, options: .regularExpression) != nil)
     }
 }
+
+extension ReportGlanceTests {
+    /// A merged report names what its shards rehearsed: the first shard's configuration, with
+    /// the whole run's concurrency and plan rather than one shard's share.
+    @Test func aMergedRunsConfigurationIsTheWholeRuns() throws {
+        let folder = try RunFixture.makeFolder()
+        let scenario = try RunFixture.scenario(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { burst: 30 } ] }
+            visitors: [ { name: app } ]
+            waitingRoom: { outflow: 600/min }
+            run: { concurrency: 90 }
+            """, folder: folder)
+        let reports = (0..<3).map { index in
+            var description = describeRun(groups: ["app"])
+            var shardScenario = scenario
+            shardScenario.run.concurrency = 30
+            description.configuration = RunConfiguration(
+                scenario: shardScenario, overrides: ["shard": "\(index)/3"], plannedVisitors: 10)
+            return ShardReport(
+                description: description,
+                identity: ShardIdentity(
+                    shard: PlanShard(index: index, count: 3)!, visitorsOverride: nil, plannedVisitors: 30,
+                    shardVisitors: 10),
+                ending: ending(at: 1000), statistics: OutcomeStatistics(groupNames: ["app"]), requestsPerSecond: [])
+        }
+        let merged = try #require(ShardMerge.configuration(of: reports, plannedVisitors: 30))
+        #expect(merged.run.concurrency == 90)
+        #expect(merged.arrivals.plannedVisitors == 30)
+        #expect(merged.overrides.isEmpty)
+        #expect(merged.room?.outflowPerMinute == 600)
+        // A shard written before the configuration existed: not recorded, rather than a guess.
+        var older = reports
+        older[1].configuration = nil
+        #expect(ShardMerge.configuration(of: older, plannedVisitors: 30) == nil)
+    }
+}

@@ -82,6 +82,7 @@ package enum ShardMerge {
             thresholds: thresholds, runId: runId, endpoint: first.endpoint, timelineMarks: first.timelineMarks)
         description.commandLine = commandLine.map(SecretRedaction.redact)
         description.startAt = first.startAt.flatMap(StartInstant.parse)
+        description.configuration = Self.configuration(of: reports, plannedVisitors: first.plannedVisitors)
         let ending = RunEnding(
             end: end, startedAt: startedAt, endedAt: endedAt, interrupted: interrupted, terminated: terminated,
             incomplete: incomplete)
@@ -228,5 +229,18 @@ package enum ShardMerge {
 
     private static func date(_ text: String) -> Date? {
         StartInstant.parse(text)
+    }
+
+    /// The shards rehearsed one configuration, each with its share of `run.concurrency` and of
+    /// the plan: the merged run's is the first shard's with the whole's concurrency and plan.
+    /// Nil when a shard's `shard.json` predates the configuration.
+    static func configuration(of reports: [ShardReport], plannedVisitors: Int) -> RunConfiguration? {
+        let configurations = reports.compactMap(\.configuration)
+        guard var configuration = configurations.first, configurations.count == reports.count else { return nil }
+        configuration.run.concurrency = configurations.reduce(0) { $0 + $1.run.concurrency }
+        configuration.arrivals.plannedVisitors = plannedVisitors
+        // The merged run is the whole plan, not the first shard's part of it.
+        configuration.overrides["shard"] = nil
+        return configuration
     }
 }
