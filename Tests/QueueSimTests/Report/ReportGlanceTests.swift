@@ -301,3 +301,37 @@ extension ReportGlanceTests {
         #expect(ShardMerge.configuration(of: older, plannedVisitors: 30) == nil)
     }
 }
+
+extension ReportGlanceTests {
+    /// A killed run's recovered report still says what was rehearsed (`.run.pending.json` keeps
+    /// it), and says the answers by endpoint died with the process rather than showing none.
+    @Test func aRecoveredRunKeepsItsConfiguration() throws {
+        let directory = try makeReportDirectory()
+        let folder = try RunFixture.makeFolder()
+        let scenario = try RunFixture.scenario(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { burst: 3 } ] }
+            visitors: [ { name: app } ]
+            waitingRoom: { outflow: 1200/min }
+            """, folder: folder)
+        var description = describeRun(groups: ["app"], runId: "20250301T120000Z-dead")
+        description.configuration = RunConfiguration(scenario: scenario, overrides: [:], plannedVisitors: 3)
+        do {
+            let recorder = try Recorder(directory: directory, description: description)
+            try recorder.record(directVisitor(0, arrival: 0, enqueueMs: 20, outcome: .passed))
+            try recorder.flushRows()
+        }
+        _ = try ReportRecovery.recover(directory)
+        let manifest = try Self.manifest(directory)
+        let room = try #require((manifest["configuration"] as? [String: Any])?["room"] as? [String: Any])
+        #expect(room["outflow_per_minute"] as? Double == 1200)
+        #expect(manifest["requests_by_endpoint"] == nil)
+        let html = try readReport(directory, Recorder.pageFile)
+        #expect(html.contains("<dt>outflow</dt><dd>1,200/min</dd>"))
+        #expect(html.contains("Not recorded: a merged or recovered report"))
+        let timeline = try readReport(directory, Recorder.timelineFile).split(separator: "\n")
+        #expect(timeline[1].hasSuffix(",,,,,,,"), "connections and answers unknown: empty, not 0")
+    }
+}
