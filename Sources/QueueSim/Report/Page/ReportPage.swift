@@ -290,7 +290,7 @@ struct ReportPage {
         .banner{padding:10px 14px;border-radius:6px;font-size:16px;margin:4px 0 12px}.banner strong{font-size:22px;margin-right:10px}
         .banner.pass{background:var(--okbg);color:var(--c1)}.banner.fail{background:var(--kobg);color:var(--c2)}.banner.warn{background:var(--warnbg);color:var(--mark)}
         dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
-        .scroll{overflow-x:auto;max-width:100%}
+        .scroll{overflow-x:auto;max-width:100%}.scroll td:first-child,.scroll th:first-child{position:sticky;left:0;background:var(--bg)}
         table{border-collapse:collapse;margin:8px 0}th,td{padding:3px 10px;border-bottom:1px solid var(--grid);text-align:left;white-space:nowrap}
         tr.total td{font-weight:600}.note{color:var(--muted);font-size:12px}
         td.num{text-align:right;font-variant-numeric:tabular-nums}.pass{color:var(--c1)}.fail,.warn{color:var(--c2);font-weight:600}
