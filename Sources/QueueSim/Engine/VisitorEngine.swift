@@ -125,6 +125,7 @@ struct VisitorEngine {
     ) -> Action {
         guard takeAwaited(slot: slot, serial: serial) else { return .none }
         if tracksRequestDeadlines { slots.modify(slot) { $0.firstHandshake.settle(handshake) } }
+        countAnswer(slot: slot, status: .init(code: response.head.status.code), at: now)
         return advance(slot, at: now) { $0.received(response, at: now) }
     }
 
@@ -135,6 +136,7 @@ struct VisitorEngine {
     ) -> Action {
         guard takeAwaited(slot: slot, serial: serial) else { return .none }
         if tracksRequestDeadlines { slots.modify(slot) { $0.firstHandshake.settle(handshake) } }
+        countAnswer(slot: slot, status: .init(error), at: now)
         return advance(slot, at: now) { $0.failed(error, at: now) }
     }
 
@@ -277,6 +279,7 @@ struct VisitorEngine {
         let step = slots.modify(slot) { visitor in
             let before = visitor.machine.phase
             let action = event(&visitor.machine)
+            if case .send = action { visitor.requestSentAt = now }
             return (before: before, after: visitor.machine.phase, action: action)
         }
         guard let step else { return .none }
@@ -307,6 +310,16 @@ struct VisitorEngine {
         progress.finished += 1
         outcomeCounts[Self.outcomes.firstIndex(of: result.outcome)!] += 1
         return FinishedVisitor(index: index, arrival: arrival, groupIndex: groupIndex, result: result)
+    }
+
+    /// Counts the answer (or failure) to the request of the visitor in `slot`, by the phase that
+    /// sent it and the time since it was sent.
+    private mutating func countAnswer(slot: Int, status: RequestStatistics.Status, at now: RunInstant) {
+        guard let (phase, sentAt) = slots.modify(slot, { ($0.machine.phase, $0.requestSentAt) }) else { return }
+        let elapsed = now.sinceOrigin - sentAt.sinceOrigin
+        sent.answers.answered(
+            .init(Self.kind(of: phase)), status: status, milliseconds: UInt64(max(0, elapsed.wholeMilliseconds)),
+            inSecond: Timeline.second(of: now))
     }
 
     /// Gives the request a serial and a deadline; returns the serial.

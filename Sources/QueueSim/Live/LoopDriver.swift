@@ -15,6 +15,8 @@ final class LoopDriver: LiveExchangeOwner {
         var connectionsOpened: Int
         /// New connections per second of the run.
         var connectionsPerSecond: PerSecondCounts
+        /// The answers its visitors got, by endpoint and status.
+        var answers: RequestStatistics
     }
 
     let loop: any EventLoop
@@ -279,7 +281,7 @@ final class LoopDriver: LiveExchangeOwner {
         promise.succeed(
             Outcome(
                 requestsPerSecond: engine.sent.perSecond, health: health, connectionsOpened: pool.connectionsOpened,
-                connectionsPerSecond: pool.opened))
+                connectionsPerSecond: pool.opened, answers: engine.sent.answers))
     }
 
     private func fail(_ error: any Error) {

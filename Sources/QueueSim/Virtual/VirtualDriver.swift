@@ -41,6 +41,7 @@ struct VirtualDriver {
         for second in 0..<requestsPerSecond.count where requestsPerSecond[second] != 0 {
             recorder.recordRequests(requestsPerSecond[second], inSecond: second)
         }
+        recorder.recordAnswers(engine.sent.answers)
     }
 
     func abandonRowWriter() {
