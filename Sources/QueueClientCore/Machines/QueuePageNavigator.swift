@@ -82,8 +82,11 @@ package struct QueuePageNavigator: Sendable {
     /// visitor in the queue carries one reference instead of the settings' 48 bytes.
     final class SharedSettings: Sendable {
         let settings: Settings
-        /// `Accept` and `User-Agent`, built (and validated) once for every page load of the group.
+        /// The WebView's page load fields (`PlatformHeaders.pageLoad`), built (and validated)
+        /// once for every page load of the group.
         let pageHeaders: HTTPFields
+        /// Where the visitor's `Cookie` goes among them; nil: last.
+        let cookieIndex: Int?
         /// The last target URL parsed for a visitor of the group. Every visitor of a room gets
         /// the same `EventTargetUrl`: parsed once, its host and path strings are shared by
         /// every waiting visitor instead of copied into each.
@@ -94,10 +97,8 @@ package struct QueuePageNavigator: Sendable {
 
         init(_ settings: Settings) {
             self.settings = settings
-            var headers = HTTPFields()
-            headers[.accept] = QueuePageNavigator.acceptHeader
-            headers[.userAgent] = settings.userAgent
-            pageHeaders = headers
+            pageHeaders = PlatformHeaders.pageLoad(platform: settings.platform, userAgent: settings.userAgent)
+            cookieIndex = PlatformHeaders.cookieIndex(settings.platform)
         }
 
         /// `SimpleURL(text)`, sharing the host and path strings of the last queue URL parsed.
@@ -118,8 +119,6 @@ package struct QueuePageNavigator: Sendable {
             return url
         }
     }
-
-    static let acceptHeader = "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8"
 
     private let sharedSettings: SharedSettings
     package var settings: Settings { sharedSettings.settings }
@@ -225,6 +224,12 @@ package struct QueuePageNavigator: Sendable {
             if case .tls(let reason) = error {
                 state = .finished
                 return .finish(.sslError("SslError: \(reason)"))
+            }
+            // Android's WebView times out no slow page: a load still unanswered when `maxWait`
+            // ends was given up by the visitor (its timeout is that instant), not failed.
+            if error == .timedOut, now >= deadline, !settings.platform.webViewTimesOutSlowPages {
+                state = .finished
+                return .finish(.queued)
             }
             return pageLoadFailed("the queue page failed to load: \(error)", httpError: false, at: now)
         case .idle, .waitingToPoll, .waitingOutMaxWait, .finished:
@@ -376,7 +381,12 @@ package struct QueuePageNavigator: Sendable {
             method: .get, scheme: currentURL.scheme, authority: currentURL.authority, path: currentURL.pathAndQuery,
             headerFields: sharedSettings.pageHeaders)
         if let cookie = cookies.header(for: currentURL.host) {
-            head.headerFields[.cookie] = cookie
+            let field = HTTPField(name: .cookie, value: cookie)
+            if let index = sharedSettings.cookieIndex {
+                head.headerFields.insert(field, at: index)
+            } else {
+                head.headerFields.append(field)
+            }
         }
         return .send(OutgoingRequest(head: head), queueUrlChanged: queueUrlChanged)
     }

@@ -166,14 +166,15 @@ public final class QueueItEngine: Sendable {
         let parameters = EnqueueParameters(
             address: address, userId: userId, userAgent: userAgent, sdkVersion: sdkVersion, layoutName: themeName,
             language: language, enqueueToken: enqueueToken, enqueueKey: enqueueKey,
-            userIdInURL: options.platform.sendsUserIdInURLs)
+            userIdInURL: options.platform.sendsUserIdInURLs, platform: options.platform)
         var machine = EnqueueMachine(parameters: parameters, platform: options.platform)
         var action = machine.start(at: clock.now)
         while true {
             switch action {
             case .send(let request):
                 QueueItLogger.logger.debug("enqueue request", metadata: ["attempt": "\(machine.attempts)"])
-                switch await transport.execute(request, timeout: options.effectiveRequestTimeout) {
+                let timeout = options.timeout(for: .enqueue, giveUpAt: clock.now)
+                switch await transport.execute(request, timeout: timeout.answerBound(sentAt: clock.now)) {
                 case .success(let response): action = machine.received(response, at: clock.now)
                 case .failure(let error): action = machine.failed(error, at: clock.now)
                 }
@@ -235,7 +236,8 @@ public final class QueueItEngine: Sendable {
             switch action {
             case .send(let request, let urlChanged):
                 if urlChanged { listener.onQueueUrlChanged(navigator.currentURL.description) }
-                switch await transport.execute(request, timeout: options.effectiveRequestTimeout) {
+                let timeout = options.timeout(for: .queuePage, giveUpAt: navigator.maxWaitEnds)
+                switch await transport.execute(request, timeout: timeout.answerBound(sentAt: clock.now)) {
                 case .success(let response): action = navigator.received(response, at: clock.now)
                 case .failure(let error): action = navigator.failed(error, at: clock.now)
                 }
@@ -243,6 +245,11 @@ public final class QueueItEngine: Sendable {
                 guard (try? await clock.sleep(until: deadline)) != nil else { return }
                 action = navigator.waited(at: clock.now)
             case .finish(.passed(let token)):
+                guard token != nil || options.platform.passesWithoutToken else {
+                    // Android: the view closes and no callback fires (`PendingPassStore`).
+                    QueueItLogger.logger.error("target reached without a queueittoken: no pass on Android")
+                    return
+                }
                 QueueItLogger.logger.info("queue passed", metadata: ["token": "\(token == nil ? "absent" : "present")"])
                 listener.onQueuePassed(info: QueuePassedInfo(queueItToken: token))
                 return
