@@ -42,7 +42,7 @@ struct QueueItEngineTests {
         #expect(listener.events == ["passed(token)"])
         #expect(
             transport.sent[0].bodyText
-                == #"{"userId":"device-1","userAgent":"QueueClientCore/1 (headless Queue-it engine)","sdkVersion":"iOS-3.5.1","layoutName":"Dark","language":"en-US"}"#
+                == #"{"userId":"device-1","userAgent":"QueueClientCore\/1 (headless Queue-it engine)","sdkVersion":"iOS-3.5.1","layoutName":"Dark","language":"en-US"}"#
         )
     }
 
