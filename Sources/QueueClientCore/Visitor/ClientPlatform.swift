@@ -52,6 +52,21 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
     /// (an empty one, `queueittoken=`, is kept and passes).
     package var passesWithoutToken: Bool { self == .ios }
 
+    /// Whether a server redirect to another host loads inside the WebView: iOS allows every
+    /// navigation but a tapped link off the queue host (`decidePolicyForNavigationAction`);
+    /// Android's `UriOverrider` hands any other host to the browser and cancels.
+    package var followsOffHostRedirects: Bool { self == .ios }
+
+    /// Whether a navigation that fails to load leaves the WebView on the page it showed: WebKit
+    /// keeps the committed page when a provisional navigation fails (the SDK handles no
+    /// failure); Android's WebView shows its error page and the SDK reloads (`queuePageRetry`).
+    package var keepsPageOnFailedNavigation: Bool { self == .ios }
+
+    /// Whether the queue host is compared as the API wrote it: Android's `UriOverrider` uses
+    /// `equals` against the WebView's lowercased host; queuesim compares iOS's (also `isEqualToString`
+    /// in `QueueITWKViewController.m`) case-insensitively, as before.
+    package var comparesQueueHostAsWritten: Bool { self == .android }
+
     /// What the WebView does when a queue page fails to load.
     package var queuePageRetry: QueuePageRetry {
         switch self {
