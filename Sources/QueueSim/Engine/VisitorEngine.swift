@@ -51,7 +51,7 @@ struct VisitorEngine {
     private let parts: Int
     /// The next planned visitor of this engine, not started yet.
     private(set) var nextArrival: PlannedVisitor?
-    private let templates: [VisitorConfiguration]
+    private let templates: [[VisitorConfiguration]]
     /// The most visitors in flight at once (this engine's share of `run.concurrency`).
     let quota: Int
     private(set) var inFlight = 0
@@ -75,11 +75,11 @@ struct VisitorEngine {
     private(set) var sent = SentRequests()
 
     /// - Parameters:
-    ///   - templates: one configuration per group (`PreparedRun.makeGroupTemplates` for a
-    ///     thread of its own).
+    ///   - templates: one configuration per group and platform of its mix
+    ///     (`PreparedRun.makeGroupTemplates` for a thread of its own).
     ///   - quota: the most visitors in flight at once.
     init(
-        plan: VisitorPlan, part: Int = 0, of parts: Int = 1, templates: [VisitorConfiguration], quota: Int = .max,
+        plan: VisitorPlan, part: Int = 0, of parts: Int = 1, templates: [[VisitorConfiguration]], quota: Int = .max,
         tracksRequestDeadlines: Bool
     ) throws {
         self.plan = plan

@@ -58,13 +58,21 @@ package struct ResolvedClientSettings: Sendable, Equatable {
 }
 
 extension Scenario {
-    /// The platforms the groups run as, in group order, each once.
+    /// The platforms the groups run as (a mix's each), in group order, each once.
     package var platforms: [ClientPlatform] {
         var seen: [ClientPlatform] = []
-        for group in groups where !seen.contains(group.platform ?? client.platform) {
-            seen.append(group.platform ?? client.platform)
+        for group in groups {
+            for share in group.platforms(client: client.platform).shares where !seen.contains(share.platform) {
+                seen.append(share.platform)
+            }
         }
         return seen
+    }
+
+    /// Whether some group mixes platforms: then a visitor's group no longer says its platform,
+    /// and visitors.csv gains a `platform` column.
+    package var mixesPlatforms: Bool {
+        groups.contains { $0.platformMix != nil }
     }
 
     /// The longest request timeout any group runs with.

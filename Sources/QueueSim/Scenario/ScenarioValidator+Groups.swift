@@ -75,16 +75,19 @@ extension ScenarioValidator {
                 fail(
                     "a group gives either `enqueueKey` or `enqueueToken`, not both (the SDK sends one)", at: token.mark)
             }
-            let platform = group.platform.map { choice($0, key: "\(key).platform", default: clientPlatform) }
+            let platforms = group.platform.flatMap { platformMix($0, key: "\(key).platform", client: clientPlatform) }
             let inviteCode = group.inviteCode.flatMap { visitorValue($0, key: "\(key).inviteCode") }
-            if let code = group.inviteCode, (platform ?? clientPlatform) != .android {
+            if let code = group.inviteCode,
+                (platforms ?? .only(clientPlatform)).shares.contains(where: { $0.platform != .android })
+            {
                 fail(
                     "`\(key).inviteCode` is Android's (its SDK sends it as `code=` on the queue URL; iOS has none); give this group `platform: android`",
                     at: code.mark)
             }
             var visitorGroup = VisitorGroup(
                 name: name.value, weight: weight, flow: flow, enqueueKey: enqueueKey, enqueueToken: enqueueToken,
-                overrides: overrides, inviteCode: inviteCode, platform: platform)
+                overrides: overrides, inviteCode: inviteCode, platform: platforms?.single)
+            if let platforms, platforms.isMixed { visitorGroup.platformMix = platforms }
             visitorGroup.connections = connectionModel(group.connections, key: "\(key).connections")
             groups.append(visitorGroup)
         }

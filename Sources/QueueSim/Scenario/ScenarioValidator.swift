@@ -197,6 +197,14 @@ struct ScenarioValidator {
         return settings
     }
 
+    /// "; did you mean `partner`?" for a near miss, else the groups there are.
+    static func groupHint(_ name: String, among groupNames: [String]) -> String {
+        if let suggestion = YamlKnownKeys.closest(to: name, among: groupNames) {
+            return "; did you mean `\(suggestion)`?"
+        }
+        return " (\(groupNames.map { "`\($0)`" }.joined(separator: ", ")))"
+    }
+
     /// A threshold is one line (`passed >= 99%`), or, for one visitor group, a one-key mapping
     /// `- partner: wait.p95 < 5m` (or the line `"partner: wait.p95 < 5m"`).
     private mutating func thresholds(_ raw: YamlList<YamlNode>?, groupNames: [String]?) -> [Threshold] {
@@ -207,9 +215,8 @@ struct ScenarioValidator {
             var group: (name: String, mark: YamlMark)?
             if case .mapping(let pairs) = node.content, pairs.count == 1, let name = pairs[0].key.scalarText {
                 if let groupNames, !groupNames.contains(name) {
-                    let known = groupNames.map { "`\($0)`" }.joined(separator: ", ")
                     fail(
-                        "a threshold for one group reads `- GROUP: METRIC OPERATOR VALUE`, but `\(name)` is not one of the scenario's groups (\(known))",
+                        "a threshold for one group reads `- GROUP: METRIC OPERATOR VALUE`, but `\(name)` is not one of the scenario's groups\(Self.groupHint(name, among: groupNames))",
                         at: pairs[0].key.mark)
                     continue
                 }
@@ -225,9 +232,8 @@ struct ScenarioValidator {
             switch ThresholdParser.parse(group.map { "\($0.name): \(text)" } ?? text) {
             case .success(let threshold):
                 if let name = threshold.group, let groupNames, !groupNames.contains(name) {
-                    let known = groupNames.map { "`\($0)`" }.joined(separator: ", ")
                     fail(
-                        "this threshold names the group `\(name)`, but the scenario's groups are \(known)",
+                        "this threshold names the group `\(name)`, but it is not one of the scenario's groups\(Self.groupHint(name, among: groupNames))",
                         at: group?.mark ?? lineNode.mark)
                     continue
                 }
