@@ -82,8 +82,15 @@ struct ReportCommandTests {
         #expect(wait["count"] as? Int == 0 && wait["p50"] is NSNull)
         // A wall run stamps every timeline second in UTC.
         let timeline = try String(contentsOfFile: out + "/timeline.csv", encoding: .utf8).split(separator: "\n")
-        #expect(timeline[0].hasSuffix(",time_utc"))
-        #expect(timeline[1].hasSuffix("Z") && timeline[1].contains("T"), "\(timeline[1])")
+        let header = timeline[0].split(separator: ",")
+        let time = try #require(header.firstIndex(of: "time_utc"))
+        let cells = timeline[1].split(separator: ",", omittingEmptySubsequences: false)
+        #expect(cells[time].hasSuffix("Z") && cells[time].contains("T"), "\(timeline[1])")
+        // The wall clock counts the connections it opened and the answers (numbers, never empty).
+        for name in ["connections_opened", "enqueue_ok", "enqueue_ko"] {
+            let column = try #require(header.firstIndex { $0 == name })
+            #expect(Int(cells[column]) != nil, "\(name): \(timeline[1])")
+        }
     }
 
     @Test func aFolderThatIsNoReportIsExitTwo() throws {

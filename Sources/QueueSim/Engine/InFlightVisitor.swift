@@ -10,4 +10,6 @@ struct InFlightVisitor: Sendable {
     let groupIndex: Int
     /// What opening the connection of its first request cost (the wall clock's only).
     var firstHandshake = FirstRequestHandshake()
+    /// When its request in flight was sent: its answer's time goes to `RequestStatistics`.
+    var requestSentAt = RunInstant.origin
 }

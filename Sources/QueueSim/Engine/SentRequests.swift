@@ -6,6 +6,8 @@ import QueueClientCore
 struct SentRequests {
     private(set) var perSecond = PerSecondCounts()
     private(set) var total = 0
+    /// Their answers by endpoint and status (the report's per-endpoint table and charts).
+    var answers = RequestStatistics()
 
     mutating func count(inSecond second: Int) {
         perSecond.add(at: second)

@@ -29,7 +29,7 @@ struct VisitorEngine {
         /// deadlines (the virtual network answers by the deadline itself).
         var serial: UInt32
         var request: OutgoingRequest
-        var timeout: Duration
+        var timeout: RequestTimeout
         /// What the request is for (which connection of a phone it would ride).
         var kind: RequestKind
     }
@@ -60,6 +60,9 @@ struct VisitorEngine {
     private let tracksRequestDeadlines: Bool
     /// Per slot: the serial of the request the visitor awaits, 0 when none.
     private var awaitedSerials: [UInt32] = []
+    /// Per slot: the timeout of the request the visitor awaits (meaningful while its serial is
+    /// awaited), for the wall clock's look at a deadline again (`awaitedTimeout`).
+    private var awaitedTimeouts: [RequestTimeout] = []
     private var nextSerial: UInt32 = 0
     /// Request deadlines in the order they were set, beside the calendar (`RequestDeadlines`).
     private var deadlines = RequestDeadlines()
@@ -125,6 +128,7 @@ struct VisitorEngine {
     ) -> Action {
         guard takeAwaited(slot: slot, serial: serial) else { return .none }
         if tracksRequestDeadlines { slots.modify(slot) { $0.firstHandshake.settle(handshake) } }
+        countAnswer(slot: slot, status: .init(code: response.head.status.code), at: now)
         return advance(slot, at: now) { $0.received(response, at: now) }
     }
 
@@ -135,10 +139,16 @@ struct VisitorEngine {
     ) -> Action {
         guard takeAwaited(slot: slot, serial: serial) else { return .none }
         if tracksRequestDeadlines { slots.modify(slot) { $0.firstHandshake.settle(handshake) } }
+        countAnswer(slot: slot, status: .init(error), at: now)
         return advance(slot, at: now) { $0.failed(error, at: now) }
     }
 
     /// Whether the visitor in `slot` still awaits the answer to request `serial`.
+    /// The timeout of request `serial` of the visitor in `slot`, while it is awaited.
+    func awaitedTimeout(slot: Int, serial: UInt32) -> RequestTimeout? {
+        awaits(slot: slot, serial: serial) ? awaitedTimeouts[slot] : nil
+    }
+
     func awaits(slot: Int, serial: UInt32) -> Bool {
         slot < awaitedSerials.count && awaitedSerials[slot] == serial
     }
@@ -277,6 +287,7 @@ struct VisitorEngine {
         let step = slots.modify(slot) { visitor in
             let before = visitor.machine.phase
             let action = event(&visitor.machine)
+            if case .send = action { visitor.requestSentAt = now }
             return (before: before, after: visitor.machine.phase, action: action)
         }
         guard let step else { return .none }
@@ -294,7 +305,7 @@ struct VisitorEngine {
             return .none
         case .send(let request, let timeout):
             sent.count(inSecond: Timeline.second(of: now))
-            let serial = tracksRequestDeadlines ? awaitAnswer(slot: slot, by: now + timeout) : 0
+            let serial = tracksRequestDeadlines ? awaitAnswer(slot: slot, timeout: timeout, sentAt: now) : 0
             return .send(
                 RequestOrder(
                     slot: slot, serial: serial, request: request, timeout: timeout, kind: Self.kind(of: step.after)))
@@ -309,14 +320,28 @@ struct VisitorEngine {
         return FinishedVisitor(index: index, arrival: arrival, groupIndex: groupIndex, result: result)
     }
 
-    /// Gives the request a serial and a deadline; returns the serial.
-    private mutating func awaitAnswer(slot: Int, by deadline: RunInstant) -> UInt32 {
+    /// Counts the answer (or failure) to the request of the visitor in `slot`, by the phase that
+    /// sent it and the time since it was sent.
+    private mutating func countAnswer(slot: Int, status: RequestStatistics.Status, at now: RunInstant) {
+        guard let (phase, sentAt) = slots.modify(slot, { ($0.machine.phase, $0.requestSentAt) }) else { return }
+        let elapsed = now.sinceOrigin - sentAt.sinceOrigin
+        sent.answers.answered(
+            .init(Self.kind(of: phase)), status: status, milliseconds: UInt64(max(0, elapsed.wholeMilliseconds)),
+            inSecond: Timeline.second(of: now))
+    }
+
+    /// Gives the request a serial and its first deadline; returns the serial.
+    private mutating func awaitAnswer(slot: Int, timeout: RequestTimeout, sentAt now: RunInstant) -> UInt32 {
         nextSerial &+= 1
         if nextSerial == 0 { nextSerial = 1 }
         if slot >= awaitedSerials.count {
             awaitedSerials.append(contentsOf: repeatElement(0, count: slot + 1 - awaitedSerials.count))
+            awaitedTimeouts.append(
+                contentsOf: repeatElement(timeout, count: slot + 1 - awaitedTimeouts.count))
         }
         awaitedSerials[slot] = nextSerial
+        awaitedTimeouts[slot] = timeout
+        let deadline = timeout.firstDeadline(sentAt: now)
         if !deadlines.append(RequestDeadlines.Deadline(at: deadline, slot: slot, serial: nextSerial)) {
             calendar.schedule(.deadline(slot: slot, serial: nextSerial), at: deadline)
         }

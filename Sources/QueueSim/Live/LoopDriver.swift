@@ -15,6 +15,8 @@ final class LoopDriver: LiveExchangeOwner {
         var connectionsOpened: Int
         /// New connections per second of the run.
         var connectionsPerSecond: PerSecondCounts
+        /// The answers its visitors got, by endpoint and status.
+        var answers: RequestStatistics
     }
 
     let loop: any EventLoop
@@ -55,7 +57,7 @@ final class LoopDriver: LiveExchangeOwner {
             tracksRequestDeadlines: true)
         pool = LiveConnectionPool(
             loop: loop, endpoints: endpoints, limit: connectionLimit,
-            connectTimeout: run.scenario.longestRequestTimeout, clock: clock)
+            connectTimeout: Self.connectTimeout(of: run), clock: clock)
         pool.sourceAddresses = sourceAddresses
         nextProbe = .origin
         pool.owner = self
@@ -178,15 +180,26 @@ final class LoopDriver: LiveExchangeOwner {
             try carryOut(engine.wake(slot: slot, at: now))
         case .deadline(let slot, let serial):
             guard engine.awaits(slot: slot, serial: serial) else { return }
-            // An idle timeout (the platform's): while the answer keeps coming, look again one
-            // timeout after the last progress.
-            if let group = engine.groupSettings(ofSlot: slot), group.requestTimeoutIsIdle,
+            // The platform's timeouts run on once the request is on its connection (the pool
+            // knows its last progress then): an idle one looks again one limit after the last
+            // progress while the answer keeps coming; Chromium's waits until the visitor gives up.
+            if let timeout = engine.awaitedTimeout(slot: slot, serial: serial),
                 let last = pool.lastProgress(slot: slot, serial: serial)
             {
-                let quiet = now - last
-                if quiet < group.requestTimeout {
-                    engine.schedule(.deadline(slot: slot, serial: serial), at: now + (group.requestTimeout - quiet))
-                    return
+                switch timeout.kind {
+                case .wholeExchange:
+                    break
+                case .idle:
+                    let quiet = now - last
+                    if quiet < timeout.limit {
+                        engine.schedule(.deadline(slot: slot, serial: serial), at: now + (timeout.limit - quiet))
+                        return
+                    }
+                case .connectThenUntil(let giveUpAt):
+                    if now < giveUpAt {
+                        engine.schedule(.deadline(slot: slot, serial: serial), at: giveUpAt)
+                        return
+                    }
                 }
             }
             pool.abort(slot: slot, serial: serial)
@@ -279,7 +292,7 @@ final class LoopDriver: LiveExchangeOwner {
         promise.succeed(
             Outcome(
                 requestsPerSecond: engine.sent.perSecond, health: health, connectionsOpened: pool.connectionsOpened,
-                connectionsPerSecond: pool.opened))
+                connectionsPerSecond: pool.opened, answers: engine.sent.answers))
     }
 
     private func fail(_ error: any Error) {
@@ -288,5 +301,16 @@ final class LoopDriver: LiveExchangeOwner {
         stopped = true
         pool.closeAll()
         promise.fail(error)
+    }
+
+    /// The pool's connect timeout: the longest any request allows for its connection (each
+    /// request's own deadline ends its connect sooner). Chromium's 240 s when Android visitors
+    /// have the platform's timeouts: their page loads may wait that long for a connection.
+    static func connectTimeout(of run: PreparedRun) -> Duration {
+        let longest = run.scenario.longestRequestTimeout
+        guard run.scenario.client.requestTimeout == nil, run.scenario.platforms.contains(.android) else {
+            return longest
+        }
+        return max(longest, ClientPlatform.chromiumConnectTimeout)
     }
 }

@@ -98,7 +98,11 @@ package struct WallClockRunner: Sendable {
 
         var health = GeneratorHealth()
         for (second, count) in Self.mergedRequestCounts(outcomes) { recorder.recordRequests(count, inSecond: second) }
-        for outcome in outcomes { health.merge(outcome.health) }
+        for outcome in outcomes {
+            health.merge(outcome.health)
+            recorder.recordAnswers(outcome.answers)
+            recorder.recordConnections(outcome.connectionsPerSecond)
+        }
         var end = clock.now
         if let duration = scenario.run.duration, stopSignal.reason == .runEnded { end = min(end, .origin + duration) }
         var generator = health.report(

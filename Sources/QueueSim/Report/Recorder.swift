@@ -48,6 +48,9 @@ package final class Recorder {
     private var statistics: OutcomeStatistics
     private var timeline = Timeline()
     private var picture = LaunchPicture()
+    private var answers = RequestStatistics()
+    /// Whether a runner handed over its answers (a recovered run's are lost).
+    private var answersRecorded = false
     private var row = CSVRowBuilder()
     private var finished = false
     /// Whether the rows carry a platform (a group mixes platforms): the header says so too.
@@ -112,6 +115,17 @@ package final class Recorder {
         timeline.addRequests(count, inSecond: second)
     }
 
+    /// Adds an engine's answers by endpoint and status (each runner once per engine, at the end).
+    func recordAnswers(_ statistics: RequestStatistics) {
+        answers.merge(statistics)
+        answersRecorded = true
+    }
+
+    /// Adds the connections a wall-clock engine opened, per second (`connections_opened`).
+    func recordConnections(_ counts: PerSecondCounts) {
+        timeline.addConnections(counts)
+    }
+
     /// Threshold measurements over what has been recorded so far.
     package var measurements: RunMeasurements { RunMeasurements(statistics: statistics) }
 
@@ -145,6 +159,12 @@ package final class Recorder {
         report.startedAt = ending.startedAt
         report.wallSeconds = max(0, ending.endedAt.timeIntervalSince(ending.startedAt))
         report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
+        if answersRecorded { timeline.addAnswers(answers.perSecond) }
+        let series = timeline.series(end: ending.end)
+        let endpoints = answersRecorded ? answers.table : nil
+        let queuePageLatency =
+            answersRecorded
+            ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
             try spool.copyOrdered(header: VisitorRowFormat.header(platform: rowsHavePlatform), into: file)
@@ -162,9 +182,9 @@ package final class Recorder {
             header: ReportPage.Header(
                 startedAt: RunManifest.timestamp(ending.startedAt), endedAt: RunManifest.timestamp(ending.endedAt),
                 durationMs: max(0, ending.end.milliseconds), exitStatus: exitStatus, requests: report.requestCount,
-                incomplete: ending.incomplete),
-            verdicts: verdicts, statistics: statistics, series: timeline.series(end: ending.end), picture: picture,
-            generator: ending.generator)
+                incomplete: ending.incomplete, startInstant: run.clock == .wall ? ending.startedAt : nil),
+            verdicts: verdicts, statistics: statistics, series: series, picture: picture,
+            generator: ending.generator, endpoints: endpoints, queuePageLatency: queuePageLatency)
         files[Self.pageFile] = try AtomicFileWriter.write(page.render(), to: Self.path(directory, Self.pageFile))
         if let identity = run.shard {
             let shardReport = ShardReport(
@@ -173,10 +193,12 @@ package final class Recorder {
             files[ShardReport.file] = try AtomicFileWriter.write(
                 try shardReport.json(), to: Self.path(directory, ShardReport.file))
         }
-        let manifest = RunManifest(
+        var manifest = RunManifest(
             description: run, ending: ending, visitors: report.visitorCount,
             outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: verdicts,
             exitStatus: exitStatus, files: files, statistics: statistics)
+        manifest.requestsByEndpoint = endpoints
+        manifest.queuePageLatency = queuePageLatency
         try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
         unlink(Self.path(directory, Self.pendingFile))
         return report

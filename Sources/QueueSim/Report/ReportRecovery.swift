@@ -22,6 +22,8 @@ struct PendingRun: Codable, Equatable {
     /// Optional: folders of runs killed before these were kept still recover.
     var endpoint: String?
     var timelineMarks: [TimelineMark]?
+    /// What the run rehearsed: a recovered report names it as the run would have (issue 29).
+    var configuration: RunConfiguration?
 
     init(description: RunDescription, startedAt: Date) {
         runId = description.runId
@@ -35,6 +37,7 @@ struct PendingRun: Codable, Equatable {
         self.startedAt = startedAt.timeIntervalSince1970
         endpoint = description.endpoint
         timelineMarks = description.timelineMarks
+        configuration = description.configuration
     }
 
     func json() throws -> String {
@@ -44,11 +47,13 @@ struct PendingRun: Codable, Equatable {
     }
 
     var description: RunDescription {
-        RunDescription(
+        var description = RunDescription(
             scenarioName: scenario, scenarioPath: scenarioFile, scenarioSHA256: scenarioSHA256, seed: seed,
             clock: ClockKind(rawValue: clock) ?? .wall, groupNames: groups,
             thresholds: thresholds.compactMap { try? ThresholdParser.parse($0).get() }, runId: runId,
             endpoint: endpoint ?? "unknown", timelineMarks: timelineMarks ?? [])
+        description.configuration = configuration
+        return description
     }
 }
 

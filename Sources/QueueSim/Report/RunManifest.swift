@@ -30,6 +30,9 @@ package struct RunDescription: Sendable, Equatable {
     /// The cap on waits (`client.maxWait`, or a shorter `run.duration`): percentiles at it are
     /// marked censored. Nil when unknown (a merged or rebuilt report).
     package var waitCap: MeasurementCap?
+    /// What was rehearsed (`run.json`'s `configuration`, the page's "Rehearsed configuration").
+    /// Nil when unknown (a merged report, or one rebuilt from an older `run.json`).
+    package var configuration: RunConfiguration?
 
     package init(
         scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
@@ -162,6 +165,12 @@ struct RunManifest: Encodable {
     var shards: MergedShards?
     /// A merged run: how many shards' reports it was made from (`shards.count` is N).
     var mergedFrom: Int?
+    /// What was rehearsed: room, groups, feeders, arrivals, overrides (issue 29).
+    var configuration: RunConfiguration?
+    /// Answers by endpoint and status (nil in a merged report: shards do not carry them).
+    var requestsByEndpoint: [EndpointFigures]?
+    /// The queue page's answer times over the run, as the page draws them.
+    var queuePageLatency: QueuePageLatencyFigures?
 
     struct ShardEntry: Codable, Equatable {
         var index: Int
@@ -199,119 +208,6 @@ struct RunManifest: Encodable {
         }
     }
 
-    struct Distribution: Encodable, Equatable {
-        var count: UInt64
-        var p50: UInt64?
-        var p90: UInt64?
-        var p95: UInt64?
-        var p99: UInt64?
-        var max: UInt64?
-        /// With a known cap (waits: `client.maxWait`), the cap and the figures at it
-        /// (`["p95", "p99", "max"]`), which are censored: those visitors gave up.
-        var capMs: UInt64?
-        var cappedBy: String?
-        var capped: [String]?
-
-        init(_ histogram: Histogram<UInt64>, cap: MeasurementCap? = nil) {
-            count = histogram.totalCount
-            if let cap {
-                capMs = cap.milliseconds
-                cappedBy = cap.source
-                capped = []
-            }
-            guard count > 0 else { return }
-            p50 = histogram.valueAtPercentile(50)
-            p90 = histogram.valueAtPercentile(90)
-            p95 = histogram.valueAtPercentile(95)
-            p99 = histogram.valueAtPercentile(99)
-            max = histogram.maxRecorded
-            if let cap {
-                let figures: [(String, UInt64?)] = [
-                    ("p50", p50), ("p90", p90), ("p95", p95), ("p99", p99), ("max", max),
-                ]
-                capped = figures.compactMap { name, value in value.map { cap.caps(Double($0)) } == true ? name : nil }
-            }
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(count, forKey: .count)
-            // Explicit nulls when nobody was measured: readers should not guess.
-            try container.encode(p50, forKey: .p50)
-            try container.encode(p90, forKey: .p90)
-            try container.encode(p95, forKey: .p95)
-            try container.encode(p99, forKey: .p99)
-            try container.encode(max, forKey: .max)
-            try container.encodeIfPresent(capMs, forKey: .capMs)
-            try container.encodeIfPresent(cappedBy, forKey: .cappedBy)
-            try container.encodeIfPresent(capped, forKey: .capped)
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case count, p50, p90, p95, p99, max, capped
-            case capMs = "cap_ms"
-            case cappedBy = "capped_by"
-        }
-    }
-
-    struct GroupFigures: Encodable, Equatable {
-        var name: String
-        var visitors: Int
-        var outcomes: [String: Int]
-        var enqueueMs: Distribution
-        var waitMs: Distribution
-        var totalMs: Distribution
-        var connectMs: Distribution
-        var tlsMs: Distribution
-
-        enum CodingKeys: String, CodingKey {
-            case name, visitors, outcomes
-            case enqueueMs = "enqueue_ms"
-            case waitMs = "wait_ms"
-            case totalMs = "total_ms"
-            case connectMs = "connect_ms"
-            case tlsMs = "tls_ms"
-        }
-
-        init(name: String, cells: [VisitorOutcome: OutcomeStatistics.Cell], waitCap: MeasurementCap? = nil) {
-            self.name = name
-            var timings = TimingHistograms()
-            var outcomes: [String: Int] = [:]
-            for outcome in VisitorOutcome.allCases {
-                let cell = cells[outcome]
-                outcomes[outcome.rawValue] = cell?.count ?? 0
-                if let cell { timings.merge(cell.timings) }
-            }
-            self.outcomes = outcomes
-            visitors = outcomes.values.reduce(0, +)
-            enqueueMs = Distribution(timings.enqueue)
-            waitMs = Distribution(timings.wait, cap: waitCap)
-            totalMs = Distribution(timings.total)
-            connectMs = Distribution(timings.connect)
-            tlsMs = Distribution(timings.tls)
-        }
-
-        static func of(
-            _ statistics: OutcomeStatistics, waitCap: MeasurementCap? = nil
-        ) -> (groups: [GroupFigures], overall: GroupFigures) {
-            let groups = statistics.reportGroupOrder.map { group in
-                GroupFigures(
-                    name: statistics.groupNames[group],
-                    cells: Dictionary(
-                        uniqueKeysWithValues: VisitorOutcome.allCases.compactMap { outcome in
-                            statistics.cell(group: group, outcome: outcome).map { (outcome, $0) }
-                        }), waitCap: waitCap)
-            }
-            let overall = GroupFigures(
-                name: SummaryReport.allGroups,
-                cells: Dictionary(
-                    uniqueKeysWithValues: VisitorOutcome.allCases.compactMap { outcome in
-                        statistics.cellAcrossGroups(outcome: outcome).map { (outcome, $0) }
-                    }), waitCap: waitCap)
-            return (groups, overall)
-        }
-    }
-
     struct WrittenFile: Encodable, Equatable {
         var bytes: Int
         var sha256: String
@@ -336,6 +232,9 @@ struct RunManifest: Encodable {
         case startLagMs = "start_lag_ms"
         case shard, shards
         case mergedFrom = "merged_from"
+        case configuration
+        case requestsByEndpoint = "requests_by_endpoint"
+        case queuePageLatency = "queue_page_latency_ms"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -370,6 +269,9 @@ struct RunManifest: Encodable {
         try container.encodeIfPresent(shard, forKey: .shard)
         try container.encodeIfPresent(shards, forKey: .shards)
         try container.encodeIfPresent(mergedFrom, forKey: .mergedFrom)
+        try container.encodeIfPresent(configuration, forKey: .configuration)
+        try container.encodeIfPresent(requestsByEndpoint, forKey: .requestsByEndpoint)
+        try container.encodeIfPresent(queuePageLatency, forKey: .queuePageLatency)
     }
 
     init(
@@ -379,6 +281,7 @@ struct RunManifest: Encodable {
     ) {
         commandLine = description.commandLine
         overrides = description.overrides
+        configuration = description.configuration
         (groups, overall) = GroupFigures.of(statistics, waitCap: description.waitCap)
         runId = description.runId
         endpoint = description.endpoint

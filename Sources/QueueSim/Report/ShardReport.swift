@@ -51,6 +51,8 @@ struct ShardReport: Codable, Equatable {
     var histograms: [HistogramEntry]
     /// `[second, requests]` for every second with a request, ascending.
     var requestsPerSecond: [[Int]]
+    /// What the shard rehearsed (issue 29), for the merged report; absent in older files.
+    var configuration: RunConfiguration?
 
     enum CodingKeys: String, CodingKey {
         case format, scenario, seed, clock, endpoint, thresholds, generator, histograms, interrupted, terminated
@@ -70,6 +72,7 @@ struct ShardReport: Codable, Equatable {
         case groupNames = "group_names"
         case timelineMarks = "timeline_marks"
         case requestsPerSecond = "requests_per_second"
+        case configuration
     }
 
     static let metrics: [(name: String, timing: Threshold.Timing)] = [
@@ -113,6 +116,7 @@ struct ShardReport: Codable, Equatable {
             }
         }
         self.requestsPerSecond = requestsPerSecond
+        configuration = description.configuration
     }
 
     func json() throws -> String {

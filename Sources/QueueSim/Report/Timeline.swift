@@ -12,6 +12,12 @@ struct Timeline {
     private var started = PerSecondCounts()
     private var enqueued = PerSecondCounts()
     private var requests = PerSecondCounts()
+    /// TCP connections the wall clock opened per second; nil when no clock counted them (the
+    /// virtual clock opens none, a recovered run lost the count): the column is then empty.
+    private var connections: PerSecondCounts?
+    /// Answers per second by endpoint, OK and KO (`RequestStatistics.perSecond`'s order); nil
+    /// when not counted (a recovered or merged run): the columns are then empty.
+    private var answers: [PerSecondCounts]?
     /// +1 at the first second a visitor is counted in the queue, −1 after its last one.
     private var inQueueChanges = PerSecondCounts()
     private var endedByOutcome = Array(
@@ -31,7 +37,13 @@ struct Timeline {
         // outcome columns add up to the visitors that ended; the wait of those who passed; the
         // second's start in UTC on the wall clock (empty in virtual time).
         "closed", "restarted", "interrupted", "passed_wait_p50_ms", "passed_wait_p95_ms", "time_utc",
+        // Issue 28: new connections per second on the wall clock (empty in virtual time).
+        "connections_opened",
+        // Issue 29: answers per second by endpoint and status class (OK: 1xx–3xx; KO: 4xx, 5xx
+        // or no answer), the page's "answers by endpoint" chart.
+        "enqueue_ok", "enqueue_ko", "queue_page_ok", "queue_page_ko", "protected_api_ok", "protected_api_ko",
     ]
+    static let answerColumns = Array(columns.suffix(6))
     static let outcomeColumns: [VisitorOutcome] = [.passed, .disabled, .queued, .unavailable, .error]
     static let laterOutcomeColumns: [VisitorOutcome] = [.closed, .restarted, .interrupted]
 
@@ -71,6 +83,23 @@ struct Timeline {
 
     var requestCount: Int { requests.total }
 
+    /// Counts the connections a wall-clock run opened, per second (all zero is still a count:
+    /// a warm shared pool opens nothing during the run).
+    mutating func addConnections(_ counts: PerSecondCounts) {
+        var total = connections ?? PerSecondCounts()
+        for (second, count) in counts.nonZero { total.add(at: second, count) }
+        connections = total
+    }
+
+    /// Adds answers per second, in `RequestStatistics.perSecond`'s order (six counters).
+    mutating func addAnswers(_ counts: [PerSecondCounts]) {
+        var total = answers ?? Array(repeating: PerSecondCounts(), count: Self.answerColumns.count)
+        for (index, column) in counts.enumerated() where index < total.count {
+            for (second, count) in column.nonZero { total[index].add(at: second, count) }
+        }
+        answers = total
+    }
+
     /// `[second, requests]` for each second that sent a request (shard reports).
     var requestsPerSecond: [[Int]] { requests.nonZero.map { [$0.second, $0.count] } }
 
@@ -108,6 +137,10 @@ struct Timeline {
             row.optionalInteger(waits?[0])
             row.optionalInteger(waits?[1])
             if let clock { row.text(clock.text(forSecond: second)) } else { row.empty() }
+            if let connections { row.integer(layout.value(connections, second)) } else { row.empty() }
+            for index in 0..<Self.answerColumns.count {
+                if let answers { row.integer(layout.value(answers[index], second)) } else { row.empty() }
+            }
             row.endRow()
             if row.bytes.count >= Self.blockBytes {
                 try row.bytes.withUnsafeBytes(sink)
@@ -143,6 +176,12 @@ struct Timeline {
             for column in errorColumns { series.errors[bucket] += Double(layout.value(endedByOutcome[column], second)) }
             series.requests[bucket] += Double(layout.value(requests, second))
             series.inQueue[bucket] = max(series.inQueue[bucket], inQueue)
+            if let connections { series.connections[bucket] += Double(layout.value(connections, second)) }
+            if let answers {
+                for index in answers.indices {
+                    series.answers[index][bucket] += Double(layout.value(answers[index], second))
+                }
+            }
         }
         for bucket in 0..<buckets {
             let width = Double(min(bucketSeconds, layout.rowCount - bucket * bucketSeconds))
@@ -150,7 +189,11 @@ struct Timeline {
             series.passed[bucket] /= width
             series.errors[bucket] /= width
             series.requests[bucket] /= width
+            series.connections[bucket] /= width
+            for index in series.answers.indices { series.answers[index][bucket] /= width }
         }
+        series.countsConnections = connections != nil
+        series.countsAnswers = answers != nil
         let folded = enqueueDecisions.map { key -> UInt64 in
             UInt64(layout.row(forSecond: Int(key >> 32))) << 32 | key & 0xFFFF_FFFF
         }
@@ -255,6 +298,12 @@ struct TimelineSeries {
     var requests: [Double]
     var inQueue: [Int]
     var enqueue: [(bucket: Int, values: [UInt64])] = []
+    /// New connections per second (wall clock); `countsConnections` false when not counted.
+    var connections: [Double]
+    var countsConnections = false
+    /// Answers per second by endpoint and status class (`Timeline.answerColumns` order).
+    var answers: [[Double]]
+    var countsAnswers = false
 
     init(bucketSeconds: Int, rowCount: Int, buckets: Int) {
         self.bucketSeconds = bucketSeconds
@@ -263,6 +312,8 @@ struct TimelineSeries {
         passed = arrivals
         errors = arrivals
         requests = arrivals
+        connections = arrivals
+        answers = Array(repeating: arrivals, count: Timeline.answerColumns.count)
         inQueue = Array(repeating: 0, count: buckets)
     }
 }

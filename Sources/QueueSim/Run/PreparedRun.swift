@@ -150,6 +150,8 @@ package struct PreparedRun: Sendable {
         var description = RunDescription(scenario: scenario, runId: options.runId)
         description.commandLine = options.commandLine.map(SecretRedaction.redact)
         description.overrides = options.overrideDescriptions
+        description.configuration = RunConfiguration(
+            scenario: scenario, overrides: options.overrideDescriptions, plannedVisitors: summary.visitorCount)
         description.startAt = scenario.run.startAt
         if !options.shard.isWhole {
             description.shard = ShardIdentity(

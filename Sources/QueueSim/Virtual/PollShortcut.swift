@@ -62,7 +62,8 @@ struct PollShortcut {
         _ machine: inout VisitorMachine, url: SimpleURL, maxWaitEnds: RunInstant, loadSent: Bool, at now: RunInstant,
         _ sent: inout SentRequests
     ) -> Jump? {
-        guard let forecast = forecast(for: url, timeout: machine.configuration.group.requestTimeout) else {
+        let timeout = machine.configuration.group.timeout(for: .queuePage, giveUpAt: maxWaitEnds)
+        guard let forecast = forecast(for: url, timeout: timeout.answerBound(sentAt: now)) else {
             return nil
         }
         let (answered, pollAt) = forecastPolls(
@@ -108,6 +109,7 @@ struct PollShortcut {
         // Scenario durations are whole nanoseconds; a finer latency would break the offsets'
         // arithmetic, so it gets no shortcut (polls go to the room one by one).
         guard forecast.latency == .nanoseconds(latency) else { return (0, start) }
+        let latencyMilliseconds = UInt64(latency / 1_000_000)
         let (startSeconds, startAttoseconds) = start.sinceOrigin.components
         let startSubsecond = startAttoseconds / 1_000_000_000
         let startWhole = startSeconds * 1_000_000_000 + startSubsecond
@@ -125,11 +127,19 @@ struct PollShortcut {
             if skipped > 0 || !firstIsSent {
                 sent.count(inSecond: Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000))
             }
+            // Every poll of the chain is answered, the first one sent by the engine included.
+            sent.answers.answeredInSecond(
+                .queuePage, status: .ok, milliseconds: latencyMilliseconds,
+                second: Int(startSeconds) + Int((startSubsecond + answeredOffset) / 1_000_000_000))
             skipped += 1
             offset = nextOffset
         }
         // A poll answered from the forecast counts everywhere a poll the room answered counts.
-        if skipped > 0 { room.countForecastRequests(skipped) }
+        if skipped > 0 {
+            room.countForecastRequests(skipped)
+            sent.answers.answeredLatencyOnly(
+                .queuePage, status: .ok, milliseconds: latencyMilliseconds, count: skipped)
+        }
         return (skipped, start + .nanoseconds(offset))
     }
 

@@ -51,7 +51,8 @@ struct ReportPageTests {
         for section in ["id=\"thresholds\"", "id=\"outcomes\"", "id=\"launch\"", "id=\"latency\"", "id=\"waits\""] {
             #expect(html.contains(section), "\(section)")
         }
-        #expect(html.components(separatedBy: "<svg").count - 1 == 5)
+        // Seven charts, each drawn wide and narrow (a phone's 390 px get their own drawing).
+        #expect(html.components(separatedBy: "<svg").count - 1 == 14)
         let manifest = try readReport(directory, Recorder.manifestFile)
         #expect(manifest.contains("\"report.html\""))
     }
@@ -69,7 +70,8 @@ struct ReportPageTests {
                 "enqueue_p50_ms", "enqueue_p95_ms", "enqueue_p99_ms", "wait_p50_ms", "wait_p95_ms", "wait_p99_ms",
             ] {
                 let value = cell(column)
-                expected += "<td class=\"num\">\(value.isEmpty ? "–" : value + " ms")</td>"
+                expected +=
+                    "<td class=\"num\">\(value.isEmpty ? "–" : Durations.text(milliseconds: Int64(value)!))</td>"
             }
             #expect(html.contains(expected), "\(row)")
         }

@@ -82,6 +82,7 @@ package enum ShardMerge {
             thresholds: thresholds, runId: runId, endpoint: first.endpoint, timelineMarks: first.timelineMarks)
         description.commandLine = commandLine.map(SecretRedaction.redact)
         description.startAt = first.startAt.flatMap(StartInstant.parse)
+        description.configuration = Self.configuration(of: reports, plannedVisitors: first.plannedVisitors)
         let ending = RunEnding(
             end: end, startedAt: startedAt, endedAt: endedAt, interrupted: interrupted, terminated: terminated,
             incomplete: incomplete)
@@ -99,7 +100,7 @@ package enum ShardMerge {
             header: ReportPage.Header(
                 startedAt: RunManifest.timestamp(startedAt), endedAt: RunManifest.timestamp(endedAt),
                 durationMs: max(0, end.milliseconds), exitStatus: exitStatus, requests: timeline.requestCount,
-                incomplete: incomplete, merged: merged),
+                incomplete: incomplete, merged: merged, startInstant: description.startAt ?? startedAt),
             verdicts: verdicts, statistics: statistics, series: timeline.series(end: end), picture: picture,
             generator: nil)
         files[Recorder.pageFile] = try AtomicFileWriter.write(
@@ -232,5 +233,18 @@ package enum ShardMerge {
 
     private static func date(_ text: String) -> Date? {
         StartInstant.parse(text)
+    }
+
+    /// The shards rehearsed one configuration, each with its share of `run.concurrency` and of
+    /// the plan: the merged run's is the first shard's with the whole's concurrency and plan.
+    /// Nil when a shard's `shard.json` predates the configuration.
+    static func configuration(of reports: [ShardReport], plannedVisitors: Int) -> RunConfiguration? {
+        let configurations = reports.compactMap(\.configuration)
+        guard var configuration = configurations.first, configurations.count == reports.count else { return nil }
+        configuration.run.concurrency = configurations.reduce(0) { $0 + $1.run.concurrency }
+        configuration.arrivals.plannedVisitors = plannedVisitors
+        // The merged run is the whole plan, not the first shard's part of it.
+        configuration.overrides["shard"] = nil
+        return configuration
     }
 }

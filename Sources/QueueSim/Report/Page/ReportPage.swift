@@ -18,6 +18,9 @@ struct ReportPage {
         var incomplete: String?
         /// A merged run: its shards, their start lag and generator health.
         var merged: MergedShardsSummary?
+        /// The wall-clock instant of second 0, for clock times on the time axes (nil in virtual
+        /// time, whose seconds are simulated).
+        var startInstant: Date? = nil
     }
 
     var description: RunDescription
@@ -27,6 +30,10 @@ struct ReportPage {
     var series: TimelineSeries
     var picture: LaunchPicture
     var generator: GeneratorReport?
+    /// The answers by endpoint and the queue page's answer times (`run.json` keeps both, so
+    /// `queuesim report` draws them again); nil when not recorded (a merged or recovered run).
+    var endpoints: [EndpointFigures]? = nil
+    var queuePageLatency: QueuePageLatencyFigures? = nil
 
     func render() -> String {
         var html = """
@@ -37,9 +44,14 @@ struct ReportPage {
             <style>\(Self.style)</style></head><body>
 
             """
+        html += banner()
         html += headerSection()
+        html += ConfigurationSection.render(description.configuration, connections: connectionModel)
+        html += thresholdsSection()
         html += outcomesSection()
-        html += timeSections()
+        html += endpointsSection()
+        html += launchSection()
+        html += latencySection()
         html += waitDistributionSection()
         if let generator { html += generatorSection(generator) }
         html +=
@@ -82,14 +94,55 @@ struct ReportPage {
             for line in merged.shardLines { html += "<li>\(HTML.escape(line))</li>" }
             html += "</ul>\n"
         }
-        html += "</header>\n<section id=\"thresholds\"><h2>Thresholds</h2>\n"
+        return html + "</header>\n"
+    }
+
+    /// PASS, FAIL or why neither, first of all: the one word a reader came for.
+    private func banner() -> String {
+        let status = header.exitStatus
+        let (word, style): (String, String) =
+            switch status {
+            case .success: description.shard != nil ? ("SHARD DONE", "pass") : ("PASS", "pass")
+            case .thresholdFailed: ("FAIL", "fail")
+            case .interrupted, .terminated: ("INTERRUPTED", "warn")
+            case .partial: ("PARTIAL", "warn")
+            case .invalidInput, .aborted: ("ABORTED", "fail")
+            }
+        let failed = verdicts.filter { !$0.passed && $0.notJudged == nil }
+        var detail =
+            description.shard != nil && status == .success
+            ? "the shard finished; queuesim merge judges the run"
+            : status.meaning(thresholdCount: verdicts.count)
+        if status == .success, !verdicts.isEmpty { detail = "all \(verdicts.count) thresholds held" }
+        if !failed.isEmpty {
+            detail = failed.map { "\(ThresholdTable.displayName($0.threshold)) was \(ThresholdTable.measuredText($0))" }
+                .joined(separator: "; ")
+        }
+        return
+            "<div id=\"verdict\" class=\"banner \(style)\"><strong>\(word)</strong> exit \(status.rawValue): \(HTML.escape(detail))</div>\n"
+    }
+
+    /// `device`, `shared` or both by group, as the wall clock ran it (`generator.connections`);
+    /// on the virtual clock no connection is opened, and the page says so.
+    private var connectionModel: String? {
+        if let connections = generator?.connections {
+            return connections + (generator?.connectionsOpened.map { ", \($0) opened" } ?? "")
+        }
+        guard description.clock == .virtual, let groups = description.configuration?.groups else { return nil }
+        let models = Set(groups.map(\.connections)).sorted().joined(separator: ", ")
+        return "none opened on the virtual clock (configured: \(models))"
+    }
+
+    private func thresholdsSection() -> String {
+        var html = "<section id=\"thresholds\"><h2>Thresholds</h2>\n"
         if let shard = description.shard?.shard {
             html +=
                 "<p>Shard \(HTML.escape(String(describing: shard))) of a sharded run: its share is not judged; <code>queuesim merge</code> judges the thresholds on the whole run.</p>\n"
         } else if verdicts.isEmpty {
             html += "<p>No thresholds set: the exit status does not judge this run.</p>\n"
         } else {
-            html += "<table><tr><th>metric</th><th>limit</th><th>measured</th><th>verdict</th></tr>\n"
+            html +=
+                "<div class=\"scroll\"><table><tr><th>metric</th><th>limit</th><th>measured</th><th>verdict</th></tr>\n"
             for verdict in verdicts {
                 let metric = verdict.threshold.metric
                 let measured = ThresholdTable.measuredText(verdict)
@@ -99,7 +152,7 @@ struct ReportPage {
                     + "<td class=\"num\">\(HTML.escape(measured))</td>"
                     + "<td class=\"\(verdict.notJudged != nil ? "" : verdict.passed ? "pass" : "fail")\">\(HTML.escape(verdict.word))</td></tr>\n"
             }
-            html += "</table>\n"
+            html += "</table></div>\n"
         }
         return html + "</section>\n"
     }
@@ -107,7 +160,7 @@ struct ReportPage {
     private func outcomesSection() -> String {
         var html = """
             <section id="outcomes"><h2>Outcomes by group</h2>
-            <table><tr><th>group</th><th>outcome</th><th>count</th><th>share</th><th>enqueue p50</th><th>p95</th><th>p99</th><th>wait p50</th><th>p95</th><th>p99</th></tr>
+            <div class="scroll"><table><tr><th>group</th><th>outcome</th><th>count</th><th>share</th><th>enqueue p50</th><th>p95</th><th>p99</th><th>wait p50</th><th>p95</th><th>p99</th><th>connect p50</th><th>p99</th><th>TLS p50</th><th>p99</th></tr>
 
             """
         func row(_ group: String, _ outcome: VisitorOutcome, _ cell: OutcomeStatistics.Cell, of total: Int) -> String {
@@ -122,6 +175,11 @@ struct ReportPage {
                 for percentile in [50.0, 95, 99] {
                     cells.append(Self.percentileCell(histogram, percentile, cap: cap))
                 }
+            }
+            // Handshakes of the first request (issue 28): empty on the virtual clock and on a
+            // warm shared pool, whose requests open no connection.
+            for histogram in [cell.timings.connect, cell.timings.tls] {
+                for percentile in [50.0, 99] { cells.append(Self.percentileCell(histogram, percentile, cap: nil)) }
             }
             return "<tr class=\"\(outcome.rawValue)\">"
                 + cells.enumerated().map { index, cell in
@@ -138,14 +196,15 @@ struct ReportPage {
             guard let cell = statistics.cellAcrossGroups(outcome: outcome) else { continue }
             html += row(SummaryReport.allGroups, outcome, cell, of: statistics.visitorCount)
         }
-        html += "</table>\n<h3>Why visitors failed</h3>\n"
+        html += "</table></div>\n<h3>Why visitors failed</h3>\n"
         var anyCause = false
         for group in statistics.reportGroupOrder {
             let name = statistics.groupNames[group]
             let causes = picture.topCauses(of: name)
             guard !causes.isEmpty else { continue }
             anyCause = true
-            html += "<h4>\(HTML.escape(name))</h4><table><tr><th>cause</th><th>visitors</th><th>example</th></tr>\n"
+            html +=
+                "<h4>\(HTML.escape(name))</h4><div class=\"scroll\"><table><tr><th>cause</th><th>visitors</th><th>example</th></tr>\n"
             for cause in causes {
                 html +=
                     "<tr><td>\(HTML.escape(cause.key))</td><td class=\"num\">\(cause.count)</td><td><code>\(HTML.escape(cause.example))</code></td></tr>\n"
@@ -153,78 +212,21 @@ struct ReportPage {
             if let other = picture.otherCauses[name] {
                 html += "<tr><td>other causes</td><td class=\"num\">\(other)</td><td></td></tr>\n"
             }
-            html += "</table>\n"
+            html += "</table></div>\n"
         }
         if !anyCause { html += "<p>No visitor ended in error, unavailable, closed or restarted.</p>\n" }
         return html + "</section>\n"
     }
 
-    private func timeSections() -> String {
-        let bucket = Double(series.bucketSeconds)
-        let xMax = Double(series.rowCount)
-        func points(_ values: [Double]) -> [(x: Double, y: Double)] {
-            values.enumerated().map { (Double($0.offset) * bucket + bucket / 2, $0.element) }
-        }
-        let per = series.bucketSeconds == 1 ? "per second" : "per second, averaged over \(series.bucketSeconds) s"
-        var html = "<section id=\"launch\"><h2>The launch over time</h2>\n"
-        html += SVGChart(
-            title: "Arrivals, passed and errors (\(per))", xLabel: "time since the run started (m:ss)",
-            yLabel: "visitors per second", unit: .perSecond,
-            series: [
-                .init(name: "arrivals/s", points: points(series.arrivals)),
-                .init(name: "passed/s", points: points(series.passed)),
-                .init(name: "errors/s (error + unavailable)", points: points(series.errors)),
-                .init(name: "requests/s", points: points(series.requests)),
-            ], xMax: xMax, marks: description.timelineMarks
-        ).render()
-        html += SVGChart(
-            title: "Visitors in the queue (largest in each \(series.bucketSeconds) s)",
-            xLabel: "time since the run started (m:ss)", yLabel: "visitors", unit: .count,
-            series: [.init(name: "in queue", points: points(series.inQueue.map(Double.init)))],
-            xMax: xMax, marks: description.timelineMarks
-        ).render()
-        html += marksList()
-        html += "</section>\n<section id=\"latency\"><h2>Latency over time</h2>\n"
-        let enqueue = series.enqueue
-        func percentile(_ index: Int) -> [(x: Double, y: Double)] {
-            enqueue.map { (Double($0.bucket) * bucket + bucket / 2, Double($0.values[index])) }
-        }
-        html += SVGChart(
-            title: "Enqueue time by when it was decided (each \(series.bucketSeconds) s)",
-            xLabel: "time since the run started (m:ss)", yLabel: "enqueue time", unit: .milliseconds,
-            series: [
-                .init(name: "p50", points: percentile(0)), .init(name: "p95", points: percentile(1)),
-                .init(name: "p99", points: percentile(2)),
-            ], xMax: xMax, marks: description.timelineMarks
-        ).render()
-        let waits = picture.waitByArrival(bucketSeconds: series.bucketSeconds)
-        html += SVGChart(
-            title: "Wait in the queue by arrival time (\"arrived at 0:10, waited …\")",
-            xLabel: "arrival time since the run started (m:ss)", yLabel: "wait", unit: .milliseconds,
-            series: [
-                .init(name: "p50", points: waits.map { (Double($0.bucket) * bucket + bucket / 2, Double($0.p50)) }),
-                .init(name: "p95", points: waits.map { (Double($0.bucket) * bucket + bucket / 2, Double($0.p95)) }),
-            ], xMax: xMax, marks: description.timelineMarks
-        ).render()
-        return html + "</section>\n"
-    }
-
-    private func marksList() -> String {
-        guard !description.timelineMarks.isEmpty else { return "" }
-        let items = description.timelineMarks.map { mark in
-            let at = SVGChart.clock(Double(mark.fromMs) / 1000)
-            return "<li>\(at): \(HTML.escape(mark.label))</li>"
-        }
-        return "<p>Marked on the charts:</p><ul class=\"marks\">\(items.joined())</ul>\n"
-    }
-
-    /// `1234 ms`, `–` without data, and for a wait at its cap `≥ 1800000 ms (capped by
+    /// `1.23s`, `32m 54s`, `–` without data, and for a wait at its cap `≥ 30m 0s (capped by
     /// client.maxWait)`: the visitors behind it gave up, their real wait is unknown.
     static func percentileCell(_ histogram: Histogram<UInt64>, _ percentile: Double, cap: MeasurementCap?) -> String {
         guard histogram.totalCount > 0 else { return "–" }
         let value = histogram.valueAtPercentile(percentile)
-        if let cap, cap.caps(Double(value)) { return HTML.escape(cap.describe { "\(Int64($0)) ms" }) }
-        return "\(value) ms"
+        if let cap, cap.caps(Double(value)) {
+            return HTML.escape(cap.describe { Durations.text(milliseconds: Int64($0)) })
+        }
+        return HTML.escape(Durations.text(milliseconds: value))
     }
 
     private func waitDistributionSection() -> String {
@@ -245,7 +247,7 @@ struct ReportPage {
                 let first = [50.0, 90, 95, 99, 100].first(where: { cap.caps(Double(histogram.valueAtPercentile($0))) })
             {
                 cappedGroups.append(
-                    "\(name): from p\(Int(first)), \(cap.describe { "\(Int64($0)) ms" })")
+                    "\(name): from p\(Int(first)), \(cap.describe { Durations.text(milliseconds: Int64($0)) })")
             }
         }
         guard !lines.isEmpty else {
@@ -254,7 +256,7 @@ struct ReportPage {
         html += SVGChart(
             title: "Share of the visitors who waited, by how long they waited (cumulative)",
             xLabel: "wait (m:ss)", yLabel: "visitors who waited this long or less", unit: .percent,
-            series: lines, xMax: max(longest, 1)
+            series: lines, xMax: max(longest, 1), xAxis: .duration
         ).render()
         if !cappedGroups.isEmpty {
             html +=
@@ -280,19 +282,25 @@ struct ReportPage {
     }
 
     static let style = """
-        :root{--fg:#1b1f24;--bg:#fff;--muted:#5a6270;--grid:#d8dce2;--c0:#1f6feb;--c1:#1a7f37;--c2:#cf222e;--c3:#8250df;--win:rgba(207,34,46,.10);--mark:#9a6700}
-        @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#9da7b3;--grid:#30363d;--c0:#58a6ff;--c1:#3fb950;--c2:#ff7b72;--c3:#d2a8ff;--win:rgba(255,123,114,.16);--mark:#d29922}}
-        @media print{:root{--fg:#000;--bg:#fff;--muted:#333;--grid:#ccc}}
+        :root{--fg:#1b1f24;--bg:#fff;--muted:#5a6270;--grid:#d8dce2;--c0:#1f6feb;--c1:#1a7f37;--c2:#cf222e;--c3:#8250df;--win:rgba(207,34,46,.10);--mark:#9a6700;--okbg:#dafbe1;--kobg:#ffebe9;--warnbg:#fff8c5}
+        @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#9da7b3;--grid:#30363d;--c0:#58a6ff;--c1:#3fb950;--c2:#ff7b72;--c3:#d2a8ff;--win:rgba(255,123,114,.16);--mark:#d29922;--okbg:#12261e;--kobg:#2d1214;--warnbg:#2e2610}}
+        @media print{:root{--fg:#000;--bg:#fff;--muted:#333;--grid:#ccc}.narrow{display:none}.wide{display:block}}
         body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);max-width:1220px;margin:0 auto;padding:16px}
         h1{margin:.2em 0}h2{border-bottom:1px solid var(--grid);padding-bottom:4px;margin-top:28px}
-        dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}dt{color:var(--muted)}dd{margin:0}
-        table{border-collapse:collapse;margin:8px 0}th,td{padding:3px 10px;border-bottom:1px solid var(--grid);text-align:left}
+        .banner{padding:10px 14px;border-radius:6px;font-size:16px;margin:4px 0 12px}.banner strong{font-size:22px;margin-right:10px}
+        .banner.pass{background:var(--okbg);color:var(--c1)}.banner.fail{background:var(--kobg);color:var(--c2)}.banner.warn{background:var(--warnbg);color:var(--mark)}
+        dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
+        .scroll{overflow-x:auto;max-width:100%}.scroll td:first-child,.scroll th:first-child{position:sticky;left:0;background:var(--bg)}
+        table{border-collapse:collapse;margin:8px 0}th,td{padding:3px 10px;border-bottom:1px solid var(--grid);text-align:left;white-space:nowrap}
+        tr.total td{font-weight:600}.note{color:var(--muted);font-size:12px}
         td.num{text-align:right;font-variant-numeric:tabular-nums}.pass{color:var(--c1)}.fail,.warn{color:var(--c2);font-weight:600}
-        figure{margin:12px 0}figcaption{font-weight:600}svg{width:100%;height:auto}
+        figure{margin:12px 0}figcaption{font-weight:600}svg{width:100%;height:auto;display:block}
+        .narrow{display:none}@media (max-width:700px){.wide{display:none}.narrow{display:block}body{padding:8px}dl{grid-template-columns:1fr}dt{margin-top:4px}}
         .grid{stroke:var(--grid)}.axis{stroke:var(--muted)}.tick,.label{fill:var(--muted);font-size:12px}
-        polyline{fill:none;stroke-width:2}.window{fill:var(--win)}.mark{stroke:var(--mark);stroke-dasharray:4 3;stroke-width:1.5}
-        polyline.s0{stroke:var(--c0)}polyline.s1{stroke:var(--c1)}polyline.s2{stroke:var(--c2)}polyline.s3{stroke:var(--c3)}
-        .key{font-weight:400;margin-left:12px}.key::before{content:"";display:inline-block;width:14px;height:3px;margin-right:4px;vertical-align:middle;background:var(--c0)}
+        path{fill:none;stroke-width:2}.window{fill:var(--win)}.mark{stroke:var(--mark);stroke-dasharray:4 3;stroke-width:1.5}
+        path.s0{stroke:var(--c0)}path.s1{stroke:var(--c1)}path.s2{stroke:var(--c2)}path.s3{stroke:var(--c3)}
+        .hover{fill:transparent;stroke:none}.hover:hover{fill:var(--win)}
+        .key{font-weight:400;margin-left:12px;white-space:nowrap}.key::before{content:"";display:inline-block;width:14px;height:3px;margin-right:4px;vertical-align:middle;background:var(--c0)}
         .key.s1::before{background:var(--c1)}.key.s2::before{background:var(--c2)}.key.s3::before{background:var(--c3)}
         code{font-size:12px;word-break:break-all}footer{color:var(--muted);margin-top:32px;font-size:12px}
         """

@@ -63,9 +63,15 @@ package enum ReportRebuild {
         var generator: GeneratorReport?
         /// A merged run's shards: the page says it was merged, and from which.
         var shards: RunManifest.MergedShards?
+        /// Added in issue 29: what was rehearsed, and the answers by endpoint.
+        var configuration: RunConfiguration?
+        var requestsByEndpoint: [EndpointFigures]?
+        var queuePageLatency: QueuePageLatencyFigures?
 
         enum CodingKeys: String, CodingKey {
-            case scenario, seed, clock, requests, thresholds, endpoint, incomplete, generator, shards
+            case scenario, seed, clock, requests, thresholds, endpoint, incomplete, generator, shards, configuration
+            case requestsByEndpoint = "requests_by_endpoint"
+            case queuePageLatency = "queue_page_latency_ms"
             case scenarioFile = "scenario_file"
             case scenarioSHA256 = "scenario_sha256"
             case runId = "run_id"
@@ -100,12 +106,13 @@ package enum ReportRebuild {
             verdict.notJudged = entry.notJudged
             return verdict
         }
-        let description = RunDescription(
+        var description = RunDescription(
             scenarioName: manifest.scenario, scenarioPath: manifest.scenarioFile,
             scenarioSHA256: manifest.scenarioSHA256, seed: manifest.seed,
             clock: ClockKind(rawValue: manifest.clock) ?? .wall, groupNames: try groupNames(path(Recorder.summaryFile)),
             thresholds: verdicts.map(\.threshold), runId: manifest.runId ?? "unknown",
             endpoint: manifest.endpoint ?? "not recorded", timelineMarks: manifest.timelineMarks ?? [])
+        description.configuration = manifest.configuration
 
         var statistics = OutcomeStatistics(groupNames: description.groupNames)
         var timeline = Timeline()
@@ -133,16 +140,25 @@ package enum ReportRebuild {
                         shards: shards.starts.map {
                             .init(index: $0.index, startLagMs: $0.startLagMs, saturatedSeconds: $0.saturatedSeconds)
                         }, missing: shards.missing)
-                }),
+                },
+                startInstant: description.clock == .wall ? Self.instant(manifest.startedAt) : nil),
             verdicts: verdicts, statistics: statistics,
             series: timeline.series(end: .origin + .milliseconds(manifest.durationMs)), picture: picture,
-            generator: manifest.generator)
+            generator: manifest.generator, endpoints: manifest.requestsByEndpoint,
+            queuePageLatency: manifest.queuePageLatency)
         try AtomicFileWriter.write(page.render(), to: path(Recorder.pageFile))
         return Rebuilt(
             pagePath: path(Recorder.pageFile), visitors: statistics.visitorCount,
             outcomeCounts: Dictionary(
                 uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0, statistics.count(of: $0)) }),
             verdicts: verdicts, exitStatus: exitStatus)
+    }
+
+    /// `run.json`'s `started_at` (ISO 8601 with milliseconds) as an instant.
+    static func instant(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
     }
 
     private static func bytes(_ path: String) throws -> [UInt8] {
@@ -166,19 +182,37 @@ package enum ReportRebuild {
         return names
     }
 
-    /// The `requests` column of `timeline.csv`, second by second.
+    /// The `requests` column of `timeline.csv`, second by second, and the wall clock's
+    /// `connections_opened` and the answers by endpoint when the file has them (empty cells:
+    /// not counted, as in a recovered run or one written before issue 29).
     private static func addRequests(from path: String, to timeline: inout Timeline) throws {
         let text = String(decoding: try bytes(path), as: UTF8.self)
         var lines = text.split(separator: "\n").makeIterator()
-        guard let header = lines.next()?.split(separator: ","),
+        guard let header = lines.next()?.split(separator: ",", omittingEmptySubsequences: false),
             let column = header.firstIndex(of: "requests"), let secondColumn = header.firstIndex(of: "second")
         else { throw Failure.unreadable(path, reason: "it has no `second` and `requests` columns") }
+        let connectionsColumn = header.firstIndex(of: "connections_opened")
+        let answerColumns = Timeline.answerColumns.compactMap { name in header.firstIndex { $0 == name } }
+        var connections: PerSecondCounts?
+        var answers: [PerSecondCounts]?
         while let line = lines.next() {
             let cells = line.split(separator: ",", omittingEmptySubsequences: false)
             guard cells.count > max(column, secondColumn), let second = Int(cells[secondColumn]),
                 let count = Int(cells[column])
             else { continue }
             if count > 0 { timeline.addRequests(count, inSecond: second) }
+            if let connectionsColumn, connectionsColumn < cells.count, let opened = Int(cells[connectionsColumn]) {
+                connections = connections ?? PerSecondCounts()
+                if opened > 0 { connections!.add(at: second, opened) }
+            }
+            if answerColumns.count == Timeline.answerColumns.count, let last = answerColumns.last, last < cells.count {
+                let values = answerColumns.map { Int(cells[$0]) }
+                guard values.allSatisfy({ $0 != nil }) else { continue }
+                answers = answers ?? Array(repeating: PerSecondCounts(), count: values.count)
+                for (index, value) in values.enumerated() where value! > 0 { answers![index].add(at: second, value!) }
+            }
         }
+        if let connections { timeline.addConnections(connections) }
+        if let answers { timeline.addAnswers(answers) }
     }
 }

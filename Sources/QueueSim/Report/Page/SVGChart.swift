@@ -1,5 +1,12 @@
-/// A line chart drawn as inline SVG: no script, no font, no network. Colours come from the
-/// page's CSS classes (`s0`…`s3`), so the light, dark and print styles apply.
+import Foundation
+
+/// A chart drawn as inline SVG: no script, no font, no network. Colours come from the page's
+/// CSS classes (`s0`…`s3`), so the light, dark and print styles apply.
+///
+/// Each chart is drawn twice: wide (1180 units, shown above 700 px, with hover targets whose
+/// SVG `<title>` gives the exact value) and narrow (400 units, shown on a phone, fewer points
+/// and ticks), because one drawing scaled to 390 px shrinks its 12-unit text to 4 px. A
+/// phone has no hover, so the narrow drawing carries no hover targets.
 struct SVGChart {
     enum Unit {
         case count, perSecond, milliseconds, percent
@@ -15,12 +22,39 @@ struct SVGChart {
                 return SVGChart.compact(value) + " ms"
             }
         }
+
+        /// The exact value for a hover title (`Unit.format` rounds for the axis).
+        func exact(_ value: Double) -> String {
+            switch self {
+            case .milliseconds: Durations.text(milliseconds: Int64(value.rounded()))
+            case .perSecond: SVGChart.trim(value, decimals: 2) + "/s"
+            case .percent: SVGChart.trim(value, decimals: 2) + "%"
+            case .count: SVGChart.trim(value, decimals: 2)
+            }
+        }
+    }
+
+    /// How a series is drawn: per-second counts as steps (an instant burst stays a burst, not
+    /// a triangle), percentiles and distributions as lines through their points.
+    enum Style: Equatable {
+        case line
+        /// Each point holds from its x for `width` seconds.
+        case steps(width: Double)
+    }
+
+    /// What the x axis shows: time since the run's start (`m:ss`), wall-clock time (UTC) of a
+    /// run with a start instant, or a length of time (the wait distribution).
+    enum XAxis {
+        case elapsed
+        case clock(start: Date)
+        case duration
     }
 
     struct Series {
         var name: String
         /// x in seconds of the run (or of wait, for a distribution), y in `unit`.
         var points: [(x: Double, y: Double)]
+        var style: Style = .line
     }
 
     var title: String
@@ -30,66 +64,160 @@ struct SVGChart {
     var series: [Series]
     var xMax: Double
     var marks: [TimelineMark] = []
+    var xMin = 0.0
+    var xAxis = XAxis.elapsed
 
-    static let width = 1180.0
-    static let height = 300.0
-    static let left = 80.0
-    static let right = 20.0
+    struct Frame {
+        var width: Double
+        var height: Double
+        var left: Double
+        var xTicks: Int
+        var yTicks: Int
+        var maxPoints: Int
+        var hover: Bool
+        /// The rotated y-axis title: on a phone it would run into the tick labels, and the
+        /// ticks carry the unit (`500/s`, `20 s`) and the caption says what is drawn.
+        var yTitle: Bool
+    }
+
+    static let wide = Frame(
+        width: 1180, height: 300, left: 80, xTicks: 10, yTicks: 5, maxPoints: 600, hover: true, yTitle: true)
+    static let narrow = Frame(
+        width: 400, height: 260, left: 50, xTicks: 4, yTicks: 4, maxPoints: 150, hover: false, yTitle: false)
+    static let right = 16.0
     static let top = 16.0
     static let bottom = 46.0
+    /// Hover targets per series at most: each is an element with a title, and a page of ten
+    /// charts should stay well under a megabyte.
+    static let hoverTargets = 150
 
     func render() -> String {
-        let plotWidth = Self.width - Self.left - Self.right
-        let plotHeight = Self.height - Self.top - Self.bottom
-        let yMaxData = series.flatMap { $0.points.map(\.y) }.max() ?? 0
-        let yTicks = Self.niceTicks(max: max(yMaxData, unit == .percent ? 100 : 1))
+        let legend = series.enumerated().map { index, line in
+            "<span class=\"key s\(index % 4)\">\(HTML.escape(line.name))</span>"
+        }.joined(separator: " ")
+        return "<figure><figcaption>\(HTML.escape(title)) \(legend)</figcaption>\n"
+            + "<div class=\"wide\">\(draw(Self.wide))</div><div class=\"narrow\">\(draw(Self.narrow))</div></figure>\n"
+    }
+
+    private func draw(_ frame: Frame) -> String {
+        let plotWidth = frame.width - frame.left - Self.right
+        let plotHeight = frame.height - Self.top - Self.bottom
+        let shown = series.map { Self.thin($0, to: frame.maxPoints) }
+        let yMaxData = shown.flatMap { $0.points.map(\.y) }.max() ?? 0
+        let yTicks = Self.niceTicks(max: max(yMaxData, unit == .percent ? 100 : 1), count: frame.yTicks)
         let yMax = yTicks.last ?? 1
-        let xSpan = max(xMax, 1)
-        func x(_ value: Double) -> Double { Self.left + value / xSpan * plotWidth }
+        let xSpan = max(xMax - xMin, 1)
+        let xEnd = xMin + xSpan
+        func x(_ value: Double) -> Double { frame.left + (min(max(value, xMin), xEnd) - xMin) / xSpan * plotWidth }
         func y(_ value: Double) -> Double { Self.top + plotHeight - value / yMax * plotHeight }
         var svg = """
-            <svg viewBox="0 0 \(Int(Self.width)) \(Int(Self.height))" role="img" aria-label="\(HTML.escape(title))">
+            <svg viewBox="0 0 \(Int(frame.width)) \(Int(frame.height))" role="img" aria-label="\(HTML.escape(title))">
             <title>\(HTML.escape(title))</title>
 
             """
         for mark in marks {
-            let from = x(Double(mark.fromMs) / 1000)
-            guard from <= Self.left + plotWidth else { continue }
+            let at = Double(mark.fromMs) / 1000
+            guard at <= xEnd else { continue }
+            let from = x(at)
             if let to = mark.toMs {
-                let end = min(x(Double(to) / 1000), Self.left + plotWidth)
+                let end = x(Double(to) / 1000)
                 svg +=
                     "<rect class=\"window\" x=\"\(Self.f(from))\" y=\"\(Self.f(Self.top))\" width=\"\(Self.f(max(1, end - from)))\" height=\"\(Self.f(plotHeight))\"><title>\(HTML.escape(mark.label))</title></rect>\n"
-            } else {
+            } else if at >= xMin {
                 svg +=
                     "<line class=\"mark\" x1=\"\(Self.f(from))\" x2=\"\(Self.f(from))\" y1=\"\(Self.f(Self.top))\" y2=\"\(Self.f(Self.top + plotHeight))\"><title>\(HTML.escape(mark.label))</title></line>\n"
             }
         }
         for tick in yTicks {
             svg +=
-                "<line class=\"grid\" x1=\"\(Self.f(Self.left))\" x2=\"\(Self.f(Self.left + plotWidth))\" y1=\"\(Self.f(y(tick)))\" y2=\"\(Self.f(y(tick)))\"/>"
+                "<line class=\"grid\" x1=\"\(Self.f(frame.left))\" x2=\"\(Self.f(frame.left + plotWidth))\" y1=\"\(Self.f(y(tick)))\" y2=\"\(Self.f(y(tick)))\"/>"
             svg +=
-                "<text class=\"tick\" x=\"\(Self.f(Self.left - 6))\" y=\"\(Self.f(y(tick) + 4))\" text-anchor=\"end\">\(HTML.escape(unit.format(tick)))</text>\n"
+                "<text class=\"tick\" x=\"\(Self.f(frame.left - 6))\" y=\"\(Self.f(y(tick) + 4))\" text-anchor=\"end\">\(HTML.escape(unit.format(tick)))</text>\n"
         }
-        for tick in Self.niceTicks(max: xSpan, count: 8) where tick <= xSpan {
+        for (tick, label) in TimeTicks.ticks(from: xMin, to: xEnd, count: frame.xTicks, axis: xAxis) {
             svg +=
-                "<text class=\"tick\" x=\"\(Self.f(x(tick)))\" y=\"\(Self.f(Self.top + plotHeight + 16))\" text-anchor=\"middle\">\(Self.clock(tick))</text>\n"
+                "<text class=\"tick\" x=\"\(Self.f(x(tick)))\" y=\"\(Self.f(Self.top + plotHeight + 16))\" text-anchor=\"middle\">\(HTML.escape(label))</text>\n"
         }
         svg +=
-            "<line class=\"axis\" x1=\"\(Self.f(Self.left))\" x2=\"\(Self.f(Self.left + plotWidth))\" y1=\"\(Self.f(Self.top + plotHeight))\" y2=\"\(Self.f(Self.top + plotHeight))\"/>\n"
+            "<line class=\"axis\" x1=\"\(Self.f(frame.left))\" x2=\"\(Self.f(frame.left + plotWidth))\" y1=\"\(Self.f(Self.top + plotHeight))\" y2=\"\(Self.f(Self.top + plotHeight))\"/>\n"
         svg +=
-            "<text class=\"label\" x=\"\(Self.f(Self.left + plotWidth / 2))\" y=\"\(Self.f(Self.height - 6))\" text-anchor=\"middle\">\(HTML.escape(xLabel))</text>\n"
-        svg +=
-            "<text class=\"label\" transform=\"translate(14 \(Self.f(Self.top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTML.escape(yLabel))</text>\n"
-        for (index, line) in series.enumerated() where !line.points.isEmpty {
-            let points = line.points.map { "\(Self.f(x($0.x))),\(Self.f(y($0.y)))" }.joined(separator: " ")
+            "<text class=\"label\" x=\"\(Self.f(frame.left + plotWidth / 2))\" y=\"\(Self.f(frame.height - 6))\" text-anchor=\"middle\">\(HTML.escape(xLabel))</text>\n"
+        if frame.yTitle {
             svg +=
-                "<polyline class=\"s\(index % 4)\" points=\"\(points)\"><title>\(HTML.escape(line.name))</title></polyline>\n"
+                "<text class=\"label\" transform=\"translate(14 \(Self.f(Self.top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTML.escape(yLabel))</text>\n"
         }
-        svg += "</svg>\n"
-        let legend = series.enumerated().map { index, line in
-            "<span class=\"key s\(index % 4)\">\(HTML.escape(line.name))</span>"
-        }.joined(separator: " ")
-        return "<figure><figcaption>\(HTML.escape(title)) \(legend)</figcaption>\n\(svg)</figure>\n"
+        for (index, line) in shown.enumerated() where !line.points.isEmpty {
+            let path: String
+            switch line.style {
+            case .line:
+                path = line.points.enumerated().map { offset, point in
+                    "\(offset == 0 ? "M" : "L")\(Self.f(x(point.x))) \(Self.f(y(point.y)))"
+                }.joined(separator: " ")
+            case .steps(let width):
+                // From the baseline up to each value over its width, and back down at the end.
+                var d = "M\(Self.f(x(line.points[0].x))) \(Self.f(y(0)))"
+                var lastEnd = line.points[0].x
+                for point in line.points {
+                    if point.x > lastEnd + 1e-9 { d += " V\(Self.f(y(0))) H\(Self.f(x(point.x)))" }
+                    d += " V\(Self.f(y(point.y))) H\(Self.f(x(point.x + width)))"
+                    lastEnd = point.x + width
+                }
+                path = d + " V\(Self.f(y(0)))"
+            }
+            svg += "<path class=\"s\(index % 4)\" d=\"\(path)\"><title>\(HTML.escape(line.name))</title></path>\n"
+        }
+        if frame.hover { svg += hoverTargets(x: x, y: y, plotHeight: plotHeight) }
+        return svg + "</svg>"
+    }
+
+    /// Invisible targets whose titles give exact values: a column per step (every series'
+    /// value in it), a dot per line point.
+    private func hoverTargets(x: (Double) -> Double, y: (Double) -> Double, plotHeight: Double) -> String {
+        var svg = ""
+        let stepped = series.filter { if case .steps = $0.style { true } else { false } }
+        if let first = stepped.first, case .steps(let width) = first.style {
+            let columns = Self.thin(first, to: Self.hoverTargets)
+            let columnWidth = columns.points.count > 1 ? columns.points[1].x - columns.points[0].x : width
+            let others = stepped.map { Self.thin($0, to: Self.hoverTargets) }
+            for (index, point) in columns.points.enumerated() {
+                let values = others.compactMap { line -> String? in
+                    guard index < line.points.count else { return nil }
+                    return "\(line.name) \(unit.exact(line.points[index].y))"
+                }
+                let span =
+                    "\(TimeTicks.label(point.x, axis: xAxis))–\(TimeTicks.label(point.x + columnWidth, axis: xAxis))"
+                svg +=
+                    "<rect class=\"hover\" x=\"\(Self.f(x(point.x)))\" y=\"\(Self.f(Self.top))\" width=\"\(Self.f(max(1, x(point.x + columnWidth) - x(point.x))))\" height=\"\(Self.f(plotHeight))\"><title>\(HTML.escape(span + ": " + values.joined(separator: ", ")))</title></rect>\n"
+            }
+        }
+        for line in series where line.style == .line {
+            for point in Self.thin(line, to: Self.hoverTargets).points {
+                svg +=
+                    "<circle class=\"hover\" cx=\"\(Self.f(x(point.x)))\" cy=\"\(Self.f(y(point.y)))\" r=\"5\"><title>\(HTML.escape("\(line.name) at \(TimeTicks.label(point.x, axis: xAxis)): \(unit.exact(point.y))"))</title></circle>\n"
+            }
+        }
+        return svg
+    }
+
+    /// At most `limit` points: steps merge neighbours (their mean, over a wider step), lines
+    /// keep every n-th point.
+    static func thin(_ series: Series, to limit: Int) -> Series {
+        let count = series.points.count
+        guard count > limit, limit > 0 else { return series }
+        let factor = (count + limit - 1) / limit
+        var thinned = series
+        switch series.style {
+        case .line:
+            thinned.points = stride(from: 0, to: count, by: factor).map { series.points[$0] }
+            if let last = series.points.last, thinned.points.last?.x != last.x { thinned.points.append(last) }
+        case .steps(let width):
+            thinned.style = .steps(width: width * Double(factor))
+            thinned.points = stride(from: 0, to: count, by: factor).map { start in
+                let slice = series.points[start..<min(count, start + factor)]
+                return (slice.first!.x, slice.reduce(0) { $0 + $1.y } / Double(slice.count))
+            }
+        }
+        return thinned
     }
 
     /// Round tick values from 0 to at least `max`: steps of 1, 2 or 5 × 10ⁿ.
@@ -122,12 +250,50 @@ struct SVGChart {
         return trim(value)
     }
 
-    private static func trim(_ value: Double) -> String {
-        let rounded = (value * 10).rounded() / 10
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    static func trim(_ value: Double, decimals: Int = 1) -> String {
+        ThresholdTable.trimmed(value, decimals: decimals)
     }
 
     static func f(_ value: Double) -> String { trim(value) }
+}
+
+/// Where the time axis puts its ticks: on round values of the clock — 1, 2, 5, 10, 15, 30
+/// seconds or minutes, 1, 2, 3, 6, 12 hours — never at 8:20 and 16:40.
+enum TimeTicks {
+    static let steps: [Double] = [
+        1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
+    ]
+
+    static func ticks(from start: Double, to end: Double, count: Int, axis: SVGChart.XAxis) -> [(Double, String)] {
+        let span = max(end - start, 1)
+        let step = steps.first { span / $0 <= Double(count) } ?? (span / Double(count)).rounded(.up)
+        // On a clock axis the ticks fall on round times of day, not round offsets from the start.
+        let offset: Double =
+            if case .clock(let date) = axis { date.timeIntervalSince1970.truncatingRemainder(dividingBy: step) } else {
+                0
+            }
+        var tick = ((start + offset) / step).rounded(.up) * step - offset
+        var ticks: [(Double, String)] = []
+        while tick <= end + 1e-9 {
+            ticks.append((tick, label(tick, axis: axis, step: step)))
+            tick += step
+        }
+        return ticks
+    }
+
+    /// `m:ss` since the start, or `HH:MM` (`HH:MM:SS` for ticks under a minute apart) in UTC.
+    static func label(_ seconds: Double, axis: SVGChart.XAxis, step: Double = 1) -> String {
+        switch axis {
+        case .elapsed, .duration:
+            return SVGChart.clock(seconds)
+        case .clock(let start):
+            let instant = Int64((start.timeIntervalSince1970 + seconds).rounded())
+            let ofDay = ((instant % 86400) + 86400) % 86400
+            let two = { (value: Int64) in value < 10 ? "0\(value)" : "\(value)" }
+            let text = "\(two(ofDay / 3600)):\(two(ofDay / 60 % 60))"
+            return step < 60 ? text + ":\(two(ofDay % 60))" : text
+        }
+    }
 }
 
 /// Text made safe for HTML element content and attribute values.

@@ -1,0 +1,255 @@
+import Histogram
+import QueueClientCore
+
+/// Every answer a run's requests got, by endpoint and status: the page's per-endpoint table
+/// (Gatling's STATISTICS, Locust's Request Statistics), `run.json`'s `requests_by_endpoint`,
+/// the requests-per-second chart by endpoint and status, and the queue page's latency over
+/// time. Filled where the engine takes an answer (and where the virtual clock's poll shortcut
+/// answers a poll itself), so a request is counted once its answer or failure is known;
+/// requests still in flight when the run stopped are in `requests`, not here.
+///
+/// Bounded memory: a histogram per endpoint and status seen, two per-second counters per
+/// endpoint, and one `LatencyOverTime`.
+package struct RequestStatistics: Sendable {
+    package enum Endpoint: Int, CaseIterable, Sendable {
+        case enqueue, queuePage, protectedApi
+
+        /// The page's name, and `run.json`'s.
+        var title: String {
+            switch self {
+            case .enqueue: "enqueue"
+            case .queuePage: "queue page"
+            case .protectedApi: "protected API"
+            }
+        }
+
+        var key: String {
+            switch self {
+            case .enqueue: "enqueue"
+            case .queuePage: "queue_page"
+            case .protectedApi: "protected_api"
+            }
+        }
+
+        init(_ kind: VisitorEngine.RequestKind) {
+            switch kind {
+            case .enqueue: self = .enqueue
+            case .queuePage: self = .queuePage
+            case .protectedApi: self = .protectedApi
+            }
+        }
+    }
+
+    /// An HTTP status, or (below 100) a request that got no answer.
+    package struct Status: Hashable, Comparable, Sendable {
+        package var code: Int
+
+        static let ok = Status(code: 200)
+        static let timedOut = Status(code: -1)
+        static let reset = Status(code: -2)
+        static let connectFailed = Status(code: -3)
+        static let tls = Status(code: -4)
+        static let otherFailure = Status(code: -5)
+
+        init(code: Int) { self.code = code }
+
+        init(_ error: TransportError) {
+            switch error {
+            case .timedOut: self = .timedOut
+            case .connectionReset: self = .reset
+            case .connectFailed: self = .connectFailed
+            case .tls: self = .tls
+            case .other: self = .otherFailure
+            }
+        }
+
+        /// An answer a client takes as an answer: 1xx–3xx. 4xx, 5xx and no answer are KO.
+        var isOK: Bool { (100..<400).contains(code) }
+
+        /// `200`, or the failure in words (`timeout`, `reset`, `connect failed`, `TLS error`, `failed`).
+        var text: String {
+            switch code {
+            case -1: "timeout"
+            case -2: "reset"
+            case -3: "connect failed"
+            case -4: "TLS error"
+            case ..<100: "failed"
+            default: String(code)
+            }
+        }
+
+        /// Answers first, by code; failures after them.
+        package static func < (lhs: Status, rhs: Status) -> Bool {
+            (lhs.code < 0 ? 1 : 0, abs(lhs.code)) < (rhs.code < 0 ? 1 : 0, abs(rhs.code))
+        }
+    }
+
+    struct Cell: Sendable {
+        var status: Status
+        /// Answer times in milliseconds, from the request's send to its answer.
+        var latency: Histogram<UInt64>
+    }
+
+    /// Per endpoint, the statuses seen in the order first seen: a handful each, so a scan beats
+    /// hashing on the hot path.
+    private(set) var cells: [[Cell]] = Array(repeating: [], count: Endpoint.allCases.count)
+    /// Answers per second of the run: OK at `2 × endpoint`, KO at `2 × endpoint + 1`.
+    private(set) var perSecond = Array(repeating: PerSecondCounts(), count: 2 * Endpoint.allCases.count)
+    /// The queue page's answer times by the second they came (a scripted slowdown shows here).
+    private(set) var queuePageLatency = LatencyOverTime()
+
+    package init() {}
+
+    /// `count` answers of `endpoint` with `status`, each `milliseconds` after its request, that
+    /// came in second `second` of the run.
+    mutating func answered(
+        _ endpoint: Endpoint, status: Status, milliseconds: UInt64, inSecond second: Int, count: Int = 1
+    ) {
+        let index = cellIndex(endpoint, status)
+        _ = cells[endpoint.rawValue][index].latency.record(milliseconds, count: UInt64(count))
+        perSecond[2 * endpoint.rawValue + (status.isOK ? 0 : 1)].add(at: second, count)
+        if endpoint == .queuePage {
+            queuePageLatency.record(milliseconds, inSecond: second, count: UInt32(clamping: count))
+        }
+    }
+
+    /// Counts the answers of `count` polls without their per-second figures (the poll
+    /// shortcut records those one poll at a time, and the histogram once for the chain).
+    mutating func answeredLatencyOnly(_ endpoint: Endpoint, status: Status, milliseconds: UInt64, count: Int) {
+        let index = cellIndex(endpoint, status)
+        _ = cells[endpoint.rawValue][index].latency.record(milliseconds, count: UInt64(count))
+    }
+
+    /// One answer's per-second figures (the poll shortcut's, whose histogram is counted in bulk).
+    mutating func answeredInSecond(_ endpoint: Endpoint, status: Status, milliseconds: UInt64, second: Int) {
+        perSecond[2 * endpoint.rawValue + (status.isOK ? 0 : 1)].add(at: second)
+        if endpoint == .queuePage { queuePageLatency.record(milliseconds, inSecond: second) }
+    }
+
+    private mutating func cellIndex(_ endpoint: Endpoint, _ status: Status) -> Int {
+        if let index = cells[endpoint.rawValue].firstIndex(where: { $0.status == status }) { return index }
+        cells[endpoint.rawValue].append(Cell(status: status, latency: TimingHistograms.makeHistogram()))
+        return cells[endpoint.rawValue].count - 1
+    }
+
+    /// Adds another engine's statistics (a wall-clock run has one per event loop).
+    mutating func merge(_ other: RequestStatistics) {
+        for endpoint in Endpoint.allCases {
+            for cell in other.cells[endpoint.rawValue] {
+                cells[endpoint.rawValue][cellIndex(endpoint, cell.status)].latency.add(cell.latency)
+            }
+        }
+        for index in perSecond.indices {
+            for (second, count) in other.perSecond[index].nonZero { perSecond[index].add(at: second, count) }
+        }
+        queuePageLatency.merge(other.queuePageLatency)
+    }
+
+    /// Answers of `endpoint` per second, OK or KO.
+    func answers(_ endpoint: Endpoint, ok: Bool) -> PerSecondCounts {
+        perSecond[2 * endpoint.rawValue + (ok ? 0 : 1)]
+    }
+
+    var isEmpty: Bool { cells.allSatisfy(\.isEmpty) }
+
+    /// The table's rows: per endpoint that had answers, its statuses in order.
+    var table: [EndpointFigures] {
+        Endpoint.allCases.compactMap { endpoint in
+            let endpointCells = cells[endpoint.rawValue].sorted { $0.status < $1.status }
+            guard !endpointCells.isEmpty else { return nil }
+            var all = TimingHistograms.makeHistogram()
+            for cell in endpointCells { all.add(cell.latency) }
+            let statuses = endpointCells.map {
+                EndpointFigures.StatusFigures(
+                    status: $0.status.text, ok: $0.status.isOK, latencyMs: .init($0.latency))
+            }
+            let count = endpointCells.reduce(0) { $0 + Int($1.latency.totalCount) }
+            return EndpointFigures(
+                endpoint: endpoint.key, title: endpoint.title, count: count,
+                ok: endpointCells.filter(\.status.isOK).reduce(0) { $0 + Int($1.latency.totalCount) },
+                ko: endpointCells.filter { !$0.status.isOK }.reduce(0) { $0 + Int($1.latency.totalCount) },
+                latencyMs: .init(all), statuses: statuses)
+        }
+    }
+}
+
+/// The queue page's answer times over the run (`run.json`'s `queue_page_latency_ms`, the
+/// page's chart): p50, p95 and p99 of the answers that came in each bin of `bin_seconds`,
+/// known within about 6 % (`LatencyOverTime`).
+package struct QueuePageLatencyFigures: Sendable, Equatable, Codable {
+    var binSeconds: Int
+    /// `[first second, p50, p95, p99]` per bin with answers.
+    var bins: [[Int64]]
+
+    enum CodingKeys: String, CodingKey {
+        case bins
+        case binSeconds = "bin_seconds"
+    }
+
+    /// In bins at least `bucketSeconds` wide: the page's other charts' buckets.
+    init(_ latency: LatencyOverTime, bucketSeconds: Int) {
+        let figures = latency.percentiles([50, 95, 99], minimumSeconds: bucketSeconds)
+        binSeconds = figures.first?.width ?? max(bucketSeconds, latency.binSeconds)
+        bins = figures.map { [Int64($0.second)] + $0.values.map { Int64(clamping: $0) } }
+    }
+}
+
+/// One endpoint's answers, as `run.json`'s `requests_by_endpoint` holds them and the page's
+/// table shows them (`queuesim report` reads them back from `run.json`).
+package struct EndpointFigures: Sendable, Equatable, Codable {
+    package struct Latency: Sendable, Equatable, Codable {
+        var count: Int
+        var p50: UInt64?
+        var p95: UInt64?
+        var p99: UInt64?
+        var max: UInt64?
+
+        init(_ histogram: Histogram<UInt64>) {
+            count = Int(histogram.totalCount)
+            guard count > 0 else { return }
+            p50 = histogram.valueAtPercentile(50)
+            p95 = histogram.valueAtPercentile(95)
+            p99 = histogram.valueAtPercentile(99)
+            max = histogram.maxRecorded
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(count, forKey: .count)
+            // Explicit nulls without answers, as the groups' distributions do.
+            try container.encode(p50, forKey: .p50)
+            try container.encode(p95, forKey: .p95)
+            try container.encode(p99, forKey: .p99)
+            try container.encode(max, forKey: .max)
+        }
+
+        enum CodingKeys: String, CodingKey { case count, p50, p95, p99, max }
+    }
+
+    package struct StatusFigures: Sendable, Equatable, Codable {
+        /// `200`, `503`, or `timeout`, `reset`, `connect failed`, `TLS error`, `failed`.
+        var status: String
+        var ok: Bool
+        var latencyMs: Latency
+
+        enum CodingKeys: String, CodingKey {
+            case status, ok
+            case latencyMs = "latency_ms"
+        }
+    }
+
+    /// `enqueue`, `queue_page`, `protected_api`.
+    var endpoint: String
+    var title: String
+    /// Answers and failures; `ok` (1xx–3xx) and `ko` (4xx, 5xx, no answer) add up to it.
+    var count: Int
+    var ok: Int
+    var ko: Int
+    var latencyMs: Latency
+    var statuses: [StatusFigures]
+
+    enum CodingKeys: String, CodingKey {
+        case endpoint, title, count, ok, ko, statuses
+        case latencyMs = "latency_ms"
+    }
+}
