@@ -29,6 +29,11 @@ struct PlatformMixRunTests {
             reports.report.platformOutcomes == [
                 "ios": [.error: platforms["ios"] ?? 0], "android": [.passed: platforms["android"] ?? 0],
             ])
+        // run.json's rehearsed configuration names the mix and each platform's SDK.
+        let configuration = try #require(reports.manifest["configuration"] as? [String: Any])
+        let group = try #require((configuration["groups"] as? [[String: Any]])?.first)
+        #expect(group["platform"] as? String == "ios 50%, android 50%")
+        #expect(group["sdk_version"] as? String == "iOS-3.5.1 / Android-3.0.0")
         // The same seed draws the same platforms.
         let again = try RunFixture.virtual(Self.outage)
         #expect(again.visitors.column("platform") == reports.visitors.column("platform"))
