@@ -17,6 +17,9 @@ package struct PreparedRun: Sendable {
     let groupTemplates: [[VisitorConfiguration]]
     /// Each group's platforms, by group index: a row says its visitor's platform.
     package let groupPlatforms: [PlatformMix]
+    /// Whether a group mixes platforms (rows then carry a platform); worked out once, as the
+    /// row writer asks for every row.
+    package let mixesPlatforms: Bool
     /// Where this run writes its report files (`--out`'s run folder, or the scenario's
     /// `reports:`): a parameter of the run, not written back into the scenario.
     package let reportsDirectory: String
@@ -87,6 +90,7 @@ package struct PreparedRun: Sendable {
         knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)
         groupTemplates = Self.templates(of: scenario)
         groupPlatforms = scenario.groups.map { $0.platforms(client: scenario.client.platform) }
+        mixesPlatforms = scenario.mixesPlatforms
         groupNames = scenario.groups.map(\.name)
         flowWords = scenario.groups.map(\.flow.rawValue)
     }
