@@ -127,7 +127,7 @@ struct ScenarioSummary {
             }
         }
         // `ios`, or a mix: `ios 60%, android 40%` (each visitor's own is drawn from the seed).
-        let platform = group.platforms(client: scenario.client.platform).description
+        let platform = group.platforms(client: scenario.client).description
         return ", \(platform)" + source(group.enqueueKey, "enqueue key") + source(group.enqueueToken, "enqueue token")
             + source(group.inviteCode, "invite code")
     }

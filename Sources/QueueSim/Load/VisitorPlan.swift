@@ -66,7 +66,7 @@ package struct VisitorPlan: Sendable {
         loadColumn: (CSVFeeder) throws -> [String]
     ) throws {
         seed = scenario.seed
-        groupPlatforms = scenario.groups.map { $0.platforms(client: scenario.client.platform) }
+        groupPlatforms = scenario.groups.map { $0.platforms(client: scenario.client) }
         self.shard = shard
         schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: visitors)
         groupPicker = try GroupPicker(groups: scenario.groups, seed: scenario.seed)

@@ -230,7 +230,7 @@ extension RunConfiguration {
         groups = scenario.groups.map { group in
             // A group that mixes platforms: `ios 60%, android 40%` and each platform's SDK;
             // the other settings are its first platform's (docs/scenarios.md has the rest).
-            let platforms = group.platforms(client: scenario.client.platform)
+            let platforms = group.platforms(client: scenario.client)
             let client = scenario.client.resolved(for: platforms.shares[0].platform)
             return GroupEntry(
                 name: group.name, weight: group.weight,

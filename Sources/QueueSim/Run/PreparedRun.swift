@@ -89,7 +89,7 @@ package struct PreparedRun: Sendable {
         try memoryEstimate.check(against: budget)
         knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)
         groupTemplates = Self.templates(of: scenario)
-        groupPlatforms = scenario.groups.map { $0.platforms(client: scenario.client.platform) }
+        groupPlatforms = scenario.groups.map { $0.platforms(client: scenario.client) }
         mixesPlatforms = scenario.mixesPlatforms
         groupNames = scenario.groups.map(\.name)
         flowWords = scenario.groups.map(\.flow.rawValue)
@@ -189,7 +189,7 @@ package struct PreparedRun: Sendable {
     /// For each group, one template per platform of its mix, in the mix's order.
     private static func templates(of scenario: Scenario, copyingStrings: Bool = false) -> [[VisitorConfiguration]] {
         scenario.groups.map { group in
-            group.platforms(client: scenario.client.platform).shares.map { share in
+            group.platforms(client: scenario.client).shares.map { share in
                 template(for: group, platform: share.platform, scenario: scenario, copyingStrings: copyingStrings)
             }
         }

@@ -62,7 +62,8 @@ struct RawTarget: Decodable, Sendable {
 }
 
 struct RawClient: Decodable, Sendable {
-    var platform: Positioned<String>?
+    /// `ios`, or a mix `{ ios: 60%, android: 40% }`: read by the validator.
+    var platform: YamlNode?
     var sdkVersion: Positioned<String>?
     var userAgent: Positioned<String>?
     var requestTimeout: YamlNode?

@@ -5,7 +5,7 @@ import QueueClientCore
 /// target overrides.
 extension ScenarioValidator {
     mutating func groups(
-        _ raw: YamlList<Positioned<RawGroup>>?, target: Target?, clientPlatform: ClientPlatform
+        _ raw: YamlList<Positioned<RawGroup>>?, target: Target?, clientPlatforms: PlatformMix
     ) -> [VisitorGroup]? {
         guard let raw else {
             // No `visitors:` at all: everybody is one plain group (a broken one was reported).
@@ -75,10 +75,12 @@ extension ScenarioValidator {
                 fail(
                     "a group gives either `enqueueKey` or `enqueueToken`, not both (the SDK sends one)", at: token.mark)
             }
-            let platforms = group.platform.flatMap { platformMix($0, key: "\(key).platform", client: clientPlatform) }
+            let platforms = group.platform.flatMap {
+                platformMix($0, key: "\(key).platform", client: clientPlatforms.shares[0].platform)
+            }
             let inviteCode = group.inviteCode.flatMap { visitorValue($0, key: "\(key).inviteCode") }
             if let code = group.inviteCode,
-                (platforms ?? .only(clientPlatform)).shares.contains(where: { $0.platform != .android })
+                (platforms ?? clientPlatforms).shares.contains(where: { $0.platform != .android })
             {
                 fail(
                     "`\(key).inviteCode` is Android's (its SDK sends it as `code=` on the queue URL; iOS has none); give this group `platform: android`",

@@ -64,7 +64,7 @@ struct ScenarioValidator {
         }
         let client = clientSettings(raw.client?.value)
         let arrivals = arrivals(raw.arrivals)
-        let groups = groups(raw.visitors, target: target, clientPlatform: client.platform)
+        let groups = groups(raw.visitors, target: target, clientPlatforms: client.platforms)
         var waitingRoom: WaitingRoomSettings?
         if let rawRoom = raw.waitingRoom {
             if let target, !isEmbedded {
@@ -148,7 +148,11 @@ struct ScenarioValidator {
     private mutating func clientSettings(_ raw: RawClient?) -> ClientSettings {
         var settings = ClientSettings()
         guard let raw else { return settings }
-        settings.platform = choice(raw.platform, key: "client.platform", default: settings.platform)
+        if let node = raw.platform, let platforms = platformMix(node, key: "client.platform", client: settings.platform)
+        {
+            settings.platform = platforms.shares[0].platform
+            if platforms.isMixed { settings.platformMix = platforms }
+        }
         // Left out, these are each group platform's own.
         if let sdkVersion = raw.sdkVersion, checkPrintable(sdkVersion, key: "client.sdkVersion") {
             settings.sdkVersion = nonEmpty(sdkVersion, key: "client.sdkVersion")

@@ -47,7 +47,7 @@ package struct VisitorGroup: Sendable, Equatable {
     package var enqueueToken: VisitorValue?
     /// Android's invite code, sent as `code=` on the first queue URL.
     package var inviteCode: VisitorValue?
-    /// nil: `client.platform`, or the platforms of `platformMix`.
+    /// nil: `client.platform` (one, or a mix), or the platforms of `platformMix`.
     package var platform: ClientPlatform?
     /// `platform: { ios: 60%, android: 40% }`: each visitor's platform is drawn by these shares
     /// (nil: every visitor runs as `platform`).
@@ -73,9 +73,9 @@ package struct VisitorGroup: Sendable, Equatable {
 }
 
 extension VisitorGroup {
-    /// The platforms this group's visitors run as, with their shares: the mix, or one platform
-    /// (the group's own, else `client.platform`).
-    package func platforms(client: ClientPlatform) -> PlatformMix {
-        platformMix ?? .only(platform ?? client)
+    /// The platforms this group's visitors run as, with their shares: the group's mix or
+    /// platform, else `client.platform` (a mix too, perhaps).
+    package func platforms(client: ClientSettings) -> PlatformMix {
+        platformMix ?? platform.map(PlatformMix.only) ?? client.platforms
     }
 }

@@ -16,7 +16,7 @@ struct PlatformMixTests {
         let group = scenario.groups[0]
         #expect(group.platform == nil)
         #expect(group.platformMix == PlatformMix(shares: [.init(.ios, 0.6), .init(.android, 0.4)]))
-        #expect(group.platforms(client: .ios).description == "ios 60%, android 40%")
+        #expect(group.platforms(client: ClientSettings()).description == "ios 60%, android 40%")
         #expect(scenario.platforms == [.ios, .android])
         #expect(scenario.mixesPlatforms)
     }
@@ -62,6 +62,27 @@ struct PlatformMixTests {
                 Self.scenario(platform: "{ ios: 50%, android: 50% }", extra: "    inviteCode: SPRING\n")) == [
                     "11:17: `visitors[0].inviteCode` is Android's (its SDK sends it as `code=` on the queue URL; iOS has none); give this group `platform: android`"
                 ])
+    }
+
+    @Test func aMixInClientIsEveryGroupsThatNamesNone() throws {
+        let client = ScenarioTestSupport.minimal + "client:\n  platform: { ios: 50%, android: 50% }\n"
+        let scenario = try ScenarioTestSupport.load(
+            client + "visitors:\n  - { name: app }\n  - { name: web, platform: ios }\n")
+        #expect(
+            scenario.groups.map { $0.platforms(client: scenario.client).description } == [
+                "ios 50%, android 50%", "ios",
+            ])
+        #expect(scenario.mixesPlatforms)
+        #expect(
+            ScenarioTestSupport.problems(
+                ScenarioTestSupport.minimal + "client:\n  platform: { ios: 50%, android: 40% }\n")
+                == [
+                    "9:13: the shares of `client.platform` add up to 90% (ios 50%, android 40%); they must add up to 100%"
+                ])
+        #expect(
+            ScenarioTestSupport.problems(client + "visitors:\n  - { name: app, inviteCode: SPRING }\n") == [
+                "11:30: `visitors[0].inviteCode` is Android's (its SDK sends it as `code=` on the queue URL; iOS has none); give this group `platform: android`"
+            ])
     }
 
     @Test func eachVisitorsPlatformIsDrawnFromTheSeedByTheShares() throws {
