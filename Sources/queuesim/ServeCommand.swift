@@ -97,13 +97,13 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "queuesim.serve")
         logger.logLevel = logLevel.level
         let host = host
-        var server = WaitingRoomServer(
+        let server = WaitingRoomServer(
             configuration: configuration, host: host, port: port, clock: start.clock, logger: logger,
+            logsEverySecond: true,
             onServerRunning: { boundPort in
                 let banner = ServeBanner(configuration: configuration, host: host, port: boundPort, start: start).text
                 FileHandle.standardOutput.write(Data((banner + "\n").utf8))
             })
-        server.logsEverySecond = true
         do {
             try await server.run(gracefulShutdownSignals: [SIGINT, SIGTERM])
         } catch {

@@ -34,8 +34,9 @@ package struct WaitingRoomServer: Sendable {
     private let onServerRunning: @Sendable (Int) async -> Void
     private let service: LockedWaitingRoomService
     package let idleTimeout: Duration
-    /// `queuesim serve`: one info line per second with traffic (`RoomTraffic.line`).
-    package var logsEverySecond = false
+    /// `queuesim serve`: one info line per second with traffic (`RoomTraffic.line`). Off, the
+    /// room counts nothing (a `run`'s embedded room keeps its lock as short as before).
+    package let logsEverySecond: Bool
 
     /// Pending connections the listening socket queues. A launch opens with a burst (800
     /// visitors in the same millisecond, say); with the usual 256 the kernel drops the SYNs
@@ -55,12 +56,14 @@ package struct WaitingRoomServer: Sendable {
     /// - Parameters:
     ///   - clock: the run's clock, so the room's `now` is relative to the run's start.
     ///   - idleTimeout: how long a connection may stay silent.
+    ///   - logsEverySecond: count requests and log a line per second with any (`queuesim serve`).
     ///   - onServerRunning: called with the bound port once the server listens (port 0 binds a free one).
     package init(
         configuration: WaitingRoomConfiguration, host: String = "127.0.0.1", port: Int = 0,
         clock: any RunClock = WallClock(), logger: Logger, idleTimeout: Duration = defaultIdleTimeout,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        logsEverySecond: Bool = false, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
+        self.logsEverySecond = logsEverySecond
         self.idleTimeout = idleTimeout
         self.configuration = configuration
         self.host = host
@@ -68,7 +71,8 @@ package struct WaitingRoomServer: Sendable {
         self.clock = clock
         self.logger = logger
         self.onServerRunning = onServerRunning
-        service = LockedWaitingRoomService(WaitingRoomService(configuration: configuration))
+        service = LockedWaitingRoomService(
+            WaitingRoomService(configuration: configuration), countsTraffic: logsEverySecond)
     }
 
     /// Serves until the task is cancelled or one of `gracefulShutdownSignals` (SIGINT, SIGTERM
@@ -160,11 +164,15 @@ package struct WaitingRoomServer: Sendable {
 final class LockedWaitingRoomService: Sendable {
     // The service is a class of mutable state that only this lock ever touches.
     private nonisolated(unsafe) let service: WaitingRoomService
-    /// Counted under the room's own lock, which every request takes anyway.
+    /// Counted under the room's own lock, which every request takes anyway; only when asked.
     private nonisolated(unsafe) var traffic = RoomTraffic()
+    private let countsTraffic: Bool
     private let lock = Mutex(())
 
-    init(_ service: WaitingRoomService) { self.service = service }
+    init(_ service: WaitingRoomService, countsTraffic: Bool = false) {
+        self.service = service
+        self.countsTraffic = countsTraffic
+    }
 
     func withLock<T>(_ body: (WaitingRoomService) -> T) -> T {
         lock.withLock { _ in body(service) }
@@ -174,7 +182,7 @@ final class LockedWaitingRoomService: Sendable {
     func handle(_ request: HTTPRequest, body: [UInt8], path: Substring, at now: RunInstant) -> RoomReply {
         lock.withLock { _ in
             let reply = service.handle(request, body: body, at: now)
-            traffic.count(path: path, reply: reply)
+            if countsTraffic { traffic.count(path: path, reply: reply) }
             return reply
         }
     }
