@@ -138,8 +138,10 @@ struct SVGChart {
                 "<text class=\"tick\" x=\"\(Self.f(frame.left - 6))\" y=\"\(Self.f(y(tick) + 4))\" text-anchor=\"end\">\(HTML.escape(unit.format(tick)))</text>\n"
         }
         for (tick, label) in TimeTicks.ticks(from: xMin, to: xEnd, count: frame.xTicks, axis: xAxis) {
+            // A label at the right edge would be cut in half (`1:00:0`): it ends at its tick.
+            let anchor = x(tick) > frame.width - Self.right - 20 ? "end" : "middle"
             svg +=
-                "<text class=\"tick\" x=\"\(Self.f(x(tick)))\" y=\"\(Self.f(Self.top + plotHeight + 16))\" text-anchor=\"middle\">\(HTML.escape(label))</text>\n"
+                "<text class=\"tick\" x=\"\(Self.f(x(tick)))\" y=\"\(Self.f(Self.top + plotHeight + 16))\" text-anchor=\"\(anchor)\">\(HTML.escape(label))</text>\n"
         }
         svg +=
             "<line class=\"axis\" x1=\"\(Self.f(frame.left))\" x2=\"\(Self.f(frame.left + plotWidth))\" y1=\"\(Self.f(Self.top + plotHeight))\" y2=\"\(Self.f(Self.top + plotHeight))\"/>\n"
