@@ -175,6 +175,13 @@ struct ReportGlanceTests {
         #expect(TimeTicks.ticks(from: 125, to: 190, count: 4, axis: .elapsed).map(\.1) == ["2:30", "3:00"])
     }
 
+    @Test func durationAxesTickOnRoundDurations() {
+        // An 11-minute wait: ticks every 5 minutes, not every 3.33.
+        #expect(SVGChart.durationTicks(max: 660_000, count: 5) == [0, 300_000, 600_000, 900_000])
+        #expect(SVGChart.durationTicks(max: 2_400, count: 5) == [0, 500, 1000, 1500, 2000, 2500])
+        #expect(SVGChart.durationTicks(max: 24, count: 5) == [0, 5, 10, 15, 20, 25])
+    }
+
     @Test func durationsReadAsTheEndScreenWritesThem() {
         #expect(Durations.text(milliseconds: Int64(1_974_271)) == "32m 54s")
         #expect(Durations.text(milliseconds: Int64(850)) == "850ms")

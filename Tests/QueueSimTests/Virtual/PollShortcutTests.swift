@@ -58,6 +58,17 @@ struct PollShortcutTests {
             let b = try VirtualRun.bytes(slow.directory, file)
             #expect(a == b, "\(file) differs with the shortcut")
         }
+        // The polls it answered itself are answers like the room's: same table, same chart.
+        func answers(_ directory: String) throws -> [String] {
+            let manifest = try JSONSerialization.jsonObject(with: VirtualRun.bytes(directory, Recorder.manifestFile))
+            let json = try #require(manifest as? [String: Any])
+            return try ["requests_by_endpoint", "queue_page_latency_ms"].map { key in
+                let value = try #require(json[key])
+                return String(
+                    decoding: try JSONSerialization.data(withJSONObject: value, options: .sortedKeys), as: UTF8.self)
+            }
+        }
+        #expect(try answers(fast.directory) == answers(slow.directory))
     }
 
     /// A restart enqueues again, and tickets follow the order of the enqueues: polls at one

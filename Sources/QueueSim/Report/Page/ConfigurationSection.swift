@@ -6,7 +6,7 @@ enum ConfigurationSection {
         var html = "<section id=\"configuration\"><h2>Rehearsed configuration</h2>\n"
         guard let configuration else {
             return html
-                + "<p>Not recorded: this report was merged, or its <code>run.json</code> is from an older queuesim.</p></section>\n"
+                + "<p>Not recorded: this report's <code>run.json</code> (or a merged shard's <code>shard.json</code>) is from an older queuesim.</p></section>\n"
         }
         var facts: [(String, String)] = []
         if let room = configuration.room {

@@ -111,7 +111,8 @@ extension ReportPage {
                     ])
             }
         } else {
-            html += "<p>Queue-page answer times were not recorded in this report (a merged or recovered run).</p>\n"
+            html +=
+                "<p>Queue-page answer times were not recorded in this report (a merged or recovered run, or one from an older queuesim).</p>\n"
         }
         html += waitByArrivalChart()
         return html + "</section>\n"

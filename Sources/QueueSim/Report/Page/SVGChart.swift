@@ -89,7 +89,7 @@ struct SVGChart {
     static let bottom = 46.0
     /// Hover targets per series at most: each is an element with a title, and a page of ten
     /// charts should stay well under a megabyte.
-    static let hoverTargets = 150
+    static let hoverTargets = 120
 
     func render() -> String {
         let legend = series.enumerated().map { index, line in
@@ -104,7 +104,10 @@ struct SVGChart {
         let plotHeight = frame.height - Self.top - Self.bottom
         let shown = series.map { Self.thin($0, to: frame.maxPoints) }
         let yMaxData = shown.flatMap { $0.points.map(\.y) }.max() ?? 0
-        let yTicks = Self.niceTicks(max: max(yMaxData, unit == .percent ? 100 : 1), count: frame.yTicks)
+        let yTicks =
+            unit == .milliseconds
+            ? Self.durationTicks(max: max(yMaxData, 1), count: frame.yTicks)
+            : Self.niceTicks(max: max(yMaxData, unit == .percent ? 100 : 1), count: frame.yTicks)
         let yMax = yTicks.last ?? 1
         let xSpan = max(xMax - xMin, 1)
         let xEnd = xMin + xSpan
@@ -135,8 +138,10 @@ struct SVGChart {
                 "<text class=\"tick\" x=\"\(Self.f(frame.left - 6))\" y=\"\(Self.f(y(tick) + 4))\" text-anchor=\"end\">\(HTML.escape(unit.format(tick)))</text>\n"
         }
         for (tick, label) in TimeTicks.ticks(from: xMin, to: xEnd, count: frame.xTicks, axis: xAxis) {
+            // A label at the right edge would be cut in half (`1:00:0`): it ends at its tick.
+            let anchor = x(tick) > frame.width - Self.right - 20 ? "end" : "middle"
             svg +=
-                "<text class=\"tick\" x=\"\(Self.f(x(tick)))\" y=\"\(Self.f(Self.top + plotHeight + 16))\" text-anchor=\"middle\">\(HTML.escape(label))</text>\n"
+                "<text class=\"tick\" x=\"\(Self.f(x(tick)))\" y=\"\(Self.f(Self.top + plotHeight + 16))\" text-anchor=\"\(anchor)\">\(HTML.escape(label))</text>\n"
         }
         svg +=
             "<line class=\"axis\" x1=\"\(Self.f(frame.left))\" x2=\"\(Self.f(frame.left + plotWidth))\" y1=\"\(Self.f(Self.top + plotHeight))\" y2=\"\(Self.f(Self.top + plotHeight))\"/>\n"
@@ -190,8 +195,21 @@ struct SVGChart {
                     "<rect class=\"hover\" x=\"\(Self.f(x(point.x)))\" y=\"\(Self.f(Self.top))\" width=\"\(Self.f(max(1, x(point.x + columnWidth) - x(point.x))))\" height=\"\(Self.f(plotHeight))\"><title>\(HTML.escape(span + ": " + values.joined(separator: ", ")))</title></rect>\n"
             }
         }
-        for line in series where line.style == .line {
-            for point in Self.thin(line, to: Self.hoverTargets).points {
+        let lines = series.filter { $0.style == .line }.map { Self.thin($0, to: Self.hoverTargets) }
+        // Percentiles of one chart share their x: one column per x naming them all costs a third
+        // of a dot per line and point (a long run's page was half hover targets).
+        if let first = lines.first, lines.allSatisfy({ $0.points.map(\.x) == first.points.map(\.x) }) {
+            for (index, point) in first.points.enumerated() {
+                let left = index > 0 ? (first.points[index - 1].x + point.x) / 2 : point.x
+                let right = index + 1 < first.points.count ? (point.x + first.points[index + 1].x) / 2 : point.x
+                let values = lines.map { "\($0.name) \(unit.exact($0.points[index].y))" }.joined(separator: ", ")
+                svg +=
+                    "<rect class=\"hover\" x=\"\(Self.f(x(left)))\" y=\"\(Self.f(Self.top))\" width=\"\(Self.f(max(2, x(right) - x(left))))\" height=\"\(Self.f(plotHeight))\"><title>\(HTML.escape("\(TimeTicks.label(point.x, axis: xAxis)): \(values)"))</title></rect>\n"
+            }
+            return svg
+        }
+        for line in lines {
+            for point in line.points {
                 svg +=
                     "<circle class=\"hover\" cx=\"\(Self.f(x(point.x)))\" cy=\"\(Self.f(y(point.y)))\" r=\"5\"><title>\(HTML.escape("\(line.name) at \(TimeTicks.label(point.x, axis: xAxis)): \(unit.exact(point.y))"))</title></circle>\n"
             }
@@ -229,6 +247,19 @@ struct SVGChart {
         while magnitude > raw { magnitude /= 10 }
         let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? magnitude * 10
         // The last tick is the first at or above `max`, so no line leaves the plot.
+        var ticks: [Double] = [0]
+        while ticks.last! < max { ticks.append(ticks.last! + step) }
+        return ticks
+    }
+
+    /// Round ticks for durations in milliseconds: 1-2-5 steps below a second, then 1, 2, 5,
+    /// 10, 15, 30 seconds or minutes and 1, 2, 3, 6, 12 hours — `5 min`, never `6.7 min`.
+    static func durationTicks(max: Double, count: Int = 5) -> [Double] {
+        guard max > 0, max.isFinite else { return [0, 1] }
+        let raw = max / Double(count)
+        let subsecond = niceTicks(max: max, count: count)
+        guard raw > 500 else { return subsecond }
+        let step = TimeTicks.steps.map { $0 * 1000 }.first { $0 >= raw } ?? (raw / 86_400_000).rounded(.up) * 86_400_000
         var ticks: [Double] = [0]
         while ticks.last! < max { ticks.append(ticks.last! + step) }
         return ticks
