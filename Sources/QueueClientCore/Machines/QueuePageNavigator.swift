@@ -329,8 +329,10 @@ package struct QueuePageNavigator: Sendable {
     /// A navigation: the WebView loads a new page.
     private mutating func go(to next: SimpleURL, queueUrlChanged: Bool, at now: RunInstant) -> Action {
         // Navigating away from a page on screen (its load or poll had answered): iOS keeps it
-        // while the new one loads.
-        if !pageLoad, settings.platform.keepsPageOnFailedNavigation { savedURL = Boxed(currentURL) }
+        // while the new one loads. (`savedURL` is the reload URL under `.reload`.)
+        if !pageLoad, settings.retry == .none, settings.platform.keepsPageOnFailedNavigation {
+            savedURL = Boxed(currentURL)
+        }
         currentURL = next
         pageLoad = true
         redirectsInRow += 1
