@@ -299,7 +299,7 @@ package struct QueuePageNavigator: Sendable {
     }
 
     private mutating func navigate(to url: SimpleURL, at now: RunInstant) -> Action {
-        switch policy.decide(url, queueHostAsWritten: settings.platform.comparesQueueHostAsWritten) {
+        switch policy.decide(url, caseSensitive: settings.platform.comparesHostsCaseSensitively) {
         case .passed(let token):
             state = .finished
             return .finish(.passed(queueitToken: token))
