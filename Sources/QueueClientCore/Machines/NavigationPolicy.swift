@@ -46,14 +46,19 @@ package struct NavigationPolicy: Sendable, Hashable {
             targetPath: SimpleURL.hasEmptyPath(targetUrl) ? "" : target.path)
     }
 
-    /// `queueHostAsWritten` (Android): the WebView's navigation URL has its host lowercased,
-    /// and `UriOverrider` compares it with `equals` to the queue URL's host as the API wrote it,
-    /// so a queue host with capitals never matches. Otherwise hosts compare case-insensitively.
-    package func decide(_ url: SimpleURL, queueHostAsWritten: Bool = false) -> NavigationDecision {
+    /// `caseSensitive` (Android's `UriOverrider`, which compares with `equals`): the WebView
+    /// lowercases a web URL's host (and every scheme) but keeps a `queueit://` link's host as
+    /// written, so `queueit://Close` is no close link, and the queue URL's host as the API
+    /// wrote it matches no navigation when it has capitals. Otherwise hosts compare
+    /// case-insensitively.
+    package func decide(_ url: SimpleURL, caseSensitive: Bool = false) -> NavigationDecision {
         if url.scheme != "http" && url.scheme != "https" {
             guard url.scheme == "queueit" else { return .external }
-            if url.host.caseInsensitiveEquals("close") { return .closed }
-            if url.host.caseInsensitiveEquals("restartSession") { return .restartSession }
+            func isLink(_ host: String) -> Bool {
+                caseSensitive ? url.host == host : url.host.caseInsensitiveEquals(host)
+            }
+            if isLink("close") { return .closed }
+            if isLink("restartSession") { return .restartSession }
             return .external
         }
         if url.path.hasPrefix("/what-is-this.html") { return .blocked }
@@ -61,7 +66,7 @@ package struct NavigationPolicy: Sendable, Hashable {
             return .passed(queueitToken: url.queryValue("queueittoken"))
         }
         if url.host.caseInsensitiveEquals(queueHost),
-            !queueHostAsWritten || !queueHost.utf8.contains(where: { (0x41...0x5A).contains($0) })
+            !caseSensitive || !queueHost.utf8.contains(where: { (0x41...0x5A).contains($0) })
         {
             guard let queuePathPrefix else { return .queueUrlChanged(url) }
             return url.path.hasPrefix("/\(queuePathPrefix)/") ? .queueUrlChanged(url) : .external

@@ -299,7 +299,7 @@ package struct QueuePageNavigator: Sendable {
     }
 
     private mutating func navigate(to url: SimpleURL, at now: RunInstant) -> Action {
-        switch policy.decide(url, queueHostAsWritten: settings.platform.comparesQueueHostAsWritten) {
+        switch policy.decide(url, caseSensitive: settings.platform.comparesHostsCaseSensitively) {
         case .passed(let token):
             state = .finished
             return .finish(.passed(queueitToken: token))
@@ -329,8 +329,10 @@ package struct QueuePageNavigator: Sendable {
     /// A navigation: the WebView loads a new page.
     private mutating func go(to next: SimpleURL, queueUrlChanged: Bool, at now: RunInstant) -> Action {
         // Navigating away from a page on screen (its load or poll had answered): iOS keeps it
-        // while the new one loads.
-        if !pageLoad, settings.platform.keepsPageOnFailedNavigation { savedURL = Boxed(currentURL) }
+        // while the new one loads. (`savedURL` is the reload URL under `.reload`.)
+        if !pageLoad, settings.retry == .none, settings.platform.keepsPageOnFailedNavigation {
+            savedURL = Boxed(currentURL)
+        }
         currentURL = next
         pageLoad = true
         redirectsInRow += 1

@@ -62,10 +62,11 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
     /// failure); Android's WebView shows its error page and the SDK reloads (`queuePageRetry`).
     package var keepsPageOnFailedNavigation: Bool { self == .ios }
 
-    /// Whether the queue host is compared as the API wrote it: Android's `UriOverrider` uses
-    /// `equals` against the WebView's lowercased host; queuesim compares iOS's (also `isEqualToString`
-    /// in `QueueITWKViewController.m`) case-insensitively, as before.
-    package var comparesQueueHostAsWritten: Bool { self == .android }
+    /// Whether hosts are compared as written (`NavigationPolicy.decide`): Android's
+    /// `UriOverrider` uses `equals` — the queue URL's host against the WebView's lowercased
+    /// one, a `queueit://` link's host against `close` and `restartSession`. queuesim compares
+    /// iOS's (`isEqualToString` in `QueueITWKViewController.m`) case-insensitively, as before.
+    package var comparesHostsCaseSensitively: Bool { self == .android }
 
     /// What the WebView does when a queue page fails to load.
     package var queuePageRetry: QueuePageRetry {

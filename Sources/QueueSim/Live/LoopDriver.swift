@@ -57,7 +57,7 @@ final class LoopDriver: LiveExchangeOwner {
             tracksRequestDeadlines: true)
         pool = LiveConnectionPool(
             loop: loop, endpoints: endpoints, limit: connectionLimit,
-            connectTimeout: Self.connectTimeout(of: run), clock: clock)
+            connectTimeout: run.scenario.longestRequestTimeout, clock: clock)
         pool.sourceAddresses = sourceAddresses
         nextProbe = .origin
         pool.owner = self
@@ -248,9 +248,11 @@ final class LoopDriver: LiveExchangeOwner {
             let (owner, oneUse) = routes.owner(
                 visitor: visitor.index, group: visitor.groupIndex, kind: order.kind,
                 platform: engine.platform(ofSlot: order.slot))
-            pool.send(
-                LiveExchange(
-                    slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse))
+            var exchange = LiveExchange(
+                slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse)
+            let now = clock.now
+            exchange.connectTimeout = order.timeout.firstDeadline(sentAt: now) - now
+            pool.send(exchange)
         case .finished(let visitor):
             pool.visitorEnded(routes.ownersOfVisitor(visitor.index, group: visitor.groupIndex))
             try rows.append(visitor)
@@ -301,16 +303,5 @@ final class LoopDriver: LiveExchangeOwner {
         stopped = true
         pool.closeAll()
         promise.fail(error)
-    }
-
-    /// The pool's connect timeout: the longest any request allows for its connection (each
-    /// request's own deadline ends its connect sooner). Chromium's 240 s when Android visitors
-    /// have the platform's timeouts: their page loads may wait that long for a connection.
-    static func connectTimeout(of run: PreparedRun) -> Duration {
-        let longest = run.scenario.longestRequestTimeout
-        guard run.scenario.client.requestTimeout == nil, run.scenario.platforms.contains(.android) else {
-            return longest
-        }
-        return max(longest, ClientPlatform.chromiumConnectTimeout)
     }
 }

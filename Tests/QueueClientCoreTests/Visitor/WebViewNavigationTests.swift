@@ -91,4 +91,15 @@ struct WebViewNavigationTests {
             configuration(maxWait: .seconds(10), platform: .ios, queuePageRetry: nil), respond: respond)
         #expect(ios.contains { $0.path == "/second" })
     }
+
+    @Test("Android matches queueit:// links by their host as written: queueit://Close is no close link")
+    func androidLinkCase() {
+        let policy = NavigationPolicy(
+            queueHost: "acme.queue-it.net", queuePathPrefix: nil, targetHost: "shop.example", targetPath: "/done")
+        let close = SimpleURL("queueit://Close")!
+        #expect(policy.decide(close, caseSensitive: true) == .external)
+        #expect(policy.decide(close, caseSensitive: false) == .closed)
+        #expect(policy.decide(SimpleURL("queueit://close?x=1")!, caseSensitive: true) == .closed)
+        #expect(policy.decide(SimpleURL("QUEUEIT://restartSession")!, caseSensitive: true) == .restartSession)
+    }
 }
