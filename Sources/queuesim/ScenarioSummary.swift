@@ -154,7 +154,7 @@ struct ScenarioSummary {
     static func describeRetry(_ retry: QueuePageRetry) -> String {
         switch retry {
         case .none: "error at once (iOS)"
-        case .reload: "reload after 1, 2, 4, 8, 16, 30 s, then error (Android)"
+        case .reload: "reload at once, then after 2, 4, 8, 16, 30 s, then error (Android)"
         case .poll: "poll again until maxWait"
         }
     }

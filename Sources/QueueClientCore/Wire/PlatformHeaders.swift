@@ -25,7 +25,10 @@ package enum PlatformHeaders {
     /// iOS (CFNetwork): `Host` first, then the SDK's `Content-Type` and CFNetwork's
     /// `Connection`, the SDK's `Accept`, CFNetwork's `User-Agent`, `Content-Length`,
     /// `Accept-Language` and `Accept-Encoding` — CFNetwork's order in proxy captures (it is
-    /// closed source). `userAgent` is the body's, not the header's, here.
+    /// closed source). `userAgent` is the body's, not the header's, here. CFNetwork offers
+    /// `gzip, deflate, br`; queuesim offers `gzip, deflate` only: the enqueue answer is the one
+    /// body the engine must read, and it has no Brotli decoder, so a CDN answering `br` would
+    /// turn every iOS enqueue into a failure the phone would not see.
     /// Android (OkHttp): the SDK's `User-Agent`, then `BridgeInterceptor`'s `Content-Type` (the
     /// SDK's media type), `Content-Length`, `Host`, `Connection: Keep-Alive` and
     /// `Accept-Encoding: gzip`; no `Accept`.
@@ -39,7 +42,7 @@ package enum PlatformHeaders {
             fields[.accept] = "application/json"
             fields[.userAgent] = cfNetworkUserAgent
             fields[.acceptLanguage] = acceptLanguage
-            fields[.acceptEncoding] = "gzip, deflate, br"
+            fields[.acceptEncoding] = "gzip, deflate"
             return (fields, HeadLayout(hostBefore: nil, contentLengthBefore: .acceptLanguage))
         case .android:
             fields[.userAgent] = userAgent

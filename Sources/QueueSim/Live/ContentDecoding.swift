@@ -1,9 +1,9 @@
 import CZlib
 
 /// The answer codings the live engine undoes: gzip and deflate, the ones every phone stack
-/// advertises (OkHttp sends `Accept-Encoding: gzip` and inflates what comes back; CFNetwork and
-/// the WebViews add `br`, which is left as sent — a body queuesim cannot read then fails as one
-/// that is not JSON, and only the enqueue answer's body is read at all).
+/// advertises (OkHttp sends `Accept-Encoding: gzip` and inflates what comes back). The WebViews
+/// also offer `br`, left as sent: a page load's body is never read. The iOS enqueue, whose answer
+/// is read, offers `gzip, deflate` only (`PlatformHeaders.enqueue`), so no answer comes in `br`.
 enum ContentCoding: Equatable {
     case gzip
     case deflate

@@ -1,6 +1,8 @@
-/// A visitor's stable user id: a UUID-shaped string (8-4-4-4-12 lowercase hex, with the bits
-/// of a version-4, RFC 4122 variant UUID) derived from `SeededRandom(seed, .userId, index)`;
-/// for Android visitors 16 lowercase hex digits, the shape of `Settings.Secure.ANDROID_ID`.
+/// A visitor's stable user id: a UUID-shaped string (8-4-4-4-12 upper-case hex, with the bits
+/// of a version-4, RFC 4122 variant UUID) derived from `SeededRandom(seed, .userId, index)` —
+/// upper case as iOS's `identifierForVendor.UUIDString` prints it; for Android visitors 16
+/// lower-case hex digits, the shape of `Settings.Secure.ANDROID_ID`. (The room keys its draws
+/// by the id case-folded, `VisitorDraws.visitorKey`, so the case changes no outcome.)
 ///
 /// The same seed and visitor index always give the same id, whatever else is in the plan;
 /// it is random-looking so a real waiting room sees distinct users.
@@ -21,6 +23,7 @@ package enum VisitorUserId {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
 
     private static func format(high: UInt64, low: UInt64) -> String {
         String(unsafeUninitializedCapacity: 36) { buffer in
@@ -28,7 +31,7 @@ package enum VisitorUserId {
             func put(_ word: UInt64, nibbles: ClosedRange<Int>) {
                 // Nibble 15 is the most significant of the word.
                 for nibble in nibbles.reversed() {
-                    buffer[position] = hexDigits[Int((word >> (UInt64(nibble) * 4)) & 0xF)]
+                    buffer[position] = upperHexDigits[Int((word >> (UInt64(nibble) * 4)) & 0xF)]
                     position += 1
                 }
             }

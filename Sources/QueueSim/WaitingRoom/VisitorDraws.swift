@@ -34,10 +34,18 @@ struct VisitorDraws {
         ticket < ticketVisitors.count ? ticketVisitors[ticket] : nil
     }
 
-    /// A visitor's key: FNV-1a of its user id, with the top bit set so that it never equals a
-    /// plain request count (the fallback's index).
+    /// A visitor's key: FNV-1a of its user id with ASCII letters lower-cased, with the top bit
+    /// set so that it never equals a plain request count (the fallback's index). Case-folded
+    /// because a UUID is the same id in either case (RFC 4122 reads it case-insensitively) and
+    /// iOS prints it upper-case: the room's draws for a visitor do not depend on its SDK's
+    /// spelling, and runs keep their bytes across that change of the ids.
     static func visitorKey(userId: String) -> UInt64 {
-        FeederPool.stableHash(userId) | (1 << 63)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in userId.utf8 {
+            let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            hash = (hash ^ UInt64(folded)) &* 0x0000_0100_0000_01B3
+        }
+        return hash | (1 << 63)
     }
 
     /// SplitMix64's finaliser over the visitor key and the request's ordinal.

@@ -34,7 +34,7 @@ struct LiveRequestEncodingTests {
                 "POST /api/mobileapp/queue/acme/launch/enqueue HTTP/1.1\r\nHost: acme.queue-it.net\r\n"
                 + "Content-Type: application/json\r\nConnection: keep-alive\r\nAccept: application/json\r\n"
                 + "User-Agent: \(PlatformHeaders.cfNetworkUserAgent)\r\nContent-Length: \(body.utf8.count)\r\n"
-                + "Accept-Language: en-US,en;q=0.9\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n\(body)"
+                + "Accept-Language: en-US,en;q=0.9\r\nAccept-Encoding: gzip, deflate\r\n\r\n\(body)"
             let plain = LiveRequestEncoding.encode(request, defaultAuthority: "127.0.0.1:9", allocator: allocator)
             let shared = LiveRequestEncoding.encode(
                 request, defaultAuthority: "127.0.0.1:9", allocator: allocator, heads: &heads)

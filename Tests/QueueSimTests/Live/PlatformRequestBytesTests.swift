@@ -70,7 +70,7 @@ struct PlatformRequestBytesTests {
                 "User-Agent: queuesim/1 CFNetwork/1568.200.51 Darwin/24.1.0",
                 "Content-Length: 235",
                 "Accept-Language: en-US,en;q=0.9",
-                "Accept-Encoding: gzip, deflate, br",
+                "Accept-Encoding: gzip, deflate",
             ])
             + #"{"userId":"6F9619FF-8B86-D011-B42D-00C04FC964FF","userAgent":"Mozilla\/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit\/605.1.15 (KHTML, like Gecko) Mobile\/15E148;queuesim-1.0.1","sdkVersion":"iOS-3.5.1","language":"en-US"}"#
         #expect(Self.bytes(request) == expected)
@@ -80,7 +80,7 @@ struct PlatformRequestBytesTests {
         let shortBody = String(decoding: short.body ?? [], as: UTF8.self)
         #expect(
             Self.bytes(short).hasSuffix(
-                "Content-Length: \(shortBody.utf8.count)\r\nAccept-Language: en-US,en;q=0.9\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n\(shortBody)"
+                "Content-Length: \(shortBody.utf8.count)\r\nAccept-Language: en-US,en;q=0.9\r\nAccept-Encoding: gzip, deflate\r\n\r\n\(shortBody)"
             ))
     }
 
