@@ -179,7 +179,8 @@ package final class Recorder {
         if let identity = run.shard {
             let shardReport = ShardReport(
                 description: run, identity: identity, ending: ending, statistics: statistics,
-                requestsPerSecond: timeline.requestsPerSecond)
+                requestsPerSecond: timeline.requestsPerSecond,
+                answers: answersRecorded ? ShardAnswers(answers, connections: timeline.connectionCounts) : nil)
             files[ShardReport.file] = try AtomicFileWriter.write(
                 try shardReport.json(), to: Self.path(directory, ShardReport.file))
         }

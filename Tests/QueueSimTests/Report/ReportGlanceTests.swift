@@ -337,7 +337,7 @@ extension ReportGlanceTests {
         #expect(manifest["requests_by_endpoint"] == nil)
         let html = try readReport(directory, Recorder.pageFile)
         #expect(html.contains("<dt>outflow</dt><dd>1,200/min</dd>"))
-        #expect(html.contains("Not recorded: a merged or recovered report"))
+        #expect(html.contains("Not recorded: a recovered report"))
         let timeline = try readReport(directory, Recorder.timelineFile).split(separator: "\n")
         #expect(timeline[1].hasSuffix(",,,,,,,"), "connections and answers unknown: empty, not 0")
     }

@@ -31,7 +31,7 @@ struct ReportPage {
     var picture: LaunchPicture
     var generator: GeneratorReport?
     /// The answers by endpoint and the queue page's answer times (`run.json` keeps both, so
-    /// `queuesim report` draws them again); nil when not recorded (a merged or recovered run).
+    /// `queuesim report` draws them again); nil when not recorded (a recovered run, an older queuesim's).
     var endpoints: [EndpointFigures]? = nil
     var queuePageLatency: QueuePageLatencyFigures? = nil
 
