@@ -342,3 +342,24 @@ extension ReportGlanceTests {
         #expect(timeline[1].hasSuffix(",,,,,,,"), "connections and answers unknown: empty, not 0")
     }
 }
+
+extension WallReportGlanceTests {
+    /// `queuesim report` on a wall run's folder draws the page the run wrote, clock axes and
+    /// connection chart included (the start instant is read back at run.json's precision).
+    @Test func aWallRunsPageRebuildsTheSame() async throws {
+        let yaml = """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { pollInterval: 200ms, maxWait: 1m, requestTimeout: 5s }
+            arrivals: { phases: [ { duration: 1s, rate: 8 } ] }
+            visitors: [ { name: app } ]
+            waitingRoom: { mode: queue, outflow: 6000/min }
+            """
+        let (_, directory) = try await VirtualRun.runOnWallClock(yaml)
+        let written = try readReport(directory, Recorder.pageFile)
+        try FileManager.default.removeItem(atPath: Recorder.path(directory, Recorder.pageFile))
+        _ = try ReportRebuild.rebuild(directory)
+        #expect(try readReport(directory, Recorder.pageFile) == written)
+        #expect(written.contains("new connections/s"))
+    }
+}
