@@ -34,6 +34,13 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        // zlib: the live engine inflates gzip and deflate answers, as the phones' stacks do
+        // for the `Accept-Encoding` they send (AsyncHTTPClient links it already).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "QueueClientCore",
             dependencies: [
@@ -53,6 +60,7 @@ let package = Package(
             dependencies: [
                 "QueueClientCore",
                 "CYaml",
+                "CZlib",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -16,6 +16,10 @@ public struct OutgoingRequest: Sendable, Equatable {
     /// head's bytes by this object's identity instead of encoding the same head for every
     /// visitor (the live engine does). Not part of equality; cleared by any change to `head`.
     package private(set) var sharedHead: EnqueueHeaderTemplate?
+    /// Where a transport that writes HTTP/1.1 itself puts the `Host` and `Content-Length` lines
+    /// among `head`'s fields, as the platform's stack orders them (the live engine does; AHC
+    /// and an app's transport frame requests their own way).
+    package var layout = HeadLayout.hostFirst
 
     /// The engine makes its own requests; public so a custom transport can be tested alone.
     public init(head: HTTPRequest, body: [UInt8]? = nil) {
@@ -27,13 +31,29 @@ public struct OutgoingRequest: Sendable, Equatable {
         head = template.head
         self.body = body
         sharedHead = template
+        layout = template.layout
     }
 
-    /// Equal when head and body are: two requests that would send the same bytes are the same
-    /// request, whether or not one carries a group's shared head.
+    /// Equal when head, body and layout are: two requests that would send the same bytes are
+    /// the same request, whether or not one carries a group's shared head.
     public static func == (lhs: OutgoingRequest, rhs: OutgoingRequest) -> Bool {
-        lhs.head == rhs.head && lhs.body == rhs.body
+        lhs.head == rhs.head && lhs.body == rhs.body && lhs.layout == rhs.layout
     }
+}
+
+/// Where the transport's own `Host` and `Content-Length` lines go among a request's fields.
+/// `Host` carries the request's authority (the waiting room's, even over connect-to) and
+/// `Content-Length` the body's size (no line without a body), so neither is a field of the head.
+package struct HeadLayout: Sendable, Hashable {
+    /// The field `Host` is written before; nil: right after the request line.
+    package var hostBefore: HTTPField.Name?
+    /// The field `Content-Length` is written before (and before `Host` when that goes there
+    /// too); nil: after the last field.
+    package var contentLengthBefore: HTTPField.Name?
+
+    /// `Host` first, `Content-Length` last: the embedded room's own requests, the protected API,
+    /// the WebViews (which send no body).
+    package static let hostFirst = HeadLayout(hostBefore: nil, contentLengthBefore: nil)
 }
 
 /// A response as the state machines consume it.

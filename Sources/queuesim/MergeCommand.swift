@@ -46,7 +46,7 @@ struct MergeCommand: ParsableCommand {
             "Also write the merged verdicts as JUnit XML to FILE, as run --junit does.", valueName: "FILE"))
     var junit: String?
 
-    @Flag(help: "Merge even when shards are missing; the report says which are, and the exit status is 4.")
+    @Flag(help: "Merge even when shards are missing; the report says which are, and the exit status is 5 (partial).")
     var allowPartial = false
 
     @Flag(name: .shortAndLong, help: "No summary; reports and exit code only.")
@@ -92,15 +92,16 @@ struct MergeCommand: ParsableCommand {
                 "queuesim merge: \(result.visitors) visitors \(result.merged.headline) into \(outputDirectory)"
             ]
             lines += result.merged.shardLines.map { "  " + $0 }
+            lines.append("")
+            lines += RunSummaryScreen.outcomeLines(counts: result.report.outcomeCounts, visitors: result.visitors)
+            lines.append("")
             if !result.missing.isEmpty {
                 lines.append(
                     "partial: shard(s) \(result.missing.map(String.init).joined(separator: ", ")) of \(result.shardCount) missing (the report is marked incomplete; exit \(RunExitStatus.partial.rawValue) even when the thresholds hold)"
                 )
             }
             if !result.verdicts.isEmpty { lines.append(result.thresholdTable) }
-            lines.append(
-                "exit status: \(result.exitStatus.rawValue) (\(result.exitStatus.meaning(thresholdCount: result.verdicts.count)))"
-            )
+            lines.append(ExitLine.screenLine(result.exitStatus, thresholdCount: result.verdicts.count))
             lines.append("report: \(outputDirectory)/\(Recorder.pageFile)")
             print(lines.joined(separator: "\n"))
         }

@@ -9,7 +9,10 @@ struct PlanOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seed for every random choice (default: the scenario's seed).", valueName: "N"))
     var seed: UInt64?
 
-    @Option(help: "The clock to run on (default: the scenario's run.clock).")
+    @Option(
+        help:
+            "The clock to run on: wall, or virtual (simulated time, embedded room only); default: the scenario's top-level `clock:` key."
+    )
     var clock: ClockKind?
 
     @Option(

@@ -13,7 +13,9 @@ struct ReportCommand: ParsableCommand {
             a folder archived by CI, copied from another machine or written by an older
             queuesim gets the page too. The threshold verdicts and the exit status are the
             run's own, from run.json; run.json is not changed. Prints the outcomes and the
-            page's path.
+            page's path; the last line on stderr says the page was written and how the
+            run ended: `queuesim report: done (exit 0): wrote DIR/report.html; the run
+            ended FAIL (exit 1)`.
 
             Examples:
               queuesim report reports/launch
@@ -43,10 +45,12 @@ struct ReportCommand: ParsableCommand {
         lines += RunSummaryScreen.outcomeLines(counts: rebuilt.outcomeCounts, visitors: rebuilt.visitors)
         lines.append("")
         lines.append(RunSummaryScreen.thresholdLine(verdicts: rebuilt.verdicts))
-        lines.append(
-            "run exit status: \(rebuilt.exitStatus.rawValue) (\(rebuilt.exitStatus.meaning(thresholdCount: rebuilt.verdicts.count)))"
-        )
+        // The run's own verdict, as its end screen wrote it.
+        lines.append(ExitLine.screenLine(rebuilt.exitStatus, thresholdCount: rebuilt.verdicts.count))
         lines.append("report: \(rebuilt.pagePath)")
         print(lines.joined(separator: "\n"))
+        StandardError.print(
+            ExitLine.reportText(
+                status: rebuilt.exitStatus, thresholdCount: rebuilt.verdicts.count, page: rebuilt.pagePath))
     }
 }

@@ -11,9 +11,13 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Run a scenario: every visitor through the client core, reports, thresholds.",
         discussion: """
             Runs every planned visitor through QueueClientCore against the scenario's
-            endpoint (the embedded waiting room by default), writes visitors.csv,
-            summary.csv, timeline.csv and run.json to the report directory, and judges the
-            thresholds.
+            endpoint (the embedded waiting room by default), writes report.html (the run on
+            one page: look here first), visitors.csv, summary.csv, timeline.csv and run.json
+            to the report directory, and judges the thresholds.
+
+            The clock is the scenario's top-level `clock: wall|virtual` key (not a key of
+            `run:`), or --clock. On the virtual clock the live line shows simulated time
+            of the planned span, visitors done and the time left.
 
             Examples:
               queuesim run scenarios/launch.yaml
@@ -124,7 +128,9 @@ struct RunCommand: AsyncParsableCommand {
         phase.start()
 
         let status = RunProgress(planned: prepared.summary.visitorCount)
-        let progress = quiet || noProgress ? nil : ProgressDisplay(status: status, clock: prepared.clock)
+        let progress =
+            quiet || noProgress
+            ? nil : ProgressDisplay(status: status, clock: prepared.clock, span: prepared.summary.span)
         progress?.start()
 
         var report: RunReport

@@ -14,6 +14,7 @@ struct RunSummaryScreen {
                 + "clock \(scenario.clock.rawValue), seed \(scenario.seed)")
         lines.append("")
         lines += Self.outcomeLines(counts: report.outcomeCounts, visitors: report.visitorCount)
+        lines += Self.platformLines(report.platformOutcomes)
         if !report.failureCauses.isEmpty {
             lines.append("")
             lines.append("why visitors failed (top causes by group):")
@@ -76,24 +77,41 @@ struct RunSummaryScreen {
         lines.append("")
         lines.append("reports: \(report.directory)/{visitors,summary,timeline}.csv, run.json")
         lines.append(
-            "exit \(report.exitStatus.rawValue): "
-                + (report.shard != nil && report.exitStatus == .success
-                    ? "the shard finished (the run's verdict is queuesim merge's)"
-                    : report.exitStatus.meaning(thresholdCount: report.verdicts.count)))
+            ExitLine.screenLine(
+                report.exitStatus, thresholdCount: report.verdicts.count, isShard: report.shard != nil))
         lines.append("report: \(report.directory)/report.html")
         return lines.joined(separator: "\n")
     }
 
-    /// The outcome table: count and share of each outcome that occurred.
+    /// The outcome table of `run`, `merge` and `report`: count and share of each outcome that
+    /// occurred, shares written as thresholds are (`99.5%`, `PercentText`).
     static func outcomeLines(counts: [VisitorOutcome: Int], visitors: Int) -> [String] {
         var lines = ["outcome      count   share"]
         for outcome in VisitorOutcome.allCases {
             let count = counts[outcome] ?? 0
             guard count > 0 else { continue }
-            let share = visitors > 0 ? Double(count) / Double(visitors) * 100 : 0
             lines.append(
                 outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
-                    + String(count).leftPadded(to: 7) + " " + String(format: "%6.2f%%", share))
+                    + String(count).leftPadded(to: 7) + " " + PercentText.of(count, in: visitors).leftPadded(to: 7))
+        }
+        return lines
+    }
+
+    /// A group that mixes platforms hides which platform fared how: one line per platform, in
+    /// the order ios, android (empty when no group mixes).
+    static func platformLines(_ outcomes: [String: [VisitorOutcome: Int]]) -> [String] {
+        guard !outcomes.isEmpty else { return [] }
+        var lines = ["", "by platform (a group mixes platforms):"]
+        for platform in outcomes.keys.sorted(by: { ($0 == "ios" ? 0 : 1, $0) < ($1 == "ios" ? 0 : 1, $1) }) {
+            let counts = outcomes[platform] ?? [:]
+            let total = counts.values.reduce(0, +)
+            let parts = VisitorOutcome.allCases.compactMap { outcome -> String? in
+                guard let count = counts[outcome], count > 0 else { return nil }
+                return "\(outcome.rawValue) \(count) (\(PercentText.of(count, in: total)))"
+            }
+            lines.append(
+                "  " + platform.padding(toLength: 9, withPad: " ", startingAt: 0) + String(total).leftPadded(to: 7)
+                    + "  " + parts.joined(separator: ", "))
         }
         return lines
     }

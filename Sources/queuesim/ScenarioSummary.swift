@@ -31,10 +31,9 @@ struct ScenarioSummary {
         lines.append("  groups")
         let totalWeight = scenario.groups.reduce(0) { $0 + $1.weight }
         for group in scenario.groups {
-            let share = totalWeight > 0 ? group.weight / totalWeight * 100 : 0
+            let share = PercentText.of(totalWeight > 0 ? group.weight / totalWeight : 0)
             lines.append(
-                "    \(group.name.padding(10)) \((Self.number(share) + "%").padding(5)) flow \(group.flow.rawValue)\(credentials(group))"
-            )
+                "    \(group.name.padding(10)) \(share.padding(6)) flow \(group.flow.rawValue)\(credentials(group))")
             let target = scenario.target.applying(group.overrides)
             var url = "      enqueue \(target.enqueueURLDescription)"
             if case .baseURL = target.endpoint { url += " (connected via \(target.endpointDescription))" }
@@ -127,7 +126,8 @@ struct ScenarioSummary {
                 return ", \(name) from \(feeder.path) column \(feeder.column) (\(feeder.order.rawValue))"
             }
         }
-        let platform = (group.platform ?? scenario.client.platform).rawValue
+        // `ios`, or a mix: `ios 60%, android 40%` (each visitor's own is drawn from the seed).
+        let platform = group.platforms(client: scenario.client).description
         return ", \(platform)" + source(group.enqueueKey, "enqueue key") + source(group.enqueueToken, "enqueue token")
             + source(group.inviteCode, "invite code")
     }

@@ -1,7 +1,8 @@
 import Foundation
 import QueueSim
 
-/// What `queuesim serve` prints once it listens: the URLs a client must be configured with.
+/// What `queuesim serve` prints once it listens: the URLs a client must be configured with,
+/// when the event starts, and two commands that try the room from this machine.
 struct ServeBanner {
     let configuration: WaitingRoomConfiguration
     let host: String
@@ -10,7 +11,8 @@ struct ServeBanner {
     var start: RoomStart?
 
     var text: String {
-        let local = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        let address = host.contains(":") ? "[\(host)]" : host
+        let local = "http://\(address):\(port)"
         let prefix = configuration.effectivePathPrefix.map { "/\($0)" } ?? ""
         let enqueuePath =
             "\(prefix)/api/mobileapp/queue/\(configuration.customerId)/\(configuration.waitingRoomId)/enqueue"
@@ -23,11 +25,15 @@ struct ServeBanner {
         ]
         if let start {
             lines.append(Self.startLine(start, eventStart: configuration.settings.eventStart))
+            lines.append(Self.eventStartLine(start, eventStart: configuration.settings.eventStart))
         }
         if configuration.waitingRoomDomain != nil {
             lines.append(
                 "  requests must carry Host: \(configuration.roomHost) (waitingRoomDomain); other hosts get 404")
         }
+        lines += Self.recipe(
+            roomHost: configuration.roomHost, connectTo: "\(address):\(port)", enqueuePath: enqueuePath,
+            queuePagePath: "\(prefix)/queue/\(configuration.customerId)/\(configuration.waitingRoomId)")
         lines.append("  stop with Ctrl-C")
         return lines.joined(separator: "\n")
     }
@@ -47,5 +53,29 @@ struct ServeBanner {
         }
         return "  second 0:        \(when) (the common start, in \(String(format: "%.1f", ahead)) s\(event); "
             + "until then the room answers as before its event start)"
+    }
+
+    /// The event start as a clock time and a second of the timeline: a tester pointing a real
+    /// app at the room needs to know when the pre-queue opens.
+    static func eventStartLine(_ start: RoomStart, eventStart: Duration) -> String {
+        let instant = start.startedAt.addingTimeInterval(eventStart.secondsDouble)
+        guard eventStart > .zero else {
+            return "  event start:     \(StartInstant.text(instant)), with second 0 (no pre-queue before it)"
+        }
+        let into = ScenarioUnits.describe(eventStart)
+        return "  event start:     \(StartInstant.text(instant)), \(into) into the timeline "
+            + "(until then enqueues wait in the pre-queue, shuffled at the event start)"
+    }
+
+    /// Two commands that try the room from this machine under its own host name: curl's
+    /// `--connect-to` sends the request here while the Host header and URL stay the room's, as
+    /// a phone's would (plain http: the room serves no TLS).
+    static func recipe(roomHost: String, connectTo: String, enqueuePath: String, queuePagePath: String) -> [String] {
+        let body = #"{"userId":"u1","userAgent":"curl","sdkVersion":"iOS-3.5.2"}"#
+        return [
+            "  try it here:     enqueue, then load the queue page with the answer's QueueId:",
+            "    curl -s --connect-to ::\(connectTo) -H 'Content-Type: application/json' -d '\(body)' http://\(roomHost)\(enqueuePath)",
+            "    curl -si --connect-to ::\(connectTo) 'http://\(roomHost)\(queuePagePath)?q=QUEUE_ID'",
+        ]
     }
 }

@@ -22,7 +22,13 @@ struct ServeCommand: AsyncParsableCommand {
 
             The room answers by path; when the scenario has a waitingRoomDomain, requests
             must carry that Host (point the domain at this server, or send the Host
-            header).
+            header). The banner prints the event start and two curl commands that enqueue
+            and load the queue page here, under the room's own host name (--connect-to).
+
+            While it serves, each second with requests logs one line on stderr: the
+            second of the room's timeline, requests by route (enqueue, queue page,
+            protected API) with any status that was not a success or a redirect, and
+            the visitors enqueued so far.
 
             Examples:
               queuesim serve scenarios/launch.yaml
@@ -43,7 +49,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Port to bind (0: any free port).", valueName: "PORT"))
     var port: Int = 8080
 
-    @Option(help: "How much to log: debug logs one line per request.")
+    @Option(
+        help:
+            "Logs on stderr: info (the default), a line per second with requests; debug, also a line per request sent."
+    )
     var logLevel: LogLevelArgument = .info
 
     @Option(
@@ -90,6 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
         let host = host
         let server = WaitingRoomServer(
             configuration: configuration, host: host, port: port, clock: start.clock, logger: logger,
+            logsEverySecond: true,
             onServerRunning: { boundPort in
                 let banner = ServeBanner(configuration: configuration, host: host, port: boundPort, start: start).text
                 FileHandle.standardOutput.write(Data((banner + "\n").utf8))

@@ -116,9 +116,11 @@ func simulate(
         switch action {
         case .finish(let result):
             return (result, sent)
-        case .send(let request, let timeout):
+        case .send(let request, let requestTimeout):
             let record = SentRequest(at: now, request: request)
             sent.append(record)
+            // Answers arrive whole here, as on the virtual clock.
+            let timeout = requestTimeout.answerBound(sentAt: now)
             let taken = latencyOf?(record) ?? latency
             now = now + min(taken, timeout)
             if let stopAt, now >= stopAt { return (machine.stop(at: stopAt, reason: .runEnded), sent) }

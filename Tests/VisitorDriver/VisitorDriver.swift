@@ -31,7 +31,8 @@ package func runVisitor(
         case .send(let request, let timeout):
             if Task.isCancelled { return stopped(&machine, phase, clock.now, cancellationReason(), onPhaseChange) }
             onRequest?(clock.now)
-            let outcome = await transport.execute(request, timeout: timeout)
+            // A transport sees the answer whole: the longest wait for it.
+            let outcome = await transport.execute(request, timeout: timeout.answerBound(sentAt: clock.now))
             if Task.isCancelled { return stopped(&machine, phase, clock.now, cancellationReason(), onPhaseChange) }
             switch outcome {
             case .success(let response): action = machine.received(response, at: clock.now)

@@ -40,7 +40,11 @@ struct ReportCommandTests {
         let result = try QueueSimProcess.run(["report", out])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("thresholds: 1 of 1 FAILED"))
-        #expect(result.stdout.contains("run exit status: 1 (a threshold failed (reports written))"))
+        #expect(result.stdout.contains("\nexit 1: a threshold failed (reports written)\n"), "\(result.stdout)")
+        #expect(
+            result.stderr
+                == "queuesim report: done (exit 0): wrote \(out)/report.html; the run ended FAIL (exit 1)\n",
+            "\(result.stderr)")
         #expect(result.stdout.hasSuffix("report: \(out)/report.html\n"))
         #expect(try String(contentsOfFile: out + "/report.html", encoding: .utf8) == written)
     }

@@ -114,6 +114,10 @@ struct ShardedRunCommandTests {
             limit: .seconds(30))
         // On the merged data every threshold holds.
         #expect(merge.status == 0, "\(merge.stdout)\(merge.stderr)")
+        // Its screen and exit line read as run's do: the outcome table, `exit N: …`, the verdict.
+        #expect(merge.stdout.contains("outcome      count   share\npassed          45    100%\n"), "\(merge.stdout)")
+        #expect(merge.stdout.contains("\nexit 0: the run finished and every threshold held\n"), "\(merge.stdout)")
+        #expect(merge.stderr.hasSuffix("queuesim merge: PASS (exit 0): all 2 thresholds held\n"), "\(merge.stderr)")
         let junit = try String(contentsOf: folder.appendingPathComponent("merged.xml"), encoding: .utf8)
         #expect(junit.contains(#"tests="4" failures="0""#), "\(junit)")
         #expect(junit.contains(#"name="visitors == 45""#) && junit.contains(#"<property name="exit_code" value="0"/>"#))

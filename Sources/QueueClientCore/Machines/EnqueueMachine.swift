@@ -24,6 +24,12 @@ package enum EnqueueResult: Sendable, Hashable {
 /// 307 and 308 keep the POST and its body, 301, 302 and 303 turn it into a GET without a body
 /// (OkHttp's `followUpRequest`, CFNetwork's browser rule). One more redirect, or a 3xx without a
 /// `Location`, fails the attempt like any other failure.
+///
+/// OkHttp's other silent follow-ups (Android only, `RetryAndFollowUpInterceptor.followUpRequest`):
+/// a 408 is sent again unless its `Retry-After` is above 0 or the answer before it in the
+/// attempt was a 408 too; a 503 is sent again only with `Retry-After: 0` (digits reading 0),
+/// and not after a 503. They count toward the same 20 follow-ups, as requests but not as the
+/// SDK's attempts. NSURLConnection re-sends neither: on iOS a 408 is a 4xx, an error.
 package struct EnqueueMachine: Sendable {
     package static let initialRetryDelay = Duration.seconds(1)
     /// Retry while the next delay is below this (the SDKs' `MAX_RETRY_SEC`).
@@ -47,9 +53,13 @@ package struct EnqueueMachine: Sendable {
     /// The group's prebuilt enqueue head, when the visitor has one (see `EnqueueRequest.make`).
     private let sharedHead: EnqueueHeaderTemplate?
     private var state: State = .idle
-    /// Redirects followed in the current attempt, and where the last one led (boxed: rare).
-    private var redirectsFollowed = 0
+    /// Follow-ups (redirects, OkHttp's re-sends) in the current attempt, and where the last
+    /// redirect led (boxed: rare).
+    private var followUps = 0
     private var redirectedTo: Boxed<RedirectedRequest>?
+    /// The status of the last answer in this attempt: the next answer's `priorResponse` for
+    /// OkHttp, which does not re-send a 408 after a 408, nor a 503 after a 503.
+    private var priorStatusInAttempt: Int?
 
     private struct RedirectedRequest: Sendable {
         var url: SimpleURL
@@ -58,8 +68,9 @@ package struct EnqueueMachine: Sendable {
     private var nextRetryDelay = EnqueueMachine.initialRetryDelay
     /// Enqueue requests sent so far (attempts; a followed redirect is not one).
     package private(set) var attempts = 0
-    /// Whether the last request sent follows a redirect within its attempt.
-    package var lastSendFollowsRedirect: Bool { redirectsFollowed > 0 }
+    /// Whether the last request sent is a follow-up within its attempt (a redirect followed, or
+    /// OkHttp's re-send): a request, not an attempt of the SDK.
+    package var lastSendIsFollowUp: Bool { followUps > 0 }
     package private(set) var lastHTTPStatus: Int?
 
     package init(parameters: EnqueueParameters, platform: ClientPlatform = .ios) {
@@ -86,8 +97,15 @@ package struct EnqueueMachine: Sendable {
         case .requesting:
             let status = response.status.code
             lastHTTPStatus = status
+            let prior = priorStatusInAttempt
+            priorStatusInAttempt = status
             if (300..<400).contains(status), let location = response.head.headerFields.value(of: .location) {
                 return follow(location, status: status, at: now)
+            }
+            if platform.resendsSilently(
+                status: status, prior: prior, retryAfter: response.head.headerFields.value(of: .retryAfter))
+            {
+                return resend(at: now)
             }
             switch status {
             case 200..<300 where platform.acceptsEnqueueStatus(status):
@@ -130,8 +148,9 @@ package struct EnqueueMachine: Sendable {
     private mutating func sendRequest() -> Action {
         state = .requesting
         attempts += 1
-        redirectsFollowed = 0
+        followUps = 0
         redirectedTo = nil
+        priorStatusInAttempt = nil
         return .send(EnqueueRequest.make(parameters, sharedHead: sharedHead))
     }
 
@@ -142,25 +161,42 @@ package struct EnqueueMachine: Sendable {
             redirectedTo?.value.url
             ?? SimpleURL(
                 "\(original.head.scheme ?? "https")://\(original.head.authority ?? "")\(original.head.path ?? "/")")
-        guard redirectsFollowed < ClientPlatform.enqueueRedirectLimit else {
-            return retryOrGiveUp("Too many follow-up requests: \(redirectsFollowed + 1)", at: now)
+        guard followUps < ClientPlatform.enqueueRedirectLimit else {
+            return retryOrGiveUp("Too many follow-up requests: \(followUps + 1)", at: now)
         }
         guard let next = base?.resolving(location), next.scheme == "http" || next.scheme == "https" else {
             return retryOrGiveUp("Unexpected response code: \(status) (a Location that cannot be followed)", at: now)
         }
-        redirectsFollowed += 1
+        followUps += 1
         let asGet = (redirectedTo?.value.asGet ?? false) || !(status == 307 || status == 308)
         redirectedTo = Boxed(RedirectedRequest(url: next, asGet: asGet))
-        var request = original
-        request.head.scheme = next.scheme
-        request.head.authority = next.authority
-        request.head.path = next.pathAndQuery
-        if asGet {
+        return .send(currentRequest())
+    }
+
+    /// OkHttp sends the request just answered again, unchanged (a 408, a 503 `Retry-After: 0`).
+    private mutating func resend(at now: RunInstant) -> Action {
+        guard followUps < ClientPlatform.enqueueRedirectLimit else {
+            return retryOrGiveUp("Too many follow-up requests: \(followUps + 1)", at: now)
+        }
+        followUps += 1
+        return .send(currentRequest())
+    }
+
+    /// The request of this attempt as it stands: the enqueue call, or where redirects led it.
+    private func currentRequest() -> OutgoingRequest {
+        guard let redirected = redirectedTo?.value else {
+            return EnqueueRequest.make(parameters, sharedHead: sharedHead)
+        }
+        var request = EnqueueRequest.make(parameters)
+        request.head.scheme = redirected.url.scheme
+        request.head.authority = redirected.url.authority
+        request.head.path = redirected.url.pathAndQuery
+        if redirected.asGet {
             request.head.method = .get
             request.head.headerFields[.contentType] = nil
             request.body = nil
         }
-        return .send(request)
+        return request
     }
 
     private mutating func retryOrGiveUp(_ reason: String, at now: RunInstant) -> Action {

@@ -16,9 +16,10 @@ package enum NavigationDecision: Sendable, Hashable {
 
 /// The WebView's navigation rules, in the order of Android 2.2.3+ (target before queue host).
 ///
-/// Decisions: hosts compare case-insensitively everywhere (DNS names are; Android compares the
-/// target host that way and WebViews lowercase hosts); the target path compares exactly (a
-/// trailing slash matters, the query does not); `queueit://` links match on their host
+/// Decisions: hosts compare case-insensitively (DNS names are; Android compares the target host
+/// that way and WebViews lowercase hosts), but for Android's queue host (`decide`); the target
+/// path compares exactly (a trailing slash matters, the query does not, and a target written
+/// without a path has the empty one, which no navigation has); `queueit://` links match on their host
 /// (Android accepts any path or query after it). The token is percent-decoded (Android); iOS
 /// takes the raw text, which only differs for tokens with escapes, which real tokens never have.
 package struct NavigationPolicy: Sendable, Hashable {
@@ -41,21 +42,32 @@ package struct NavigationPolicy: Sendable, Hashable {
             !target.host.isEmpty
         else { return nil }
         self.init(
-            queueHost: queue.host, queuePathPrefix: queuePathPrefix, targetHost: target.host, targetPath: target.path)
+            queueHost: queue.host, queuePathPrefix: queuePathPrefix, targetHost: target.host,
+            targetPath: SimpleURL.hasEmptyPath(targetUrl) ? "" : target.path)
     }
 
-    package func decide(_ url: SimpleURL) -> NavigationDecision {
+    /// `caseSensitive` (Android's `UriOverrider`, which compares with `equals`): the WebView
+    /// lowercases a web URL's host (and every scheme) but keeps a `queueit://` link's host as
+    /// written, so `queueit://Close` is no close link, and the queue URL's host as the API
+    /// wrote it matches no navigation when it has capitals. Otherwise hosts compare
+    /// case-insensitively.
+    package func decide(_ url: SimpleURL, caseSensitive: Bool = false) -> NavigationDecision {
         if url.scheme != "http" && url.scheme != "https" {
             guard url.scheme == "queueit" else { return .external }
-            if url.host.caseInsensitiveEquals("close") { return .closed }
-            if url.host.caseInsensitiveEquals("restartSession") { return .restartSession }
+            func isLink(_ host: String) -> Bool {
+                caseSensitive ? url.host == host : url.host.caseInsensitiveEquals(host)
+            }
+            if isLink("close") { return .closed }
+            if isLink("restartSession") { return .restartSession }
             return .external
         }
         if url.path.hasPrefix("/what-is-this.html") { return .blocked }
         if url.host.caseInsensitiveEquals(targetHost) && url.path == targetPath {
             return .passed(queueitToken: url.queryValue("queueittoken"))
         }
-        if url.host.caseInsensitiveEquals(queueHost) {
+        if url.host.caseInsensitiveEquals(queueHost),
+            !caseSensitive || !queueHost.utf8.contains(where: { (0x41...0x5A).contains($0) })
+        {
             guard let queuePathPrefix else { return .queueUrlChanged(url) }
             return url.path.hasPrefix("/\(queuePathPrefix)/") ? .queueUrlChanged(url) : .external
         }

@@ -82,8 +82,11 @@ package struct QueuePageNavigator: Sendable {
     /// visitor in the queue carries one reference instead of the settings' 48 bytes.
     final class SharedSettings: Sendable {
         let settings: Settings
-        /// `Accept` and `User-Agent`, built (and validated) once for every page load of the group.
+        /// The WebView's page load fields (`PlatformHeaders.pageLoad`), built (and validated)
+        /// once for every page load of the group.
         let pageHeaders: HTTPFields
+        /// Where the visitor's `Cookie` goes among them; nil: last.
+        let cookieIndex: Int?
         /// The last target URL parsed for a visitor of the group. Every visitor of a room gets
         /// the same `EventTargetUrl`: parsed once, its host and path strings are shared by
         /// every waiting visitor instead of copied into each.
@@ -94,10 +97,8 @@ package struct QueuePageNavigator: Sendable {
 
         init(_ settings: Settings) {
             self.settings = settings
-            var headers = HTTPFields()
-            headers[.accept] = QueuePageNavigator.acceptHeader
-            headers[.userAgent] = settings.userAgent
-            pageHeaders = headers
+            pageHeaders = PlatformHeaders.pageLoad(platform: settings.platform, userAgent: settings.userAgent)
+            cookieIndex = PlatformHeaders.cookieIndex(settings.platform)
         }
 
         /// `SimpleURL(text)`, sharing the host and path strings of the last queue URL parsed.
@@ -119,8 +120,6 @@ package struct QueuePageNavigator: Sendable {
         }
     }
 
-    static let acceptHeader = "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8"
-
     private let sharedSettings: SharedSettings
     package var settings: Settings { sharedSettings.settings }
     package private(set) var currentURL: SimpleURL
@@ -139,8 +138,10 @@ package struct QueuePageNavigator: Sendable {
     /// The id Android writes into queue URLs; nil on iOS.
     private let userIdInURLBox: Boxed<String>?
     private var userIdInURLs: String? { userIdInURLBox?.value }
-    /// The first queue URL, which Android reloads; boxed, and only kept for `.reload`.
-    private let reloadURL: Boxed<SimpleURL>?
+    /// Android (`.reload`): the first queue URL, which it reloads. iOS: the page the WebView
+    /// shows while a navigation away from it is under way, which it keeps if that navigation
+    /// fails. Boxed: most visitors never need it.
+    private var savedURL: Boxed<SimpleURL>?
 
     /// Nil when the queue or target URL is missing or unparsable (the SDK's "Failed to load
     /// the queue" error).
@@ -165,8 +166,11 @@ package struct QueuePageNavigator: Sendable {
             !start.host.isEmpty,
             !target.host.isEmpty
         else { return nil }
+        // A target URL written without a path has the empty path on both SDKs (`Uri.getPath`,
+        // `NSURL.path`), which no navigation (always `/` at least) matches.
         self.policy = NavigationPolicy(
-            queueHost: start.host, queuePathPrefix: queuePathPrefix, targetHost: target.host, targetPath: target.path)
+            queueHost: start.host, queuePathPrefix: queuePathPrefix, targetHost: target.host,
+            targetPath: SimpleURL.hasEmptyPath(targetUrl) ? "" : target.path)
         self.sharedSettings = sharedSettings
         let settings = sharedSettings.settings
         // Boxed: only Android visitors pay for it.
@@ -176,7 +180,7 @@ package struct QueuePageNavigator: Sendable {
         } else {
             currentURL = start
         }
-        reloadURL = settings.retry == .reload ? Boxed(currentURL) : nil
+        savedURL = settings.retry == .reload ? Boxed(currentURL) : nil
         self.cookies = cookies
     }
 
@@ -225,6 +229,12 @@ package struct QueuePageNavigator: Sendable {
             if case .tls(let reason) = error {
                 state = .finished
                 return .finish(.sslError("SslError: \(reason)"))
+            }
+            // Android's WebView times out no slow page: a load still unanswered when `maxWait`
+            // ends was given up by the visitor (its timeout is that instant), not failed.
+            if error == .timedOut, now >= deadline, !settings.platform.webViewTimesOutSlowPages {
+                state = .finished
+                return .finish(.queued)
             }
             return pageLoadFailed("the queue page failed to load: \(error)", httpError: false, at: now)
         case .idle, .waitingToPoll, .waitingOutMaxWait, .finished:
@@ -289,7 +299,7 @@ package struct QueuePageNavigator: Sendable {
     }
 
     private mutating func navigate(to url: SimpleURL, at now: RunInstant) -> Action {
-        switch policy.decide(url) {
+        switch policy.decide(url, caseSensitive: settings.platform.comparesHostsCaseSensitively) {
         case .passed(let token):
             state = .finished
             return .finish(.passed(queueitToken: token))
@@ -299,6 +309,11 @@ package struct QueuePageNavigator: Sendable {
         case .restartSession:
             state = .finished
             return .finish(.restartSession)
+        case .external
+        where settings.platform.followsOffHostRedirects && (url.scheme == "http" || url.scheme == "https"):
+            // iOS lets a redirect (not a tapped link) to another host load inside the WebView
+            // (a captcha or proof-of-work page, say); only Android hands it to the browser.
+            return go(to: url, queueUrlChanged: false, at: now)
         case .blocked, .external:
             redirectsInRow = 0
             pageLoad = false
@@ -307,20 +322,29 @@ package struct QueuePageNavigator: Sendable {
             if let userIdInURLs, !Self.hasUserId(userIdInURLs, next) {
                 next = Self.prependingUserId(userIdInURLs, to: next)
             }
-            currentURL = next
-            // A navigation: the WebView loads a new page.
-            pageLoad = true
-            redirectsInRow += 1
-            if redirectsInRow >= Self.redirectsBeforePause {
-                redirectsInRow = 0
-                return schedulePoll(after: settings.pollInterval, at: now)
-            }
-            if now >= deadline {
-                state = .finished
-                return .finish(.queued)
-            }
-            return load(queueUrlChanged: true)
+            return go(to: next, queueUrlChanged: true, at: now)
         }
+    }
+
+    /// A navigation: the WebView loads a new page.
+    private mutating func go(to next: SimpleURL, queueUrlChanged: Bool, at now: RunInstant) -> Action {
+        // Navigating away from a page on screen (its load or poll had answered): iOS keeps it
+        // while the new one loads. (`savedURL` is the reload URL under `.reload`.)
+        if !pageLoad, settings.retry == .none, settings.platform.keepsPageOnFailedNavigation {
+            savedURL = Boxed(currentURL)
+        }
+        currentURL = next
+        pageLoad = true
+        redirectsInRow += 1
+        if redirectsInRow >= Self.redirectsBeforePause {
+            redirectsInRow = 0
+            return schedulePoll(after: settings.pollInterval, at: now)
+        }
+        if now >= deadline {
+            state = .finished
+            return .finish(.queued)
+        }
+        return load(queueUrlChanged: queueUrlChanged)
     }
 
     /// A page load (not a poll) failed: the platform's WebView decides what comes next.
@@ -332,6 +356,14 @@ package struct QueuePageNavigator: Sendable {
         case .poll:
             return schedulePoll(after: settings.pollInterval, at: now)
         case .none:
+            // A navigation that fails before it commits leaves the WebView on the page it
+            // showed (WKWebView has no `didFailProvisionalNavigation` handler here, and WebKit
+            // keeps the page): its script polls on. Only a first load that fails leaves it blank.
+            if !httpError, let shown = savedURL {
+                savedURL = nil
+                currentURL = shown.value
+                return schedulePoll(after: settings.pollInterval, at: now)
+            }
             state = .finished
             return .finish(.loadFailed("\(reason); iOS does not retry a failed queue page"))
         case .reload:
@@ -339,7 +371,7 @@ package struct QueuePageNavigator: Sendable {
                 state = .finished
                 return .finish(.loadFailed("\(reason); Android reloads only pages that fail to load"))
             }
-            guard failedPageLoads < QueuePageRetry.reloadDelays.count, let reloadURL else {
+            guard failedPageLoads < QueuePageRetry.reloadDelays.count, let reloadURL = savedURL else {
                 state = .finished
                 return .finish(
                     .loadFailed("\(reason); Android gave up after \(failedPageLoads) reloads of the queue URL"))
@@ -376,45 +408,13 @@ package struct QueuePageNavigator: Sendable {
             method: .get, scheme: currentURL.scheme, authority: currentURL.authority, path: currentURL.pathAndQuery,
             headerFields: sharedSettings.pageHeaders)
         if let cookie = cookies.header(for: currentURL.host) {
-            head.headerFields[.cookie] = cookie
+            let field = HTTPField(name: .cookie, value: cookie)
+            if let index = sharedSettings.cookieIndex {
+                head.headerFields.insert(field, at: index)
+            } else {
+                head.headerFields.append(field)
+            }
         }
         return .send(OutgoingRequest(head: head), queueUrlChanged: queueUrlChanged)
-    }
-
-    /// Android's `QueueUrlHelper.updateUrl` on the queue URL the API returned: `userId={id}&` in
-    /// front unless the query has a `userId=`, then `&code={code}` unless it has a `code=`.
-    static func androidFirstQueueURL(_ url: SimpleURL, userId: String, inviteCode: String?) -> SimpleURL {
-        var query = url.query ?? ""
-        if !query.contains("userId=") { query = "userId=" + userId + "&" + query }
-        if let inviteCode, !inviteCode.isEmpty, !query.contains("code=") {
-            query += (query.isEmpty ? "" : "&") + "code=" + PercentEncoding.androidURIComponent(inviteCode)
-        }
-        var rewritten = url
-        rewritten.query = query
-        return rewritten
-    }
-
-    /// Android's `urlUpdateNeeded` test: the query starts with `userId={id}` or has `&userId={id}`.
-    static func hasUserId(_ userId: String, _ url: SimpleURL) -> Bool {
-        guard let query = url.query else { return false }
-        let item = "userId=" + userId
-        return query.hasPrefix(item) || query.contains("&" + item)
-    }
-
-    /// What `UriOverrider` loads instead of a queue URL without this visitor's id.
-    static func prependingUserId(_ userId: String, to url: SimpleURL) -> SimpleURL {
-        let query = url.query ?? ""
-        guard !query.contains("userId=") else { return url }
-        var rewritten = url
-        rewritten.query = "userId=" + userId + "&" + query
-        return rewritten
-    }
-
-    /// `Retry-After` in whole seconds (≥ 1); zero, dates and garbage fall back to the interval.
-    static func retryAfter(_ fields: HTTPFields) -> Duration? {
-        guard let text = fields.value(of: .retryAfter), let seconds = Int(text.trimming([" "])), seconds >= 1 else {
-            return nil
-        }
-        return .seconds(seconds)
     }
 }

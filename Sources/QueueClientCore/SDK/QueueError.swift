@@ -9,7 +9,11 @@ public enum QueueError: String, Sendable, Hashable, CaseIterable {
     /// `NO_CONNECTION`, iOS's `NetworkUnavailable`); a headless engine does not check, and a
     /// missing network shows as failed requests and then `onQueueItUnavailable()`.
     case networkUnavailable
-    /// `run`/`tryPass` called while another call of the same engine is still running.
+    /// Never reported by this engine; kept so code written against the SDK compiles. Neither
+    /// SDK refuses a second `run`/`tryPass` while an enqueue call is in flight any more: iOS
+    /// 3.3+ never sets its `requestInProgress` flag, and Android clears its flag as soon as the
+    /// HTTP call has started (it still throws during its offline wait, which a headless engine
+    /// does not have).
     case requestAlreadyInProgress
     /// iOS's provider failure code 3: enqueue retries used up. iOS sends it together with
     /// `onQueueItUnavailable`; Android sends only the latter.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Queue-it's mobile engine, headless: the Swift SDK's `QueueItEngine` shape over the same
 /// pure machines the simulator drives. The "WebView" is the HTTP-only `QueuePageNavigator`.
@@ -39,7 +38,6 @@ public final class QueueItEngine: Sendable {
     private let clock: any RunClock
     private let userId: String
     private let sdkVersion: String
-    private let busy = BusyFlag()
 
     /// What iOS SDK 3.5.2 really sends: its `SDKVersion` constant still reads 3.5.1.
     public static let defaultSDKVersion = ClientPlatform.ios.defaultSDKVersion
@@ -143,9 +141,10 @@ public final class QueueItEngine: Sendable {
     /// answer, and the listener has heard why: a 4xx → `onError(.invalidResponse, "Error
     /// {status}: {message}")` at once; five failures (5xx, transport errors, bodies that are
     /// not JSON objects) → `onQueueItUnavailable()`, on iOS also
-    /// `onError(.queueUnavailable, …)`; a call while this engine is already enqueueing →
-    /// `onError(.requestAlreadyInProgress, …)` (Android throws instead). A cancelled task also
-    /// gets nil, without a callback. No other callback fires here.
+    /// `onError(.queueUnavailable, …)`. A call while another is enqueueing runs alongside it, as
+    /// in both SDKs (iOS 3.3+ never sets its in-progress flag; Android clears its flag as soon
+    /// as the HTTP call has started). A cancelled task also gets nil, without a callback. No
+    /// other callback fires here.
     public func tryPass() async -> QueueTryPassResult? { await tryPass(enqueueToken: nil, enqueueKey: nil) }
     /// `tryPass()` with an enqueue key (the SDK's `tryPassWithEnqueueKey`).
     public func tryPass(enqueueKey: String) async -> QueueTryPassResult? {
@@ -158,22 +157,18 @@ public final class QueueItEngine: Sendable {
 
     /// The enqueue call with its retries. Failures go to the listener and return nil.
     private func tryPass(enqueueToken: String?, enqueueKey: String?) async -> QueueTryPassResult? {
-        guard busy.acquire() else {
-            listener.onError(error: .requestAlreadyInProgress, errorMessage: "Enqueue request is already in progress")
-            return nil
-        }
-        defer { busy.release() }
         let parameters = EnqueueParameters(
             address: address, userId: userId, userAgent: userAgent, sdkVersion: sdkVersion, layoutName: themeName,
             language: language, enqueueToken: enqueueToken, enqueueKey: enqueueKey,
-            userIdInURL: options.platform.sendsUserIdInURLs)
+            userIdInURL: options.platform.sendsUserIdInURLs, platform: options.platform)
         var machine = EnqueueMachine(parameters: parameters, platform: options.platform)
         var action = machine.start(at: clock.now)
         while true {
             switch action {
             case .send(let request):
                 QueueItLogger.logger.debug("enqueue request", metadata: ["attempt": "\(machine.attempts)"])
-                switch await transport.execute(request, timeout: options.effectiveRequestTimeout) {
+                let timeout = options.timeout(for: .enqueue, giveUpAt: clock.now)
+                switch await transport.execute(request, timeout: timeout.answerBound(sentAt: clock.now)) {
                 case .success(let response): action = machine.received(response, at: clock.now)
                 case .failure(let error): action = machine.failed(error, at: clock.now)
                 }
@@ -235,7 +230,8 @@ public final class QueueItEngine: Sendable {
             switch action {
             case .send(let request, let urlChanged):
                 if urlChanged { listener.onQueueUrlChanged(navigator.currentURL.description) }
-                switch await transport.execute(request, timeout: options.effectiveRequestTimeout) {
+                let timeout = options.timeout(for: .queuePage, giveUpAt: navigator.maxWaitEnds)
+                switch await transport.execute(request, timeout: timeout.answerBound(sentAt: clock.now)) {
                 case .success(let response): action = navigator.received(response, at: clock.now)
                 case .failure(let error): action = navigator.failed(error, at: clock.now)
                 }
@@ -243,6 +239,11 @@ public final class QueueItEngine: Sendable {
                 guard (try? await clock.sleep(until: deadline)) != nil else { return }
                 action = navigator.waited(at: clock.now)
             case .finish(.passed(let token)):
+                guard token != nil || options.platform.passesWithoutToken else {
+                    // Android: the view closes and no callback fires (`PendingPassStore`).
+                    QueueItLogger.logger.error("target reached without a queueittoken: no pass on Android")
+                    return
+                }
                 QueueItLogger.logger.info("queue passed", metadata: ["token": "\(token == nil ? "absent" : "present")"])
                 listener.onQueuePassed(info: QueuePassedInfo(queueItToken: token))
                 return
@@ -265,15 +266,4 @@ public final class QueueItEngine: Sendable {
             }
         }
     }
-}
-
-/// The "request already in progress" guard (Android throws; here the listener hears it).
-private final class BusyFlag: Sendable {
-    private let busy = Atomic<Bool>(false)
-
-    func acquire() -> Bool {
-        busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
-    }
-
-    func release() { busy.store(false, ordering: .releasing) }
 }

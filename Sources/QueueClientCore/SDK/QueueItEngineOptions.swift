@@ -13,7 +13,8 @@ public struct QueueItEngineOptions: Sendable, Hashable {
     /// Android's `setInviteCode` (2.3+): sent as `code=` on the first queue URL. Ignored on iOS,
     /// which has no invite codes.
     public var inviteCode: String?
-    /// Per-request timeout; nil: the platform's (iOS 60 s, Android 10 s).
+    /// Per-request timeout, over the whole exchange; nil: the platform's (iOS 60 s; Android
+    /// 10 s for the enqueue call, its WebView's limits for queue pages).
     public var requestTimeout: Duration?
     /// Queue page poll interval without `Retry-After` (headless addition).
     public var queuePagePollInterval: Duration
@@ -40,8 +41,13 @@ public struct QueueItEngineOptions: Sendable, Hashable {
 }
 
 extension QueueItEngineOptions {
-    /// The request timeout in force: the chosen one, else the platform's.
-    var effectiveRequestTimeout: Duration { requestTimeout ?? platform.defaultRequestTimeout }
+    /// The timeout of `call`: `requestTimeout` over the whole exchange when chosen, else the
+    /// platform's own (`ClientPlatform.timeout(for:giveUpAt:)`: Android's WebView waits for a
+    /// slow page until `giveUpAt`).
+    func timeout(for call: PlatformCall, giveUpAt: RunInstant) -> RequestTimeout {
+        guard let requestTimeout else { return platform.timeout(for: call, giveUpAt: giveUpAt) }
+        return RequestTimeout(limit: requestTimeout, kind: .wholeExchange)
+    }
 
     /// The view delay in force: `viewDelay` in the platform's unit, else `viewDelayMs`.
     var effectiveViewDelay: Duration { viewDelay.map(platform.viewDelay) ?? .milliseconds(viewDelayMs) }

@@ -36,8 +36,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // A refused or failed connection is reported at once, as the SDKs' HTTP stacks do; the
         // enqueue machine's own backoff decides what happens next.
         pool.retryConnectionEstablishment = false
-        let configuration = HTTPClient.Configuration(
+        var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), connectionPool: pool)
+        // The requests say `Accept-Encoding: gzip` as the phones' stacks do, which decompress
+        // what they asked for: so does this transport (gzip and deflate).
+        configuration.decompression = .enabled(limit: .size(maxBodyBytes))
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -41,6 +41,33 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// Whether the WebView's own stack times out a page that is slow to answer: WKWebView's
+    /// `NSURLRequest` does (60 s without progress); Chromium has no read timeout
+    /// (`timeout(for:giveUpAt:)`).
+    package var webViewTimesOutSlowPages: Bool { self == .ios }
+
+    /// Whether reaching the target without a `queueittoken` is a pass: iOS fires
+    /// `notifyYourTurn` whatever the token; Android 3.0.0 saves the token in `PendingPassStore`
+    /// and fires `onQueuePassed` only for the token it reads back, which a null token removed
+    /// (an empty one, `queueittoken=`, is kept and passes).
+    package var passesWithoutToken: Bool { self == .ios }
+
+    /// Whether a server redirect to another host loads inside the WebView: iOS allows every
+    /// navigation but a tapped link off the queue host (`decidePolicyForNavigationAction`);
+    /// Android's `UriOverrider` hands any other host to the browser and cancels.
+    package var followsOffHostRedirects: Bool { self == .ios }
+
+    /// Whether a navigation that fails to load leaves the WebView on the page it showed: WebKit
+    /// keeps the committed page when a provisional navigation fails (the SDK handles no
+    /// failure); Android's WebView shows its error page and the SDK reloads (`queuePageRetry`).
+    package var keepsPageOnFailedNavigation: Bool { self == .ios }
+
+    /// Whether hosts are compared as written (`NavigationPolicy.decide`): Android's
+    /// `UriOverrider` uses `equals` — the queue URL's host against the WebView's lowercased
+    /// one, a `queueit://` link's host against `close` and `restartSession`. queuesim compares
+    /// iOS's (`isEqualToString` in `QueueITWKViewController.m`) case-insensitively, as before.
+    package var comparesHostsCaseSensitively: Bool { self == .android }
+
     /// What the WebView does when a queue page fails to load.
     package var queuePageRetry: QueuePageRetry {
         switch self {
@@ -72,8 +99,30 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// Redirects the enqueue call follows before failing. OkHttp's `MAX_FOLLOW_UPS` is 20;
-    /// CFNetwork documents no limit, so iOS gets the same bound.
+    /// Whether the enqueue call's HTTP stack sends the request again by itself after an answer
+    /// with `status` (`prior`: the answer before it in the same call, if any; `retryAfter`: its
+    /// `Retry-After`). OkHttp 4.9.2's `RetryAndFollowUpInterceptor.followUpRequest`: a 408 unless
+    /// it follows a 408 or its `Retry-After` is digits above 0 (anything else that is not
+    /// digits counts as above 0; no header, as 0); a 503 only when its `Retry-After` is digits
+    /// reading 0, and not after a 503. NSURLConnection re-sends nothing.
+    package func resendsSilently(status: Int, prior: Int?, retryAfter: String?) -> Bool {
+        guard self == .android else { return false }
+        switch status {
+        case 408: return prior != 408 && Self.okHttpRetryAfter(retryAfter, default: 0) == 0
+        case 503: return prior != 503 && Self.okHttpRetryAfter(retryAfter, default: .max) == 0
+        default: return false
+        }
+    }
+
+    /// OkHttp's `retryAfter`: whole digits are the seconds, anything else is "very long".
+    private static func okHttpRetryAfter(_ header: String?, default absent: Int) -> Int {
+        guard let header else { return absent }
+        guard !header.isEmpty, header.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return .max }
+        return Int(header) ?? .max
+    }
+
+    /// Follow-ups (redirects, and OkHttp's re-sends) the enqueue call makes before failing.
+    /// OkHttp's `MAX_FOLLOW_UPS` is 20; CFNetwork documents no limit, so iOS gets the same bound.
     package static let enqueueRedirectLimit = 20
 
     /// The user agent each SDK sends when the app sets none: Android's WebView user agent with

@@ -69,7 +69,8 @@ package struct VisitorConfiguration: Sendable, Hashable {
         return EnqueueParameters(
             address: address, userId: userId, userAgent: group.userAgent, sdkVersion: group.sdkVersion,
             layoutName: layoutName, language: language, enqueueToken: token,
-            enqueueKey: token == nil ? enqueueKey : nil, userIdInURL: group.platform.sendsUserIdInURLs)
+            enqueueKey: token == nil ? enqueueKey : nil, userIdInURL: group.platform.sendsUserIdInURLs,
+            platform: group.platform)
     }
 
     /// The group's prebuilt enqueue head; nil on Android, whose URL carries the visitor's id.
@@ -93,7 +94,7 @@ private final class SharedGroup: Sendable {
             waitingRoomDomain: settings.waitingRoomDomain, queuePathPrefix: settings.queuePathPrefix)
         enqueueHead =
             settings.platform.sendsUserIdInURLs
-            ? nil : EnqueueHeaderTemplate(address: address, userAgent: settings.userAgent)
+            ? nil : EnqueueHeaderTemplate(address: address, userAgent: settings.userAgent, platform: settings.platform)
         navigatorSettings = QueuePageNavigator.SharedSettings(
             QueuePageNavigator.Settings(
                 pollInterval: settings.pollInterval, maxWait: settings.maxWait, userAgent: settings.userAgent,

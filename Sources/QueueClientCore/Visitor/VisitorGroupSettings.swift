@@ -11,11 +11,12 @@ package struct VisitorGroupSettings: Sendable, Hashable {
     package var userAgent: String
     package var sdkVersion: String
     package var requestTimeout: Duration
-    /// How a runner that can see bytes arrive applies `requestTimeout`: false, to the whole
-    /// exchange (a scenario's `client.requestTimeout`); true, to the time without progress, as
-    /// the SDKs' stacks do (`NSURLRequest`'s idle timeout, OkHttp's per-read timeout) — the
-    /// platform's default. Before the request is written (waiting for or opening a
-    /// connection) it bounds that wait either way.
+    /// Whose timeouts the visitor's requests have (`timeout(for:giveUpAt:)`): false, a
+    /// scenario's `client.requestTimeout`, over the whole exchange of every request; true, the
+    /// platform's own per call — `requestTimeout` without progress for the SDK stacks' calls
+    /// (`NSURLRequest`'s idle timeout, OkHttp's per-read timeout), Chromium's limits for
+    /// Android's page loads. Before the request is written (waiting for or opening a
+    /// connection) the figure bounds that wait either way.
     package var requestTimeoutIsIdle: Bool = false
     /// Queue page poll interval when the server sends no `Retry-After`.
     package var pollInterval: Duration

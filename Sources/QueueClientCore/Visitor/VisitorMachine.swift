@@ -6,7 +6,7 @@
 /// protected API) live inside it.
 package struct VisitorMachine: Sendable {
     package enum Action: Sendable, Equatable {
-        case send(OutgoingRequest, timeout: Duration)
+        case send(OutgoingRequest, timeout: RequestTimeout)
         case wait(until: RunInstant)
         case finish(VisitorResult)
     }
@@ -222,7 +222,7 @@ package struct VisitorMachine: Sendable {
         switch action {
         case .send(let request):
             result.requests += 1
-            return .send(request, timeout: configuration.group.requestTimeout)
+            return .send(request, timeout: configuration.group.timeout(for: .protectedApi, giveUpAt: now))
         case .runWaitingRoom(let instruction):
             redirectInstruction = Boxed(instruction)
             return beginEnqueue(at: now)
@@ -240,8 +240,8 @@ package struct VisitorMachine: Sendable {
         switch action {
         case .send(let request):
             result.requests += 1
-            if !machine.lastSendFollowsRedirect { result.attempts += 1 }
-            return .send(request, timeout: configuration.group.requestTimeout)
+            if !machine.lastSendIsFollowUp { result.attempts += 1 }
+            return .send(request, timeout: configuration.group.timeout(for: .enqueue, giveUpAt: now))
         case .wait(let deadline):
             return .wait(until: deadline)
         case .finish(let enqueueResult):
@@ -295,7 +295,8 @@ package struct VisitorMachine: Sendable {
         case .send(let request, _):
             result.requests += 1
             result.polls += 1
-            return .send(request, timeout: configuration.group.requestTimeout)
+            return .send(
+                request, timeout: configuration.group.timeout(for: .queuePage, giveUpAt: navigator.maxWaitEnds))
         case .wait(let deadline):
             return .wait(until: deadline)
         case .finish(let ending):
@@ -303,6 +304,9 @@ package struct VisitorMachine: Sendable {
             switch ending {
             case .passed(let token):
                 result.queueitToken = token
+                guard token != nil || configuration.group.platform.passesWithoutToken else {
+                    return finish(.error, message: Self.passWithoutTokenMessage, at: now)
+                }
                 return passedWaitingRoom(token: token, at: now)
             case .closed:
                 return finish(.closed, message: nil, at: now)
@@ -319,6 +323,12 @@ package struct VisitorMachine: Sendable {
             }
         }
     }
+
+    /// Android 3.0.0 hands the pass over through `PendingPassStore`: saving a null token
+    /// removes the stored one, so `takeToken` finds nothing and `onQueuePassed` never fires.
+    static let passWithoutTokenMessage =
+        "the target was reached without a queueittoken: Android's PendingPassStore drops a null token,"
+        + " so onQueuePassed never fires"
 
     /// Safetynet or the target reached: done, or back to the protected API with the token.
     private mutating func passedWaitingRoom(token: String?, at now: RunInstant) -> Action {

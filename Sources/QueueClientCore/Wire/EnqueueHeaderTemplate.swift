@@ -1,24 +1,28 @@
 import HTTPTypes
 
-/// The enqueue call's head for one waiting-room address and `User-Agent`, built once per
-/// group (see `EnqueueParameters`).
+/// The enqueue call's head for one waiting-room address, platform and `User-Agent`, built once
+/// per group (see `EnqueueParameters`).
 package final class EnqueueHeaderTemplate: Sendable {
     let address: WaitingRoomAddress
     let userAgent: String
+    let platform: ClientPlatform
     let head: HTTPRequest
+    let layout: HeadLayout
 
-    init(address: WaitingRoomAddress, userAgent: String) {
+    init(address: WaitingRoomAddress, userAgent: String, platform: ClientPlatform) {
         self.address = address
         self.userAgent = userAgent
+        self.platform = platform
+        let (fields, layout) = PlatformHeaders.enqueue(platform: platform, userAgent: userAgent)
         head = HTTPRequest(
-            method: .post, scheme: "https", authority: address.host, path: address.enqueuePath,
-            headerFields: EnqueueRequest.headerFields(userAgent: userAgent))
+            method: .post, scheme: "https", authority: address.host, path: address.enqueuePath, headerFields: fields)
+        self.layout = layout
     }
 
-    /// Whether `parameters` would make this head: the same host, path and `User-Agent`. Bytes,
-    /// not `==`: a canonically equal text with other bytes is sent as given.
+    /// Whether `parameters` would make this head: the same host, path, platform and
+    /// `User-Agent`. Bytes, not `==`: a canonically equal text with other bytes is sent as given.
     func fits(_ parameters: EnqueueParameters) -> Bool {
-        !parameters.userIdInURL && Self.sameBytes(parameters.userAgent, userAgent)
+        !parameters.userIdInURL && parameters.platform == platform && Self.sameBytes(parameters.userAgent, userAgent)
             && Self.sameBytes(parameters.address.host, address.host)
             && Self.sameBytes(parameters.address.enqueuePath, address.enqueuePath)
     }

@@ -10,13 +10,16 @@ package struct EnqueueParameters: Sendable, Hashable {
     package var enqueueKey: String?
     /// Android: `?userId={userId}` on the URL too (`QueueITApiClient.getApiUrl`).
     package var userIdInURL: Bool
+    /// Whose stack sends the call: its headers (`PlatformHeaders.enqueue`).
+    package var platform: ClientPlatform
 
     package init(
         address: WaitingRoomAddress, userId: String, userAgent: String, sdkVersion: String,
         layoutName: String? = nil, language: String? = nil, enqueueToken: String? = nil, enqueueKey: String? = nil,
-        userIdInURL: Bool = false
+        userIdInURL: Bool = false, platform: ClientPlatform = .ios
     ) {
         self.userIdInURL = userIdInURL
+        self.platform = platform
         self.address = address
         self.userId = userId
         self.userAgent = userAgent

@@ -3,9 +3,8 @@ import HTTPTypes
 /// Builds the mobile enqueue request:
 /// `POST https://{host}[/{prefix}]/api/mobileapp/queue/{c}/{e}/enqueue`.
 ///
-/// Headers follow iOS (`Accept` and `Content-Type: application/json`) plus Android's
-/// `User-Agent` header, so a server log can tell simulated visitors apart; Android visitors
-/// also carry `?userId=` on the URL.
+/// Headers are the platform's (`PlatformHeaders.enqueue`); Android visitors also carry
+/// `?userId=` on the URL. The body is written as both SDKs' JSON writers write it, `/` escaped.
 /// Optional body fields are sent only when non-empty (Android's rule; iOS sends a non-nil
 /// empty string, which no caller here produces on purpose).
 package enum EnqueueRequest {
@@ -23,19 +22,12 @@ package enum EnqueueRequest {
             // OkHttp's `addQueryParameter`: the value is query-encoded.
             path += "?userId=" + PercentEncoding.queryComponent(parameters.userId)
         }
+        let (fields, layout) = PlatformHeaders.enqueue(platform: parameters.platform, userAgent: parameters.userAgent)
         let head = HTTPRequest(
-            method: .post, scheme: "https", authority: parameters.address.host, path: path,
-            headerFields: headerFields(userAgent: parameters.userAgent))
-        return OutgoingRequest(head: head, body: bodyBytes(parameters))
-    }
-
-    /// The request's header fields, in this order.
-    static func headerFields(userAgent: String) -> HTTPFields {
-        var fields = HTTPFields()
-        fields[.accept] = "application/json"
-        fields[.contentType] = "application/json"
-        fields[.userAgent] = userAgent
-        return fields
+            method: .post, scheme: "https", authority: parameters.address.host, path: path, headerFields: fields)
+        var request = OutgoingRequest(head: head, body: bodyBytes(parameters))
+        request.layout = layout
+        return request
     }
 
     /// The JSON body, keys in a fixed order so requests are byte-identical run to run.
@@ -50,9 +42,9 @@ package enum EnqueueRequest {
         out.append(UInt8(ascii: "{"))
         func member(_ key: String, _ value: String) {
             if out.count > 1 { out.append(UInt8(ascii: ",")) }
-            JSONText.appendQuoted(key, to: &out)
+            JSONText.appendQuoted(key, to: &out, escapingSolidus: true)
             out.append(UInt8(ascii: ":"))
-            JSONText.appendQuoted(value, to: &out)
+            JSONText.appendQuoted(value, to: &out, escapingSolidus: true)
         }
         member("userId", parameters.userId)
         member("userAgent", parameters.userAgent)

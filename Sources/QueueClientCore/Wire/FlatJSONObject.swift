@@ -3,7 +3,8 @@
 ///
 /// `JSONSerialization` is slow on Linux (it builds Foundation objects for every member), and
 /// a million-visitor virtual run parses a million enqueue answers. This reader accepts only a
-/// strict subset — no escapes, no nested values, no fractions, no duplicate keys, valid UTF-8 —
+/// strict subset — no escapes but `\/` in values, no nested values, no fractions, no duplicate
+/// keys, valid UTF-8 —
 /// and returns nil for anything else, so callers fall back to `JSONSerialization`: inside the
 /// subset both read the same members, outside it nothing changes.
 ///
@@ -167,8 +168,20 @@ package enum FlatJSONObject {
             guard position < bytes.count else { return nil }
             switch bytes[position] {
             case UInt8(ascii: "\""):
-                guard keep else { return skipPlainString() ? .null : nil }
-                return plainString().map(Value.string)
+                // Both SDKs' JSON writers escape `/` (NSJSONSerialization, org.json), and every
+                // user agent has one: values may carry `\/`, keys may not.
+                guard let (text, isASCII, solidusEscapes) = stringBytes(allowingSolidusEscapes: true),
+                    isASCII || Self.isValidUTF8(text)
+                else { return nil }
+                guard keep else { return .null }
+                guard solidusEscapes else { return .string(String(decoding: text, as: UTF8.self)) }
+                var unescaped: [UInt8] = []
+                unescaped.reserveCapacity(text.count)
+                for (index, byte) in text.enumerated()
+                where !(byte == UInt8(ascii: "\\") && index + 1 < text.count && text[index + 1] == UInt8(ascii: "/")) {
+                    unescaped.append(byte)
+                }
+                return .string(String(decoding: unescaped, as: UTF8.self))
             case UInt8(ascii: "n"):
                 guard bytes.count - position >= 4, bytes[position + 1] == UInt8(ascii: "u"),
                     bytes[position + 2] == UInt8(ascii: "l"), bytes[position + 3] == UInt8(ascii: "l")
@@ -180,12 +193,6 @@ package enum FlatJSONObject {
             default:
                 return nil
             }
-        }
-
-        /// What `plainString` accepts, without making the string.
-        private mutating func skipPlainString() -> Bool {
-            guard let (text, isASCII) = plainStringBytes() else { return false }
-            return isASCII || Self.isValidUTF8(text)
         }
 
         private static func isValidUTF8(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -210,17 +217,33 @@ package enum FlatJSONObject {
         /// The bytes between the quotes of a string without escapes or control characters
         /// (not yet checked as UTF-8), and whether they are all ASCII.
         private mutating func plainStringBytes() -> (text: UnsafeBufferPointer<UInt8>, isASCII: Bool)? {
+            stringBytes(allowingSolidusEscapes: false).map { ($0.text, $0.isASCII) }
+        }
+
+        /// `plainStringBytes`, also taking `\/` when `allowingSolidusEscapes` (the text then
+        /// still holds the backslashes; `solidusEscapes` says whether there were any).
+        private mutating func stringBytes(allowingSolidusEscapes: Bool) -> (
+            text: UnsafeBufferPointer<UInt8>, isASCII: Bool, solidusEscapes: Bool
+        )? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = position
             var isASCII = true
+            var solidusEscapes = false
             while position < bytes.count {
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
                     let text = UnsafeBufferPointer(rebasing: bytes[start..<position])
                     position += 1
-                    return (text, isASCII)
+                    return (text, isASCII, solidusEscapes)
                 }
-                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                if byte == UInt8(ascii: "\\") {
+                    guard allowingSolidusEscapes, position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "/")
+                    else { return nil }
+                    solidusEscapes = true
+                    position += 2
+                    continue
+                }
+                if byte < 0x20 { return nil }
                 if byte >= 0x80 { isASCII = false }
                 position += 1
             }

@@ -77,6 +77,19 @@ package struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
         return resolved
     }
 
+    /// Whether `string`, an absolute URL, has no path at all (`https://shop.example?x=1`): the
+    /// SDKs' URL types read its path as empty, where `SimpleURL` and a WebView's navigation
+    /// read `/`.
+    package static func hasEmptyPath(_ string: String) -> Bool {
+        let bytes = string.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        var rest = bytes[bytes.index(after: colon)...]
+        guard rest.starts(with: "//".utf8) else { return false }
+        rest = rest.dropFirst(2)
+        let end = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        return end.map { rest[$0] != UInt8(ascii: "/") } ?? true
+    }
+
     /// `host` or `host:port` when a port is given.
     package var authority: String {
         guard let port else { return host }

@@ -43,4 +43,6 @@ package enum RandomPurpose: UInt64, Sendable {
     case latency = 7
     case queueId = 8
     case feederShuffle = 9
+    /// The platform of a visitor of a group that mixes platforms.
+    case platformChoice = 10
 }

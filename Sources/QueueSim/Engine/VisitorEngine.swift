@@ -29,7 +29,7 @@ struct VisitorEngine {
         /// deadlines (the virtual network answers by the deadline itself).
         var serial: UInt32
         var request: OutgoingRequest
-        var timeout: Duration
+        var timeout: RequestTimeout
         /// What the request is for (which connection of a phone it would ride).
         var kind: RequestKind
     }
@@ -51,7 +51,7 @@ struct VisitorEngine {
     private let parts: Int
     /// The next planned visitor of this engine, not started yet.
     private(set) var nextArrival: PlannedVisitor?
-    private let templates: [VisitorConfiguration]
+    private let templates: [[VisitorConfiguration]]
     /// The most visitors in flight at once (this engine's share of `run.concurrency`).
     let quota: Int
     private(set) var inFlight = 0
@@ -60,6 +60,9 @@ struct VisitorEngine {
     private let tracksRequestDeadlines: Bool
     /// Per slot: the serial of the request the visitor awaits, 0 when none.
     private var awaitedSerials: [UInt32] = []
+    /// Per slot: the timeout of the request the visitor awaits (meaningful while its serial is
+    /// awaited), for the wall clock's look at a deadline again (`awaitedTimeout`).
+    private var awaitedTimeouts: [RequestTimeout] = []
     private var nextSerial: UInt32 = 0
     /// Request deadlines in the order they were set, beside the calendar (`RequestDeadlines`).
     private var deadlines = RequestDeadlines()
@@ -72,11 +75,11 @@ struct VisitorEngine {
     private(set) var sent = SentRequests()
 
     /// - Parameters:
-    ///   - templates: one configuration per group (`PreparedRun.makeGroupTemplates` for a
-    ///     thread of its own).
+    ///   - templates: one configuration per group and platform of its mix
+    ///     (`PreparedRun.makeGroupTemplates` for a thread of its own).
     ///   - quota: the most visitors in flight at once.
     init(
-        plan: VisitorPlan, part: Int = 0, of parts: Int = 1, templates: [VisitorConfiguration], quota: Int = .max,
+        plan: VisitorPlan, part: Int = 0, of parts: Int = 1, templates: [[VisitorConfiguration]], quota: Int = .max,
         tracksRequestDeadlines: Bool
     ) throws {
         self.plan = plan
@@ -141,6 +144,11 @@ struct VisitorEngine {
     }
 
     /// Whether the visitor in `slot` still awaits the answer to request `serial`.
+    /// The timeout of request `serial` of the visitor in `slot`, while it is awaited.
+    func awaitedTimeout(slot: Int, serial: UInt32) -> RequestTimeout? {
+        awaits(slot: slot, serial: serial) ? awaitedTimeouts[slot] : nil
+    }
+
     func awaits(slot: Int, serial: UInt32) -> Bool {
         slot < awaitedSerials.count && awaitedSerials[slot] == serial
     }
@@ -297,7 +305,7 @@ struct VisitorEngine {
             return .none
         case .send(let request, let timeout):
             sent.count(inSecond: Timeline.second(of: now))
-            let serial = tracksRequestDeadlines ? awaitAnswer(slot: slot, by: now + timeout) : 0
+            let serial = tracksRequestDeadlines ? awaitAnswer(slot: slot, timeout: timeout, sentAt: now) : 0
             return .send(
                 RequestOrder(
                     slot: slot, serial: serial, request: request, timeout: timeout, kind: Self.kind(of: step.after)))
@@ -322,14 +330,18 @@ struct VisitorEngine {
             inSecond: Timeline.second(of: now))
     }
 
-    /// Gives the request a serial and a deadline; returns the serial.
-    private mutating func awaitAnswer(slot: Int, by deadline: RunInstant) -> UInt32 {
+    /// Gives the request a serial and its first deadline; returns the serial.
+    private mutating func awaitAnswer(slot: Int, timeout: RequestTimeout, sentAt now: RunInstant) -> UInt32 {
         nextSerial &+= 1
         if nextSerial == 0 { nextSerial = 1 }
         if slot >= awaitedSerials.count {
             awaitedSerials.append(contentsOf: repeatElement(0, count: slot + 1 - awaitedSerials.count))
+            awaitedTimeouts.append(
+                contentsOf: repeatElement(timeout, count: slot + 1 - awaitedTimeouts.count))
         }
         awaitedSerials[slot] = nextSerial
+        awaitedTimeouts[slot] = timeout
+        let deadline = timeout.firstDeadline(sentAt: now)
         if !deadlines.append(RequestDeadlines.Deadline(at: deadline, slot: slot, serial: nextSerial)) {
             calendar.schedule(.deadline(slot: slot, serial: nextSerial), at: deadline)
         }

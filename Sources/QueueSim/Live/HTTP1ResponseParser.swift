@@ -12,8 +12,9 @@ import NIOCore
 /// vocabulary: one response at a time (no pipelining), heads up to `maxHeadBytes`, bodies up
 /// to `maxBodyBytes`, framed by `Content-Length`, `Transfer-Encoding: chunked` (extensions
 /// and trailers read and dropped) or the connection's close. Interim 1xx answers are skipped;
-/// 204, 304 and 1xx carry no body (RFC 9112 §6.3). Anything else malformed is an error, and
-/// the connection is not used again.
+/// 204, 304 and 1xx carry no body (RFC 9112 §6.3). A gzip or deflate body is inflated, as the
+/// phones' stacks inflate what their `Accept-Encoding` asked for (`ContentCoding`). Anything else
+/// malformed is an error, and the connection is not used again.
 ///
 /// NIO's llhttp decoder did this job first; it builds NIO's own header type, which then had to
 /// be converted, and needs to see every request head go by. This parser is a third of the
@@ -47,6 +48,8 @@ struct HTTP1ResponseParser {
     private var state = State.head
     private var head: HTTPResponse?
     private var body: [UInt8] = []
+    /// The current answer's `Content-Encoding`, when it is one the parser inflates.
+    private var coding: ContentCoding?
     private var keepAlive = true
     /// Bytes of the current response received so far (for "did the server answer at all").
     private(set) var hasPartialResponse = false
@@ -66,7 +69,7 @@ struct HTTP1ResponseParser {
                     state = .fixedBody(remaining: remaining - taken)
                     return nil
                 }
-                return complete()
+                return try complete()
             case .chunkSize:
                 guard let line = try readLine(&buffer, limit: 1024) else { return nil }
                 let digits = line.prefix(while: { $0 != UInt8(ascii: ";") }).filter { $0 != 0x20 && $0 != 0x09 }
@@ -88,7 +91,7 @@ struct HTTP1ResponseParser {
                 state = .chunkSize
             case .trailers:
                 guard let line = try readLine(&buffer, limit: Self.maxHeadBytes) else { return nil }
-                if line.isEmpty { return complete() }
+                if line.isEmpty { return try complete() }
             case .untilClose:
                 try appendBody(&buffer, count: buffer.readableBytes)
                 return nil
@@ -101,14 +104,22 @@ struct HTTP1ResponseParser {
     mutating func connectionClosed() -> Response? {
         guard case .untilClose = state else { return nil }
         keepAlive = false
-        return complete()
+        return try? complete()
     }
 
-    private mutating func complete() -> Response? {
+    private mutating func complete() throws -> Response? {
         guard let head else { return nil }
-        let response = Response(head: head, body: body, keepAlive: keepAlive)
+        var decoded = body
+        if let coding {
+            guard let inflated = coding.decode(body, limit: Self.maxBodyBytes) else {
+                throw ParseError(reason: "a \(coding) body that does not inflate")
+            }
+            decoded = inflated
+        }
+        let response = Response(head: head, body: decoded, keepAlive: keepAlive)
         self.head = nil
         body = []
+        coding = nil
         keepAlive = true
         state = .head
         hasPartialResponse = false
@@ -155,6 +166,7 @@ struct HTTP1ResponseParser {
         head = HTTPResponse(
             status: HTTPResponse.Status(code: code, reasonPhrase: parsed.head.reason), headerFields: parsed.head.fields)
         keepAlive = parsed.head.keepAlive
+        coding = parsed.head.coding
         if code == 204 || code == 304 || code == 101 {
             state = .fixedBody(remaining: 0)
         } else if parsed.head.chunked {
@@ -194,6 +206,7 @@ private struct ParsedHead {
     var contentLength: Int?
     var chunked = false
     var keepAlive: Bool
+    var coding: ContentCoding?
 
     /// `bytes`: the head up to (not including) its blank line; every line ends in LF.
     init(_ bytes: UnsafeRawBufferPointer) throws {
@@ -259,6 +272,8 @@ private struct ParsedHead {
                 Self.forEachToken(value) { last = $0 }
                 chunked = last.map { Self.equalsIgnoringCase($0, "chunked") } ?? false
                 if !chunked { throw ParseError(reason: "unsupported Transfer-Encoding") }
+            case .contentEncoding:
+                coding = ContentCoding(value)
             case .connection:
                 Self.forEachToken(value) { token in
                     if Self.equalsIgnoringCase(token, "close") { closeRequested = true }
@@ -299,7 +314,7 @@ private struct ParsedHead {
 /// the fields the client core reads (`IncomingResponse.fieldsReadByMachines`, kept), and the
 /// rest, checked to be a valid name and dropped.
 private enum ResponseFieldName {
-    case contentLength, transferEncoding, connection
+    case contentLength, transferEncoding, connection, contentEncoding
     case read(HTTPField.Name)
     case unread
     case invalid
@@ -308,6 +323,7 @@ private enum ResponseFieldName {
         (Array("content-length".utf8), .contentLength),
         (Array("transfer-encoding".utf8), .transferEncoding),
         (Array("connection".utf8), .connection),
+        (Array("content-encoding".utf8), .contentEncoding),
     ]
     private static let kept: [(name: [UInt8], kind: ResponseFieldName)] =
         IncomingResponse.fieldsReadByMachines.map { (Array($0.canonicalName.utf8), .read($0)) }

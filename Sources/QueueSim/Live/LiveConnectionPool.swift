@@ -26,6 +26,8 @@ final class LiveConnectionPool {
     /// New connections per second of the run (a report's chart beside arrivals).
     private(set) var opened = PerSecondCounts()
     private let connectTimeout: TimeAmount
+    /// The connect timeout of connections opened right now for an exchange (`send`).
+    private var connectTimeoutOfOpening: TimeAmount?
     /// Set once by the loop driver (or probe) that owns the pool. Weak: a connection that closes
     /// after its owner is gone still reaches the pool, which then has nobody to tell.
     weak var owner: (any LiveExchangeOwner)?
@@ -74,6 +76,10 @@ final class LiveConnectionPool {
     // MARK: - From the owner
 
     func send(_ exchange: LiveExchange) {
+        // A connection opened for this exchange connects within its request's bound: a
+        // connect the request has given up on must not hold a place (and a descriptor) longer.
+        connectTimeoutOfOpening = exchange.connectTimeout.map { .nanoseconds(max(1, $0.wholeNanoseconds)) }
+        defer { connectTimeoutOfOpening = nil }
         perform(machine.requestQueued(exchange))
     }
 
@@ -227,7 +233,7 @@ final class LiveConnectionPool {
         let endpoint = endpoints[Int(owner.endpoint)]
         let bound = NIOLoopBound(self, eventLoop: loop)
         var bootstrap = ClientBootstrap(group: loop)
-            .connectTimeout(connectTimeout)
+            .connectTimeout(connectTimeoutOfOpening ?? connectTimeout)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
         if !sourceAddresses.isEmpty {
             // A visitor's connections all leave from one address, as a phone's do.

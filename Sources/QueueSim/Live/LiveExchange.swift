@@ -21,6 +21,9 @@ struct LiveExchange: Equatable {
     var oneUse = false
     /// Sent again once already (after a stale keep-alive connection): never twice.
     var resent = false
+    /// How long a connection opened for it may take to connect (its request's own bound:
+    /// 10 s for OkHttp, 240 s for Chromium's page loads); nil: the pool's.
+    var connectTimeout: Duration?
 
     init(
         slot: Int, serial: UInt32, request: OutgoingRequest, owner: ConnectionOwner = .shared, oneUse: Bool = false

@@ -2,7 +2,9 @@ import HTTPTypes
 import NIOCore
 import QueueClientCore
 
-/// A request as HTTP/1.1 bytes.
+/// A request as HTTP/1.1 bytes: the request line, then the head's fields in order with the
+/// transport's own `Host` and `Content-Length` lines where the request's `layout` puts them
+/// (the platform's stack's order, docs/client-core.md), a blank line and the body.
 enum LiveRequestEncoding {
     /// `Host` is the request's own authority (the waiting-room host, even when the connection
     /// goes elsewhere: `target.endpoint`'s connect-to).
@@ -13,8 +15,11 @@ enum LiveRequestEncoding {
         var size = 64 + (head.path?.utf8.count ?? 1) + (head.authority ?? defaultAuthority).utf8.count
         for field in head.headerFields { size += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
         var buffer = allocator.buffer(capacity: size + (request.body?.count ?? 0))
-        writeHead(head, defaultAuthority: defaultAuthority, into: &buffer)
-        writeFraming(body: request.body, into: &buffer)
+        var rest = buffer
+        writeHead(request, defaultAuthority: defaultAuthority, into: &buffer, afterContentLength: &rest)
+        if let body = request.body { writeContentLength(body.count, into: &buffer) }
+        buffer.writeImmutableBuffer(rest)
+        writeEnd(body: request.body, into: &buffer)
         return buffer
     }
 
@@ -28,45 +33,78 @@ enum LiveRequestEncoding {
             return encode(request, defaultAuthority: defaultAuthority, allocator: allocator)
         }
         let head = heads.head(for: shared) {
-            var buffer = allocator.buffer(capacity: 256)
-            writeHead(request.head, defaultAuthority: defaultAuthority, into: &buffer)
-            return buffer
+            var before = allocator.buffer(capacity: 256)
+            var after = allocator.buffer(capacity: 64)
+            writeHead(request, defaultAuthority: defaultAuthority, into: &before, afterContentLength: &after)
+            return EncodedHead(beforeContentLength: before, afterContentLength: after)
         }
-        var buffer = allocator.buffer(capacity: head.readableBytes + 32 + (request.body?.count ?? 0))
-        buffer.writeImmutableBuffer(head)
-        writeFraming(body: request.body, into: &buffer)
+        var buffer = allocator.buffer(
+            capacity: head.beforeContentLength.readableBytes + head.afterContentLength.readableBytes + 32
+                + (request.body?.count ?? 0))
+        buffer.writeImmutableBuffer(head.beforeContentLength)
+        if let body = request.body { writeContentLength(body.count, into: &buffer) }
+        buffer.writeImmutableBuffer(head.afterContentLength)
+        writeEnd(body: request.body, into: &buffer)
         return buffer
     }
 
-    /// The request line, `Host` and the machine's header fields, each line with its CRLF.
-    private static func writeHead(_ head: HTTPRequest, defaultAuthority: String, into buffer: inout ByteBuffer) {
+    /// The request line, `Host` and the fields: those before the `Content-Length` line into
+    /// `buffer`, those after it into `rest` (empty when it goes last). When `Host` and
+    /// `Content-Length` go before the same field, `Content-Length` comes first (OkHttp's order).
+    private static func writeHead(
+        _ request: OutgoingRequest, defaultAuthority: String, into buffer: inout ByteBuffer,
+        afterContentLength rest: inout ByteBuffer
+    ) {
+        let head = request.head
+        let layout = request.layout
+        let authority = head.authority ?? defaultAuthority
         buffer.writeString(head.method.rawValue)
         buffer.writeStaticString(" ")
         buffer.writeString(head.path ?? "/")
-        buffer.writeStaticString(" HTTP/1.1\r\nHost: ")
-        buffer.writeString(head.authority ?? defaultAuthority)
-        buffer.writeStaticString("\r\n")
+        buffer.writeStaticString(" HTTP/1.1\r\n")
+        var split = false
+        func write(_ line: (inout ByteBuffer) -> Void) {
+            if split { line(&rest) } else { line(&buffer) }
+        }
+        var hostWritten = layout.hostBefore == nil
+        if hostWritten { writeHost(authority, into: &buffer) }
         for field in head.headerFields {
             // The transport owns framing: a machine's own Host or Content-Length is not sent twice.
             let name = field.name
             if name == .contentLength || name == Self.hostName { continue }
-            buffer.writeString(name.rawName)
-            buffer.writeStaticString(": ")
-            buffer.writeString(field.value)
-            buffer.writeStaticString("\r\n")
+            if !split, name == layout.contentLengthBefore { split = true }
+            if !hostWritten, name == layout.hostBefore {
+                write { writeHost(authority, into: &$0) }
+                hostWritten = true
+            }
+            write { writeField(field, into: &$0) }
         }
+        if !hostWritten { write { writeHost(authority, into: &$0) } }
     }
 
-    /// `Content-Length` and the body when there is one, then the blank line.
-    private static func writeFraming(body: [UInt8]?, into buffer: inout ByteBuffer) {
-        guard let body else {
-            buffer.writeStaticString("\r\n")
-            return
-        }
+    private static func writeHost(_ authority: String, into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("Host: ")
+        buffer.writeString(authority)
+        buffer.writeStaticString("\r\n")
+    }
+
+    private static func writeField(_ field: HTTPField, into buffer: inout ByteBuffer) {
+        buffer.writeString(field.name.rawName)
+        buffer.writeStaticString(": ")
+        buffer.writeString(field.value)
+        buffer.writeStaticString("\r\n")
+    }
+
+    private static func writeContentLength(_ count: Int, into buffer: inout ByteBuffer) {
         buffer.writeStaticString("Content-Length: ")
-        writeDecimal(body.count, into: &buffer)
-        buffer.writeStaticString("\r\n\r\n")
-        buffer.writeBytes(body)
+        writeDecimal(count, into: &buffer)
+        buffer.writeStaticString("\r\n")
+    }
+
+    /// The blank line and the body.
+    private static func writeEnd(body: [UInt8]?, into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("\r\n")
+        if let body { buffer.writeBytes(body) }
     }
 
     /// `value` (≥ 0) in decimal digits, without making a `String` of it.
@@ -92,15 +130,21 @@ enum LiveRequestEncoding {
     private static let hostName = HTTPField.Name("Host")!
 }
 
+/// A shared enqueue head's bytes, split where the request's `Content-Length` line goes.
+struct EncodedHead {
+    var beforeContentLength: ByteBuffer
+    var afterContentLength: ByteBuffer
+}
+
 /// A pool's encoded enqueue heads, by the shared head (`OutgoingRequest.sharedHead`) they were
 /// encoded from: one per group of the run, looked up by identity.
 struct EncodedHeads {
     /// More groups than this take turns in the slots (a run has a handful).
     static let capacity = 16
-    private var entries: [(template: EnqueueHeaderTemplate, head: ByteBuffer)] = []
+    private var entries: [(template: EnqueueHeaderTemplate, head: EncodedHead)] = []
     private var nextReplaced = 0
 
-    mutating func head(for template: EnqueueHeaderTemplate, encode: () -> ByteBuffer) -> ByteBuffer {
+    mutating func head(for template: EnqueueHeaderTemplate, encode: () -> EncodedHead) -> EncodedHead {
         for entry in entries where entry.template === template { return entry.head }
         let head = encode()
         if entries.count < Self.capacity {

@@ -180,15 +180,26 @@ final class LoopDriver: LiveExchangeOwner {
             try carryOut(engine.wake(slot: slot, at: now))
         case .deadline(let slot, let serial):
             guard engine.awaits(slot: slot, serial: serial) else { return }
-            // An idle timeout (the platform's): while the answer keeps coming, look again one
-            // timeout after the last progress.
-            if let group = engine.groupSettings(ofSlot: slot), group.requestTimeoutIsIdle,
+            // The platform's timeouts run on once the request is on its connection (the pool
+            // knows its last progress then): an idle one looks again one limit after the last
+            // progress while the answer keeps coming; Chromium's waits until the visitor gives up.
+            if let timeout = engine.awaitedTimeout(slot: slot, serial: serial),
                 let last = pool.lastProgress(slot: slot, serial: serial)
             {
-                let quiet = now - last
-                if quiet < group.requestTimeout {
-                    engine.schedule(.deadline(slot: slot, serial: serial), at: now + (group.requestTimeout - quiet))
-                    return
+                switch timeout.kind {
+                case .wholeExchange:
+                    break
+                case .idle:
+                    let quiet = now - last
+                    if quiet < timeout.limit {
+                        engine.schedule(.deadline(slot: slot, serial: serial), at: now + (timeout.limit - quiet))
+                        return
+                    }
+                case .connectThenUntil(let giveUpAt):
+                    if now < giveUpAt {
+                        engine.schedule(.deadline(slot: slot, serial: serial), at: giveUpAt)
+                        return
+                    }
                 }
             }
             pool.abort(slot: slot, serial: serial)
@@ -237,9 +248,11 @@ final class LoopDriver: LiveExchangeOwner {
             let (owner, oneUse) = routes.owner(
                 visitor: visitor.index, group: visitor.groupIndex, kind: order.kind,
                 platform: engine.platform(ofSlot: order.slot))
-            pool.send(
-                LiveExchange(
-                    slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse))
+            var exchange = LiveExchange(
+                slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse)
+            let now = clock.now
+            exchange.connectTimeout = order.timeout.firstDeadline(sentAt: now) - now
+            pool.send(exchange)
         case .finished(let visitor):
             pool.visitorEnded(routes.ownersOfVisitor(visitor.index, group: visitor.groupIndex))
             try rows.append(visitor)

@@ -15,6 +15,9 @@ package struct PlannedVisitor: Sendable, Equatable {
     package var enqueueToken: String?
     /// Android's invite code (`inviteCode` of the group).
     package var inviteCode: String?
+    /// The visitor's platform, as a position in its group's `PlatformMix.shares` (0 unless the
+    /// group mixes platforms): which of the group's configurations it runs with.
+    package var platformIndex = 0
 
     package init(
         index: Int, arrival: RunInstant, groupIndex: Int, userId: String, enqueueKey: String?, enqueueToken: String?,
@@ -33,18 +36,19 @@ package struct PlannedVisitor: Sendable, Equatable {
 /// The visitors of a scenario, produced lazily in arrival order and fully determined by the
 /// scenario (seed included), the optional `--visitors` count and the feeder files.
 ///
-/// Each visitor's group (`.groupChoice`) and user id (`.userId`) derive from its index alone;
-/// arrivals and feeder rows come from sequential seeded streams walked in arrival order by this
-/// one value. Drivers pull visitors from it in one place (a dispatcher, or the virtual-time
-/// loop) and hand them to tasks; how those tasks are scheduled cannot change any visitor.
+/// Each visitor's group (`.groupChoice`), platform in a mixed group (`.platformChoice`) and
+/// user id (`.userId`) derive from its index alone; arrivals and feeder rows come from
+/// sequential seeded streams walked in arrival order by this one value. Drivers pull visitors
+/// from it in one place (a dispatcher, or the virtual-time loop) and hand them to tasks; how
+/// those tasks are scheduled cannot change any visitor.
 package struct VisitorPlan: Sendable {
     package let schedule: ArrivalSchedule
     private let groupPicker: GroupPicker
     private var feeders: FeederSet
     private var arrivals: ArrivalSchedule.Iterator
     private let seed: UInt64
-    /// Per group: whether its visitors are Android's (their ids are ANDROID_ID-shaped).
-    private let androidGroups: [Bool]
+    /// Per group: the platforms its visitors run as (Android's ids are ANDROID_ID-shaped).
+    private let groupPlatforms: [PlatformMix]
     /// This process's share of the plan (`--shard K/N`); the whole plan by default.
     package let shard: PlanShard
     private var nextIndex = 0
@@ -62,7 +66,7 @@ package struct VisitorPlan: Sendable {
         loadColumn: (CSVFeeder) throws -> [String]
     ) throws {
         seed = scenario.seed
-        androidGroups = scenario.groups.map { ($0.platform ?? scenario.client.platform) == .android }
+        groupPlatforms = scenario.groups.map { $0.platforms(client: scenario.client) }
         self.shard = shard
         schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: visitors)
         groupPicker = try GroupPicker(groups: scenario.groups, seed: scenario.seed)
@@ -97,10 +101,15 @@ package struct VisitorPlan: Sendable {
             }
             guard shard.owns(index) else { continue }
             guard loops <= 1 || shard.localPosition(of: index) % loops == loop else { continue }
-            return PlannedVisitor(
+            let platforms = groupPlatforms[group]
+            let platformIndex = platforms.shareIndex(forVisitor: index, seed: seed)
+            let android = platforms.shares[platformIndex].platform == .android
+            var visitor = PlannedVisitor(
                 index: index, arrival: arrival, groupIndex: group,
-                userId: VisitorUserId.make(seed: seed, visitorIndex: index, android: androidGroups[group]),
+                userId: VisitorUserId.make(seed: seed, visitorIndex: index, android: android),
                 enqueueKey: values.enqueueKey, enqueueToken: values.enqueueToken, inviteCode: values.inviteCode)
+            visitor.platformIndex = platformIndex
+            return visitor
         }
         return nil
     }

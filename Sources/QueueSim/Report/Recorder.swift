@@ -53,6 +53,10 @@ package final class Recorder {
     private var answersRecorded = false
     private var row = CSVRowBuilder()
     private var finished = false
+    /// Whether the rows carry a platform (a group mixes platforms): the header says so too.
+    private var rowsHavePlatform = false
+    /// Outcomes by platform, when the rows carry one (`RunReport.platformOutcomes`).
+    private var platformOutcomes: [String: [VisitorOutcome: Int]] = [:]
 
     /// Creates `directory` (and parents) if needed and opens the row spool in it, so that the
     /// final rename of `visitors.csv` stays on one file system.
@@ -81,6 +85,11 @@ package final class Recorder {
     /// exactly once, whatever its outcome.
     package func record(_ record: VisitorRecord) throws {
         guard !finished else { throw Failure.alreadyFinished }
+        if let platform = record.platform {
+            rowsHavePlatform = true
+            // A recovered run's filled-in rows have an empty platform: no platform to count.
+            if !platform.isEmpty { platformOutcomes[platform, default: [:]][record.outcome, default: 0] += 1 }
+        }
         VisitorRowFormat.encode(record, into: &row)
         do {
             try spool.append(row: row.bytes, index: record.index)
@@ -143,6 +152,7 @@ package final class Recorder {
             outcomeCounts: measurements.outcomeCounts, requestCount: timeline.requestCount,
             verdicts: verdicts, exitStatus: exitStatus, measurements: measurements, generator: ending.generator)
         report.shard = run.shard?.shard
+        report.platformOutcomes = platformOutcomes
 
         report.pagePath = Self.path(directory, Self.pageFile)
         report.durationMs = max(0, ending.end.milliseconds)
@@ -157,7 +167,7 @@ package final class Recorder {
             ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
-            try spool.copyOrdered(header: VisitorRowFormat.header, into: file)
+            try spool.copyOrdered(header: VisitorRowFormat.header(platform: rowsHavePlatform), into: file)
         }
         spool.discard()
         files[Self.summaryFile] = try AtomicFileWriter.write(

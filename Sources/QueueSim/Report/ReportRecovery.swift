@@ -123,6 +123,8 @@ package enum ReportRecovery {
             startedAt: Date(timeIntervalSince1970: pending.startedAt))
         let highest = records.keys.max() ?? -1
         var filledIn = 0
+        // A run whose rows say the platform gives its filled-in rows an empty one: same columns.
+        let platformColumn = records.values.contains { $0.platform != nil }
         if highest >= 0 {
             for index in 0...highest {
                 if let record = records[index] {
@@ -130,12 +132,13 @@ package enum ReportRecovery {
                     recorder.recordRequests(record.requests, inSecond: Timeline.second(of: record.ended))
                 } else {
                     filledIn += 1
-                    try recorder.record(
-                        VisitorRecord(
-                            index: index, group: description.groupNames.first ?? "", flow: "", arrival: end,
-                            start: end, outcome: .interrupted,
-                            error: "no row: the run was killed before this visitor's row reached the disk",
-                            ended: end))
+                    var missing = VisitorRecord(
+                        index: index, group: description.groupNames.first ?? "", flow: "", arrival: end,
+                        start: end, outcome: .interrupted,
+                        error: "no row: the run was killed before this visitor's row reached the disk",
+                        ended: end)
+                    if platformColumn { missing.platform = "" }
+                    try recorder.record(missing)
                 }
             }
         }

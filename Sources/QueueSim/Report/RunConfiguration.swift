@@ -228,13 +228,18 @@ extension RunConfiguration {
         }
         let totalWeight = scenario.groups.reduce(0) { $0 + $1.weight }
         groups = scenario.groups.map { group in
-            let client = scenario.client.resolved(for: group.platform)
+            // A group that mixes platforms: `ios 60%, android 40%` and each platform's SDK;
+            // the other settings are its first platform's (docs/scenarios.md has the rest).
+            let platforms = group.platforms(client: scenario.client)
+            let client = scenario.client.resolved(for: platforms.shares[0].platform)
             return GroupEntry(
                 name: group.name, weight: group.weight,
                 share: totalWeight > 0 ? (group.weight / totalWeight * 10_000).rounded() / 10_000 : 0,
-                flow: group.flow.rawValue, platform: client.platform.rawValue,
+                flow: group.flow.rawValue, platform: platforms.description,
                 connections: (group.connections ?? scenario.client.connections).rawValue,
-                sdkVersion: client.sdkVersion, userAgent: client.userAgent,
+                sdkVersion: platforms.shares.map { scenario.client.resolved(for: $0.platform).sdkVersion }.joined(
+                    separator: " / "),
+                userAgent: client.userAgent,
                 requestTimeoutMs: client.requestTimeout.wholeMilliseconds,
                 pollIntervalMs: client.pollInterval.wholeMilliseconds, maxWaitMs: client.maxWait.wholeMilliseconds,
                 maxRestarts: client.maxRestarts, queuePageRetry: client.queuePageRetry.rawValue,

@@ -25,6 +25,9 @@ package struct RunReport: Sendable {
     package var startedAt = Date(timeIntervalSince1970: 0)
     /// Seconds the run took on the wall clock (a virtual hour can take a minute): JUnit's `time`.
     package var wallSeconds: Double = 0
+    /// Runs where a group mixes platforms: the outcomes of each platform's visitors (`ios`,
+    /// `android`); empty otherwise, where a group names its visitors' platform.
+    package var platformOutcomes: [String: [VisitorOutcome: Int]] = [:]
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
     package var thresholdTable: String { ThresholdTable.render(verdicts) }

@@ -15,5 +15,8 @@ extension VisitorRecord {
             enqueueDecided: result.marks.enqueueDecided, queueEntered: result.marks.queueEntered,
             ended: result.marks.ended, queueId: result.queueId,
             token: tokenJudge.judge(result.queueitToken, eventId: eventId, at: result.marks.ended))
+        if run.mixesPlatforms {
+            platform = run.platform(ofVisitor: index, group: groupIndex).rawValue
+        }
     }
 }

@@ -51,6 +51,9 @@ package struct VisitorRecord: Sendable, Equatable {
     /// and on the virtual clock.
     package var connectTime: Duration?
     package var tlsTime: Duration?
+    /// The visitor's platform (`ios`, `android`): the `platform` column, written only when a
+    /// group of the run mixes platforms (nil otherwise, so other runs keep their bytes).
+    package var platform: String?
 
     package init(
         index: Int, group: String, flow: String, arrival: RunInstant, start: RunInstant,

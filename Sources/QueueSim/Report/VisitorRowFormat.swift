@@ -13,6 +13,15 @@ enum VisitorRowFormat {
 
     static var header: String { columns.joined(separator: ",") + "\n" }
 
+    /// After the others, only in runs where a group mixes platforms (there the group no longer
+    /// says the platform): every row then ends with its visitor's.
+    static let platformColumn = "platform"
+
+    /// The header of a run whose rows carry a platform, or not.
+    static func header(platform: Bool) -> String {
+        platform ? (columns + [platformColumn]).joined(separator: ",") + "\n" : header
+    }
+
     /// Appends one complete row (with its newline) for `record` to `row`, which is cleared first.
     static func encode(_ record: VisitorRecord, into row: inout CSVRowBuilder) {
         row.clear()
@@ -36,6 +45,7 @@ enum VisitorRowFormat {
         row.integer(record.requests)
         row.optionalInteger(record.connectMilliseconds)
         row.optionalInteger(record.tlsMilliseconds)
+        if let platform = record.platform { row.text(platform) }
         row.endRow()
     }
 }
@@ -64,7 +74,8 @@ extension VisitorRowFormat {
     static func decode(_ row: ArraySlice<UInt8>) -> VisitorRecord? {
         // The feeders' RFC 4180 reader: one row in, its fields out.
         guard let cells = try? CSVColumnReader.parse(String(decoding: row, as: UTF8.self), path: "").first,
-            cells.count == columns.count, let visitor = Int(cells[0]), visitor >= 1,
+            cells.count == columns.count || cells.count == columns.count + 1, let visitor = Int(cells[0]),
+            visitor >= 1,
             let outcome = VisitorOutcome(rawValue: cells[5]), let token = TokenState(rawValue: cells[16]),
             let arrivalMs = Int64(cells[3]), let startMs = Int64(cells[4]), let totalMs = Int64(cells[14]),
             let waitMs = Int64(cells[13]), let attempts = Int(cells[9]), let polls = Int(cells[10]),
@@ -85,6 +96,7 @@ extension VisitorRowFormat {
             queueId: optional(cells[15]), token: token)
         record.connectTime = Int64(cells[18]).map { .milliseconds($0) }
         record.tlsTime = Int64(cells[19]).map { .milliseconds($0) }
+        if cells.count > columns.count { record.platform = cells[columns.count] }
         return record
     }
 }

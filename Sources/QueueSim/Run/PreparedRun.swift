@@ -12,8 +12,14 @@ package struct PreparedRun: Sendable {
     package let memoryEstimate: RunMemoryEstimate
     /// Enqueue keys an invite-only embedded room admits (from `waitingRoom.enqueueKeys`).
     package let knownEnqueueKeys: Set<String>
-    /// One configuration per group, with everything but the visitor's own data filled in.
-    let groupTemplates: [VisitorConfiguration]
+    /// One configuration per group and platform of its mix (`[group][platformIndex]`), with
+    /// everything but the visitor's own data filled in.
+    let groupTemplates: [[VisitorConfiguration]]
+    /// Each group's platforms, by group index: a row says its visitor's platform.
+    package let groupPlatforms: [PlatformMix]
+    /// Whether a group mixes platforms (rows then carry a platform); worked out once, as the
+    /// row writer asks for every row.
+    package let mixesPlatforms: Bool
     /// Where this run writes its report files (`--out`'s run folder, or the scenario's
     /// `reports:`): a parameter of the run, not written back into the scenario.
     package let reportsDirectory: String
@@ -82,9 +88,9 @@ package struct PreparedRun: Sendable {
             visitors: summary.visitorCount, peakInFlight: summary.peakInFlight, feederFileBytes: feederBytes)
         try memoryEstimate.check(against: budget)
         knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)
-        groupTemplates = scenario.groups.map { group in
-            Self.template(for: group, scenario: scenario)
-        }
+        groupTemplates = Self.templates(of: scenario)
+        groupPlatforms = scenario.groups.map { $0.platforms(client: scenario.client) }
+        mixesPlatforms = scenario.mixesPlatforms
         groupNames = scenario.groups.map(\.name)
         flowWords = scenario.groups.map(\.flow.rawValue)
     }
@@ -104,11 +110,12 @@ package struct PreparedRun: Sendable {
     }
 
     /// The visitor's configuration from one set of group templates (the run's own, or a
-    /// loop's from `makeGroupTemplates`): its group's, with its own user id, key and token.
+    /// loop's from `makeGroupTemplates`): its group's on its platform, with its own user id,
+    /// key and token.
     static func visitorConfiguration(
-        for visitor: PlannedVisitor, templates: [VisitorConfiguration]
+        for visitor: PlannedVisitor, templates: [[VisitorConfiguration]]
     ) -> VisitorConfiguration {
-        var configuration = templates[visitor.groupIndex]
+        var configuration = templates[visitor.groupIndex][visitor.platformIndex]
         configuration.userId = visitor.userId
         if let key = visitor.enqueueKey { configuration.enqueueKey = key }
         if let token = visitor.enqueueToken { configuration.enqueueToken = token }
@@ -119,13 +126,20 @@ package struct PreparedRun: Sendable {
     /// A fresh set of group templates (new shared boxes, copies of their strings), for a
     /// thread that makes visitors of its own: two cores retaining the same box slow each
     /// other down.
-    func makeGroupTemplates() -> [VisitorConfiguration] {
-        scenario.groups.map { Self.template(for: $0, scenario: scenario, copyingStrings: true) }
+    func makeGroupTemplates() -> [[VisitorConfiguration]] {
+        Self.templates(of: scenario, copyingStrings: true)
     }
 
     /// The waiting room id a group's visitors are configured with (the event id of their tokens).
     package func waitingRoomId(ofGroup index: Int) -> String {
-        groupTemplates[index].group.waitingRoomId
+        groupTemplates[index][0].group.waitingRoomId
+    }
+
+    /// The platform visitor `index` of group `group` runs as: drawn again from the seed (the
+    /// plan's draw), so a row needs nothing carried through the engine.
+    package func platform(ofVisitor index: Int, group: Int) -> ClientPlatform {
+        let platforms = groupPlatforms[group]
+        return platforms.shares[platforms.shareIndex(forVisitor: index, seed: scenario.seed)].platform
     }
 
     package func groupName(of visitor: PlannedVisitor) -> String {
@@ -172,13 +186,22 @@ package struct PreparedRun: Sendable {
         return feeders.filter { seen.insert($0.path).inserted }
     }
 
+    /// For each group, one template per platform of its mix, in the mix's order.
+    private static func templates(of scenario: Scenario, copyingStrings: Bool = false) -> [[VisitorConfiguration]] {
+        scenario.groups.map { group in
+            group.platforms(client: scenario.client).shares.map { share in
+                template(for: group, platform: share.platform, scenario: scenario, copyingStrings: copyingStrings)
+            }
+        }
+    }
+
     private static func template(
-        for group: VisitorGroup, scenario: Scenario, copyingStrings: Bool = false
+        for group: VisitorGroup, platform: ClientPlatform, scenario: Scenario, copyingStrings: Bool
     ) -> VisitorConfiguration {
         // A copy shares no storage (and so no reference count) with the original.
         let own: (String) -> String = copyingStrings ? { String(decoding: Array($0.utf8), as: UTF8.self) } : { $0 }
         let target = scenario.target.applying(group.overrides)
-        let client = scenario.client.resolved(for: group.platform)
+        let client = scenario.client.resolved(for: platform)
         var literalKey: String?
         var literalToken: String?
         var literalCode: String?

@@ -5,6 +5,9 @@ import QueueClientCore
 /// platform's own (`resolved(for:)`).
 package struct ClientSettings: Sendable, Equatable {
     package var platform: ClientPlatform
+    /// `platform: { ios: 60%, android: 40% }`: every group without a platform of its own mixes
+    /// platforms so (nil: they run as `platform`, which is then the mix's first).
+    package var platformMix: PlatformMix?
     package var sdkVersion: String?
     package var userAgent: String?
     package var requestTimeout: Duration?
@@ -32,6 +35,9 @@ package struct ClientSettings: Sendable, Equatable {
         self.maxRestarts = maxRestarts
     }
 
+    /// The platforms of a group that names none: the mix, or `platform`.
+    package var platforms: PlatformMix { platformMix ?? .only(platform) }
+
     /// The settings a group with `groupPlatform` (nil: the client's) runs with, every value
     /// filled in.
     package func resolved(for groupPlatform: ClientPlatform?) -> ResolvedClientSettings {
@@ -58,13 +64,21 @@ package struct ResolvedClientSettings: Sendable, Equatable {
 }
 
 extension Scenario {
-    /// The platforms the groups run as, in group order, each once.
+    /// The platforms the groups run as (a mix's each), in group order, each once.
     package var platforms: [ClientPlatform] {
         var seen: [ClientPlatform] = []
-        for group in groups where !seen.contains(group.platform ?? client.platform) {
-            seen.append(group.platform ?? client.platform)
+        for group in groups {
+            for share in group.platforms(client: client).shares where !seen.contains(share.platform) {
+                seen.append(share.platform)
+            }
         }
         return seen
+    }
+
+    /// Whether some group mixes platforms: then a visitor's group no longer says its platform,
+    /// and visitors.csv gains a `platform` column.
+    package var mixesPlatforms: Bool {
+        groups.contains { $0.platforms(client: client).isMixed }
     }
 
     /// The longest request timeout any group runs with.

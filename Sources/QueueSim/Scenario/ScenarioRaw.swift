@@ -23,7 +23,11 @@ struct RawScenario: Decodable {
 
     /// Keys people write in the wrong section, and where they go.
     static let misplacedKeyHints: [String: String] = {
-        var hints: [String: String] = ["groups": "`visitors` (the list of groups)", "dir": "`reports`"]
+        // `clock` is a top-level key, though `seed` and `clock` read like run settings.
+        var hints: [String: String] = [
+            "groups": "`visitors` (the list of groups)", "dir": "`reports`",
+            "clock": "the top level of the scenario (`clock: virtual`, beside `seed`)",
+        ]
         let sections: [(String, [String])] = [
             ("`target`", RawTarget.CodingKeys.allCases.map(\.rawValue)),
             ("`client`", RawClient.CodingKeys.allCases.map(\.rawValue)),
@@ -58,7 +62,8 @@ struct RawTarget: Decodable, Sendable {
 }
 
 struct RawClient: Decodable, Sendable {
-    var platform: Positioned<String>?
+    /// `ios`, or a mix `{ ios: 60%, android: 40% }`: read by the validator.
+    var platform: YamlNode?
     var sdkVersion: Positioned<String>?
     var userAgent: Positioned<String>?
     var requestTimeout: YamlNode?
@@ -104,7 +109,8 @@ struct RawGroup: Decodable, Sendable {
     var enqueueKey: Positioned<RawVisitorValue>?
     var enqueueToken: Positioned<RawVisitorValue>?
     var inviteCode: Positioned<RawVisitorValue>?
-    var platform: Positioned<String>?
+    /// `ios`, or a mix `{ ios: 60%, android: 40% }`: read by the validator.
+    var platform: YamlNode?
     var customerId: Positioned<String>?
     var waitingRoomId: Positioned<String>?
     var waitingRoomDomain: Positioned<String>?

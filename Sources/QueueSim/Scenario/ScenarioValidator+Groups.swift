@@ -5,7 +5,7 @@ import QueueClientCore
 /// target overrides.
 extension ScenarioValidator {
     mutating func groups(
-        _ raw: YamlList<Positioned<RawGroup>>?, target: Target?, clientPlatform: ClientPlatform
+        _ raw: YamlList<Positioned<RawGroup>>?, target: Target?, clientPlatforms: PlatformMix
     ) -> [VisitorGroup]? {
         guard let raw else {
             // No `visitors:` at all: everybody is one plain group (a broken one was reported).
@@ -75,16 +75,21 @@ extension ScenarioValidator {
                 fail(
                     "a group gives either `enqueueKey` or `enqueueToken`, not both (the SDK sends one)", at: token.mark)
             }
-            let platform = group.platform.map { choice($0, key: "\(key).platform", default: clientPlatform) }
+            let platforms = group.platform.flatMap {
+                platformMix($0, key: "\(key).platform", client: clientPlatforms.shares[0].platform)
+            }
             let inviteCode = group.inviteCode.flatMap { visitorValue($0, key: "\(key).inviteCode") }
-            if let code = group.inviteCode, (platform ?? clientPlatform) != .android {
+            if let code = group.inviteCode,
+                (platforms ?? clientPlatforms).shares.contains(where: { $0.platform != .android })
+            {
                 fail(
                     "`\(key).inviteCode` is Android's (its SDK sends it as `code=` on the queue URL; iOS has none); give this group `platform: android`",
                     at: code.mark)
             }
             var visitorGroup = VisitorGroup(
                 name: name.value, weight: weight, flow: flow, enqueueKey: enqueueKey, enqueueToken: enqueueToken,
-                overrides: overrides, inviteCode: inviteCode, platform: platform)
+                overrides: overrides, inviteCode: inviteCode, platform: platforms?.single)
+            if let platforms, platforms.isMixed { visitorGroup.platformMix = platforms }
             visitorGroup.connections = connectionModel(group.connections, key: "\(key).connections")
             groups.append(visitorGroup)
         }

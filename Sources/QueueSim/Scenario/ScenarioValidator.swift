@@ -64,7 +64,7 @@ struct ScenarioValidator {
         }
         let client = clientSettings(raw.client?.value)
         let arrivals = arrivals(raw.arrivals)
-        let groups = groups(raw.visitors, target: target, clientPlatform: client.platform)
+        let groups = groups(raw.visitors, target: target, clientPlatforms: client.platforms)
         var waitingRoom: WaitingRoomSettings?
         if let rawRoom = raw.waitingRoom {
             if let target, !isEmbedded {
@@ -148,7 +148,11 @@ struct ScenarioValidator {
     private mutating func clientSettings(_ raw: RawClient?) -> ClientSettings {
         var settings = ClientSettings()
         guard let raw else { return settings }
-        settings.platform = choice(raw.platform, key: "client.platform", default: settings.platform)
+        if let node = raw.platform, let platforms = platformMix(node, key: "client.platform", client: settings.platform)
+        {
+            settings.platform = platforms.shares[0].platform
+            if platforms.isMixed { settings.platformMix = platforms }
+        }
         // Left out, these are each group platform's own.
         if let sdkVersion = raw.sdkVersion, checkPrintable(sdkVersion, key: "client.sdkVersion") {
             settings.sdkVersion = nonEmpty(sdkVersion, key: "client.sdkVersion")
@@ -197,6 +201,14 @@ struct ScenarioValidator {
         return settings
     }
 
+    /// "; did you mean `partner`?" for a near miss, else the groups there are.
+    static func groupHint(_ name: String, among groupNames: [String]) -> String {
+        if let suggestion = YamlKnownKeys.closest(to: name, among: groupNames) {
+            return "; did you mean `\(suggestion)`?"
+        }
+        return " (\(groupNames.map { "`\($0)`" }.joined(separator: ", ")))"
+    }
+
     /// A threshold is one line (`passed >= 99%`), or, for one visitor group, a one-key mapping
     /// `- partner: wait.p95 < 5m` (or the line `"partner: wait.p95 < 5m"`).
     private mutating func thresholds(_ raw: YamlList<YamlNode>?, groupNames: [String]?) -> [Threshold] {
@@ -207,9 +219,8 @@ struct ScenarioValidator {
             var group: (name: String, mark: YamlMark)?
             if case .mapping(let pairs) = node.content, pairs.count == 1, let name = pairs[0].key.scalarText {
                 if let groupNames, !groupNames.contains(name) {
-                    let known = groupNames.map { "`\($0)`" }.joined(separator: ", ")
                     fail(
-                        "a threshold for one group reads `- GROUP: METRIC OPERATOR VALUE`, but `\(name)` is not one of the scenario's groups (\(known))",
+                        "a threshold for one group reads `- GROUP: METRIC OPERATOR VALUE`, but `\(name)` is not one of the scenario's groups\(Self.groupHint(name, among: groupNames))",
                         at: pairs[0].key.mark)
                     continue
                 }
@@ -225,9 +236,8 @@ struct ScenarioValidator {
             switch ThresholdParser.parse(group.map { "\($0.name): \(text)" } ?? text) {
             case .success(let threshold):
                 if let name = threshold.group, let groupNames, !groupNames.contains(name) {
-                    let known = groupNames.map { "`\($0)`" }.joined(separator: ", ")
                     fail(
-                        "this threshold names the group `\(name)`, but the scenario's groups are \(known)",
+                        "this threshold names the group `\(name)`, but it is not one of the scenario's groups\(Self.groupHint(name, among: groupNames))",
                         at: group?.mark ?? lineNode.mark)
                     continue
                 }

@@ -59,8 +59,8 @@ package enum ThresholdParser {
             return .failure(Problem(offset: 0, message: "\(shape); the metric is missing"))
         }
         guard let metric = metric(String(metricText)) else {
-            return .failure(
-                Problem(offset: metricOffset, message: "unknown metric `\(metricText)`; expected \(metricHelp)"))
+            let hint = suggestion(for: String(metricText)).map { "did you mean `\($0)`?" } ?? "expected \(metricHelp)"
+            return .failure(Problem(offset: metricOffset, message: "unknown metric `\(metricText)`; \(hint)"))
         }
         guard !valueText.isEmpty else {
             return .failure(
@@ -90,6 +90,37 @@ package enum ThresholdParser {
 
     static let metricHelp =
         "an outcome (passed, error, …) for its share, OUTCOME.count, visitors, or enqueue|wait|total with .p50, .p95, .p99.9, .min, .max or .mean"
+
+    /// The metric a near miss was meant to be (`waits.p95` → `wait.p95`, `passd` → `passed`,
+    /// `wait.95` → `wait.p95`, `error.cout` → `error.count`), checked to parse; nil when nothing
+    /// is close enough to be a plausible typo.
+    static func suggestion(for text: String) -> String? {
+        let outcomes = VisitorOutcome.allCases.map(\.rawValue)
+        let timings = Threshold.Timing.allCases.map(\.rawValue)
+        guard let dot = text.firstIndex(of: ".") else {
+            return YamlKnownKeys.closest(to: text, among: outcomes + ["visitors"])
+        }
+        let head = String(text[..<dot])
+        let tail = String(text[text.index(after: dot)...])
+        let fixedHead =
+            outcomes.contains(head) || timings.contains(head)
+            ? head : YamlKnownKeys.closest(to: head, among: timings + outcomes)
+        guard let fixedHead else { return nil }
+        let fixedTail: String?
+        if outcomes.contains(fixedHead) {
+            fixedTail = "count"
+        } else if metric("\(fixedHead).\(tail)") != nil {
+            fixedTail = tail
+        } else if ScenarioUnits.decimal(Substring(tail)) != nil {
+            fixedTail = "p" + tail
+        } else {
+            fixedTail = YamlKnownKeys.closest(to: tail, among: ["p50", "p90", "p95", "p99", "max", "min", "mean"])
+        }
+        guard let fixedTail, case let candidate = "\(fixedHead).\(fixedTail)", candidate != text,
+            metric(candidate) != nil
+        else { return nil }
+        return candidate
+    }
 
     static func metric(_ text: String) -> Threshold.Metric? {
         if text == "visitors" { return .visitorCount }

@@ -47,8 +47,11 @@ package struct VisitorGroup: Sendable, Equatable {
     package var enqueueToken: VisitorValue?
     /// Android's invite code, sent as `code=` on the first queue URL.
     package var inviteCode: VisitorValue?
-    /// nil: `client.platform`.
+    /// nil: `client.platform` (one, or a mix), or the platforms of `platformMix`.
     package var platform: ClientPlatform?
+    /// `platform: { ios: 60%, android: 40% }`: each visitor's platform is drawn by these shares
+    /// (nil: every visitor runs as `platform`).
+    package var platformMix: PlatformMix?
     package var overrides: TargetOverrides
     /// nil: `client.connections`.
     package var connections: ConnectionModel?
@@ -66,5 +69,13 @@ package struct VisitorGroup: Sendable, Equatable {
         self.inviteCode = inviteCode
         self.platform = platform
         self.overrides = overrides
+    }
+}
+
+extension VisitorGroup {
+    /// The platforms this group's visitors run as, with their shares: the group's mix or
+    /// platform, else `client.platform` (a mix too, perhaps).
+    package func platforms(client: ClientSettings) -> PlatformMix {
+        platformMix ?? platform.map(PlatformMix.only) ?? client.platforms
     }
 }

@@ -62,7 +62,8 @@ struct PollShortcut {
         _ machine: inout VisitorMachine, url: SimpleURL, maxWaitEnds: RunInstant, loadSent: Bool, at now: RunInstant,
         _ sent: inout SentRequests
     ) -> Jump? {
-        guard let forecast = forecast(for: url, timeout: machine.configuration.group.requestTimeout) else {
+        let timeout = machine.configuration.group.timeout(for: .queuePage, giveUpAt: maxWaitEnds)
+        guard let forecast = forecast(for: url, timeout: timeout.answerBound(sentAt: now)) else {
             return nil
         }
         let (answered, pollAt) = forecastPolls(

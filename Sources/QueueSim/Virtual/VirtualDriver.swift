@@ -144,7 +144,9 @@ struct VirtualDriver {
     /// Hands the request to the room at once; its answer (or the client's timeout) becomes an
     /// event after the modelled delay.
     private mutating func send(_ order: VisitorEngine.RequestOrder) {
-        let (now, slot, timeout) = (self.now, order.slot, order.timeout)
+        // Answers arrive whole here: the timeout is the longest wait for one.
+        let (now, slot) = (self.now, order.slot)
+        let timeout = order.timeout.answerBound(sentAt: now)
         switch room.handle(order.request.head, body: order.request.body ?? [], at: now) {
         case .response(let head, let body, let delay):
             if delay >= timeout {

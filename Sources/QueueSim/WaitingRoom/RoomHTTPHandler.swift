@@ -114,8 +114,8 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let request = Self.request(requestHead)
         let bytes = Array(buffer: body)
         body.clear()
-        let reply = service.withLock { $0.handle(request, body: bytes, at: clock.now) }
         let path = requestHead.uri.prefix(while: { $0 != "?" })
+        let reply = service.handle(request, body: bytes, path: path, at: clock.now)
         let keepAlive = requestHead.isKeepAlive && !stopping
         let loop = context.eventLoop.assumeIsolated()
         answering = true

@@ -34,6 +34,9 @@ package struct WaitingRoomServer: Sendable {
     private let onServerRunning: @Sendable (Int) async -> Void
     private let service: LockedWaitingRoomService
     package let idleTimeout: Duration
+    /// `queuesim serve`: one info line per second with traffic (`RoomTraffic.line`). Off, the
+    /// room counts nothing (a `run`'s embedded room keeps its lock as short as before).
+    package let logsEverySecond: Bool
 
     /// Pending connections the listening socket queues. A launch opens with a burst (800
     /// visitors in the same millisecond, say); with the usual 256 the kernel drops the SYNs
@@ -53,12 +56,14 @@ package struct WaitingRoomServer: Sendable {
     /// - Parameters:
     ///   - clock: the run's clock, so the room's `now` is relative to the run's start.
     ///   - idleTimeout: how long a connection may stay silent.
+    ///   - logsEverySecond: count requests and log a line per second with any (`queuesim serve`).
     ///   - onServerRunning: called with the bound port once the server listens (port 0 binds a free one).
     package init(
         configuration: WaitingRoomConfiguration, host: String = "127.0.0.1", port: Int = 0,
         clock: any RunClock = WallClock(), logger: Logger, idleTimeout: Duration = defaultIdleTimeout,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        logsEverySecond: Bool = false, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
+        self.logsEverySecond = logsEverySecond
         self.idleTimeout = idleTimeout
         self.configuration = configuration
         self.host = host
@@ -66,7 +71,8 @@ package struct WaitingRoomServer: Sendable {
         self.clock = clock
         self.logger = logger
         self.onServerRunning = onServerRunning
-        service = LockedWaitingRoomService(WaitingRoomService(configuration: configuration))
+        service = LockedWaitingRoomService(
+            WaitingRoomService(configuration: configuration), countsTraffic: logsEverySecond)
     }
 
     /// Serves until the task is cancelled or one of `gracefulShutdownSignals` (SIGINT, SIGTERM
@@ -98,11 +104,14 @@ package struct WaitingRoomServer: Sendable {
             gracefulShutdownSignals.isEmpty ? nil : SignalTrap(signals: gracefulShutdownSignals) { stop.fire() }
         defer { signals?.restore() }
         await onServerRunning(listener.localAddress?.port ?? 0)
+        let summaries =
+            logsEverySecond ? Task { await Self.logEverySecond(service, clock: clock, logger: logger) } : nil
         await withTaskCancellationHandler {
             await stop.wait()
         } onCancel: {
             stop.fire()
         }
+        summaries?.cancel()
         try? await listener.close()
         await connections.closeAll(after: Self.shutdownGrace)
     }
@@ -128,18 +137,62 @@ package struct WaitingRoomServer: Sendable {
     /// The KnownUser-protected API's path (any host).
     package static let protectedAPIPath = "/api/protected"
 
+    /// Logs what the room answered in each second of its timeline that had requests, at the
+    /// start of the next one; quiet seconds print nothing.
+    private static func logEverySecond(_ service: LockedWaitingRoomService, clock: any RunClock, logger: Logger) async {
+        guard logger.logLevel <= .info else { return }
+        while !Task.isCancelled {
+            // Wake just after the room's next whole second, so a line covers one second of it.
+            let now = clock.now.sinceOrigin
+            let second = Self.floorSeconds(now)
+            let next = Duration.seconds(second + 1) - now
+            try? await Task.sleep(for: next + .milliseconds(1))
+            if Task.isCancelled { return }
+            let (traffic, tickets) = service.takeTraffic()
+            if traffic.total > 0 { logger.info("\(traffic.line(second: second, tickets: tickets))") }
+        }
+    }
+
+    private static func floorSeconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return attoseconds < 0 ? seconds - 1 : seconds
+    }
+
 }
 
 /// The service behind a lock: connections on every event loop share one room.
 final class LockedWaitingRoomService: Sendable {
     // The service is a class of mutable state that only this lock ever touches.
     private nonisolated(unsafe) let service: WaitingRoomService
+    /// Counted under the room's own lock, which every request takes anyway; only when asked.
+    private nonisolated(unsafe) var traffic = RoomTraffic()
+    private let countsTraffic: Bool
     private let lock = Mutex(())
 
-    init(_ service: WaitingRoomService) { self.service = service }
+    init(_ service: WaitingRoomService, countsTraffic: Bool = false) {
+        self.service = service
+        self.countsTraffic = countsTraffic
+    }
 
     func withLock<T>(_ body: (WaitingRoomService) -> T) -> T {
         lock.withLock { _ in body(service) }
+    }
+
+    /// The room's reply to one request, counted by route and answer.
+    func handle(_ request: HTTPRequest, body: [UInt8], path: Substring, at now: RunInstant) -> RoomReply {
+        lock.withLock { _ in
+            let reply = service.handle(request, body: body, at: now)
+            if countsTraffic { traffic.count(path: path, reply: reply) }
+            return reply
+        }
+    }
+
+    /// The requests counted since the last call, and the visitors enqueued so far.
+    func takeTraffic() -> (traffic: RoomTraffic, tickets: Int) {
+        lock.withLock { _ in
+            defer { traffic = RoomTraffic() }
+            return (traffic, service.model.ticketCount)
+        }
     }
 }
 

@@ -64,9 +64,14 @@ struct QueuePageNavigatorTests {
     }
 
     @Test(
-        "blocked and external redirects keep the visitor on the page",
-        arguments: ["/what-is-this.html", "https://elsewhere.example/"])
-    func staysOnPage(location: String) throws {
+        "blocked redirects, and on Android external ones, keep the visitor on the page",
+        arguments: [
+            ("/what-is-this.html", ClientPlatform.ios), ("/what-is-this.html", .android),
+            ("https://elsewhere.example/", .android),
+        ])
+    func staysOnPage(location: String, platform: ClientPlatform) throws {
+        var settings = settings
+        settings.platform = platform
         var navigator = try #require(QueuePageNavigator(tryPass: tryPass, queuePathPrefix: nil, settings: settings))
         _ = navigator.start(at: .origin)
         #expect(navigator.received(Reply.redirect(location), at: .seconds(0.1)) == .wait(until: .seconds(2.1)))
@@ -74,7 +79,7 @@ struct QueuePageNavigatorTests {
             Issue.record("expected a poll")
             return
         }
-        #expect(request.head.path == "/?c=acme&e=spring")
+        #expect(request.head.path == (platform == .ios ? "/?c=acme&e=spring" : "/?userId=&c=acme&e=spring"))
     }
 
     @Test("still waiting at maxWait (from queue entry) → queued")

@@ -42,7 +42,7 @@ struct QueueItEngineTests {
         #expect(listener.events == ["passed(token)"])
         #expect(
             transport.sent[0].bodyText
-                == #"{"userId":"device-1","userAgent":"QueueClientCore/1 (headless Queue-it engine)","sdkVersion":"iOS-3.5.1","layoutName":"Dark","language":"en-US"}"#
+                == #"{"userId":"device-1","userAgent":"QueueClientCore\/1 (headless Queue-it engine)","sdkVersion":"iOS-3.5.1","layoutName":"Dark","language":"en-US"}"#
         )
     }
 
@@ -168,5 +168,45 @@ struct QueueItEngineTests {
         #expect(QueueItLogger.logger.logLevel == .critical)
         QueueItLogger.setLogLevel(.warn)
         #expect(QueueItLogger.logger.logLevel == .warning)
+    }
+
+    @Test("a second run while the first's enqueue call is in flight runs too: neither SDK refuses it")
+    func overlappingRuns() async {
+        let transport = BarrierTransport(answer: Reply.enqueue(token: TokenVectors.safetynet), holding: 2)
+        let listener = RecordingListener()
+        let engine = QueueItEngine(
+            customerId: "acme", waitingRoomOrAliasId: "spring", queueListener: listener, transport: transport,
+            clock: TestClock(), userId: "device-1")
+        async let first: Void = engine.run()
+        async let second: Void = engine.run()
+        _ = await (first, second)
+        // Both enqueue calls were in flight at once (the transport answered neither before the
+        // other arrived), and both runs passed: no `requestAlreadyInProgress`.
+        #expect(listener.events == ["passed(token)", "passed(token)"])
+    }
+}
+
+/// Answers every request with `answer`, but only once `holding` requests are in flight together.
+private final class BarrierTransport: HTTPTransport {
+    private let answer: IncomingResponse
+    private let holding: Int
+    private let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
+
+    init(answer: IncomingResponse, holding: Int) {
+        self.answer = answer
+        self.holding = holding
+    }
+
+    func execute(_ request: OutgoingRequest, timeout: Duration) async -> Result<IncomingResponse, TransportError> {
+        await withCheckedContinuation { continuation in
+            let released = waiting.withLock { waiting -> [CheckedContinuation<Void, Never>] in
+                waiting.append(continuation)
+                guard waiting.count == holding else { return [] }
+                defer { waiting.removeAll() }
+                return waiting
+            }
+            for waiter in released { waiter.resume() }
+        }
+        return .success(answer)
     }
 }

@@ -48,7 +48,7 @@ struct LoopbackIntegrationTests {
         #expect(received[0].header("Host") == "acme.queue-it.net")
         #expect(received[0].header("Content-Type") == "application/json")
         #expect(received[0].header("Accept") == "application/json")
-        #expect(received[0].header("User-Agent") == "queuesim/1 (test)")
+        #expect(received[0].header("User-Agent") == PlatformHeaders.cfNetworkUserAgent)
         #expect(received[0].body.hasPrefix(#"{"userId":"visitor-1""#))
     }
 

@@ -204,7 +204,9 @@ struct VisitorMachineTests {
             .success(Reply.enqueue(token: TokenVectors.safetynet))
         }.sent[0]
         #expect(tokened.bodyText.hasSuffix(#""enqueueToken":"t.o.k"}"#))
-        #expect(tokened.header("User-Agent") == "queuesim/1 (test)")
+        // iOS: the header is CFNetwork's, the SDK's user agent is in the body.
+        #expect(tokened.header("User-Agent") == PlatformHeaders.cfNetworkUserAgent)
+        #expect(tokened.bodyText.contains(#""userAgent":"queuesim\/1 (test)""#))
     }
 
     @Test("a visitor machine stays small (a million must fit in memory)")

@@ -31,7 +31,7 @@ struct WireFormatTests {
         #expect(address.enqueuePath == "/api/mobileapp/queue/acme/spring%20sale%2F2/enqueue")
     }
 
-    @Test("POST with Accept, Content-Type, User-Agent and the JSON body")
+    @Test("POST with the iOS SDK's Accept and Content-Type, CFNetwork's User-Agent and the JSON body")
     func requestShape() throws {
         let parameters = EnqueueParameters(
             address: WaitingRoomAddress(
@@ -45,7 +45,8 @@ struct WireFormatTests {
         #expect(request.head.path == "/queue/api/mobileapp/queue/acme/spring/enqueue")
         #expect(request.head.headerFields[.accept] == "application/json")
         #expect(request.head.headerFields[.contentType] == "application/json")
-        #expect(request.head.headerFields[.userAgent] == "ua \"x\"")
+        // The header is CFNetwork's; the SDK's user agent goes in the body.
+        #expect(request.head.headerFields[.userAgent] == PlatformHeaders.cfNetworkUserAgent)
         let body = String(decoding: try #require(request.body), as: UTF8.self)
         #expect(
             body

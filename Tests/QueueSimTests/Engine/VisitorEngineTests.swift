@@ -57,7 +57,7 @@ struct VisitorEngineTests {
         let first = try #require(Self.order(try engine.startNextArrival(at: .origin)))
         #expect(first.request.head.method == .post)
         #expect(first.request.head.path?.contains("/enqueue") == true)
-        #expect(first.timeout == .seconds(5))
+        #expect(first.timeout == RequestTimeout(limit: .seconds(5), kind: .wholeExchange))
         _ = try engine.startNextArrival(at: .origin)
         #expect(engine.inFlight == 2)
         #expect(!engine.hasPlace)

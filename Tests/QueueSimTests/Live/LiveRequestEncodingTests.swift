@@ -23,7 +23,7 @@ struct LiveRequestEncodingTests {
     func enqueueBytes() {
         var heads = EncodedHeads()
         let allocator = ByteBufferAllocator()
-        // Bodies of different lengths: Content-Length is written for each, after the shared head.
+        // Bodies of different lengths: Content-Length is written for each, within the shared head.
         for (userId, key) in [("u", nil), ("visitor-0002", "k-1"), (String(repeating: "x", count: 900), "k-22")] {
             let configuration = Self.configuration(userId: userId, enqueueKey: key)
             let request = EnqueueRequest.make(
@@ -32,8 +32,9 @@ struct LiveRequestEncodingTests {
             let body = String(decoding: request.body ?? [], as: UTF8.self)
             let expected =
                 "POST /api/mobileapp/queue/acme/launch/enqueue HTTP/1.1\r\nHost: acme.queue-it.net\r\n"
-                + "Accept: application/json\r\nContent-Type: application/json\r\n"
-                + "User-Agent: queuesim/1 (virtual visitor)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                + "Content-Type: application/json\r\nConnection: keep-alive\r\nAccept: application/json\r\n"
+                + "User-Agent: \(PlatformHeaders.cfNetworkUserAgent)\r\nContent-Length: \(body.utf8.count)\r\n"
+                + "Accept-Language: en-US,en;q=0.9\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n\(body)"
             let plain = LiveRequestEncoding.encode(request, defaultAuthority: "127.0.0.1:9", allocator: allocator)
             let shared = LiveRequestEncoding.encode(
                 request, defaultAuthority: "127.0.0.1:9", allocator: allocator, heads: &heads)

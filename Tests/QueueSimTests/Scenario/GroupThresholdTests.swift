@@ -28,7 +28,7 @@ struct GroupThresholdTests {
     @Test func anUnknownGroupIsRefusedAtItsName() {
         #expect(
             ScenarioTestSupport.problems(Self.scenario + "thresholds:\n  - partners: passed >= 99%\n") == [
-                "8:5: a threshold for one group reads `- GROUP: METRIC OPERATOR VALUE`, but `partners` is not one of the scenario's groups (`app`, `partner`)"
+                "8:5: a threshold for one group reads `- GROUP: METRIC OPERATOR VALUE`, but `partners` is not one of the scenario's groups; did you mean `partner`?"
             ])
     }
 

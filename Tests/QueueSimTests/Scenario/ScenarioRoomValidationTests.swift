@@ -113,7 +113,7 @@ struct ScenarioRoomValidationTests {
                 """
         #expect(
             problems(yaml) == [
-                "14:5: unknown metric `passd`; expected an outcome (passed, error, …) for its share, OUTCOME.count, visitors, or enqueue|wait|total with .p50, .p95, .p99.9, .min, .max or .mean",
+                "14:5: unknown metric `passd`; did you mean `passed`?",
                 "15:16: `wait.p95` is compared with a duration such as 300ms, 2s or 5m, found `5 minutes`",
                 "16:11: `=>` is not an operator; expected <, <=, >, >=, == or !=",
                 "17:13: `error` is compared with a share from 0% to 100% such as 99% or 0.99, found `120%`",

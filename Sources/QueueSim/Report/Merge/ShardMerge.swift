@@ -147,6 +147,8 @@ package enum ShardMerge {
         let folder: String
         let rows: [ArraySlice<UInt8>]
         let visitorNumbers: [Int]
+        /// With or without the `platform` column: the shards of one scenario agree.
+        let header: String
 
         init(member: ShardSet.Member) throws {
             folder = member.folder
@@ -158,8 +160,10 @@ package enum ShardMerge {
                 throw ShardSet.Failure.unreadable(path, reason: error.description)
             }
             guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")),
-                String(decoding: bytes[...newline], as: UTF8.self) == VisitorRowFormat.header
+                case let line = String(decoding: bytes[...newline], as: UTF8.self),
+                line == VisitorRowFormat.header || line == VisitorRowFormat.header(platform: true)
             else { throw ShardSet.Failure.mismatched(folder, reason: "its visitors.csv has not queuesim's header") }
+            header = line
             rows = VisitorRowFormat.completeRows(Array(bytes[(newline + 1)...]))
             var numbers: [Int] = []
             numbers.reserveCapacity(rows.count)
@@ -186,7 +190,7 @@ package enum ShardMerge {
     private static func interleave(
         _ shards: [ShardRows], into file: ReportFile, visit: (VisitorRecord) -> Void
     ) throws {
-        var out: [UInt8] = Array(VisitorRowFormat.header.utf8)
+        var out: [UInt8] = Array((shards.first?.header ?? VisitorRowFormat.header).utf8)
         var positions = Array(repeating: 0, count: shards.count)
         while true {
             var next: Int?

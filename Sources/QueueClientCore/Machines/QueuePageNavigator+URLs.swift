@@ -1,0 +1,41 @@
+import HTTPTypes
+
+/// The queue page's URL rewrites and `Retry-After` reading, apart from the state machine.
+extension QueuePageNavigator {
+    /// Android's `QueueUrlHelper.updateUrl` on the queue URL the API returned: `userId={id}&` in
+    /// front unless the query has a `userId=`, then `&code={code}` unless it has a `code=`.
+    static func androidFirstQueueURL(_ url: SimpleURL, userId: String, inviteCode: String?) -> SimpleURL {
+        var query = url.query ?? ""
+        if !query.contains("userId=") { query = "userId=" + userId + "&" + query }
+        if let inviteCode, !inviteCode.isEmpty, !query.contains("code=") {
+            query += (query.isEmpty ? "" : "&") + "code=" + PercentEncoding.androidURIComponent(inviteCode)
+        }
+        var rewritten = url
+        rewritten.query = query
+        return rewritten
+    }
+
+    /// Android's `urlUpdateNeeded` test: the query starts with `userId={id}` or has `&userId={id}`.
+    static func hasUserId(_ userId: String, _ url: SimpleURL) -> Bool {
+        guard let query = url.query else { return false }
+        let item = "userId=" + userId
+        return query.hasPrefix(item) || query.contains("&" + item)
+    }
+
+    /// What `UriOverrider` loads instead of a queue URL without this visitor's id.
+    static func prependingUserId(_ userId: String, to url: SimpleURL) -> SimpleURL {
+        let query = url.query ?? ""
+        guard !query.contains("userId=") else { return url }
+        var rewritten = url
+        rewritten.query = "userId=" + userId + "&" + query
+        return rewritten
+    }
+
+    /// `Retry-After` in whole seconds (≥ 1); zero, dates and garbage fall back to the interval.
+    static func retryAfter(_ fields: HTTPFields) -> Duration? {
+        guard let text = fields.value(of: .retryAfter), let seconds = Int(text.trimming([" "])), seconds >= 1 else {
+            return nil
+        }
+        return .seconds(seconds)
+    }
+}

@@ -1,0 +1,119 @@
+import HTTPTypes
+
+/// The header fields each phone's stacks send, per call, in their order (docs/client-core.md,
+/// "Request bytes"). Built once per group: every visitor of it sends the same ones.
+///
+/// The SDKs set few headers themselves; the rest are their HTTP stacks'. iOS's enqueue call is
+/// an `NSURLConnection` (`QueueITApiClient_NSURLConnection.m` adds `Accept` and `Content-Type`;
+/// CFNetwork adds the rest), Android's an OkHttp 4.9.2 call (`QueueITApiClient.java` sets
+/// `User-Agent` and the body's media type; `BridgeInterceptor` adds the rest). The queue pages
+/// are WebView page loads: WKWebView's (`QueueITWKViewController.m`), Chromium WebView's
+/// (`QueueActivityBase.java`).
+package enum PlatformHeaders {
+    /// The simulated Android app's package name: Android's WebView sends it as
+    /// `X-Requested-With` on page loads.
+    package static let androidAppPackage = "com.queuesim.app"
+    /// CFNetwork's own user agent on the iOS enqueue call, `{CFBundleName}/{CFBundleVersion}
+    /// CFNetwork/{version} Darwin/{version}`, for the app `queuesim` (build 1) on iOS 18.1 —
+    /// the iOS of the WKWebView user agent (`ClientPlatform.defaultUserAgent`).
+    package static let cfNetworkUserAgent = "queuesim/1 CFNetwork/1568.200.51 Darwin/24.1.0"
+    /// The phone's language list (`Accept-Language`), English (US) as on a new phone.
+    package static let acceptLanguage = "en-US,en;q=0.9"
+
+    /// The enqueue call's fields and where `Host` and `Content-Length` go among them.
+    ///
+    /// iOS (CFNetwork): `Host` first, then the SDK's `Content-Type` and CFNetwork's
+    /// `Connection`, the SDK's `Accept`, CFNetwork's `User-Agent`, `Content-Length`,
+    /// `Accept-Language` and `Accept-Encoding` — CFNetwork's order in proxy captures (it is
+    /// closed source). `userAgent` is the body's, not the header's, here.
+    /// Android (OkHttp): the SDK's `User-Agent`, then `BridgeInterceptor`'s `Content-Type` (the
+    /// SDK's media type), `Content-Length`, `Host`, `Connection: Keep-Alive` and
+    /// `Accept-Encoding: gzip`; no `Accept`.
+    package static func enqueue(platform: ClientPlatform, userAgent: String) -> (fields: HTTPFields, layout: HeadLayout)
+    {
+        var fields = HTTPFields()
+        switch platform {
+        case .ios:
+            fields[.contentType] = "application/json"
+            fields[.connection] = "keep-alive"
+            fields[.accept] = "application/json"
+            fields[.userAgent] = cfNetworkUserAgent
+            fields[.acceptLanguage] = acceptLanguage
+            fields[.acceptEncoding] = "gzip, deflate, br"
+            return (fields, HeadLayout(hostBefore: nil, contentLengthBefore: .acceptLanguage))
+        case .android:
+            fields[.userAgent] = userAgent
+            fields[.contentType] = "application/json; charset=utf-8"
+            fields[.connection] = "Keep-Alive"
+            fields[.acceptEncoding] = "gzip"
+            return (fields, HeadLayout(hostBefore: .connection, contentLengthBefore: .connection))
+        }
+    }
+
+    /// A WebView page load's fields, `Host` first (the default layout); the navigator puts the
+    /// visitor's `Cookie` at `cookieIndex(platform)`.
+    ///
+    /// iOS (WKWebView, Safari 18's navigation headers): `Accept`, `Sec-Fetch-Site`, [`Cookie`],
+    /// `Sec-Fetch-Dest`, `Accept-Language`, `Sec-Fetch-Mode`, `User-Agent` (the WKWebView's own:
+    /// the SDK adds its `;{app}-{version}` to the body only), `Accept-Encoding`, `Connection`.
+    /// Android (Chromium WebView 130): `Connection`, the client hints, `Upgrade-Insecure-Requests`,
+    /// `User-Agent`, `Accept`, `X-Requested-With: {app package}`, the `Sec-Fetch-*` of a
+    /// navigation the app started (`loadUrl`: no `Sec-Fetch-User`), `Accept-Encoding`,
+    /// `Accept-Language`, [`Cookie`]. Both as over https, the scheme of every Queue-it URL.
+    package static func pageLoad(platform: ClientPlatform, userAgent: String) -> HTTPFields {
+        var fields = HTTPFields()
+        switch platform {
+        case .ios:
+            fields[.accept] = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+            fields[secFetchSite] = "none"
+            fields[secFetchDest] = "document"
+            fields[.acceptLanguage] = acceptLanguage
+            fields[secFetchMode] = "navigate"
+            fields[.userAgent] = webKitUserAgent(userAgent)
+            fields[.acceptEncoding] = "gzip, deflate, br"
+            fields[.connection] = "keep-alive"
+        case .android:
+            fields[.connection] = "keep-alive"
+            fields[secCHUA] = #""Chromium";v="130", "Android WebView";v="130", "Not?A_Brand";v="99""#
+            fields[secCHUAMobile] = "?1"
+            fields[secCHUAPlatform] = #""Android""#
+            fields[upgradeInsecureRequests] = "1"
+            fields[.userAgent] = userAgent
+            fields[.accept] =
+                "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
+                + "application/signed-exchange;v=b3;q=0.7"
+            fields[xRequestedWith] = androidAppPackage
+            fields[secFetchSite] = "none"
+            fields[secFetchMode] = "navigate"
+            fields[secFetchDest] = "document"
+            fields[.acceptEncoding] = "gzip, deflate, br, zstd"
+            fields[.acceptLanguage] = acceptLanguage
+        }
+        return fields
+    }
+
+    /// Where the page load's `Cookie` goes: after `Sec-Fetch-Site` in WebKit's order, last in
+    /// Chromium's.
+    package static func cookieIndex(_ platform: ClientPlatform) -> Int? {
+        platform == .ios ? 2 : nil
+    }
+
+    /// The WKWebView's own user agent: iOS's body `userAgent` is it plus `;{app}-{version}`
+    /// (`IOSUtils.getUserAgent` and `getLibraryVersion`), which the WebView itself does not send.
+    static func webKitUserAgent(_ bodyUserAgent: String) -> String {
+        // The suffix is the text after the last `;`, outside the parentheses of the platform part.
+        guard let semicolon = bodyUserAgent.lastIndex(of: ";"),
+            bodyUserAgent[semicolon...].firstIndex(of: ")") == nil
+        else { return bodyUserAgent }
+        return String(bodyUserAgent[..<semicolon])
+    }
+
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+    static let secFetchMode = HTTPField.Name("Sec-Fetch-Mode")!
+    static let secFetchDest = HTTPField.Name("Sec-Fetch-Dest")!
+    static let secCHUA = HTTPField.Name("sec-ch-ua")!
+    static let secCHUAMobile = HTTPField.Name("sec-ch-ua-mobile")!
+    static let secCHUAPlatform = HTTPField.Name("sec-ch-ua-platform")!
+    static let upgradeInsecureRequests = HTTPField.Name("Upgrade-Insecure-Requests")!
+    static let xRequestedWith = HTTPField.Name("X-Requested-With")!
+}
