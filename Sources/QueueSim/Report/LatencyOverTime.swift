@@ -23,6 +23,29 @@ struct LatencyOverTime: Sendable {
         bins[bin][bucket] &+= count
     }
 
+    init() {}
+
+    /// Bins written as `sparseBins` (a shard's), `binSeconds` wide.
+    init(binSeconds: Int, sparseBins: [[Int]]) {
+        self.binSeconds = max(1, binSeconds)
+        for triple in sparseBins where triple.count == 3 && triple[0] >= 0 && triple[1] >= 0 && triple[2] > 0 {
+            let (bin, bucket) = (triple[0], triple[1])
+            if bin >= bins.count { bins.append(contentsOf: repeatElement([], count: bin + 1 - bins.count)) }
+            if bucket >= bins[bin].count {
+                bins[bin].append(contentsOf: repeatElement(0, count: bucket + 1 - bins[bin].count))
+            }
+            bins[bin][bucket] &+= UInt32(clamping: triple[2])
+        }
+        while bins.count > Self.maxBins { coarsen() }
+    }
+
+    /// `[bin, bucket, count]` for every non-empty bucket, bins and buckets ascending.
+    var sparseBins: [[Int]] {
+        bins.enumerated().flatMap { bin, counts in
+            counts.enumerated().compactMap { bucket, count in count > 0 ? [bin, bucket, Int(count)] : nil }
+        }
+    }
+
     mutating func merge(_ other: LatencyOverTime) {
         var other = other
         while binSeconds < other.binSeconds { coarsen() }

@@ -182,14 +182,18 @@ package final class Recorder {
             header: ReportPage.Header(
                 startedAt: RunManifest.timestamp(ending.startedAt), endedAt: RunManifest.timestamp(ending.endedAt),
                 durationMs: max(0, ending.end.milliseconds), exitStatus: exitStatus, requests: report.requestCount,
-                incomplete: ending.incomplete, startInstant: run.clock == .wall ? ending.startedAt : nil),
+                incomplete: ending.incomplete,
+                // As run.json writes it (milliseconds), so `queuesim report` draws the same axes.
+                startInstant: run.clock == .wall
+                    ? ReportRebuild.instant(RunManifest.timestamp(ending.startedAt)) : nil),
             verdicts: verdicts, statistics: statistics, series: series, picture: picture,
             generator: ending.generator, endpoints: endpoints, queuePageLatency: queuePageLatency)
         files[Self.pageFile] = try AtomicFileWriter.write(page.render(), to: Self.path(directory, Self.pageFile))
         if let identity = run.shard {
             let shardReport = ShardReport(
                 description: run, identity: identity, ending: ending, statistics: statistics,
-                requestsPerSecond: timeline.requestsPerSecond)
+                requestsPerSecond: timeline.requestsPerSecond,
+                answers: answersRecorded ? ShardAnswers(answers, connections: timeline.connectionCounts) : nil)
             files[ShardReport.file] = try AtomicFileWriter.write(
                 try shardReport.json(), to: Self.path(directory, ShardReport.file))
         }

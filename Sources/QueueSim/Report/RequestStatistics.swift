@@ -132,6 +132,20 @@ package struct RequestStatistics: Sendable {
         return cells[endpoint.rawValue].count - 1
     }
 
+    /// Adds a histogram of answers (a shard's, read back from `shard.json`).
+    mutating func add(_ endpoint: Endpoint, status: Status, latency: Histogram<UInt64>) {
+        cells[endpoint.rawValue][cellIndex(endpoint, status)].latency.add(latency)
+    }
+
+    /// Adds answers to a per-second column (`perSecond`'s order).
+    mutating func addAnswers(_ count: Int, column: Int, inSecond second: Int) {
+        perSecond[column].add(at: second, count)
+    }
+
+    mutating func addQueuePageLatency(_ latency: LatencyOverTime) {
+        queuePageLatency.merge(latency)
+    }
+
     /// Adds another engine's statistics (a wall-clock run has one per event loop).
     mutating func merge(_ other: RequestStatistics) {
         for endpoint in Endpoint.allCases {

@@ -167,7 +167,7 @@ struct RunManifest: Encodable {
     var mergedFrom: Int?
     /// What was rehearsed: room, groups, feeders, arrivals, overrides (issue 29).
     var configuration: RunConfiguration?
-    /// Answers by endpoint and status (nil in a merged report: shards do not carry them).
+    /// Answers by endpoint and status (nil in a recovered report: they died with the process).
     var requestsByEndpoint: [EndpointFigures]?
     /// The queue page's answer times over the run, as the page draws them.
     var queuePageLatency: QueuePageLatencyFigures?

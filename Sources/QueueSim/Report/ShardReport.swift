@@ -53,6 +53,8 @@ struct ShardReport: Codable, Equatable {
     var requestsPerSecond: [[Int]]
     /// What the shard rehearsed (issue 29), for the merged report; absent in older files.
     var configuration: RunConfiguration?
+    /// The shard's answers by endpoint and its connections (issue 29), for the merged report.
+    var answers: ShardAnswers?
 
     enum CodingKeys: String, CodingKey {
         case format, scenario, seed, clock, endpoint, thresholds, generator, histograms, interrupted, terminated
@@ -72,7 +74,7 @@ struct ShardReport: Codable, Equatable {
         case groupNames = "group_names"
         case timelineMarks = "timeline_marks"
         case requestsPerSecond = "requests_per_second"
-        case configuration
+        case configuration, answers
     }
 
     static let metrics: [(name: String, timing: Threshold.Timing)] = [
@@ -82,7 +84,7 @@ struct ShardReport: Codable, Equatable {
 
     init(
         description: RunDescription, identity: ShardIdentity, ending: RunEnding, statistics: OutcomeStatistics,
-        requestsPerSecond: [[Int]]
+        requestsPerSecond: [[Int]], answers: ShardAnswers? = nil
     ) {
         format = Self.formatName
         scenario = description.scenarioName
@@ -117,6 +119,7 @@ struct ShardReport: Codable, Equatable {
         }
         self.requestsPerSecond = requestsPerSecond
         configuration = description.configuration
+        self.answers = answers
     }
 
     func json() throws -> String {

@@ -16,7 +16,7 @@ struct Timeline {
     /// virtual clock opens none, a recovered run lost the count): the column is then empty.
     private var connections: PerSecondCounts?
     /// Answers per second by endpoint, OK and KO (`RequestStatistics.perSecond`'s order); nil
-    /// when not counted (a recovered or merged run): the columns are then empty.
+    /// when not counted (a recovered run, a merge of older shards): the columns are then empty.
     private var answers: [PerSecondCounts]?
     /// +1 at the first second a visitor is counted in the queue, −1 after its last one.
     private var inQueueChanges = PerSecondCounts()
@@ -90,6 +90,9 @@ struct Timeline {
         for (second, count) in counts.nonZero { total.add(at: second, count) }
         connections = total
     }
+
+    /// New connections per second as counted so far (nil when no clock counted them).
+    var connectionCounts: PerSecondCounts? { connections }
 
     /// Adds answers per second, in `RequestStatistics.perSecond`'s order (six counters).
     mutating func addAnswers(_ counts: [PerSecondCounts]) {

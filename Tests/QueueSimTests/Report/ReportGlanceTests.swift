@@ -337,8 +337,46 @@ extension ReportGlanceTests {
         #expect(manifest["requests_by_endpoint"] == nil)
         let html = try readReport(directory, Recorder.pageFile)
         #expect(html.contains("<dt>outflow</dt><dd>1,200/min</dd>"))
-        #expect(html.contains("Not recorded: a merged or recovered report"))
+        #expect(html.contains("Not recorded: a recovered report"))
         let timeline = try readReport(directory, Recorder.timelineFile).split(separator: "\n")
         #expect(timeline[1].hasSuffix(",,,,,,,"), "connections and answers unknown: empty, not 0")
+    }
+}
+
+extension WallReportGlanceTests {
+    /// `queuesim report` on a wall run's folder draws the page's clock axes, configuration and
+    /// answers as the run did: the start instant is read back at run.json's precision. (The
+    /// rest of a wall page can move by a millisecond: rows keep whole milliseconds.)
+    @Test func aWallRunsPageRebuildsTheSame() async throws {
+        let yaml = """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { pollInterval: 200ms, maxWait: 1m, requestTimeout: 5s }
+            arrivals: { phases: [ { duration: 1s, rate: 8 } ] }
+            visitors: [ { name: app } ]
+            waitingRoom: { mode: queue, outflow: 6000/min }
+            """
+        let (_, directory) = try await VirtualRun.runOnWallClock(yaml)
+        let written = try readReport(directory, Recorder.pageFile)
+        try FileManager.default.removeItem(atPath: Recorder.path(directory, Recorder.pageFile))
+        _ = try ReportRebuild.rebuild(directory)
+        let rebuilt = try readReport(directory, Recorder.pageFile)
+        func axisLabels(_ page: String) -> [String] {
+            page.components(separatedBy: "text-anchor=\"").dropFirst().compactMap { part in
+                part.hasPrefix("middle") || part.hasPrefix("end")
+                    ? part.split(separator: "<").first.map(String.init) : nil
+            }
+        }
+        #expect(axisLabels(rebuilt) == axisLabels(written))
+        #expect(axisLabels(written).contains { $0.range(of: #"\d\d:\d\d:\d\d$"#, options: .regularExpression) != nil })
+        func section(_ id: String, of page: String) -> String? {
+            page.range(of: "<section id=\"\(id)\">").map { start in
+                String(page[start.lowerBound...]).components(separatedBy: "</section>")[0]
+            }
+        }
+        for id in ["configuration", "endpoints"] {
+            #expect(section(id, of: rebuilt) == section(id, of: written), "\(id)")
+        }
+        #expect(written.contains("new connections/s"))
     }
 }

@@ -55,6 +55,7 @@ package enum ShardMerge {
         try checkAgreement(rows: rowStatistics, histograms: statistics, folders: shards.members.map(\.folder))
 
         let reports = shards.members.map(\.report)
+        let answers = try Self.answers(of: reports, into: &timeline)
         let interrupted = reports.contains(where: \.interrupted)
         let terminated = reports.contains(where: \.terminated)
         let thresholds = first.thresholds.compactMap { try? ThresholdParser.parse($0).get() }
@@ -87,6 +88,10 @@ package enum ShardMerge {
             end: end, startedAt: startedAt, endedAt: endedAt, interrupted: interrupted, terminated: terminated,
             incomplete: incomplete)
 
+        let series = timeline.series(end: end)
+        let queuePageLatency = answers.map {
+            QueuePageLatencyFigures($0.queuePageLatency, bucketSeconds: series.bucketSeconds)
+        }
         var files: [String: RunManifest.WrittenFile] = [Recorder.visitorsFile: visitorsFile]
         files[Recorder.summaryFile] = try AtomicFileWriter.write(
             SummaryReport.render(statistics), to: Recorder.path(directory, Recorder.summaryFile))
@@ -101,8 +106,8 @@ package enum ShardMerge {
                 startedAt: RunManifest.timestamp(startedAt), endedAt: RunManifest.timestamp(endedAt),
                 durationMs: max(0, end.milliseconds), exitStatus: exitStatus, requests: timeline.requestCount,
                 incomplete: incomplete, merged: merged, startInstant: description.startAt ?? startedAt),
-            verdicts: verdicts, statistics: statistics, series: timeline.series(end: end), picture: picture,
-            generator: nil)
+            verdicts: verdicts, statistics: statistics, series: series, picture: picture,
+            generator: nil, endpoints: answers?.table, queuePageLatency: queuePageLatency)
         files[Recorder.pageFile] = try AtomicFileWriter.write(
             page.render(), to: Recorder.path(directory, Recorder.pageFile))
         var manifest = RunManifest(
@@ -118,6 +123,8 @@ package enum ShardMerge {
                     saturatedSeconds: $0.generator?.saturatedSeconds)
             })
         manifest.mergedFrom = shards.members.count
+        manifest.requestsByEndpoint = answers?.table
+        manifest.queuePageLatency = queuePageLatency
         try AtomicFileWriter.write(try manifest.json(), to: Recorder.path(directory, Recorder.manifestFile))
         let measurements = RunMeasurements(statistics: statistics)
         var report = RunReport(
@@ -246,5 +253,19 @@ package enum ShardMerge {
         // The merged run is the whole plan, not the first shard's part of it.
         configuration.overrides["shard"] = nil
         return configuration
+    }
+
+    /// The shards' answers put together, and their answers and connections per second added to
+    /// the merged timeline; nil (the page and `run.json` say "not recorded") when a shard's
+    /// `shard.json` predates them, since a part of the answers would read as all of them.
+    static func answers(of reports: [ShardReport], into timeline: inout Timeline) throws -> RequestStatistics? {
+        let all = reports.compactMap(\.answers)
+        guard all.count == reports.count, !all.isEmpty else { return nil }
+        var merged = RequestStatistics()
+        for shard in all { merged.merge(try shard.statistics()) }
+        timeline.addAnswers(merged.perSecond)
+        let connections = all.compactMap(\.connections)
+        if connections.count == all.count { for counts in connections { timeline.addConnections(counts) } }
+        return merged
     }
 }

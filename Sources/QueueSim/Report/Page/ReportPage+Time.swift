@@ -57,7 +57,7 @@ extension ReportPage {
     }
 
     /// Answers per second by endpoint and status class; the requests sent when the answers
-    /// were not counted (a merged or recovered run).
+    /// were not counted (a recovered run, or a merge of shards from an older queuesim).
     private func requestsChart() -> String {
         let width = Double(series.bucketSeconds)
         guard series.countsAnswers else {
@@ -112,7 +112,7 @@ extension ReportPage {
             }
         } else {
             html +=
-                "<p>Queue-page answer times were not recorded in this report (a merged or recovered run, or one from an older queuesim).</p>\n"
+                "<p>Queue-page answer times were not recorded in this report (a recovered run, or one from an older queuesim).</p>\n"
         }
         html += waitByArrivalChart()
         return html + "</section>\n"
@@ -152,7 +152,7 @@ extension ReportPage {
         var html = "<section id=\"endpoints\"><h2>Requests by endpoint</h2>\n"
         guard let table = endpoints else {
             return html
-                + "<p>Not recorded: a merged or recovered report, or one from an older queuesim.</p></section>\n"
+                + "<p>Not recorded: a recovered report, or one from an older queuesim.</p></section>\n"
         }
         guard !table.isEmpty else { return html + "<p>No request was answered.</p></section>\n" }
         html += """

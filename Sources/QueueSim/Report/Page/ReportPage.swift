@@ -31,7 +31,7 @@ struct ReportPage {
     var picture: LaunchPicture
     var generator: GeneratorReport?
     /// The answers by endpoint and the queue page's answer times (`run.json` keeps both, so
-    /// `queuesim report` draws them again); nil when not recorded (a merged or recovered run).
+    /// `queuesim report` draws them again); nil when not recorded (a recovered run, an older queuesim's).
     var endpoints: [EndpointFigures]? = nil
     var queuePageLatency: QueuePageLatencyFigures? = nil
 
@@ -128,9 +128,11 @@ struct ReportPage {
         if let connections = generator?.connections {
             return connections + (generator?.connectionsOpened.map { ", \($0) opened" } ?? "")
         }
-        guard description.clock == .virtual, let groups = description.configuration?.groups else { return nil }
+        guard let groups = description.configuration?.groups else { return nil }
         let models = Set(groups.map(\.connections)).sorted().joined(separator: ", ")
-        return "none opened on the virtual clock (configured: \(models))"
+        // A merged report has no generator of its own: the shards' model is the configured one.
+        return description.clock == .virtual
+            ? "none opened on the virtual clock (configured: \(models))" : "\(models) (as configured)"
     }
 
     private func thresholdsSection() -> String {

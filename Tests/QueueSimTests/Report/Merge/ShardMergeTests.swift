@@ -41,11 +41,25 @@ struct ShardMergeTests {
         description.scenarioSHA256 = sha
         description.shard = shard
         let recorder = try Recorder(directory: directory, description: description)
+        // Answers and new connections as an engine counts them, so the merge has them to put together.
+        var answers = RequestStatistics()
+        var connections = PerSecondCounts()
         for record in records.reversed() {
             try recorder.record(record)
             let (second, count) = Self.requests(of: record)
             recorder.recordRequests(count, inSecond: second)
+            answers.answered(
+                .enqueue, status: .init(code: record.httpStatus ?? 200),
+                milliseconds: UInt64(record.enqueueMilliseconds ?? 5), inSecond: second)
+            if record.queueEntered != nil {
+                answers.answered(
+                    .queuePage, status: .ok, milliseconds: UInt64(record.index * 13 % 900), inSecond: second + 1,
+                    count: 2)
+            }
+            connections.add(at: second, 1 + record.index % 3)
         }
+        recorder.recordAnswers(answers)
+        recorder.recordConnections(connections)
         _ = try recorder.finish(ending(at: 80_000))
     }
 
@@ -94,7 +108,10 @@ struct ShardMergeTests {
         let mergedManifest =
             try JSONSerialization.jsonObject(with: Data(readReport(merged, Recorder.manifestFile).utf8))
             as! [String: Any]
-        for key in ["thresholds", "groups", "overall", "outcomes", "requests", "visitors", "exit_code"] {
+        for key in [
+            "thresholds", "groups", "overall", "outcomes", "requests", "visitors", "exit_code", "requests_by_endpoint",
+            "queue_page_latency_ms",
+        ] {
             #expect(
                 (try JSONSerialization.data(
                     withJSONObject: wholeManifest[key]!, options: [.sortedKeys, .fragmentsAllowed]))
