@@ -84,9 +84,7 @@ package struct QueuePageNavigator: Sendable {
         let settings: Settings
         /// The WebView's page load fields (`PlatformHeaders.pageLoad`), built (and validated)
         /// once for every page load of the group.
-        let pageHeaders: HTTPFields
-        /// Where the visitor's `Cookie` goes among them; nil: last.
-        let cookieIndex: Int?
+        let pageFields: PageFieldsTemplate
         /// The last target URL parsed for a visitor of the group. Every visitor of a room gets
         /// the same `EventTargetUrl`: parsed once, its host and path strings are shared by
         /// every waiting visitor instead of copied into each.
@@ -97,8 +95,7 @@ package struct QueuePageNavigator: Sendable {
 
         init(_ settings: Settings) {
             self.settings = settings
-            pageHeaders = PlatformHeaders.pageLoad(platform: settings.platform, userAgent: settings.userAgent)
-            cookieIndex = PlatformHeaders.cookieIndex(settings.platform)
+            pageFields = PageFieldsTemplate(platform: settings.platform, userAgent: settings.userAgent)
         }
 
         /// `SimpleURL(text)`, sharing the host and path strings of the last queue URL parsed.
@@ -404,17 +401,11 @@ package struct QueuePageNavigator: Sendable {
     private mutating func load(queueUrlChanged: Bool) -> Action {
         state = .loading
         polls += 1
-        var head = HTTPRequest(
+        let head = HTTPRequest(
             method: .get, scheme: currentURL.scheme, authority: currentURL.authority, path: currentURL.pathAndQuery,
-            headerFields: sharedSettings.pageHeaders)
-        if let cookie = cookies.header(for: currentURL.host) {
-            let field = HTTPField(name: .cookie, value: cookie)
-            if let index = sharedSettings.cookieIndex {
-                head.headerFields.insert(field, at: index)
-            } else {
-                head.headerFields.append(field)
-            }
-        }
-        return .send(OutgoingRequest(head: head), queueUrlChanged: queueUrlChanged)
+            headerFields: sharedSettings.pageFields.fields)
+        let request = OutgoingRequest(
+            pageLoad: head, template: sharedSettings.pageFields, cookie: cookies.header(for: currentURL.host))
+        return .send(request, queueUrlChanged: queueUrlChanged)
     }
 }
