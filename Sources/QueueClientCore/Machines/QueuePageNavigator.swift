@@ -23,16 +23,12 @@ package enum QueuePageEnding: Sendable, Hashable {
 ///
 /// Page loads and polls: the first load, each navigation to another queue URL and each reload
 /// are the WebView's own page loads, and a failed one (a transport error, or an answer neither
-/// 2xx nor 3xx) is handled as the platform's WebView handles it (`QueuePageRetry`: iOS gives
-/// up, Android reloads the original queue URL with backoff, `poll` polls on). The GETs after a
-/// 2xx stand for the page's own script polling, which the SDK does not see: a failed poll, a
-/// `blocked` or `external` redirect keep the visitor on its page and poll again after the poll
-/// interval. Twenty redirects in a row without a page also wait one poll interval, so a
-/// redirect loop cannot spin at one instant.
-///
-/// Android's URL rewrites (`QueueUrlHelper`): the first queue URL gets `userId={id}&` in front
-/// of its query (unless it has a `userId=`) and the invite code as `&code=` (unless it has a
-/// `code=`); each later queue URL without this visitor's `userId={id}` gets it in front too.
+/// 2xx nor 3xx) is handled as the platform's WebView handles it (`QueuePageRetry`; iOS keeps a
+/// page it showed). The GETs after a 2xx stand for the page's own script polling, which the SDK
+/// does not see: a failed poll or a `blocked` redirect (and on Android an `external` one) keep
+/// the visitor on its page and poll again after the poll interval. Twenty redirects in a row
+/// without a page also wait one poll interval, so a redirect loop cannot spin at one instant.
+/// Android's URL rewrites are in `QueuePageNavigator+URLs.swift`.
 package struct QueuePageNavigator: Sendable {
     package struct Settings: Sendable, Hashable {
         package var pollInterval: Duration
@@ -57,11 +53,9 @@ package struct QueuePageNavigator: Sendable {
     }
 
     package enum Action: Sendable, Equatable {
-        /// Load a page. `queueUrlChanged` is set when the load follows a navigation to another
-        /// waiting-room page (the SDK's `onQueueUrlChanged`).
-        /// `queueUrlChanged`: the load is the SDK's `onQueueUrlChanged` for `currentURL`. A flag,
-        /// not the URL: only the SDK facade reports it, and a simulated visitor should not copy
-        /// a URL per page load that nobody reads.
+        /// Load a page. `queueUrlChanged`: the load is the SDK's `onQueueUrlChanged` for
+        /// `currentURL` — a flag, not the URL: only the facade reports it, and a simulated
+        /// visitor should not copy a URL per page load that nobody reads.
         case send(OutgoingRequest, queueUrlChanged: Bool)
         case wait(until: RunInstant)
         case finish(QueuePageEnding)
