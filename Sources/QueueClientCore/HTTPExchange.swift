@@ -8,7 +8,10 @@ public struct OutgoingRequest: Sendable, Equatable {
     /// Method, scheme, authority (the `Host` to send), path with query, and header fields,
     /// `Cookie` included: a transport sends them as they are.
     public var head: HTTPRequest {
-        didSet { sharedHead = nil }
+        didSet {
+            sharedHead = nil
+            sharedPageFields = nil
+        }
     }
     /// The enqueue POST's JSON bytes; nil for the GETs of queue pages and the protected API.
     public var body: [UInt8]?
@@ -16,6 +19,10 @@ public struct OutgoingRequest: Sendable, Equatable {
     /// head's bytes by this object's identity instead of encoding the same head for every
     /// visitor (the live engine does). Not part of equality; cleared by any change to `head`.
     package private(set) var sharedHead: EnqueueHeaderTemplate?
+    /// Set when `head`'s fields are a group's WebView page-load fields, unchanged but for the
+    /// visitor's `Cookie` at the template's place: a transport may keep those fields' bytes by
+    /// this object's identity (the live engine does). Cleared by any change to `head`.
+    package private(set) var sharedPageFields: PageFieldsTemplate?
     /// Where a transport that writes HTTP/1.1 itself puts the `Host` and `Content-Length` lines
     /// among `head`'s fields, as the platform's stack orders them (the live engine does; AHC
     /// and an app's transport frame requests their own way).
@@ -25,6 +32,20 @@ public struct OutgoingRequest: Sendable, Equatable {
     public init(head: HTTPRequest, body: [UInt8]? = nil) {
         self.head = head
         self.body = body
+    }
+
+    /// A page load whose fields are `template`'s, with `cookie` (the visitor's) at its place.
+    init(pageLoad head: HTTPRequest, template: PageFieldsTemplate, cookie: String?) {
+        self.head = head
+        if let cookie {
+            let field = HTTPField(name: .cookie, value: cookie)
+            if let index = template.cookieIndex {
+                self.head.headerFields.insert(field, at: index)
+            } else {
+                self.head.headerFields.append(field)
+            }
+        }
+        sharedPageFields = template
     }
 
     init(sharedHead template: EnqueueHeaderTemplate, body: [UInt8]) {

@@ -1,6 +1,10 @@
 import HTTPTypes
 
 /// The queue page's URL rewrites and `Retry-After` reading, apart from the state machine.
+///
+/// Android's rewrites (`QueueUrlHelper`): the first queue URL gets `userId={id}&` in front of
+/// its query (unless it has a `userId=`) and the invite code as `&code=` (unless it has a
+/// `code=`); each later queue URL without this visitor's `userId={id}` gets it in front too.
 extension QueuePageNavigator {
     /// Android's `QueueUrlHelper.updateUrl` on the queue URL the API returned: `userId={id}&` in
     /// front unless the query has a `userId=`, then `&code={code}` unless it has a `code=`.

@@ -23,16 +23,12 @@ package enum QueuePageEnding: Sendable, Hashable {
 ///
 /// Page loads and polls: the first load, each navigation to another queue URL and each reload
 /// are the WebView's own page loads, and a failed one (a transport error, or an answer neither
-/// 2xx nor 3xx) is handled as the platform's WebView handles it (`QueuePageRetry`: iOS gives
-/// up, Android reloads the original queue URL with backoff, `poll` polls on). The GETs after a
-/// 2xx stand for the page's own script polling, which the SDK does not see: a failed poll, a
-/// `blocked` or `external` redirect keep the visitor on its page and poll again after the poll
-/// interval. Twenty redirects in a row without a page also wait one poll interval, so a
-/// redirect loop cannot spin at one instant.
-///
-/// Android's URL rewrites (`QueueUrlHelper`): the first queue URL gets `userId={id}&` in front
-/// of its query (unless it has a `userId=`) and the invite code as `&code=` (unless it has a
-/// `code=`); each later queue URL without this visitor's `userId={id}` gets it in front too.
+/// 2xx nor 3xx) is handled as the platform's WebView handles it (`QueuePageRetry`; iOS keeps a
+/// page it showed). The GETs after a 2xx stand for the page's own script polling, which the SDK
+/// does not see: a failed poll or a `blocked` redirect (and on Android an `external` one) keep
+/// the visitor on its page and poll again after the poll interval. Twenty redirects in a row
+/// without a page also wait one poll interval, so a redirect loop cannot spin at one instant.
+/// Android's URL rewrites are in `QueuePageNavigator+URLs.swift`.
 package struct QueuePageNavigator: Sendable {
     package struct Settings: Sendable, Hashable {
         package var pollInterval: Duration
@@ -57,11 +53,9 @@ package struct QueuePageNavigator: Sendable {
     }
 
     package enum Action: Sendable, Equatable {
-        /// Load a page. `queueUrlChanged` is set when the load follows a navigation to another
-        /// waiting-room page (the SDK's `onQueueUrlChanged`).
-        /// `queueUrlChanged`: the load is the SDK's `onQueueUrlChanged` for `currentURL`. A flag,
-        /// not the URL: only the SDK facade reports it, and a simulated visitor should not copy
-        /// a URL per page load that nobody reads.
+        /// Load a page. `queueUrlChanged`: the load is the SDK's `onQueueUrlChanged` for
+        /// `currentURL` — a flag, not the URL: only the facade reports it, and a simulated
+        /// visitor should not copy a URL per page load that nobody reads.
         case send(OutgoingRequest, queueUrlChanged: Bool)
         case wait(until: RunInstant)
         case finish(QueuePageEnding)
@@ -84,9 +78,7 @@ package struct QueuePageNavigator: Sendable {
         let settings: Settings
         /// The WebView's page load fields (`PlatformHeaders.pageLoad`), built (and validated)
         /// once for every page load of the group.
-        let pageHeaders: HTTPFields
-        /// Where the visitor's `Cookie` goes among them; nil: last.
-        let cookieIndex: Int?
+        let pageFields: PageFieldsTemplate
         /// The last target URL parsed for a visitor of the group. Every visitor of a room gets
         /// the same `EventTargetUrl`: parsed once, its host and path strings are shared by
         /// every waiting visitor instead of copied into each.
@@ -97,8 +89,7 @@ package struct QueuePageNavigator: Sendable {
 
         init(_ settings: Settings) {
             self.settings = settings
-            pageHeaders = PlatformHeaders.pageLoad(platform: settings.platform, userAgent: settings.userAgent)
-            cookieIndex = PlatformHeaders.cookieIndex(settings.platform)
+            pageFields = PageFieldsTemplate(platform: settings.platform, userAgent: settings.userAgent)
         }
 
         /// `SimpleURL(text)`, sharing the host and path strings of the last queue URL parsed.
@@ -404,17 +395,11 @@ package struct QueuePageNavigator: Sendable {
     private mutating func load(queueUrlChanged: Bool) -> Action {
         state = .loading
         polls += 1
-        var head = HTTPRequest(
+        let head = HTTPRequest(
             method: .get, scheme: currentURL.scheme, authority: currentURL.authority, path: currentURL.pathAndQuery,
-            headerFields: sharedSettings.pageHeaders)
-        if let cookie = cookies.header(for: currentURL.host) {
-            let field = HTTPField(name: .cookie, value: cookie)
-            if let index = sharedSettings.cookieIndex {
-                head.headerFields.insert(field, at: index)
-            } else {
-                head.headerFields.append(field)
-            }
-        }
-        return .send(OutgoingRequest(head: head), queueUrlChanged: queueUrlChanged)
+            headerFields: sharedSettings.pageFields.fields)
+        let request = OutgoingRequest(
+            pageLoad: head, template: sharedSettings.pageFields, cookie: cookies.header(for: currentURL.host))
+        return .send(request, queueUrlChanged: queueUrlChanged)
     }
 }

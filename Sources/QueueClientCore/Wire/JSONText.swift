@@ -6,36 +6,33 @@ package enum JSONText {
     /// the SDKs' writers do (NSJSONSerialization, org.json's `JSONStringer`) — the enqueue body.
     package static func appendQuoted(_ string: String, to out: inout [UInt8], escapingSolidus: Bool = false) {
         out.append(UInt8(ascii: "\""))
-        // Over the string's own contiguous bytes: the `utf8` view goes a byte at a time.
+        // Over the string's own contiguous bytes (the `utf8` view goes a byte at a time), the
+        // runs between escapes copied whole: every SDK user agent has a `/` or more to escape.
         var contiguous = string
-        let copied = contiguous.withUTF8 { bytes in
-            guard
-                !bytes.contains(where: {
-                    $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
-                        || (escapingSolidus && $0 == UInt8(ascii: "/"))
-                })
-            else { return false }
-            out.append(contentsOf: bytes)
-            return true
-        }
-        if copied {
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-            case UInt8(ascii: "/") where escapingSolidus: out.append(contentsOf: #"\/"#.utf8)
-            case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
-            case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
-            case 0..<0x20:
-                out.append(contentsOf: #"\u00"#.utf8)
-                out.append(ASCIIByte.lowercaseHexDigit(byte >> 4))
-                out.append(ASCIIByte.lowercaseHexDigit(byte & 0x0F))
-            default: out.append(byte)
+        contiguous.withUTF8 { bytes in
+            var runStart = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard
+                    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                        || (escapingSolidus && byte == UInt8(ascii: "/"))
+                else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                runStart = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+                case UInt8(ascii: "/"): out.append(contentsOf: #"\/"#.utf8)
+                case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
+                case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
+                case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
+                default:
+                    out.append(contentsOf: #"\u00"#.utf8)
+                    out.append(ASCIIByte.lowercaseHexDigit(byte >> 4))
+                    out.append(ASCIIByte.lowercaseHexDigit(byte & 0x0F))
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         out.append(UInt8(ascii: "\""))
     }

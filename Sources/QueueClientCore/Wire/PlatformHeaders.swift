@@ -120,3 +120,16 @@ package enum PlatformHeaders {
     static let upgradeInsecureRequests = HTTPField.Name("Upgrade-Insecure-Requests")!
     static let xRequestedWith = HTTPField.Name("X-Requested-With")!
 }
+
+/// A group's WebView page-load fields (`PlatformHeaders.pageLoad`), built once and shared by
+/// every page load of its visitors; the live engine encodes them once per group.
+package final class PageFieldsTemplate: Sendable {
+    package let fields: HTTPFields
+    /// Where the visitor's `Cookie` goes among them; nil: last.
+    package let cookieIndex: Int?
+
+    init(platform: ClientPlatform, userAgent: String) {
+        fields = PlatformHeaders.pageLoad(platform: platform, userAgent: userAgent)
+        cookieIndex = PlatformHeaders.cookieIndex(platform)
+    }
+}

@@ -29,6 +29,10 @@ enum LiveRequestEncoding {
         _ request: OutgoingRequest, defaultAuthority: String, allocator: ByteBufferAllocator,
         heads: inout EncodedHeads
     ) -> ByteBuffer {
+        if let page = request.sharedPageFields, request.layout == .hostFirst {
+            return encodePageLoad(
+                request, fields: page, defaultAuthority: defaultAuthority, allocator: allocator, heads: &heads)
+        }
         guard let shared = request.sharedHead else {
             return encode(request, defaultAuthority: defaultAuthority, allocator: allocator)
         }
@@ -44,6 +48,41 @@ enum LiveRequestEncoding {
         buffer.writeImmutableBuffer(head.beforeContentLength)
         if let body = request.body { writeContentLength(body.count, into: &buffer) }
         buffer.writeImmutableBuffer(head.afterContentLength)
+        writeEnd(body: request.body, into: &buffer)
+        return buffer
+    }
+
+    /// A WebView page load: the request line and `Host`, then the group's fields encoded once,
+    /// the visitor's `Cookie` (the one field that is not the group's) at its place.
+    private static func encodePageLoad(
+        _ request: OutgoingRequest, fields page: PageFieldsTemplate, defaultAuthority: String,
+        allocator: ByteBufferAllocator, heads: inout EncodedHeads
+    ) -> ByteBuffer {
+        let split = page.cookieIndex ?? page.fields.count
+        let encoded = heads.pageFields(for: page) {
+            var before = allocator.buffer(capacity: 512)
+            var after = allocator.buffer(capacity: 256)
+            for (index, field) in page.fields.enumerated() {
+                if index < split { writeField(field, into: &before) } else { writeField(field, into: &after) }
+            }
+            return EncodedHead(beforeContentLength: before, afterContentLength: after)
+        }
+        let head = request.head
+        let authority = head.authority ?? defaultAuthority
+        let fields = head.headerFields
+        let cookie = fields.count == page.fields.count + 1 ? fields[split] : nil
+        var buffer = allocator.buffer(
+            capacity: 40 + (head.path?.utf8.count ?? 1) + authority.utf8.count
+                + encoded.beforeContentLength.readableBytes
+                + encoded.afterContentLength.readableBytes + (cookie.map { $0.value.utf8.count + 10 } ?? 0))
+        buffer.writeString(head.method.rawValue)
+        buffer.writeStaticString(" ")
+        buffer.writeString(head.path ?? "/")
+        buffer.writeStaticString(" HTTP/1.1\r\n")
+        writeHost(authority, into: &buffer)
+        buffer.writeImmutableBuffer(encoded.beforeContentLength)
+        if let cookie { writeField(cookie, into: &buffer) }
+        buffer.writeImmutableBuffer(encoded.afterContentLength)
         writeEnd(body: request.body, into: &buffer)
         return buffer
     }
@@ -143,6 +182,21 @@ struct EncodedHeads {
     static let capacity = 16
     private var entries: [(template: EnqueueHeaderTemplate, head: EncodedHead)] = []
     private var nextReplaced = 0
+    /// The groups' page-load fields, split where the visitor's `Cookie` goes.
+    private var pages: [(template: PageFieldsTemplate, fields: EncodedHead)] = []
+    private var nextPageReplaced = 0
+
+    mutating func pageFields(for template: PageFieldsTemplate, encode: () -> EncodedHead) -> EncodedHead {
+        for entry in pages where entry.template === template { return entry.fields }
+        let fields = encode()
+        if pages.count < Self.capacity {
+            pages.append((template, fields))
+        } else {
+            pages[nextPageReplaced] = (template, fields)
+            nextPageReplaced = (nextPageReplaced + 1) % Self.capacity
+        }
+        return fields
+    }
 
     mutating func head(for template: EnqueueHeaderTemplate, encode: () -> EncodedHead) -> EncodedHead {
         for entry in entries where entry.template === template { return entry.head }

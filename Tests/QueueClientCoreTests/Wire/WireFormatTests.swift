@@ -54,6 +54,21 @@ struct WireFormatTests {
         )
     }
 
+    @Test("JSON strings: quotes, backslashes and control characters escaped; `/` too for the SDKs' writers")
+    func jsonText() {
+        func quoted(_ text: String, solidus: Bool) -> String {
+            var out: [UInt8] = []
+            JSONText.appendQuoted(text, to: &out, escapingSolidus: solidus)
+            return String(decoding: out, as: UTF8.self)
+        }
+        let text = "a\"b\\c/d\ne\r\t\u{01}é/"
+        #expect(quoted(text, solidus: false) == #""a\"b\\c/d\ne\r\t\u0001é/""#)
+        #expect(quoted(text, solidus: true) == #""a\"b\\c\/d\ne\r\t\u0001é\/""#)
+        #expect(quoted("Mozilla/5.0", solidus: true) == #""Mozilla\/5.0""#)
+        #expect(quoted("plain", solidus: true) == #""plain""#)
+        #expect(quoted("", solidus: true) == #""""#)
+    }
+
     @Test("optional body fields are left out when nil or empty")
     func optionalFields() {
         let parameters = EnqueueParameters(

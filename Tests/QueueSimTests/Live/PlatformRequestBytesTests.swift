@@ -84,13 +84,13 @@ struct PlatformRequestBytesTests {
             ))
     }
 
-    /// The first queue page load of a visitor of `platform` holding the cookie `Q=1`.
-    static func firstPageLoad(_ platform: ClientPlatform) throws -> OutgoingRequest {
+    /// The first queue page load of a visitor of `platform` holding the cookie `Q=1` (or none).
+    static func firstPageLoad(_ platform: ClientPlatform, cookie: Bool = true) throws -> OutgoingRequest {
         let tryPass = QueueTryPassResult(
             queueUrl: "https://acme.queue-it.net/?c=acme&e=launch&q=7", targetUrl: "https://shop.example/done",
             redirectType: .queue, isPassedThrough: true, queueToken: nil)
         var cookies = CookieJar()
-        cookies.store(setCookie: "Q=1", from: "acme.queue-it.net")
+        if cookie { cookies.store(setCookie: "Q=1", from: "acme.queue-it.net") }
         var navigator = try #require(
             QueuePageNavigator(
                 tryPass: tryPass, queuePathPrefix: nil,
@@ -121,7 +121,12 @@ struct PlatformRequestBytesTests {
             "Accept-Encoding: gzip, deflate, br",
             "Connection: keep-alive",
         ])
-        #expect(Self.bytes(try Self.firstPageLoad(.ios)) == expected)
+        let request = try Self.firstPageLoad(.ios)
+        // The group's fields are encoded once (the shared path of `bytes`), the cookie put in.
+        #expect(request.sharedPageFields != nil)
+        #expect(Self.bytes(request) == expected)
+        let withoutCookie = try Self.firstPageLoad(.ios, cookie: false)
+        #expect(Self.bytes(withoutCookie) == expected.replacingOccurrences(of: "Cookie: Q=1\r\n", with: ""))
     }
 
     @Test("Android page load: Chromium WebView's navigation headers, X-Requested-With the app's package")
@@ -147,6 +152,8 @@ struct PlatformRequestBytesTests {
             "Cookie: Q=1",
         ])
         #expect(Self.bytes(try Self.firstPageLoad(.android)) == expected)
+        let withoutCookie = try Self.firstPageLoad(.android, cookie: false)
+        #expect(Self.bytes(withoutCookie) == expected.replacingOccurrences(of: "Cookie: Q=1\r\n", with: ""))
     }
 
     @Test("a 302 on the Android enqueue becomes OkHttp's GET: no body, no Content-Type, Content-Length")
