@@ -1,7 +1,11 @@
+import QueueClientCore
+
 /// Whether a wall-clock plan's visitors in flight at once fit in the descriptors the process
-/// may open. In the `device` model every visitor in flight holds its own connections (two: its
-/// enqueue calls' and its WebView's; three with the protected API), and with the embedded room
-/// both ends of each are in this process. `shared` groups ride at most the pool's connections.
+/// may open. In the `device` model every visitor in flight holds its own connections — iOS two
+/// (its enqueue calls' keep-alive connection and its WebView's), Android one (each enqueue call's
+/// connection is closed with its answer, before the WebView opens its own), one more for the
+/// app's protected API — and with the embedded room both ends of each are in this process.
+/// `shared` groups ride at most the pool's connections.
 package struct DescriptorBudget: Sendable, Equatable {
     /// The most visitors in flight at once: the plan's peak, held to `run.concurrency`.
     package var peakInFlight: Int
@@ -18,7 +22,12 @@ package struct DescriptorBudget: Sendable, Equatable {
 
     package init(scenario: Scenario, peakInFlight: Int, limit: Int) {
         let deviceGroups = scenario.groups.filter { ($0.connections ?? scenario.client.connections) == .device }
-        connectionsPerVisitor = deviceGroups.map { $0.flow == .protectedApi ? 3 : 2 }.max() ?? 0
+        connectionsPerVisitor =
+            deviceGroups.flatMap { group in
+                group.platforms(client: scenario.client).shares.map { share in
+                    Self.connections(platform: share.platform, flow: group.flow)
+                }
+            }.max() ?? 0
         descriptorsPerConnection = scenario.target.endpoint == .embedded ? 2 : 1
         self.peakInFlight = peakInFlight
         limitedByConcurrency = peakInFlight >= scenario.run.concurrency
@@ -28,6 +37,16 @@ package struct DescriptorBudget: Sendable, Equatable {
         needed =
             (peakInFlight * connectionsPerVisitor + shared) * descriptorsPerConnection + Self.reserve
         self.limit = limit
+    }
+
+    /// The connections one visitor of `platform` holds open at once at most.
+    static func connections(platform: ClientPlatform, flow: VisitorFlow) -> Int {
+        let sdk =
+            switch platform {
+            case .ios: 2
+            case .android: 1
+            }
+        return sdk + (flow == .protectedApi ? 1 : 0)
     }
 
     package var fits: Bool { needed <= limit }
