@@ -48,3 +48,79 @@ machine_description() {
     echo "$(nproc) cores, $(free -m | awk '/Mem:/ { printf "%.1f GiB", $2 / 1024 }'), $(uname -sr)"
 }
 
+
+# --- the canned enqueue responder (bench/live-ceiling.sh, bench/live-connect.sh) ---------------
+
+# Sets nginx_bin: Debian's nginx, installed (nginx-light, else nginx) when missing.
+nginx_binary() {
+    nginx_bin="$(command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true)"
+    if [ -z "$nginx_bin" ]; then
+        apt_install nginx-light || apt_install nginx || fail "install nginx first: apt-get install -y nginx-light"
+        nginx_bin="$(command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true)"
+    fi
+    [ -n "$nginx_bin" ] || fail "nginx not found after installing it"
+}
+
+# Sets customer, room, queue_id, enqueue_path and answer: the room's safetynet enqueue JSON, shaped
+# as WaitingRoomService.enqueue writes it, its token as KnownUserToken.signed writes it
+# (e_~q_~ts_~ce_~rt_~h_, HMAC-SHA256 hex with the room's default secretKey `dev-secret`), so each
+# visitor of the SDK ends `passed` after exactly one request.
+safetynet_enqueue_answer() {
+    customer=acme
+    room=bench
+    queue_id="0b6f2a4e-5c1d-4e8a-9f3b-6d7e8f901234"
+    local expiry unsigned hash
+    expiry=$(($(date +%s) + 86400))
+    unsigned="e_${room}~q_${queue_id}~ts_${expiry}~ce_true~rt_safetynet"
+    if command -v openssl >/dev/null; then
+        hash=$(printf '%s' "$unsigned" | openssl dgst -sha256 -hmac dev-secret -r | cut -d' ' -f1)
+    else # not an HMAC, but the same shape: a token from a real endpoint is judged by shape only
+        hash=$(printf '%s' "dev-secret$unsigned" | sha256sum | cut -d' ' -f1)
+    fi
+    answer="{\"QueueId\":\"$queue_id\",\"QueueUrl\":\"https://$customer.queue-it.net/queue/$customer/$room?q=$queue_id\",\"QueueUrlTTLInMinutes\":30,\"EventTargetUrl\":\"https://$customer.example/launch\",\"QueueitToken\":\"${unsigned}~h_${hash}\"}"
+    enqueue_path="/api/mobileapp/queue/$customer/$room/enqueue"
+}
+
+# write_enqueue_lua FILE: wrk's script for the SDK's enqueue call, with the bytes queuesim's iOS
+# visitors send for a scenario whose `userAgent` is `queuesim/1 (virtual visitor)`: CFNetwork's
+# headers (docs/client-core.md; wrk writes them in its own order) and the body with `/` escaped.
+# CONNECTION (default keep-alive) is the `Connection` header's value: `close` makes wrk open a
+# new connection per request (a header set here overrides wrk's -H).
+write_enqueue_lua() {
+    cat > "$1" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Host"] = "acme.queue-it.net"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Connection"] = "keep-alive"
+wrk.headers["Accept"] = "application/json"
+wrk.headers["User-Agent"] = "queuesim/1 CFNetwork/1568.200.51 Darwin/24.1.0"
+wrk.headers["Accept-Language"] = "en-US,en;q=0.9"
+wrk.headers["Accept-Encoding"] = "gzip, deflate"
+wrk.body = '{"userId":"0B6F2A4E-5C1D-4E8A-9F3B-6D7E8F901234","userAgent":"queuesim\\/1 (virtual visitor)","sdkVersion":"iOS-3.5.2"}'
+LUA
+    [ -z "${2:-}" ] || sed -i "s/\"keep-alive\"/\"$2\"/" "$1"
+}
+
+# start_nginx DIR CHECK...: starts nginx on core 0 with DIR/nginx.conf (logs in DIR/logs; sets
+# `server` and `nginx_cmd`), then runs CHECK until it succeeds (5 s at most) or fails the script.
+start_nginx() {
+    local dir="$1"
+    shift
+    nginx_cmd=(taskset -c 0 "$nginx_bin" -p "$dir" -c "$dir/nginx.conf" -e "$dir/logs/error.log")
+    "${nginx_cmd[@]}" > "$dir/stdout.log" 2>&1 &
+    server=$!
+    for _ in $(seq 1 50); do
+        kill -0 "$server" 2>/dev/null || break
+        if "$@"; then return 0; fi
+        sleep 0.1
+    done
+    cat "$dir/stdout.log" "$dir/logs/error.log" >&2 2>/dev/null || true
+    fail "nginx did not answer as expected ($*)"
+}
+
+# answers_with URL [CURL OPTION...]: whether a POST to URL gets `answer` back.
+answers_with() {
+    local url="$1"
+    shift
+    [ "$(curl -fsS --max-time 2 "$@" -X POST -H 'Content-Type: application/json' -d '{}' "$url" 2>/dev/null || true)" = "$answer" ]
+}

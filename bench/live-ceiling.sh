@@ -42,16 +42,11 @@ connections_key="${connections_model:+, connections: $connections_model}"
 . bench/lib.sh
 
 # --- tools ------------------------------------------------------------------------------------
-nginx_path() { command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true; }
-if [ -z "$(nginx_path)" ]; then
-    apt_install nginx-light || apt_install nginx || fail "install nginx first: apt-get install -y nginx-light"
-fi
+nginx_binary
 need wrk
 need time
 need jq
 need curl
-nginx_bin="$(nginx_path)"
-[ -n "$nginx_bin" ] || fail "nginx not found after installing it"
 taskset -c 1 true 2>/dev/null || fail "needs at least 2 cores (taskset -c 0 for nginx, -c 1 for the load)"
 
 queuesim_binary
@@ -63,22 +58,8 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
     fail "something already listens on 127.0.0.1:$port (set PORT)"
 fi
 
-# --- the canned answer: the room's safetynet enqueue JSON ---------------------------------------
-# Shape as WaitingRoomService.enqueue writes it; the token as KnownUserToken.signed writes it
-# (e_~q_~ts_~ce_~rt_~h_, HMAC-SHA256 hex with the room's default secretKey `dev-secret`).
-customer=acme
-room=bench
-queue_id="0b6f2a4e-5c1d-4e8a-9f3b-6d7e8f901234"
-expiry=$(( $(date +%s) + 86400 ))
-unsigned="e_${room}~q_${queue_id}~ts_${expiry}~ce_true~rt_safetynet"
-if command -v openssl >/dev/null; then
-    hash=$(printf '%s' "$unsigned" | openssl dgst -sha256 -hmac dev-secret -r | cut -d' ' -f1)
-else  # not an HMAC, but the same shape: a token from a real endpoint is judged by shape only
-    hash=$(printf '%s' "dev-secret$unsigned" | sha256sum | cut -d' ' -f1)
-fi
-token="${unsigned}~h_${hash}"
-answer="{\"QueueId\":\"$queue_id\",\"QueueUrl\":\"https://$customer.queue-it.net/queue/$customer/$room?q=$queue_id\",\"QueueUrlTTLInMinutes\":30,\"EventTargetUrl\":\"https://$customer.example/launch\",\"QueueitToken\":\"$token\"}"
-enqueue_path="/api/mobileapp/queue/$customer/$room/enqueue"
+# --- the canned answer: the room's safetynet enqueue JSON (bench/lib.sh) -----------------------
+safetynet_enqueue_answer
 
 mkdir -p "$workdir/nginx/logs"
 cat > "$workdir/nginx/nginx.conf" <<NGINX
@@ -107,17 +88,8 @@ http {
 }
 NGINX
 
-# The SDK's enqueue call: body and headers as EnqueueRequest builds them for the scenario below
-# (its `userAgent` is set to wrk's, so both send the same bytes; the platforms' default user
-# agents are longer).
-cat > "$workdir/enqueue.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Host"] = "acme.queue-it.net"
-wrk.headers["Accept"] = "application/json"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["User-Agent"] = "queuesim/1 (virtual visitor)"
-wrk.body = '{"userId":"0b6f2a4e-5c1d-4e8a-9f3b-6d7e8f901234","userAgent":"queuesim/1 (virtual visitor)","sdkVersion":"iOS-3.5.2"}'
-LUA
+# The SDK's enqueue call as the scenario's iOS visitors send it (bench/lib.sh).
+write_enqueue_lua "$workdir/enqueue.lua"
 
 visitors=$((60000 * seconds))
 cat > "$workdir/scenario.yaml" <<YAML
@@ -137,24 +109,7 @@ YAML
     || { cat "$workdir/validate.txt" >&2; fail "queuesim validate refused the generated scenario"; }
 
 # --- the responder ----------------------------------------------------------------------------
-nginx_cmd=(taskset -c 0 "$nginx_bin" -p "$workdir/nginx" -c "$workdir/nginx/nginx.conf" -e "$workdir/nginx/logs/error.log")
-"${nginx_cmd[@]}" > "$workdir/nginx/stdout.log" 2>&1 &
-server=$!
-ready=""
-for _ in $(seq 1 50); do
-    kill -0 "$server" 2>/dev/null || break
-    reply=$(curl -fsS --max-time 2 -X POST -H 'Content-Type: application/json' -d '{}' \
-        "http://127.0.0.1:$port$enqueue_path" 2>/dev/null || true)
-    if [ "$reply" = "$answer" ]; then
-        ready=1
-        break
-    fi
-    sleep 0.1
-done
-if [ -z "$ready" ]; then
-    cat "$workdir/nginx/stdout.log" "$workdir/nginx/logs/error.log" >&2 2>/dev/null || true
-    fail "nginx did not answer on 127.0.0.1:$port"
-fi
+start_nginx "$workdir/nginx" answers_with "http://127.0.0.1:$port$enqueue_path"
 
 # --- wrk --------------------------------------------------------------------------------------
 # Commands run in the temporary directory; `timeout --foreground` signals only its child (the

@@ -12,7 +12,7 @@
 # as for a phone that has never talked to the server). It answers the enqueue path with 200
 # and the enqueue API's JSON for a safetynet room, so each visitor ends `passed` after one
 # request. On core 1, for each mode:
-#   1. wrk -t1 -c64 -d${SECONDS}s -H "Connection: close" (a new connection, and on https a new
+#   1. wrk -t1 -c64 -d${SECONDS}s with `Connection: close` (a new connection, and on https a new
 #      handshake, per request), POSTing the SDK's enqueue body; before queuesim and after it,
 #      the ratio is against the mean of the two;
 #   2. queuesim run on a generated scenario: `client.connections: device`, one `run` group,
@@ -42,16 +42,12 @@ done
 
 . bench/lib.sh
 
-nginx_path() { command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true; }
-if [ -z "$(nginx_path)" ]; then
-    apt_install nginx-light || apt_install nginx || fail "install nginx first: apt-get install -y nginx-light"
-fi
+nginx_binary
 need wrk
 need time
 need jq
 need curl
 need openssl
-nginx_bin="$(nginx_path)"
 taskset -c 1 true 2>/dev/null || fail "needs at least 2 cores (taskset -c 0 for nginx, -c 1 for the load)"
 queuesim_binary
 
@@ -76,16 +72,8 @@ mkdir -p "$pki"
         -extfile server.ext -out server.pem
 ) > "$workdir/openssl.log" 2>&1 || { cat "$workdir/openssl.log" >&2; fail "openssl could not make the certificates"; }
 
-# --- the canned answer: the room's safetynet enqueue JSON (as bench/live-ceiling.sh) -------------
-customer=acme
-room=bench
-queue_id="0b6f2a4e-5c1d-4e8a-9f3b-6d7e8f901234"
-expiry=$(($(date +%s) + 86400))
-unsigned="e_${room}~q_${queue_id}~ts_${expiry}~ce_true~rt_safetynet"
-hash=$(printf '%s' "$unsigned" | openssl dgst -sha256 -hmac dev-secret -r | cut -d' ' -f1)
-token="${unsigned}~h_${hash}"
-answer="{\"QueueId\":\"$queue_id\",\"QueueUrl\":\"https://$customer.queue-it.net/queue/$customer/$room?q=$queue_id\",\"QueueUrlTTLInMinutes\":30,\"EventTargetUrl\":\"https://$customer.example/launch\",\"QueueitToken\":\"$token\"}"
-enqueue_path="/api/mobileapp/queue/$customer/$room/enqueue"
+# --- the canned answer: the room's safetynet enqueue JSON (bench/lib.sh) -----------------------
+safetynet_enqueue_answer
 
 mkdir -p "$workdir/nginx/logs"
 cat > "$workdir/nginx/nginx.conf" <<NGINX
@@ -120,33 +108,12 @@ http {
 }
 NGINX
 
-cat > "$workdir/enqueue.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Host"] = "acme.queue-it.net"
-wrk.headers["Accept"] = "application/json"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["User-Agent"] = "queuesim/1 (virtual visitor)"
-wrk.body = '{"userId":"0b6f2a4e-5c1d-4e8a-9f3b-6d7e8f901234","userAgent":"queuesim/1 (virtual visitor)","sdkVersion":"iOS-3.5.2"}'
-LUA
+write_enqueue_lua "$workdir/enqueue.lua" close
 
-nginx_cmd=(taskset -c 0 "$nginx_bin" -p "$workdir/nginx" -c "$workdir/nginx/nginx.conf" -e "$workdir/nginx/logs/error.log")
-"${nginx_cmd[@]}" > "$workdir/nginx/stdout.log" 2>&1 &
-server=$!
-ready=""
-for _ in $(seq 1 50); do
-    kill -0 "$server" 2>/dev/null || break
-    plain=$(curl -fsS --max-time 2 -X POST -d '{}' "http://127.0.0.1:$port$enqueue_path" 2>/dev/null || true)
-    secure=$(curl -fsS --max-time 2 --cacert "$pki/ca.pem" -X POST -d '{}' "https://127.0.0.1:$tls_port$enqueue_path" 2>/dev/null || true)
-    if [ "$plain" = "$answer" ] && [ "$secure" = "$answer" ]; then
-        ready=1
-        break
-    fi
-    sleep 0.1
-done
-if [ -z "$ready" ]; then
-    cat "$workdir/nginx/stdout.log" "$workdir/nginx/logs/error.log" >&2 2>/dev/null || true
-    fail "nginx did not answer on 127.0.0.1:$port and :$tls_port (with the CA made here)"
-fi
+start_nginx "$workdir/nginx" answers_with "http://127.0.0.1:$port$enqueue_path"
+# The same nginx answers TLS with the CA made here (verification on, as queuesim's caFile).
+answers_with "https://127.0.0.1:$tls_port$enqueue_path" --cacert "$pki/ca.pem" \
+    || fail "nginx did not answer on https://127.0.0.1:$tls_port with the CA made here"
 
 echo "machine:            $(machine_description)"
 echo "(commands run in a temporary directory)"
@@ -156,7 +123,7 @@ echo "                    ($("$nginx_bin" -v 2>&1 | sed 's/^nginx version: //');
 run_wrk() { # MODE URL LABEL
     local out="$workdir/wrk-$1-$3.txt" status=0
     wrk_cmd=(timeout --foreground -k 5 $((seconds + 30)) taskset -c 1
-        wrk -t1 -c"$connections" -d"${seconds}s" -H "Connection: close" -s enqueue.lua "$2$enqueue_path")
+        wrk -t1 -c"$connections" -d"${seconds}s" -s enqueue.lua "$2$enqueue_path")
     (cd "$workdir" && "${wrk_cmd[@]}") > "$out" 2>&1 || status=$?
     [ "$status" -eq 0 ] || { cat "$out" >&2; fail "wrk exited $status"; }
     grep -q '^Requests/sec:' "$out" || { cat "$out" >&2; fail "no Requests/sec in wrk's output"; }
