@@ -30,16 +30,10 @@ struct VisitorEngine {
         var serial: UInt32
         var request: OutgoingRequest
         var timeout: RequestTimeout
-        /// What the request is for (which connection of a phone it would ride).
-        var kind: RequestKind
-    }
-
-    /// The three calls of a visitor: the SDK's enqueue call, its WebView's page loads and
-    /// polls, the app's own protected API.
-    enum RequestKind: Equatable, Sendable {
-        case enqueue
-        case queuePage
-        case protectedApi
+        /// What the request is for: the SDK's enqueue call, its WebView's page loads and polls,
+        /// or the app's protected API (which connection of a phone it would ride, and the
+        /// endpoint its answer is counted under).
+        var kind: RequestStatistics.Endpoint
     }
 
     /// Wake-ups (and on the virtual clock the room's answers), in `(time, sequence)` order.
@@ -222,7 +216,7 @@ struct VisitorEngine {
     // MARK: - Lending a machine
 
     /// The request a machine in `phase` (after the event that made it send) is sending.
-    private static func kind(of phase: VisitorPhase) -> RequestKind {
+    private static func kind(of phase: VisitorPhase) -> RequestStatistics.Endpoint {
         switch phase {
         case .enqueueing: .enqueue
         case .protectedApi: .protectedApi
@@ -326,7 +320,7 @@ struct VisitorEngine {
         guard let (phase, sentAt) = slots.modify(slot, { ($0.machine.phase, $0.requestSentAt) }) else { return }
         let elapsed = now.sinceOrigin - sentAt.sinceOrigin
         sent.answers.answered(
-            .init(Self.kind(of: phase)), status: status, milliseconds: UInt64(max(0, elapsed.wholeMilliseconds)),
+            Self.kind(of: phase), status: status, milliseconds: UInt64(max(0, elapsed.wholeMilliseconds)),
             inSecond: Timeline.second(of: now))
     }
 

@@ -68,7 +68,7 @@ struct LiveRoutes: Sendable {
     /// The owner of a request of visitor `visitor` (plan index) of group `group`, and whether it
     /// wants a connection of its own for one exchange.
     func owner(
-        visitor: Int, group: Int, kind: VisitorEngine.RequestKind, platform: @autoclosure () -> ClientPlatform?
+        visitor: Int, group: Int, kind: RequestStatistics.Endpoint, platform: @autoclosure () -> ClientPlatform?
     ) -> (owner: ConnectionOwner, oneUse: Bool) {
         let route = groups[group]
         let endpoint: UInt8 = kind == .protectedApi ? route.protectedApiEndpoint : 0

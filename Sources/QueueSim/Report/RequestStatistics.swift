@@ -31,13 +31,6 @@ package struct RequestStatistics: Sendable {
             }
         }
 
-        init(_ kind: VisitorEngine.RequestKind) {
-            switch kind {
-            case .enqueue: self = .enqueue
-            case .queuePage: self = .queuePage
-            case .protectedApi: self = .protectedApi
-            }
-        }
     }
 
     /// An HTTP status, or (below 100) a request that got no answer.
