@@ -69,7 +69,7 @@ struct ScenarioSummary {
             let client = scenario.client.resolved(for: platform)
             row(
                 "",
-                "\(platform.rawValue): \(client.sdkVersion), request timeout \(ScenarioUnits.describe(client.requestTimeout)), failed queue page: \(Self.describeRetry(client.queuePageRetry))"
+                "\(platform.rawValue): \(client.sdkVersion), \(Self.describeTimeouts(platform, client: client, set: scenario.client.requestTimeout != nil)), failed queue page: \(Self.describeRetry(client.queuePageRetry))"
             )
         }
         let stop =
@@ -149,6 +149,19 @@ struct ScenarioSummary {
             grouped.append(digit)
         }
         return (value < 0 ? "-" : "") + grouped
+    }
+
+    /// Each call's own timeout, as the run applies it (docs/client-core.md), unless
+    /// `client.requestTimeout` replaces them all with a whole-exchange limit.
+    static func describeTimeouts(_ platform: ClientPlatform, client: ResolvedClientSettings, set: Bool) -> String {
+        let limit = ScenarioUnits.describe(client.requestTimeout)
+        if set { return "request timeout \(limit) (whole exchange, every call)" }
+        switch platform {
+        case .ios: return "request timeout \(limit) without progress (enqueue and queue pages)"
+        case .android:
+            return
+                "enqueue timeout \(limit) without progress; queue pages \(ScenarioUnits.describe(ClientPlatform.chromiumConnectTimeout)) to connect, then maxWait"
+        }
     }
 
     static func describeRetry(_ retry: QueuePageRetry) -> String {

@@ -40,6 +40,32 @@ struct ValidateCommandTests {
             ))
     }
 
+    @Test func eachPlatformsTimeoutsAreDescribedAsTheRunAppliesThem() throws {
+        let file = try TemporaryScenario(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { platform: { ios: 50%, android: 50% } }
+            arrivals: { phases: [ { burst: 10 } ] }
+            """)
+        let result = try QueueSimProcess.run(["validate", file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("iOS-3.5.1, request timeout 1m without progress (enqueue and queue pages)"))
+        #expect(
+            result.stdout.contains(
+                "Android-3.0.0, enqueue timeout 10s without progress; queue pages 4m to connect, then maxWait"))
+        let replaced = try TemporaryScenario(
+            """
+            version: 1
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { platform: android, requestTimeout: 15s }
+            arrivals: { phases: [ { burst: 10 } ] }
+            """)
+        let whole = try QueueSimProcess.run(["validate", replaced.path])
+        #expect(
+            whole.stdout.contains("Android-3.0.0, request timeout 15s (whole exchange, every call)"), "\(whole.stdout)")
+    }
+
     @Test func aShardIsDescribedAsTheRunThatShardWouldMake() throws {
         let file = try TemporaryScenario(
             """
