@@ -85,7 +85,7 @@ package final class ReportFolder {
     /// its lock. Nothing else is written until `createRunDirectory`.
     package init(pointer rawPointer: String, runId: String = RunId.make(), keep: Int = 0) throws {
         let pointer = Self.normalized(rawPointer)
-        let name = (pointer as NSString).lastPathComponent
+        let name = PathText.lastComponent(pointer)
         guard !pointer.isEmpty, pointer != "/", name != ".", name != ".." else {
             throw Failure.notReplaceable(pointer: rawPointer, reason: "it names no folder of its own")
         }
@@ -156,9 +156,9 @@ package final class ReportFolder {
     package func publish(_ id: String? = nil) throws {
         let id = id ?? runId
         try moveLegacyDirectoryAside()
-        let parent = (pointer as NSString).deletingLastPathComponent
+        let parent = PathText.parent(pointer)
         let temporaryLink =
-            (parent.isEmpty ? "" : parent + "/") + "." + (pointer as NSString).lastPathComponent + ".link-" + id
+            PathText.appending("." + PathText.lastComponent(pointer) + ".link-" + id, to: parent)
         unlink(temporaryLink)
         guard symlink(Self.linkPrefix(for: pointer) + id, temporaryLink) == 0 else {
             throw Failure.io(path: temporaryLink, operation: "create the link", errno: errno)
@@ -175,7 +175,7 @@ package final class ReportFolder {
 
     /// `reports/launch` links to `launch.runs/<id>`: relative, so moving `reports/` keeps it.
     private static func linkPrefix(for pointer: String) -> String {
-        (pointer as NSString).lastPathComponent + runsSuffix + "/"
+        PathText.lastComponent(pointer) + runsSuffix + "/"
     }
 
     private func runFolders() -> [String] {

@@ -98,11 +98,10 @@ package enum ScenarioLoader {
         }
         let (raw, decodingProblems) = YamlDecoder(misplacedKeyHints: RawScenario.misplacedKeyHints).decode(
             RawScenario.self, from: root)
-        let fileName = (path as NSString).lastPathComponent
+        let fileName = PathText.lastComponent(path)
         var validator = ScenarioValidator(
             root: root, scenarioDirectory: directory(of: path),
-            defaultName: (fileName as NSString).deletingPathExtension.isEmpty
-                ? "scenario" : (fileName as NSString).deletingPathExtension)
+            defaultName: PathText.withoutExtension(fileName).isEmpty ? "scenario" : PathText.withoutExtension(fileName))
         let scenario = raw.flatMap { validator.validate($0) }
         var problems = decodingProblems + validator.problems
         if scenario == nil, problems.isEmpty {
@@ -119,7 +118,7 @@ package enum ScenarioLoader {
     }
 
     private static func directory(of path: String) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.parent(path)
         return directory.isEmpty ? "." : directory
     }
 

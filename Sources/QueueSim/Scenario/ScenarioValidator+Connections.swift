@@ -54,7 +54,7 @@ extension ScenarioValidator {
     mutating func caFile(_ raw: Positioned<String>?) -> String? {
         guard let raw, checkPrintable(raw, key: "target.caFile") else { return nil }
         let path =
-            raw.value.hasPrefix("/") ? raw.value : (scenarioDirectory as NSString).appendingPathComponent(raw.value)
+            raw.value.hasPrefix("/") ? raw.value : PathText.appending(raw.value, to: scenarioDirectory)
         guard let data = FileManager.default.contents(atPath: path) else {
             fail("`target.caFile`: cannot read \(raw.value)", at: raw.mark)
             return nil

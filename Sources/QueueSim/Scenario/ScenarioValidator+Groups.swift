@@ -117,7 +117,7 @@ extension ScenarioValidator {
         let csvPrintable = checkPrintable(csv, key: "\(key).csv")
         guard checkPrintable(column, key: "\(key).column"), csvPrintable else { return nil }
         let path =
-            csv.value.hasPrefix("/") ? csv.value : (scenarioDirectory as NSString).appendingPathComponent(csv.value)
+            csv.value.hasPrefix("/") ? csv.value : PathText.appending(csv.value, to: scenarioDirectory)
         if let problem = ScenarioLimits.feederSizeProblem(path: path, named: csv.value) {
             fail("`\(key).csv`: \(problem)", at: csv.mark)
             return nil
