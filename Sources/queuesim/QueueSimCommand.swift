@@ -31,7 +31,7 @@ struct QueueSimCommand: AsyncParsableCommand {
         version: QueueSimVersion.current,
         subcommands: [
             ValidateCommand.self, RunCommand.self, ServeCommand.self, RecoverCommand.self, ReportCommand.self,
-            MergeCommand.self,
+            MergeCommand.self, CompareCommand.self,
         ]
     )
 

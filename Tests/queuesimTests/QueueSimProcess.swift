@@ -58,7 +58,8 @@ struct QueueSimProcess {
     /// `environment`: variables set for the child on top of the test's own.
     static func run(
         _ arguments: [String], limit: Duration = .seconds(10), interruptAfter: Duration? = nil,
-        program: String? = nil, signal: Int32 = SIGINT, environment: [String: String] = [:]
+        program: String? = nil, signal: Int32 = SIGINT, environment: [String: String] = [:],
+        currentDirectory: String? = nil
     ) throws -> Result {
         let process = Process()
         if !environment.isEmpty {
@@ -66,7 +67,7 @@ struct QueueSimProcess {
         }
         process.executableURL = URL(fileURLWithPath: try program ?? executable())
         process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+        process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory ?? repositoryRoot)
         // Output goes to files, so a chatty child can never block on a full pipe.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("queuesim-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

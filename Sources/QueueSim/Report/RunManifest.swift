@@ -33,6 +33,8 @@ package struct RunDescription: Sendable, Equatable {
     /// What was rehearsed (`run.json`'s `configuration`, the page's "Rehearsed configuration").
     /// Nil when unknown (a merged report, or one rebuilt from an older `run.json`).
     package var configuration: RunConfiguration?
+    /// The scenario's `compare:` rules as written (`wait.p95: +10%`), for `queuesim compare`.
+    package var compareRules: [String] = []
 
     package init(
         scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
@@ -58,6 +60,7 @@ package struct RunDescription: Sendable, Equatable {
             scenarioSHA256: scenario.sourceSHA256, seed: scenario.seed, clock: clock ?? scenario.clock,
             groupNames: scenario.groups.map(\.name), thresholds: scenario.thresholds, runId: runId,
             endpoint: scenario.target.endpointDescription, timelineMarks: TimelineMark.marks(of: scenario))
+        compareRules = scenario.compareRules.map(\.source)
         waitCap = .wait(maxWait: scenario.client.maxWait, runDuration: scenario.run.duration)
     }
 }
@@ -171,6 +174,8 @@ struct RunManifest: Encodable {
     var requestsByEndpoint: [EndpointFigures]?
     /// The queue page's answer times over the run, as the page draws them.
     var queuePageLatency: QueuePageLatencyFigures?
+    /// The scenario's `compare:` block (absent when it has none), so a folder carries its rules.
+    var compareRules: [String]?
 
     struct ShardEntry: Codable, Equatable {
         var index: Int
@@ -235,6 +240,7 @@ struct RunManifest: Encodable {
         case configuration
         case requestsByEndpoint = "requests_by_endpoint"
         case queuePageLatency = "queue_page_latency_ms"
+        case compareRules = "compare_rules"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -272,6 +278,7 @@ struct RunManifest: Encodable {
         try container.encodeIfPresent(configuration, forKey: .configuration)
         try container.encodeIfPresent(requestsByEndpoint, forKey: .requestsByEndpoint)
         try container.encodeIfPresent(queuePageLatency, forKey: .queuePageLatency)
+        try container.encodeIfPresent(compareRules, forKey: .compareRules)
     }
 
     init(
@@ -282,6 +289,7 @@ struct RunManifest: Encodable {
         commandLine = description.commandLine
         overrides = description.overrides
         configuration = description.configuration
+        compareRules = description.compareRules.isEmpty ? nil : description.compareRules
         (groups, overall) = GroupFigures.of(statistics, waitCap: description.waitCap)
         runId = description.runId
         endpoint = description.endpoint

@@ -55,6 +55,8 @@ struct ShardReport: Codable, Equatable {
     var configuration: RunConfiguration?
     /// The shard's answers by endpoint and its connections (issue 29), for the merged report.
     var answers: ShardAnswers?
+    /// The scenario's `compare:` rules, carried into the merged run.json (absent: none).
+    var compareRules: [String]?
 
     enum CodingKeys: String, CodingKey {
         case format, scenario, seed, clock, endpoint, thresholds, generator, histograms, interrupted, terminated
@@ -75,6 +77,7 @@ struct ShardReport: Codable, Equatable {
         case timelineMarks = "timeline_marks"
         case requestsPerSecond = "requests_per_second"
         case configuration, answers
+        case compareRules = "compare_rules"
     }
 
     static let metrics: [(name: String, timing: Threshold.Timing)] = [
@@ -119,6 +122,7 @@ struct ShardReport: Codable, Equatable {
         }
         self.requestsPerSecond = requestsPerSecond
         configuration = description.configuration
+        compareRules = description.compareRules.isEmpty ? nil : description.compareRules
         self.answers = answers
     }
 

@@ -107,6 +107,9 @@ package struct RunMeasurements: Sendable {
         self.groups = groups
     }
 
+    /// One group's figures; nil for a name the run has no group of.
+    package func group(_ name: String) -> RunMeasurements? { groups[name] }
+
     private init(visitorCount: Int, outcomeCounts: [VisitorOutcome: Int], timings: TimingHistograms) {
         self.visitorCount = visitorCount
         self.outcomeCounts = outcomeCounts

@@ -19,6 +19,8 @@ package struct Scenario: Sendable, Equatable {
     package var waitingRoom: WaitingRoomSettings?
     package var run: RunSettings
     package var thresholds: [Threshold]
+    /// The `compare:` block: how far `queuesim compare` lets a figure move between two runs.
+    package var compareRules: [CompareRule] = []
     /// Report directory, resolved against the current directory (default `reports/<name>`, the
     /// name made safe for a folder by `ReportFolderName`).
     package var reportsDirectory: String

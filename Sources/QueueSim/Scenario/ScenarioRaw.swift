@@ -16,9 +16,11 @@ struct RawScenario: Decodable {
     var run: Positioned<RawRun>?
     var thresholds: YamlList<YamlNode>?
     var reports: Positioned<RawReports>?
+    var compare: YamlNode?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case version, name, seed, clock, target, client, arrivals, visitors, waitingRoom, run, thresholds, reports
+        case compare
     }
 
     /// Keys people write in the wrong section, and where they go.

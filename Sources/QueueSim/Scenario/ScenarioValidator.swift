@@ -82,6 +82,7 @@ struct ScenarioValidator {
             checkOutflowReleasesSomeone(room.outflowPerSecond, at: outflow)
         }
         let thresholds = thresholds(raw.thresholds, groupNames: groups?.map(\.name))
+        let compareRules = compareRules(raw.compare)
         var reportsDirectory: String?
         if let dir = raw.reports?.value.dir {
             if dir.value.trimmingSpaces.isEmpty {
@@ -95,6 +96,7 @@ struct ScenarioValidator {
             version: 1, name: name, seed: seed, clock: clock, target: target, client: client, arrivals: arrivals,
             groups: groups, waitingRoom: isEmbedded ? waitingRoom : nil, run: run, thresholds: thresholds,
             reportsDirectory: reportsDirectory)
+        scenario.compareRules = compareRules
         scenario.positions.arrivals = has("arrivals", in: root) ? keyMark("arrivals", in: root) : nil
         scenario.positions.target = has("target", in: root) ? keyMark("target", in: root) : nil
         scenario.positions.clock = has("clock", in: root) ? keyMark("clock", in: root) : nil

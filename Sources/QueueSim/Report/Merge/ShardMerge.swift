@@ -84,6 +84,7 @@ package enum ShardMerge {
         description.commandLine = commandLine.map(SecretRedaction.redact)
         description.startAt = first.startAt.flatMap(StartInstant.parse)
         description.configuration = Self.configuration(of: reports, plannedVisitors: first.plannedVisitors)
+        description.compareRules = first.compareRules ?? []
         let ending = RunEnding(
             end: end, startedAt: startedAt, endedAt: endedAt, interrupted: interrupted, terminated: terminated,
             incomplete: incomplete)

@@ -1,0 +1,151 @@
+import Foundation
+import QueueClientCore
+
+/// What `queuesim compare` writes: a table for the terminal, Markdown for a CI job summary and
+/// JUnit XML, all from the same rows and in the same words.
+package enum ComparisonText {
+    /// Writes `text` to `path` whole or not at all (a temporary file renamed over it).
+    package static func write(_ text: String, to path: String) throws {
+        try AtomicFileWriter.write(text, to: path)
+    }
+
+    static let header = ["scope", "metric", "base", "new", "change", "rule", "verdict"]
+
+    static func cells(_ row: RunComparison.Row) -> [String] {
+        [
+            row.scope, row.metricName, value(row.base, row.metric), value(row.new, row.metric), change(row),
+            row.rule.map { rule in
+                rule.allowance == .off ? "off" : String(rule.source.split(separator: ":").last!.trimmingSpaces)
+            } ?? "",
+            row.verdict.rawValue,
+        ]
+    }
+
+    static func value(_ value: Double?, _ metric: Threshold.Metric) -> String {
+        value.map { ThresholdTable.format($0, as: metric) } ?? "—"
+    }
+
+    /// `+2.1pp` for a share, `+3.8s (+11.8%)` for a timing, `+12 (+3%)` for a count.
+    static func change(_ row: RunComparison.Row) -> String {
+        guard let base = row.base, let difference = row.difference else { return "—" }
+        let sign = difference > 0 ? "+" : difference < 0 ? "-" : "±"
+        let relative =
+            base != 0 ? " (\(sign)\(ThresholdTable.trimmed(abs(difference) / abs(base) * 100, decimals: 1))%)" : ""
+        switch row.metric {
+        case .outcomeRatio:
+            return "\(sign)\(ThresholdTable.trimmed(abs(difference) * 100, decimals: 2))pp"
+        case .timing:
+            return difference == 0 ? "±0ms" : "\(sign)\(ThresholdTable.formatMilliseconds(abs(difference)))\(relative)"
+        case .outcomeCount, .visitorCount:
+            return difference == 0 ? "±0" : "\(sign)\(ThresholdTable.trimmed(abs(difference), decimals: 0))\(relative)"
+        }
+    }
+
+    static func runLine(_ label: String, _ run: ComparedRun) -> String {
+        var words =
+            "\(label) \(run.folder) (run \(run.runId), seed \(run.seed), \(run.clock) clock, exit \(run.exitCode)"
+        if run.interrupted { words += ", interrupted" }
+        if run.incomplete != nil { words += ", incomplete" }
+        return words + ")"
+    }
+
+    static func noiseLine(_ comparison: RunComparison) -> String {
+        if comparison.deterministic {
+            return
+                "noise: none — both runs are virtual with seed \(comparison.new.seed), so every difference is a change in what ran"
+        }
+        return
+            "noise: a difference whose 95 % intervals overlap (shares: Wilson; percentiles: order statistics) is reported as noise, not regression"
+    }
+
+    /// The closing sentence: which rules broke, or that none did.
+    package static func verdictLine(_ comparison: RunComparison) -> String {
+        let broken = comparison.broken
+        let judged = comparison.rows.filter { $0.rule.map { $0.allowance != .off } ?? false }.count
+        guard !broken.isEmpty else {
+            return
+                "no rule broken (\(judged) figures judged by \(comparison.rules.filter { $0.allowance != .off }.count) rules)"
+        }
+        let causes = broken.map { row in
+            "\(row.scope) \(row.metricName) \(change(row)) (rule \(row.rule!.source))"
+        }
+        return "\(broken.count) \(broken.count == 1 ? "rule" : "rules") broken: " + causes.joined(separator: "; ")
+    }
+
+    package static func terminal(_ comparison: RunComparison) -> String {
+        var lines = [
+            "queuesim compare: \(comparison.new.scenario)", runLine("base:", comparison.base),
+            runLine("new: ", comparison.new),
+            noiseLine(comparison), "",
+        ]
+        let table = [header] + comparison.rows.map(cells)
+        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        for row in table {
+            let padded = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }
+            lines.append(padded.joined(separator: "  "))
+        }
+        lines.append("")
+        lines.append(verdictLine(comparison))
+        return lines.joined(separator: "\n")
+    }
+
+    package static func markdown(_ comparison: RunComparison) -> String {
+        func escape(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+        let status = comparison.broken.isEmpty ? "PASS" : "FAIL"
+        var lines = [
+            "### queuesim compare: \(status) — \(escape(comparison.new.scenario))", "",
+            "| | run | seed | clock | exit |", "|---|---|---|---|---|",
+            "| base | \(escape(comparison.base.runId)) | \(comparison.base.seed) | \(comparison.base.clock) | \(comparison.base.exitCode) |",
+            "| new | \(escape(comparison.new.runId)) | \(comparison.new.seed) | \(comparison.new.clock) | \(comparison.new.exitCode) |",
+            "", escape(noiseLine(comparison)), "",
+            "| " + header.joined(separator: " | ") + " |",
+            "|" + String(repeating: "---|", count: header.count),
+        ]
+        for row in comparison.rows {
+            var cells = cells(row).map(escape)
+            if row.verdict == .regression { cells[cells.count - 1] = "**regression**" }
+            lines.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        lines += ["", escape(verdictLine(comparison)), ""]
+        return lines.joined(separator: "\n")
+    }
+
+    /// One test case per judged figure (a rule not `off`, in a scope): failing on a regression,
+    /// skipped where one side has no value.
+    package static func junit(_ comparison: RunComparison) -> String {
+        let suite = "queuesim.compare.\(comparison.new.scenario)"
+        let judged = comparison.rows.filter { $0.rule.map { $0.allowance != .off } ?? false }
+        let failures = judged.filter { $0.verdict.breaksRule }.count
+        let skipped = judged.filter { $0.verdict == .missing }.count
+        var xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites name="queuesim compare" tests="\(judged.count)" failures="\(failures)" errors="0" skipped="\(skipped)">
+              <testsuite name="\(HTML.escape(suite))" tests="\(judged.count)" failures="\(failures)" errors="0" skipped="\(skipped)">
+                <properties>
+                  <property name="base_run_id" value="\(HTML.escape(comparison.base.runId))"/>
+                  <property name="new_run_id" value="\(HTML.escape(comparison.new.runId))"/>
+                  <property name="deterministic" value="\(comparison.deterministic)"/>
+                </properties>
+
+            """
+        for row in judged {
+            let summary =
+                "\(row.metricName): base \(value(row.base, row.metric)), new \(value(row.new, row.metric)), change \(change(row)), verdict \(row.verdict.rawValue)"
+            xml +=
+                "    <testcase classname=\"\(HTML.escape("\(suite).\(row.scope)"))\" name=\"\(HTML.escape(row.rule!.source))\" time=\"0\">\n"
+            switch row.verdict {
+            case .regression:
+                xml += "      <failure message=\"\(HTML.escape(summary))\">\(HTML.escape(summary))</failure>\n"
+            case .missing:
+                xml += "      <skipped message=\"\(HTML.escape("no value on one side: " + summary))\"/>\n"
+            default:
+                xml += "      <system-out>\(HTML.escape(summary))</system-out>\n"
+            }
+            xml += "    </testcase>\n"
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+}

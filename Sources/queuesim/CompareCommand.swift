@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import QueueClientCore
+import QueueSim
+
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare two report folders of one scenario: what changed since the last run.",
+        usage: "queuesim compare [<options>] <base> <new>",
+        discussion: """
+            Reads both folders' run.json and visitors.csv (a run's --out, a run folder in
+            DIR.runs/, or a merged folder) and shows, overall and per group, each outcome's
+            share and the p50/p95/p99 of each timing in both runs, the change, and a verdict.
+
+            Rules say how far a figure may move the bad way before it is a regression:
+            `METRIC: CHANGE`, where `+` watches a rise and `-` a fall, by `%` of the base
+            value, `pp` (share points), a duration (timings) or a count; `off` shows the
+            figure without judging it. The defaults are
+              passed: -1pp, error: +0.5pp, unavailable: +0.5pp, abandoned: +1pp,
+              enqueue.p95: +10%, wait.p95: +10%
+            then the scenario's `compare:` block (recorded in the new run's run.json), then
+            each --rule; a later rule for the same metric replaces an earlier one. Rules
+            apply overall and to every group.
+
+            A difference within the noise band is `noise`, not a regression: for wall-clock
+            runs, and virtual runs with different seeds, the 95 % intervals of the two
+            figures overlap (Wilson for shares, order statistics for percentiles). Two
+            virtual runs with the same seed have no noise: every difference is real.
+
+            Examples:
+              queuesim compare reports/last-night reports/launch
+              queuesim compare base/ new/ --rule 'wait.p95: +5%' --markdown summary.md
+              queuesim compare base/ new/ --junit compare.xml
+
+            Exit codes:
+              0    no rule broken
+              1    a rule broken (a regression beyond the noise band)
+              2    not comparable (another scenario, scenario file, clock or arrival plan;
+                   --force compares anyway), not a report folder, or a bad --rule
+              3    --markdown or --junit could not be written
+            """
+    )
+
+    @Argument(help: "The reference run's report folder (e.g. last night's).")
+    var base: String
+
+    @Argument(help: "The run to judge against it.")
+    var new: String
+
+    @Option(
+        name: .customLong("rule"),
+        help: ArgumentHelp(
+            "A rule METRIC: CHANGE, such as 'wait.p95: +10%' or 'error: +0.5pp' (repeatable).", valueName: "RULE"))
+    var rules: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write the comparison as a Markdown table to FILE (a CI job summary).", valueName: "FILE"))
+    var markdown: String?
+
+    @Option(help: ArgumentHelp("Also write the judged figures as JUnit XML to FILE.", valueName: "FILE"))
+    var junit: String?
+
+    @Flag(help: "Compare even when the runs are of different scenarios, files, clocks or plans.")
+    var force = false
+
+    func run() throws {
+        let commandLineRules: [CompareRule]
+        do {
+            commandLineRules = try rules.map { text throws(CompareRule.Problem) in try CompareRule(parsing: text) }
+        } catch {
+            StandardError.print("queuesim compare: --rule \(error.message)")
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        let baseRun: ComparedRun
+        let newRun: ComparedRun
+        do {
+            baseRun = try ComparedRun(folder: base)
+            newRun = try ComparedRun(folder: new)
+        } catch {
+            StandardError.print("queuesim compare: \(error)")
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        if let reason = ComparedRun.incomparability(baseRun, newRun) {
+            guard force else {
+                StandardError.print(
+                    "queuesim compare: \(base) and \(new) are not comparable: \(reason) (--force compares anyway)")
+                throw ExitCode(RunExitStatus.invalidInput.rawValue)
+            }
+            StandardError.print("queuesim compare: comparing anyway (--force), although \(reason)")
+        }
+        let recorded = newRun.recordedRules.compactMap { try? CompareRule(parsing: $0) }
+        let comparison = RunComparison(
+            base: baseRun, new: newRun, rules: RunComparison.rules(recorded: recorded, commandLine: commandLineRules))
+        print(ComparisonText.terminal(comparison))
+        do {
+            if let markdown { try ComparisonText.write(ComparisonText.markdown(comparison), to: markdown) }
+            if let junit { try ComparisonText.write(ComparisonText.junit(comparison), to: junit) }
+        } catch {
+            StandardError.print("queuesim compare: cannot write \(error)")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        let status = comparison.broken.isEmpty ? RunExitStatus.success : .thresholdFailed
+        StandardError.print(
+            "queuesim compare: done (exit \(status.rawValue)): \(ComparisonText.verdictLine(comparison))")
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+}
