@@ -1,0 +1,103 @@
+import Foundation
+
+/// Writes snapshots as text: the Prometheus text format (0.0.4) a scrape of `/metrics` gets,
+/// and OpenMetrics with timestamps for `metrics.prom`, the file `promtool tsdb
+/// create-blocks-from openmetrics` turns into blocks.
+package enum MetricsExposition {
+    /// `Content-Type` of a scrape.
+    package static let prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    /// One snapshot, no timestamps: what `/metrics` serves.
+    package static func prometheus(_ snapshot: MetricsSnapshot) -> String {
+        var out = ""
+        for family in MetricCatalog.families {
+            guard let list = snapshot.series[family.name], !list.isEmpty else { continue }
+            out += "# HELP \(family.name) \(escapeHelp(family.help))\n"
+            out += "# TYPE \(family.name) \(family.kind.rawValue)\n"
+            for series in list {
+                out += samples(family, series, identity: snapshot.identity, timestamp: nil)
+            }
+        }
+        return out
+    }
+
+    /// Snapshots of successive instants (seconds since the epoch), one sample per series per
+    /// instant, grouped as OpenMetrics requires: each family once, each series' points in time
+    /// order, `# EOF` last. A series appears from the first snapshot that has it.
+    package static func openMetrics(_ snapshots: [(seconds: Int64, snapshot: MetricsSnapshot)]) -> String {
+        var out = ""
+        for family in MetricCatalog.families {
+            var order: [[String]] = []
+            var seen: Set<[String]> = []
+            for (_, snapshot) in snapshots {
+                for series in snapshot.series[family.name] ?? [] where seen.insert(series.labels).inserted {
+                    order.append(series.labels)
+                }
+            }
+            guard !order.isEmpty else { continue }
+            out += "# TYPE \(family.openMetricsName) \(family.kind.rawValue)\n"
+            out += "# HELP \(family.openMetricsName) \(escapeHelp(family.help))\n"
+            for labels in order {
+                for (seconds, snapshot) in snapshots {
+                    guard let series = snapshot.series[family.name]?.first(where: { $0.labels == labels }) else {
+                        continue
+                    }
+                    out += samples(family, series, identity: snapshot.identity, timestamp: seconds)
+                }
+            }
+        }
+        return out + "# EOF\n"
+    }
+
+    private static func samples(
+        _ family: MetricCatalog.Family, _ series: MetricsSnapshot.Series, identity: MetricsSnapshot.Identity,
+        timestamp: Int64?
+    ) -> String {
+        let names = MetricCatalog.commonLabels + family.labels
+        let values = identity.labelValues + series.labels
+        let suffix = timestamp.map { " \($0)" } ?? ""
+        switch series.value {
+        case .number(let value):
+            return "\(family.name)\(labelText(names, values)) \(number(value))\(suffix)\n"
+        case .histogram(let histogram):
+            var out = ""
+            let cumulative = histogram.cumulative
+            for (index, count) in cumulative.enumerated() {
+                let bound = index < histogram.bounds.count ? number(histogram.bounds[index]) : "+Inf"
+                out += "\(family.name)_bucket\(labelText(names + ["le"], values + [bound])) \(count)\(suffix)\n"
+            }
+            out += "\(family.name)_count\(labelText(names, values)) \(histogram.count)\(suffix)\n"
+            out += "\(family.name)_sum\(labelText(names, values)) \(number(histogram.sum))\(suffix)\n"
+            return out
+        }
+    }
+
+    private static func labelText(_ names: [String], _ values: [String]) -> String {
+        "{" + zip(names, values).map { "\($0)=\"\(escapeLabel($1))\"" }.joined(separator: ",") + "}"
+    }
+
+    /// Whole numbers without a fraction (`12`), others as Swift writes a Double (`0.005`).
+    static func number(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    private static func escapeLabel(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    private static func escapeHelp(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+    }
+}

@@ -1,0 +1,101 @@
+/// The values of every exported series at one instant: what a scrape of `/metrics` returns and
+/// what `metrics.prom` holds for each second. Built by whoever owns the numbers (the run's
+/// recorder, the room), rendered by `MetricsExposition`.
+package struct MetricsSnapshot: Sendable, Equatable {
+    /// The labels every series carries, so shards of one run sum and runs stay apart.
+    package struct Identity: Sendable, Equatable {
+        package var runId: String
+        package var scenario: String
+        /// `K/N` for a shard of a sharded run, `0/1` for a whole run.
+        package var shard: String
+
+        package init(runId: String, scenario: String, shard: String) {
+            self.runId = runId
+            self.scenario = scenario
+            self.shard = shard
+        }
+
+        var labelValues: [String] { [runId, scenario, shard] }
+    }
+
+    package enum Value: Sendable, Equatable {
+        case number(Double)
+        case histogram(BucketCounts)
+    }
+
+    package struct Series: Sendable, Equatable {
+        /// In the order of the family's `labels`.
+        package var labels: [String]
+        package var value: Value
+    }
+
+    package var identity: Identity
+    /// By family name; series in the order they were set (callers set them in a stable order,
+    /// so a snapshot renders to the same bytes every time).
+    package private(set) var series: [String: [Series]] = [:]
+
+    package init(identity: Identity) {
+        self.identity = identity
+    }
+
+    package mutating func set(_ family: MetricCatalog.Family, _ labels: [String] = [], _ value: Double) {
+        set(family, labels, .number(value))
+    }
+
+    package mutating func set(_ family: MetricCatalog.Family, _ labels: [String] = [], histogram: BucketCounts) {
+        set(family, labels, .histogram(histogram))
+    }
+
+    private mutating func set(_ family: MetricCatalog.Family, _ labels: [String], _ value: Value) {
+        precondition(labels.count == family.labels.count, "\(family.name) takes labels \(family.labels)")
+        var list = series[family.name] ?? []
+        if let index = list.firstIndex(where: { $0.labels == labels }) {
+            list[index].value = value
+        } else {
+            list.append(Series(labels: labels, value: value))
+        }
+        series[family.name] = list
+    }
+
+    package func value(_ family: MetricCatalog.Family, _ labels: [String] = []) -> Value? {
+        series[family.name]?.first { $0.labels == labels }?.value
+    }
+}
+
+/// A Prometheus histogram's buckets: counts per upper bound (seconds) and a `+Inf` bucket, the
+/// sum and the count. Adding two (shards, loops) adds their buckets.
+package struct BucketCounts: Sendable, Equatable {
+    package let bounds: [Double]
+    /// Per bucket, not cumulative; one more than `bounds` (the `+Inf` bucket).
+    package private(set) var counts: [UInt64]
+    package private(set) var sum: Double = 0
+    package private(set) var count: UInt64 = 0
+
+    package init(bounds: [Double]) {
+        self.bounds = bounds
+        counts = Array(repeating: 0, count: bounds.count + 1)
+    }
+
+    package mutating func record(seconds: Double, times: UInt64 = 1) {
+        let index = bounds.firstIndex { seconds <= $0 } ?? bounds.count
+        counts[index] += times
+        sum += seconds * Double(times)
+        count += times
+    }
+
+    package mutating func add(_ other: BucketCounts) {
+        precondition(other.bounds == bounds, "histograms with different buckets")
+        for index in counts.indices { counts[index] += other.counts[index] }
+        sum += other.sum
+        count += other.count
+    }
+
+    /// Cumulative counts per bound, `+Inf` last, as the exposition writes them.
+    package var cumulative: [UInt64] {
+        var running: UInt64 = 0
+        return counts.map { count in
+            running += count
+            return running
+        }
+    }
+}
