@@ -61,6 +61,8 @@ let package = Package(
                 "QueueClientCore",
                 "CYaml",
                 "CZlib",
+                // Remote write of metrics (`--metrics-push`); QueueClientCore links it already.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
