@@ -130,6 +130,18 @@ package enum QueueITHash {
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }
+        // Over contiguous bytes when both have them (native strings do): zipping two `utf8`
+        // views steps their indices a byte at a time, 1.4 % of a virtual run's profile.
+        let contiguous = left.withContiguousStorageIfAvailable { leftBytes in
+            right.withContiguousStorageIfAvailable { rightBytes in
+                var difference: UInt8 = 0
+                for index in 0..<leftBytes.count {
+                    difference |= fold(leftBytes[index]) ^ fold(rightBytes[index])
+                }
+                return difference == 0
+            }
+        }
+        if let equal = contiguous ?? nil { return equal }
         var difference: UInt8 = 0
         for (a, b) in zip(left, right) {
             difference |= fold(a) ^ fold(b)
