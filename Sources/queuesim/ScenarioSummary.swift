@@ -28,6 +28,9 @@ struct ScenarioSummary {
                 + "(\(arrivals.process.rawValue)), peak \(Self.rate(arrivals.peakRatePerSecond))")
         row("phases", phases.joined(separator: "; "))
         if let cap = arrivals.maxVisitors { row("cap", "at most \(Self.count(cap)) visitors") }
+        if arrivals.scale != 1 {
+            row("scale", "× \(ScenarioUnits.factor(arrivals.scale)) (arrivals.scale: the phases above are scaled)")
+        }
         if !scenario.overrides.isEmpty {
             row("set", scenario.overrides.map { "--set \($0.recorded)" }.joined(separator: " "))
         }

@@ -147,9 +147,12 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         /// The visitors the plan holds after `--visitors` and `maxVisitors` (the run's share
         /// in a shard).
         var plannedVisitors: Int?
+        /// `arrivals.scale`, which `phases` and `max_visitors` are already multiplied by; nil in
+        /// a `run.json` from before the key.
+        var scale: Double?
 
         enum CodingKeys: String, CodingKey {
-            case process, phases
+            case process, phases, scale
             case maxVisitors = "max_visitors"
             case plannedVisitors = "planned_visitors"
         }
@@ -254,7 +257,8 @@ extension RunConfiguration {
         feeders = Self.feeders(of: scenario)
         arrivals = ArrivalsEntry(
             process: scenario.arrivals.process.rawValue, phases: scenario.arrivals.phases.map(Self.describe),
-            maxVisitors: scenario.arrivals.maxVisitors, plannedVisitors: plannedVisitors)
+            maxVisitors: scenario.arrivals.maxVisitors, plannedVisitors: plannedVisitors,
+            scale: scenario.arrivals.scale)
         run = RunEntry(
             clock: scenario.clock.rawValue, seed: scenario.seed, concurrency: scenario.run.concurrency,
             durationMs: scenario.run.duration?.wholeMilliseconds, startAt: scenario.run.startAt.map(StartInstant.text))

@@ -36,6 +36,10 @@ enum ConfigurationSection {
                 "arrivals",
                 "\(arrivals.process): " + arrivals.phases.joined(separator: ", ")
                     + (arrivals.maxVisitors.map { ", at most \($0) visitors" } ?? "")
+                    + (arrivals.scale.flatMap {
+                        $0 == 1 ? nil : " (scaled × \(ScenarioUnits.factor($0)) by arrivals.scale)"
+                    }
+                        ?? "")
             ))
         if let planned = arrivals.plannedVisitors { facts.append(("planned visitors", String(planned))) }
         let run = configuration.run
