@@ -11,7 +11,14 @@ enum ConfigurationSection {
         var facts: [(String, String)] = []
         if let room = configuration.room {
             facts.append(("room mode", room.mode))
-            facts.append(("outflow", "\(ScenarioUnits.grouped(room.outflowPerMinute))/min"))
+            let changes = (room.outflowSchedule ?? []).dropFirst().map {
+                OutflowChange(at: .milliseconds($0.atMs), perSecond: $0.perMinute / 60)
+            }
+            facts.append(
+                (
+                    changes.isEmpty ? "outflow" : "outflow (scheduled)",
+                    WaitingRoomSettings.describeOutflow(perSecond: room.outflowPerMinute / 60, changes: changes)
+                ))
             facts.append(("event start", Durations.text(milliseconds: room.eventStartMs)))
             facts.append(("token validity", Durations.text(milliseconds: room.tokenValidityMs)))
             facts.append(("secret key", room.secretKeyIsDefault ? "the public default (dev-secret)" : "set (redacted)"))
