@@ -55,6 +55,7 @@ package final class Recorder {
     private var finished = false
     /// Whether the rows carry a platform (a group mixes platforms): the header says so too.
     private var rowsHavePlatform = false
+    private var rowsHaveComebacks = false
     /// Outcomes by platform, when the rows carry one (`RunReport.platformOutcomes`).
     private var platformOutcomes: [String: [VisitorOutcome: Int]] = [:]
 
@@ -90,6 +91,7 @@ package final class Recorder {
             // A recovered run's filled-in rows have an empty platform: no platform to count.
             if !platform.isEmpty { platformOutcomes[platform, default: [:]][record.outcome, default: 0] += 1 }
         }
+        if record.comebacks != nil { rowsHaveComebacks = true }
         VisitorRowFormat.encode(record, into: &row)
         do {
             try spool.append(row: row.bytes, index: record.index)
@@ -113,6 +115,11 @@ package final class Recorder {
     /// Counts `count` HTTP requests sent in timeline second `second` (`Timeline.second(of:)`).
     package func recordRequests(_ count: Int, inSecond second: Int) {
         timeline.addRequests(count, inSecond: second)
+    }
+
+    /// Adds an engine's after-pass calls per second (`afterPass`: the load behind the queue).
+    func recordAfterPassRequests(_ counts: PerSecondCounts) {
+        timeline.addAfterPassRequests(counts)
     }
 
     /// Adds an engine's answers by endpoint and status (each runner once per engine, at the end).
@@ -167,7 +174,8 @@ package final class Recorder {
             ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
-            try spool.copyOrdered(header: VisitorRowFormat.header(platform: rowsHavePlatform), into: file)
+            try spool.copyOrdered(
+                header: VisitorRowFormat.header(platform: rowsHavePlatform, comebacks: rowsHaveComebacks), into: file)
         }
         spool.discard()
         files[Self.summaryFile] = try AtomicFileWriter.write(
