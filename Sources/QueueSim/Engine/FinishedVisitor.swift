@@ -15,4 +15,6 @@ struct FinishedVisitor: Sendable {
     var comebacks = 0
     /// The start of its first attempt, when it came back (`result.marks.started` is the last's).
     var firstStart: RunInstant? = nil
+    /// Its earlier attempts' stays on the queue page (empty unless it came back).
+    var earlierStays: [QueueStay] = []
 }

@@ -37,6 +37,14 @@ struct EarlierAttempts: Sendable {
     var polls: Int
     var restarts: Int
     var requests: Int
+    /// When each earlier attempt was on the queue page: the timeline's `in_queue` counts them.
+    var stays: [QueueStay] = []
+}
+
+/// A stretch of time on the queue page.
+package struct QueueStay: Sendable, Equatable {
+    package var entered: RunInstant
+    package var left: RunInstant
 }
 
 /// The after-pass calls of a visitor who passed.

@@ -61,6 +61,7 @@ final class RowWriter {
                         record.start = firstStart
                     }
                     if record.comebacks != nil { record.comebacks = item.comebacks }
+                    record.earlierStays = item.earlierStays
                     if let handshake = item.handshake {
                         record.connectTime = handshake.connect
                         record.tlsTime = handshake.tls

@@ -271,6 +271,9 @@ extension Afterlife {
 
 extension EarlierAttempts {
     mutating func add(_ result: VisitorResult) {
+        if let entered = result.marks.queueEntered {
+            stays.append(QueueStay(entered: entered, left: result.marks.ended))
+        }
         attempts += result.attempts
         polls += result.polls
         restarts += result.restarts
@@ -285,5 +288,6 @@ extension EarlierAttempts {
         finished.result.requests += requests
         finished.comebacks = comebacks
         finished.firstStart = firstStart
+        finished.earlierStays = stays
     }
 }

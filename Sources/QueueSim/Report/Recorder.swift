@@ -56,6 +56,8 @@ package final class Recorder {
     /// Whether the rows carry a platform (a group mixes platforms): the header says so too.
     private var rowsHavePlatform = false
     private var rowsHaveComebacks = false
+    /// Comebacks over every recorded row (run.json's `comebacks`).
+    private var comebacks = 0
     /// Outcomes by platform, when the rows carry one (`RunReport.platformOutcomes`).
     private var platformOutcomes: [String: [VisitorOutcome: Int]] = [:]
 
@@ -91,7 +93,10 @@ package final class Recorder {
             // A recovered run's filled-in rows have an empty platform: no platform to count.
             if !platform.isEmpty { platformOutcomes[platform, default: [:]][record.outcome, default: 0] += 1 }
         }
-        if record.comebacks != nil { rowsHaveComebacks = true }
+        if let count = record.comebacks {
+            rowsHaveComebacks = true
+            comebacks += count
+        }
         VisitorRowFormat.encode(record, into: &row)
         do {
             try spool.append(row: row.bytes, index: record.index)
@@ -160,6 +165,14 @@ package final class Recorder {
             verdicts: verdicts, exitStatus: exitStatus, measurements: measurements, generator: ending.generator)
         report.shard = run.shard?.shard
         report.platformOutcomes = platformOutcomes
+        let afterPass = timeline.afterPassFigures
+        report.behaviour.afterPassRequests = afterPass.total
+        report.behaviour.afterPassPeakPerSecond = afterPass.peakPerSecond
+        report.behaviour.afterPassPeakSecond = afterPass.peakSecond
+        report.behaviour.comebacks = comebacks
+        report.behaviour.abandonedShare =
+            statistics.visitorCount > 0
+            ? Double(measurements.outcomeCounts[.abandoned] ?? 0) / Double(statistics.visitorCount) : 0
 
         report.pagePath = Self.path(directory, Self.pageFile)
         report.durationMs = max(0, ending.end.milliseconds)
@@ -211,6 +224,7 @@ package final class Recorder {
             exitStatus: exitStatus, files: files, statistics: statistics)
         manifest.requestsByEndpoint = endpoints
         manifest.queuePageLatency = queuePageLatency
+        manifest.behaviour = report.behaviour
         try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
         unlink(Self.path(directory, Self.pendingFile))
         return report

@@ -171,6 +171,9 @@ struct RunManifest: Encodable {
     var requestsByEndpoint: [EndpointFigures]?
     /// The queue page's answer times over the run, as the page draws them.
     var queuePageLatency: QueuePageLatencyFigures?
+    /// `after_pass`, `abandoned_share`, `comebacks` (issue 30; zeros without behaviours; nil
+    /// in merged and recovered reports, which do not rebuild them).
+    var behaviour: BehaviourFigures?
 
     struct ShardEntry: Codable, Equatable {
         var index: Int
@@ -235,6 +238,9 @@ struct RunManifest: Encodable {
         case configuration
         case requestsByEndpoint = "requests_by_endpoint"
         case queuePageLatency = "queue_page_latency_ms"
+        case afterPass = "after_pass"
+        case abandonedShare = "abandoned_share"
+        case comebacks
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -272,6 +278,11 @@ struct RunManifest: Encodable {
         try container.encodeIfPresent(configuration, forKey: .configuration)
         try container.encodeIfPresent(requestsByEndpoint, forKey: .requestsByEndpoint)
         try container.encodeIfPresent(queuePageLatency, forKey: .queuePageLatency)
+        if let behaviour {
+            try container.encode(behaviour, forKey: .afterPass)
+            try container.encode(behaviour.abandonedShare, forKey: .abandonedShare)
+            try container.encode(behaviour.comebacks, forKey: .comebacks)
+        }
     }
 
     init(

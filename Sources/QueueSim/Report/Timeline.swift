@@ -67,15 +67,18 @@ struct Timeline {
             passedWaits.append(
                 UInt64(Self.second(of: record.ended)) << 32 | UInt64(min(record.waitMilliseconds, Int64(UInt32.max))))
         }
-        if let entered = record.queueEntered {
-            // In the queue at the end of second s: entered before (s+1) s and left at or after
-            // it. That makes s run from floor(entered) to floor(left) − 1.
-            let first = Self.second(of: entered)
-            let last = Self.second(of: record.ended) - 1
-            if first <= last {
-                inQueueChanges.add(at: first)
-                inQueueChanges.add(at: last + 1, -1)
-            }
+        if let entered = record.queueEntered { countInQueue(from: entered, to: record.ended) }
+        for stay in record.earlierStays { countInQueue(from: stay.entered, to: stay.left) }
+    }
+
+    private mutating func countInQueue(from entered: RunInstant, to left: RunInstant) {
+        // In the queue at the end of second s: entered before (s+1) s and left at or after
+        // it. That makes s run from floor(entered) to floor(left) − 1.
+        let first = Self.second(of: entered)
+        let last = Self.second(of: left) - 1
+        if first <= last {
+            inQueueChanges.add(at: first)
+            inQueueChanges.add(at: last + 1, -1)
         }
     }
 
@@ -93,9 +96,11 @@ struct Timeline {
         for (second, count) in counts.nonZero { afterPassRequests.add(at: second, count) }
     }
 
-    /// After-pass calls in all, and the most in one second of the run.
-    var afterPassFigures: (total: Int, peakPerSecond: Int) {
-        (afterPassRequests.total, afterPassRequests.nonZero.map(\.count).max() ?? 0)
+    /// After-pass calls in all, the most in one second of the run and that second (the first).
+    var afterPassFigures: (total: Int, peakPerSecond: Int, peakSecond: Int?) {
+        var peak: (second: Int, count: Int)?
+        for entry in afterPassRequests.nonZero where entry.count > (peak?.count ?? 0) { peak = entry }
+        return (afterPassRequests.total, peak?.count ?? 0, peak?.second)
     }
 
     /// Counts the connections a wall-clock run opened, per second (all zero is still a count:

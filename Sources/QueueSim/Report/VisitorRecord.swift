@@ -60,6 +60,9 @@ package struct VisitorRecord: Sendable, Equatable {
     /// A visitor who came back: the start of its last attempt, which its `enqueue_ms` is
     /// measured from (`start` stays its first start, `total_ms` its whole journey).
     package var lastAttemptStart: RunInstant?
+    /// A visitor who came back: when its earlier attempts were on the queue page, as
+    /// stays (the timeline's `in_queue` counts them; `wait_ms` is the last stay's).
+    package var earlierStays: [QueueStay] = []
 
     package init(
         index: Int, group: String, flow: String, arrival: RunInstant, start: RunInstant,
