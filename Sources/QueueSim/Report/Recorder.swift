@@ -169,6 +169,7 @@ package final class Recorder {
         report.behaviour.afterPassRequests = afterPass.total
         report.behaviour.afterPassPeakPerSecond = afterPass.peakPerSecond
         report.behaviour.afterPassPeakSecond = afterPass.peakSecond
+        report.behaviour.afterPassCounted = timeline.countsAfterPass
         report.behaviour.comebacks = comebacks
         report.behaviour.abandonedShare =
             statistics.visitorCount > 0

@@ -279,7 +279,7 @@ struct RunManifest: Encodable {
         try container.encodeIfPresent(requestsByEndpoint, forKey: .requestsByEndpoint)
         try container.encodeIfPresent(queuePageLatency, forKey: .queuePageLatency)
         if let behaviour {
-            try container.encode(behaviour, forKey: .afterPass)
+            try container.encode(behaviour.afterPassCounted ? behaviour : nil, forKey: .afterPass)
             try container.encode(behaviour.abandonedShare, forKey: .abandonedShare)
             try container.encode(behaviour.comebacks, forKey: .comebacks)
         }

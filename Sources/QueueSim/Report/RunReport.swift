@@ -49,6 +49,9 @@ package struct BehaviourFigures: Sendable, Equatable, Encodable {
     package var comebacks = 0
     /// The share of visitors whose outcome is `abandoned` (0...1).
     package var abandonedShare = 0.0
+    /// False when the after-pass calls were not counted (a recovered run: they died with the
+    /// process): run.json's `after_pass` is then `null`.
+    package var afterPassCounted = true
 
     package init() {}
 

@@ -29,8 +29,9 @@ struct Timeline {
     /// `passedWaits`: `second << 32 | wait_ms` of each visitor that passed after waiting in the
     /// queue page, by the second it passed.
     private var passedWaits: [UInt64] = []
-    /// After-pass calls per second (`afterPass`), all zero when no group has one.
-    private var afterPassRequests = PerSecondCounts()
+    /// After-pass calls per second (`afterPass`), all zero when no group has one; nil when no
+    /// runner counted them (a recovered run, a merge): the column is then empty, not 0.
+    private var afterPassRequests: PerSecondCounts?
 
     static let columns = [
         "second", "arrivals", "started", "enqueued", "in_queue", "passed", "disabled", "queued",
@@ -93,14 +94,20 @@ struct Timeline {
     var requestCount: Int { requests.total }
 
     mutating func addAfterPassRequests(_ counts: PerSecondCounts) {
-        for (second, count) in counts.nonZero { afterPassRequests.add(at: second, count) }
+        var total = afterPassRequests ?? PerSecondCounts()
+        for (second, count) in counts.nonZero { total.add(at: second, count) }
+        afterPassRequests = total
     }
+
+    /// Whether a runner counted the after-pass calls (not in a recovered or merged report).
+    var countsAfterPass: Bool { afterPassRequests != nil }
 
     /// After-pass calls in all, the most in one second of the run and that second (the first).
     var afterPassFigures: (total: Int, peakPerSecond: Int, peakSecond: Int?) {
         var peak: (second: Int, count: Int)?
-        for entry in afterPassRequests.nonZero where entry.count > (peak?.count ?? 0) { peak = entry }
-        return (afterPassRequests.total, peak?.count ?? 0, peak?.second)
+        let counts = afterPassRequests ?? PerSecondCounts()
+        for entry in counts.nonZero where entry.count > (peak?.count ?? 0) { peak = entry }
+        return (counts.total, peak?.count ?? 0, peak?.second)
     }
 
     /// Counts the connections a wall-clock run opened, per second (all zero is still a count:
@@ -165,7 +172,7 @@ struct Timeline {
                 if let answers { row.integer(layout.value(answers[index], second)) } else { row.empty() }
             }
             row.integer(layout.value(endedByOutcome[Self.abandonedIndex], second))
-            row.integer(layout.value(afterPassRequests, second))
+            if let afterPassRequests { row.integer(layout.value(afterPassRequests, second)) } else { row.empty() }
             row.endRow()
             if row.bytes.count >= Self.blockBytes {
                 try row.bytes.withUnsafeBytes(sink)
@@ -200,7 +207,7 @@ struct Timeline {
             series.passed[bucket] += Double(layout.value(endedByOutcome[passedColumn], second))
             for column in errorColumns { series.errors[bucket] += Double(layout.value(endedByOutcome[column], second)) }
             series.requests[bucket] += Double(layout.value(requests, second))
-            series.afterPass[bucket] += Double(layout.value(afterPassRequests, second))
+            if let afterPassRequests { series.afterPass[bucket] += Double(layout.value(afterPassRequests, second)) }
             series.abandoned[bucket] += Double(layout.value(endedByOutcome[Self.abandonedIndex], second))
             series.inQueue[bucket] = max(series.inQueue[bucket], inQueue)
             if let connections { series.connections[bucket] += Double(layout.value(connections, second)) }
