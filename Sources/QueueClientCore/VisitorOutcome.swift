@@ -18,4 +18,7 @@ package enum VisitorOutcome: String, Sendable, Hashable, CaseIterable, Codable {
     case restarted
     /// Stopped by SIGINT/SIGTERM while in flight, or by the run's end before its enqueue was decided.
     case interrupted
+    /// Closed the app on the queue page when its drawn `patience` ran out (and did not come
+    /// back, or came back and gave up again). Last, so the outcomes before it keep their order.
+    case abandoned
 }

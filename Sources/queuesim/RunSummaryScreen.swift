@@ -15,6 +15,7 @@ struct RunSummaryScreen {
         lines.append("")
         lines += Self.outcomeLines(counts: report.outcomeCounts, visitors: report.visitorCount)
         lines += Self.platformLines(report.platformOutcomes)
+        lines += Self.behaviourLines(report.behaviour)
         if !report.failureCauses.isEmpty {
             lines.append("")
             lines.append("why visitors failed (top causes by group):")
@@ -99,6 +100,19 @@ struct RunSummaryScreen {
 
     /// A group that mixes platforms hides which platform fared how: one line per platform, in
     /// the order ios, android (empty when no group mixes).
+    /// Comebacks and the load behind the queue, when visitors came back or went on shopping.
+    static func behaviourLines(_ figures: BehaviourFigures) -> [String] {
+        var lines: [String] = []
+        if figures.comebacks > 0 { lines.append("comebacks: \(figures.comebacks) (visitors who reopened the app)") }
+        if figures.afterPassRequests > 0 {
+            let second = figures.afterPassPeakSecond.map { " in second \($0)" } ?? ""
+            lines.append(
+                "behind the queue: \(figures.afterPassRequests) after-pass requests, peak "
+                    + "\(figures.afterPassPeakPerSecond)/s\(second)")
+        }
+        return lines.isEmpty ? [] : [""] + lines
+    }
+
     static func platformLines(_ outcomes: [String: [VisitorOutcome: Int]]) -> [String] {
         guard !outcomes.isEmpty else { return [] }
         var lines = ["", "by platform (a group mixes platforms):"]

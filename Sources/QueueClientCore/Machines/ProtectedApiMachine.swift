@@ -116,6 +116,20 @@ package struct ProtectedApiMachine: Sendable {
         }
     }
 
+    /// After the visitor passed, the app calls the API once more (a visitor going on shopping):
+    /// with `?queueittoken=` when it has a token the connector has not seen from it yet, so the
+    /// connector sets its cookie, and with the cookies kept since. Allowed before any call and
+    /// after the last one finished.
+    package mutating func callAfterPass(presenting token: String?, at now: RunInstant) -> Action {
+        switch state {
+        case .idle, .finished:
+            guard let token, !token.isEmpty else { return call(apiURL, presentedToken: true, redirectsFollowed: 0) }
+            return call(apiURL.appendingQuery("queueittoken", token), presentedToken: true, redirectsFollowed: 0)
+        case .calling, .inWaitingRoom:
+            preconditionFailure("ProtectedApiMachine.callAfterPass called with a call in flight")
+        }
+    }
+
     private mutating func call(_ url: SimpleURL, presentedToken: Bool, redirectsFollowed: Int) -> Action {
         state = .calling(presentedToken: presentedToken, redirectsFollowed: redirectsFollowed)
         currentURL = url

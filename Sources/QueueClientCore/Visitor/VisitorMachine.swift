@@ -182,6 +182,13 @@ package struct VisitorMachine: Sendable {
         }
     }
 
+    /// The visitor closes the app (its patience ran out): it sends nothing more, and an answer
+    /// in flight is never read. A finished visitor keeps its result.
+    package mutating func abandon(at now: RunInstant) -> VisitorResult {
+        if case .finished(let result) = stage { return result }
+        return finishResult(.abandoned, message: nil, at: now)
+    }
+
     // MARK: - Composition
 
     private var protectedApi: ProtectedApiMachine? {

@@ -45,4 +45,10 @@ package enum RandomPurpose: UInt64, Sendable {
     case feederShuffle = 9
     /// The platform of a visitor of a group that mixes platforms.
     case platformChoice = 10
+    /// A visitor's patience on the queue page, per attempt (`VisitorBehaviourDraws`).
+    case patience = 11
+    /// Whether an abandoning visitor comes back, and after how long, per abandonment.
+    case comeback = 12
+    /// Whether a visitor who passed is a no-show, and its think times before each call.
+    case afterPass = 13
 }

@@ -16,4 +16,10 @@ enum EngineEvent {
     indirect case response(slot: Int, IncomingResponse)
     /// Indirect too: the error's payload would otherwise widen every entry.
     indirect case failure(slot: Int, TransportError)
+    /// The visitor's patience runs out now (`VisitorEngine+Behaviour`). `serial` tells it from
+    /// a stale one: the visitor may have passed meanwhile, its slot gone to another.
+    case giveUp(slot: Int, serial: UInt32)
+    /// A visitor who gave up reopens the app now, or one who passed makes its next after-pass
+    /// call; `serial` as for `giveUp`.
+    case resume(slot: Int, serial: UInt32)
 }

@@ -10,4 +10,11 @@ struct FinishedVisitor: Sendable {
     var result: VisitorResult
     /// The handshake of its first request, when that request opened a connection.
     var handshake: Handshake? = nil
+    /// How often it reopened the app after giving up (`comeback`); `result` is its last attempt's
+    /// with the earlier attempts' counts added.
+    var comebacks = 0
+    /// The start of its first attempt, when it came back (`result.marks.started` is the last's).
+    var firstStart: RunInstant? = nil
+    /// Its earlier attempts' stays on the queue page (empty unless it came back).
+    var earlierStays: [QueueStay] = []
 }

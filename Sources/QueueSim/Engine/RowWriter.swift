@@ -56,6 +56,12 @@ final class RowWriter {
                     var record = VisitorRecord(
                         index: item.index, arrival: item.arrival, groupIndex: item.groupIndex, result: item.result,
                         run: run, eventId: eventIds[item.groupIndex], tokenJudge: tokenJudge)
+                    if let firstStart = item.firstStart {
+                        record.lastAttemptStart = record.start
+                        record.start = firstStart
+                    }
+                    if record.comebacks != nil { record.comebacks = item.comebacks }
+                    record.earlierStays = item.earlierStays
                     if let handshake = item.handshake {
                         record.connectTime = handshake.connect
                         record.tlsTime = handshake.tls

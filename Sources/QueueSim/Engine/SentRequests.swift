@@ -8,6 +8,12 @@ struct SentRequests {
     private(set) var total = 0
     /// Their answers by endpoint and status (the report's per-endpoint table and charts).
     var answers = RequestStatistics()
+    /// The after-pass calls among them (`afterPass`), per second: the load behind the queue.
+    private(set) var afterPassPerSecond = PerSecondCounts()
+
+    mutating func countAfterPass(inSecond second: Int) {
+        afterPassPerSecond.add(at: second)
+    }
 
     mutating func count(inSecond second: Int) {
         perSecond.add(at: second)

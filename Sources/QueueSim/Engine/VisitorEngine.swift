@@ -37,8 +37,9 @@ struct VisitorEngine {
     }
 
     /// Wake-ups (and on the virtual clock the room's answers), in `(time, sequence)` order.
-    private(set) var calendar = DiscreteEventLoop<EngineEvent>()
-    private var slots = SlotStore<InFlightVisitor>()
+    /// Internal, not private: `VisitorEngine+Behaviour` (another file) schedules and takes slots.
+    var calendar = DiscreteEventLoop<EngineEvent>()
+    var slots = SlotStore<InFlightVisitor>()
     private var plan: VisitorPlan
     /// This engine's share of the plan: the visitors whose position is `part` modulo `parts`.
     private let part: Int
@@ -48,25 +49,29 @@ struct VisitorEngine {
     private let templates: [[VisitorConfiguration]]
     /// The most visitors in flight at once (this engine's share of `run.concurrency`).
     let quota: Int
-    private(set) var inFlight = 0
+    var inFlight = 0
     /// The wall clock sends requests into sockets that may never answer, so each request gets
     /// a serial and a deadline; the virtual network always answers by the deadline itself.
-    private let tracksRequestDeadlines: Bool
+    let tracksRequestDeadlines: Bool
     /// Per slot: the serial of the request the visitor awaits, 0 when none.
-    private var awaitedSerials: [UInt32] = []
+    var awaitedSerials: [UInt32] = []
     /// Per slot: the timeout of the request the visitor awaits (meaningful while its serial is
     /// awaited), for the wall clock's look at a deadline again (`awaitedTimeout`).
     private var awaitedTimeouts: [RequestTimeout] = []
     private var nextSerial: UInt32 = 0
     /// Request deadlines in the order they were set, beside the calendar (`RequestDeadlines`).
     private var deadlines = RequestDeadlines()
-    private var progress = RunProgress.Snapshot()
+    var progress = RunProgress.Snapshot()
     /// Finished visitors by outcome (`outcomes` order): a scan of eight cases compares tags,
     /// a dictionary would hash once per visitor.
-    private var outcomeCounts = [Int](repeating: 0, count: VisitorEngine.outcomes.count)
+    var outcomeCounts = [Int](repeating: 0, count: VisitorEngine.outcomes.count)
     /// `allCases` once: the synthesized property builds a new array on every call.
-    private static let outcomes = VisitorOutcome.allCases
-    private(set) var sent = SentRequests()
+    static let outcomes = VisitorOutcome.allCases
+    var sent = SentRequests()
+    /// The groups' behaviours (`patience`, `comeback`, `afterPass`); nil when none has one.
+    let behaviours: VisitorBehaviourBook?
+    /// The serial of the last `giveUp` or `resume` event scheduled.
+    var lastBehaviourSerial: UInt32 = 0
 
     /// - Parameters:
     ///   - templates: one configuration per group and platform of its mix
@@ -74,8 +79,9 @@ struct VisitorEngine {
     ///   - quota: the most visitors in flight at once.
     init(
         plan: VisitorPlan, part: Int = 0, of parts: Int = 1, templates: [[VisitorConfiguration]], quota: Int = .max,
-        tracksRequestDeadlines: Bool
+        tracksRequestDeadlines: Bool, behaviours: VisitorBehaviourBook? = nil
     ) throws {
+        self.behaviours = behaviours
         self.plan = plan
         self.part = part
         self.parts = parts
@@ -111,7 +117,10 @@ struct VisitorEngine {
 
     /// The visitor's wake-up has come.
     mutating func wake(slot: Int, at now: RunInstant) -> Action {
-        advance(slot, at: now) { $0.waited(at: now) }
+        if behaviours != nil, let action = afterlifeEvent(slot: slot, response: nil, error: nil, at: now) {
+            return action
+        }
+        return advance(slot, at: now) { $0.waited(at: now) }
     }
 
     /// The answer to request `serial` of the visitor in `slot` (ignored when the visitor no
@@ -121,6 +130,9 @@ struct VisitorEngine {
         _ response: IncomingResponse, slot: Int, serial: UInt32, at now: RunInstant, handshake: Handshake? = nil
     ) -> Action {
         guard takeAwaited(slot: slot, serial: serial) else { return .none }
+        if behaviours != nil, let action = afterlifeEvent(slot: slot, response: response, error: nil, at: now) {
+            return action
+        }
         if tracksRequestDeadlines { slots.modify(slot) { $0.firstHandshake.settle(handshake) } }
         countAnswer(slot: slot, status: .init(code: response.head.status.code), at: now)
         return advance(slot, at: now) { $0.received(response, at: now) }
@@ -132,6 +144,9 @@ struct VisitorEngine {
         _ error: TransportError, slot: Int, serial: UInt32, at now: RunInstant, handshake: Handshake? = nil
     ) -> Action {
         guard takeAwaited(slot: slot, serial: serial) else { return .none }
+        if behaviours != nil, let action = afterlifeEvent(slot: slot, response: nil, error: error, at: now) {
+            return action
+        }
         if tracksRequestDeadlines { slots.modify(slot) { $0.firstHandshake.settle(handshake) } }
         countAnswer(slot: slot, status: .init(error), at: now)
         return advance(slot, at: now) { $0.failed(error, at: now) }
@@ -158,11 +173,17 @@ struct VisitorEngine {
         for slot in 0..<slots.capacity {
             guard var visitor = slots.take(slot) else { continue }
             slots.release(slot)
+            // A visitor who gave up (its row written) or passed and is shopping has its row.
+            if visitor.machine.phase == .finished, !visitor.isComingBack {
+                if visitor.afterlife != nil { inFlight -= 1 }
+                continue
+            }
             if visitor.machine.phase == .inQueue { progress.inQueue -= 1 }
             let result = visitor.machine.stop(at: instant, reason: reason)
             inFlight -= 1
             var finished = finish(
-                visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result)
+                visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result,
+                afterlife: visitor.afterlife)
             finished.handshake = visitor.firstHandshake.handshake
             try row(finished)
         }
@@ -216,7 +237,7 @@ struct VisitorEngine {
     // MARK: - Lending a machine
 
     /// The request a machine in `phase` (after the event that made it send) is sending.
-    private static func kind(of phase: VisitorPhase) -> RequestStatistics.Endpoint {
+    static func kind(of phase: VisitorPhase) -> RequestStatistics.Endpoint {
         switch phase {
         case .enqueueing: .enqueue
         case .protectedApi: .protectedApi
@@ -275,7 +296,7 @@ struct VisitorEngine {
 
     /// Runs one event through the visitor's machine, in its slot, and carries out what the
     /// machine asked for.
-    private mutating func advance(
+    mutating func advance(
         _ slot: Int, at now: RunInstant, _ event: (inout VisitorMachine) -> VisitorMachine.Action
     ) -> Action {
         let step = slots.modify(slot) { visitor in
@@ -286,12 +307,17 @@ struct VisitorEngine {
         }
         guard let step else { return .none }
         progress.phaseChanged(from: step.before, to: step.after)
+        if behaviours != nil, step.after == .inQueue, step.before != .inQueue { startPatience(slot: slot, at: now) }
         switch step.action {
         case .finish(let result):
+            if behaviours != nil, result.outcome == .passed, let row = startAfterPass(slot: slot, result, at: now) {
+                return .finished(row)
+            }
             let visitor = slots.remove(slot)
             inFlight -= 1
             var finished = finish(
-                visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result)
+                visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result,
+                afterlife: visitor.afterlife)
             finished.handshake = visitor.firstHandshake.handshake
             return .finished(finished)
         case .wait(let deadline):
@@ -306,12 +332,15 @@ struct VisitorEngine {
         }
     }
 
-    private mutating func finish(
-        _ index: Int, arrival: RunInstant, groupIndex: Int, result: VisitorResult
+    /// The row of a visitor with its outcome; `afterlife`: its earlier attempts, if it came back.
+    mutating func finish(
+        _ index: Int, arrival: RunInstant, groupIndex: Int, result: VisitorResult, afterlife: Afterlife? = nil
     ) -> FinishedVisitor {
         progress.finished += 1
         outcomeCounts[Self.outcomes.firstIndex(of: result.outcome)!] += 1
-        return FinishedVisitor(index: index, arrival: arrival, groupIndex: groupIndex, result: result)
+        var finished = FinishedVisitor(index: index, arrival: arrival, groupIndex: groupIndex, result: result)
+        if case .comingBack(let earlier) = afterlife { earlier.fold(into: &finished) }
+        return finished
     }
 
     /// Counts the answer (or failure) to the request of the visitor in `slot`, by the phase that
@@ -325,7 +354,7 @@ struct VisitorEngine {
     }
 
     /// Gives the request a serial and its first deadline; returns the serial.
-    private mutating func awaitAnswer(slot: Int, timeout: RequestTimeout, sentAt now: RunInstant) -> UInt32 {
+    mutating func awaitAnswer(slot: Int, timeout: RequestTimeout, sentAt now: RunInstant) -> UInt32 {
         nextSerial &+= 1
         if nextSerial == 0 { nextSerial = 1 }
         if slot >= awaitedSerials.count {

@@ -17,6 +17,8 @@ final class LoopDriver: LiveExchangeOwner {
         var connectionsPerSecond: PerSecondCounts
         /// The answers its visitors got, by endpoint and status.
         var answers: RequestStatistics
+        /// Its visitors' after-pass calls per second (`afterPass`).
+        var afterPassPerSecond = PerSecondCounts()
     }
 
     let loop: any EventLoop
@@ -54,7 +56,7 @@ final class LoopDriver: LiveExchangeOwner {
         // retaining one object slow each other down.
         engine = try VisitorEngine(
             plan: plan, part: part, of: parts, templates: run.makeGroupTemplates(), quota: quota,
-            tracksRequestDeadlines: true)
+            tracksRequestDeadlines: true, behaviours: VisitorBehaviourBook(scenario: run.scenario))
         pool = LiveConnectionPool(
             loop: loop, endpoints: endpoints, limit: connectionLimit,
             connectTimeout: run.scenario.longestRequestTimeout, clock: clock)
@@ -209,6 +211,8 @@ final class LoopDriver: LiveExchangeOwner {
             try carryOut(engine.received(response, slot: slot, serial: 0, at: now))
         case .failure(let slot, let error):
             try carryOut(engine.failed(error, slot: slot, serial: 0, at: now))
+        case .giveUp, .resume:
+            try carryOut(engine.behaviourEvent(event, at: now))
         }
     }
 
@@ -294,7 +298,8 @@ final class LoopDriver: LiveExchangeOwner {
         promise.succeed(
             Outcome(
                 requestsPerSecond: engine.sent.perSecond, health: health, connectionsOpened: pool.connectionsOpened,
-                connectionsPerSecond: pool.opened, answers: engine.sent.answers))
+                connectionsPerSecond: pool.opened, answers: engine.sent.answers,
+                afterPassPerSecond: engine.sent.afterPassPerSecond))
     }
 
     private func fail(_ error: any Error) {

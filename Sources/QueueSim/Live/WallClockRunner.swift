@@ -101,6 +101,7 @@ package struct WallClockRunner: Sendable {
         for outcome in outcomes {
             health.merge(outcome.health)
             recorder.recordAnswers(outcome.answers)
+            recorder.recordAfterPassRequests(outcome.afterPassPerSecond)
             recorder.recordConnections(outcome.connectionsPerSecond)
         }
         var end = clock.now

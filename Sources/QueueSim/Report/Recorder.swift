@@ -55,6 +55,9 @@ package final class Recorder {
     private var finished = false
     /// Whether the rows carry a platform (a group mixes platforms): the header says so too.
     private var rowsHavePlatform = false
+    private var rowsHaveComebacks = false
+    /// Comebacks over every recorded row (run.json's `comebacks`).
+    private var comebacks = 0
     /// Outcomes by platform, when the rows carry one (`RunReport.platformOutcomes`).
     private var platformOutcomes: [String: [VisitorOutcome: Int]] = [:]
 
@@ -90,6 +93,10 @@ package final class Recorder {
             // A recovered run's filled-in rows have an empty platform: no platform to count.
             if !platform.isEmpty { platformOutcomes[platform, default: [:]][record.outcome, default: 0] += 1 }
         }
+        if let count = record.comebacks {
+            rowsHaveComebacks = true
+            comebacks += count
+        }
         VisitorRowFormat.encode(record, into: &row)
         do {
             try spool.append(row: row.bytes, index: record.index)
@@ -113,6 +120,11 @@ package final class Recorder {
     /// Counts `count` HTTP requests sent in timeline second `second` (`Timeline.second(of:)`).
     package func recordRequests(_ count: Int, inSecond second: Int) {
         timeline.addRequests(count, inSecond: second)
+    }
+
+    /// Adds an engine's after-pass calls per second (`afterPass`: the load behind the queue).
+    func recordAfterPassRequests(_ counts: PerSecondCounts) {
+        timeline.addAfterPassRequests(counts)
     }
 
     /// Adds an engine's answers by endpoint and status (each runner once per engine, at the end).
@@ -153,6 +165,15 @@ package final class Recorder {
             verdicts: verdicts, exitStatus: exitStatus, measurements: measurements, generator: ending.generator)
         report.shard = run.shard?.shard
         report.platformOutcomes = platformOutcomes
+        let afterPass = timeline.afterPassFigures
+        report.behaviour.afterPassRequests = afterPass.total
+        report.behaviour.afterPassPeakPerSecond = afterPass.peakPerSecond
+        report.behaviour.afterPassPeakSecond = afterPass.peakSecond
+        report.behaviour.afterPassCounted = timeline.countsAfterPass
+        report.behaviour.comebacks = comebacks
+        report.behaviour.abandonedShare =
+            statistics.visitorCount > 0
+            ? Double(measurements.outcomeCounts[.abandoned] ?? 0) / Double(statistics.visitorCount) : 0
 
         report.pagePath = Self.path(directory, Self.pageFile)
         report.durationMs = max(0, ending.end.milliseconds)
@@ -167,7 +188,8 @@ package final class Recorder {
             ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
-            try spool.copyOrdered(header: VisitorRowFormat.header(platform: rowsHavePlatform), into: file)
+            try spool.copyOrdered(
+                header: VisitorRowFormat.header(platform: rowsHavePlatform, comebacks: rowsHaveComebacks), into: file)
         }
         spool.discard()
         files[Self.summaryFile] = try AtomicFileWriter.write(
@@ -203,6 +225,7 @@ package final class Recorder {
             exitStatus: exitStatus, files: files, statistics: statistics)
         manifest.requestsByEndpoint = endpoints
         manifest.queuePageLatency = queuePageLatency
+        manifest.behaviour = report.behaviour
         try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
         unlink(Self.path(directory, Self.pendingFile))
         return report

@@ -179,6 +179,9 @@ struct RunManifest: Encodable {
     var queuePageLatency: QueuePageLatencyFigures?
     /// The scenario's `compare:` block (absent when it has none), so a folder carries its rules.
     var compareRules: [String]?
+    /// `after_pass`, `abandoned_share`, `comebacks` (issue 30; zeros without behaviours; nil
+    /// in merged and recovered reports, which do not rebuild them).
+    var behaviour: BehaviourFigures?
 
     struct ShardEntry: Codable, Equatable {
         var index: Int
@@ -245,6 +248,9 @@ struct RunManifest: Encodable {
         case queuePageLatency = "queue_page_latency_ms"
         case compareRules = "compare_rules"
         case set
+        case afterPass = "after_pass"
+        case abandonedShare = "abandoned_share"
+        case comebacks
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -284,6 +290,11 @@ struct RunManifest: Encodable {
         try container.encodeIfPresent(queuePageLatency, forKey: .queuePageLatency)
         try container.encodeIfPresent(compareRules, forKey: .compareRules)
         try container.encode(set, forKey: .set)
+        if let behaviour {
+            try container.encode(behaviour.afterPassCounted ? behaviour : nil, forKey: .afterPass)
+            try container.encode(behaviour.abandonedShare, forKey: .abandonedShare)
+            try container.encode(behaviour.comebacks, forKey: .comebacks)
+        }
     }
 
     init(

@@ -28,7 +28,44 @@ package struct RunReport: Sendable {
     /// Runs where a group mixes platforms: the outcomes of each platform's visitors (`ios`,
     /// `android`); empty otherwise, where a group names its visitors' platform.
     package var platformOutcomes: [String: [VisitorOutcome: Int]] = [:]
+    /// The load behind the queue and the visitors who gave up (`afterPass`, `patience`,
+    /// `comeback`): run.json's `after_pass`, `abandoned_share` and `comebacks`.
+    package var behaviour = BehaviourFigures()
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
     package var thresholdTable: String { ThresholdTable.render(verdicts) }
+}
+
+/// What visitors did beyond the SDK, over the whole run (zeros when no group has a behaviour).
+package struct BehaviourFigures: Sendable, Equatable, Encodable {
+    /// After-pass calls (HTTP requests, the connector's redirect hops included) in all.
+    package var afterPassRequests = 0
+    /// The most after-pass requests in one second of the run: the shop's peak load from
+    /// visitors who passed (`after_pass.peak_requests_per_second`).
+    package var afterPassPeakPerSecond = 0
+    /// The second of that peak (the first, on a tie); nil without after-pass calls.
+    package var afterPassPeakSecond: Int?
+    /// Times visitors reopened the app after giving up, in all.
+    package var comebacks = 0
+    /// The share of visitors whose outcome is `abandoned` (0...1).
+    package var abandonedShare = 0.0
+    /// False when the after-pass calls were not counted (a recovered run: they died with the
+    /// process): run.json's `after_pass` is then `null`.
+    package var afterPassCounted = true
+
+    package init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case requests
+        case peakRequestsPerSecond = "peak_requests_per_second"
+        case peakSecond = "peak_second"
+    }
+
+    /// run.json's `after_pass` object.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(afterPassRequests, forKey: .requests)
+        try container.encode(afterPassPeakPerSecond, forKey: .peakRequestsPerSecond)
+        try container.encode(afterPassPeakSecond, forKey: .peakSecond)
+    }
 }

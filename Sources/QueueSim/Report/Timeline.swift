@@ -29,6 +29,9 @@ struct Timeline {
     /// `passedWaits`: `second << 32 | wait_ms` of each visitor that passed after waiting in the
     /// queue page, by the second it passed.
     private var passedWaits: [UInt64] = []
+    /// After-pass calls per second (`afterPass`), all zero when no group has one; nil when no
+    /// runner counted them (a recovered run, a merge): the column is then empty, not 0.
+    private var afterPassRequests: PerSecondCounts?
 
     static let columns = [
         "second", "arrivals", "started", "enqueued", "in_queue", "passed", "disabled", "queued",
@@ -42,8 +45,12 @@ struct Timeline {
         // Issue 29: answers per second by endpoint and status class (OK: 1xx–3xx; KO: 4xx, 5xx
         // or no answer), the page's "answers by endpoint" chart.
         "enqueue_ok", "enqueue_ko", "queue_page_ok", "queue_page_ko", "protected_api_ok", "protected_api_ko",
+        // Issue 30: visitors who gave up on the queue page, and the after-pass calls the shop
+        // behind the queue received that second (`afterPass`).
+        "abandoned", "after_pass_requests",
     ]
-    static let answerColumns = Array(columns.suffix(6))
+    static let answerColumns = Array(
+        columns[columns.firstIndex(of: "enqueue_ok")!...columns.firstIndex(of: "protected_api_ko")!])
     static let outcomeColumns: [VisitorOutcome] = [.passed, .disabled, .queued, .unavailable, .error]
     static let laterOutcomeColumns: [VisitorOutcome] = [.closed, .restarted, .interrupted]
 
@@ -61,15 +68,18 @@ struct Timeline {
             passedWaits.append(
                 UInt64(Self.second(of: record.ended)) << 32 | UInt64(min(record.waitMilliseconds, Int64(UInt32.max))))
         }
-        if let entered = record.queueEntered {
-            // In the queue at the end of second s: entered before (s+1) s and left at or after
-            // it. That makes s run from floor(entered) to floor(left) − 1.
-            let first = Self.second(of: entered)
-            let last = Self.second(of: record.ended) - 1
-            if first <= last {
-                inQueueChanges.add(at: first)
-                inQueueChanges.add(at: last + 1, -1)
-            }
+        if let entered = record.queueEntered { countInQueue(from: entered, to: record.ended) }
+        for stay in record.earlierStays { countInQueue(from: stay.entered, to: stay.left) }
+    }
+
+    private mutating func countInQueue(from entered: RunInstant, to left: RunInstant) {
+        // In the queue at the end of second s: entered before (s+1) s and left at or after
+        // it. That makes s run from floor(entered) to floor(left) − 1.
+        let first = Self.second(of: entered)
+        let last = Self.second(of: left) - 1
+        if first <= last {
+            inQueueChanges.add(at: first)
+            inQueueChanges.add(at: last + 1, -1)
         }
     }
 
@@ -82,6 +92,23 @@ struct Timeline {
     }
 
     var requestCount: Int { requests.total }
+
+    mutating func addAfterPassRequests(_ counts: PerSecondCounts) {
+        var total = afterPassRequests ?? PerSecondCounts()
+        for (second, count) in counts.nonZero { total.add(at: second, count) }
+        afterPassRequests = total
+    }
+
+    /// Whether a runner counted the after-pass calls (not in a recovered or merged report).
+    var countsAfterPass: Bool { afterPassRequests != nil }
+
+    /// After-pass calls in all, the most in one second of the run and that second (the first).
+    var afterPassFigures: (total: Int, peakPerSecond: Int, peakSecond: Int?) {
+        var peak: (second: Int, count: Int)?
+        let counts = afterPassRequests ?? PerSecondCounts()
+        for entry in counts.nonZero where entry.count > (peak?.count ?? 0) { peak = entry }
+        return (counts.total, peak?.count ?? 0, peak?.second)
+    }
 
     /// Counts the connections a wall-clock run opened, per second (all zero is still a count:
     /// a warm shared pool opens nothing during the run).
@@ -144,6 +171,8 @@ struct Timeline {
             for index in 0..<Self.answerColumns.count {
                 if let answers { row.integer(layout.value(answers[index], second)) } else { row.empty() }
             }
+            row.integer(layout.value(endedByOutcome[Self.abandonedIndex], second))
+            if let afterPassRequests { row.integer(layout.value(afterPassRequests, second)) } else { row.empty() }
             row.endRow()
             if row.bytes.count >= Self.blockBytes {
                 try row.bytes.withUnsafeBytes(sink)
@@ -178,6 +207,8 @@ struct Timeline {
             series.passed[bucket] += Double(layout.value(endedByOutcome[passedColumn], second))
             for column in errorColumns { series.errors[bucket] += Double(layout.value(endedByOutcome[column], second)) }
             series.requests[bucket] += Double(layout.value(requests, second))
+            if let afterPassRequests { series.afterPass[bucket] += Double(layout.value(afterPassRequests, second)) }
+            series.abandoned[bucket] += Double(layout.value(endedByOutcome[Self.abandonedIndex], second))
             series.inQueue[bucket] = max(series.inQueue[bucket], inQueue)
             if let connections { series.connections[bucket] += Double(layout.value(connections, second)) }
             if let answers {
@@ -192,6 +223,8 @@ struct Timeline {
             series.passed[bucket] /= width
             series.errors[bucket] /= width
             series.requests[bucket] /= width
+            series.afterPass[bucket] /= width
+            series.abandoned[bucket] /= width
             series.connections[bucket] /= width
             for index in series.answers.indices { series.answers[index][bucket] /= width }
         }
@@ -207,6 +240,7 @@ struct Timeline {
     private static let blockBytes = 64 * 1024
     private static let outcomeIndices = outcomeColumns.map { VisitorOutcome.allCases.firstIndex(of: $0)! }
     private static let laterOutcomeIndices = laterOutcomeColumns.map { VisitorOutcome.allCases.firstIndex(of: $0)! }
+    private static let abandonedIndex = VisitorOutcome.allCases.firstIndex(of: .abandoned)!
 
     private var lastEventSecond: Int {
         ([arrivals, started, enqueued, requests] + endedByOutcome).map { $0.count - 1 }.max() ?? -1
@@ -299,6 +333,9 @@ struct TimelineSeries {
     var passed: [Double]
     var errors: [Double]
     var requests: [Double]
+    /// After-pass calls and visitors who gave up, per second (`afterPass`, `patience`).
+    var afterPass: [Double]
+    var abandoned: [Double]
     var inQueue: [Int]
     var enqueue: [(bucket: Int, values: [UInt64])] = []
     /// New connections per second (wall clock); `countsConnections` false when not counted.
@@ -315,6 +352,8 @@ struct TimelineSeries {
         passed = arrivals
         errors = arrivals
         requests = arrivals
+        afterPass = arrivals
+        abandoned = arrivals
         connections = arrivals
         answers = Array(repeating: arrivals, count: Timeline.answerColumns.count)
         inQueue = Array(repeating: 0, count: buckets)

@@ -15,6 +15,7 @@ extension VisitorRecord {
             enqueueDecided: result.marks.enqueueDecided, queueEntered: result.marks.queueEntered,
             ended: result.marks.ended, queueId: result.queueId,
             token: tokenJudge.judge(result.queueitToken, eventId: eventId, at: result.marks.ended))
+        if run.hasComebacks { comebacks = 0 }
         if run.mixesPlatforms {
             platform = run.platform(ofVisitor: index, group: groupIndex).rawValue
         }

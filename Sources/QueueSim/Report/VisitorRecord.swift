@@ -54,6 +54,15 @@ package struct VisitorRecord: Sendable, Equatable {
     /// The visitor's platform (`ios`, `android`): the `platform` column, written only when a
     /// group of the run mixes platforms (nil otherwise, so other runs keep their bytes).
     package var platform: String?
+    /// How often the visitor reopened the app after giving up (`comebacks`): written only when
+    /// a group of the run has `comeback` (nil otherwise, so other runs keep their bytes).
+    package var comebacks: Int?
+    /// A visitor who came back: the start of its last attempt, which its `enqueue_ms` is
+    /// measured from (`start` stays its first start, `total_ms` its whole journey).
+    package var lastAttemptStart: RunInstant?
+    /// A visitor who came back: when its earlier attempts were on the queue page, as
+    /// stays (the timeline's `in_queue` counts them; `wait_ms` is the last stay's).
+    package var earlierStays: [QueueStay] = []
 
     package init(
         index: Int, group: String, flow: String, arrival: RunInstant, start: RunInstant,
@@ -88,7 +97,7 @@ package struct VisitorRecord: Sendable, Equatable {
 
     /// `enqueue_ms`: start → enqueue decision; nil (an empty cell) when no decision was made.
     package var enqueueMilliseconds: Int64? {
-        enqueueDecided.map { nonNegative(($0 - start).wholeMilliseconds) }
+        enqueueDecided.map { nonNegative(($0 - (lastAttemptStart ?? start)).wholeMilliseconds) }
     }
 
     /// `wait_ms`: time in the queue page, 0 when the visitor never entered it.

@@ -17,9 +17,13 @@ enum VisitorRowFormat {
     /// says the platform): every row then ends with its visitor's.
     static let platformColumn = "platform"
 
-    /// The header of a run whose rows carry a platform, or not.
-    static func header(platform: Bool) -> String {
-        platform ? (columns + [platformColumn]).joined(separator: ",") + "\n" : header
+    /// After the others and the platform, only in runs where a group has `comeback`.
+    static let comebacksColumn = "comebacks"
+
+    /// The header of a run whose rows carry a platform and comebacks, or not.
+    static func header(platform: Bool, comebacks: Bool = false) -> String {
+        (columns + (platform ? [platformColumn] : []) + (comebacks ? [comebacksColumn] : [])).joined(separator: ",")
+            + "\n"
     }
 
     /// Appends one complete row (with its newline) for `record` to `row`, which is cleared first.
@@ -46,6 +50,7 @@ enum VisitorRowFormat {
         row.optionalInteger(record.connectMilliseconds)
         row.optionalInteger(record.tlsMilliseconds)
         if let platform = record.platform { row.text(platform) }
+        if let comebacks = record.comebacks { row.integer(comebacks) }
         row.endRow()
     }
 }
@@ -74,7 +79,7 @@ extension VisitorRowFormat {
     static func decode(_ row: ArraySlice<UInt8>) -> VisitorRecord? {
         // The feeders' RFC 4180 reader: one row in, its fields out.
         guard let cells = try? CSVColumnReader.parse(String(decoding: row, as: UTF8.self), path: "").first,
-            cells.count == columns.count || cells.count == columns.count + 1, let visitor = Int(cells[0]),
+            (columns.count...columns.count + 2).contains(cells.count), let visitor = Int(cells[0]),
             visitor >= 1,
             let outcome = VisitorOutcome(rawValue: cells[5]), let token = TokenState(rawValue: cells[16]),
             let arrivalMs = Int64(cells[3]), let startMs = Int64(cells[4]), let totalMs = Int64(cells[14]),
@@ -96,7 +101,10 @@ extension VisitorRowFormat {
             queueId: optional(cells[15]), token: token)
         record.connectTime = Int64(cells[18]).map { .milliseconds($0) }
         record.tlsTime = Int64(cells[19]).map { .milliseconds($0) }
-        if cells.count > columns.count { record.platform = cells[columns.count] }
+        // The optional tail: a platform word, a comebacks count, or both in that order.
+        for cell in cells.dropFirst(columns.count) {
+            if let comebacks = Int(cell) { record.comebacks = comebacks } else { record.platform = cell }
+        }
         return record
     }
 }

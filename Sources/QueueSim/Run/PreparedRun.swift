@@ -20,6 +20,8 @@ package struct PreparedRun: Sendable {
     /// Whether a group mixes platforms (rows then carry a platform); worked out once, as the
     /// row writer asks for every row.
     package let mixesPlatforms: Bool
+    /// Whether some group has `comeback`: visitors.csv then ends with a `comebacks` column.
+    package var hasComebacks: Bool { scenario.groups.contains { $0.behaviour.comeback != nil } }
     /// Where this run writes its report files (`--out`'s run folder, or the scenario's
     /// `reports:`): a parameter of the run, not written back into the scenario.
     package let reportsDirectory: String

@@ -125,10 +125,15 @@ struct RawGroup: Decodable, Sendable {
     var connections: Positioned<String>?
     /// Not allowed in a group; decoded only to say so plainly.
     var endpoint: YamlNode?
+    /// Distributions and their blocks: read by the validator (ScenarioValidator+Behaviour).
+    var patience: YamlNode?
+    var comeback: YamlNode?
+    var afterPass: YamlNode?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, weight, flow, enqueueKey, enqueueToken, inviteCode, platform, customerId, waitingRoomId
         case waitingRoomDomain, queuePathPrefix, layoutName, language, protectedApi, endpoint, connections
+        case patience, comeback, afterPass
     }
 }
 
@@ -174,9 +179,11 @@ struct RawWaitingRoom: Decodable, Sendable {
     var inviteCodes: YamlList<Positioned<String>>?
     var latency: Positioned<RawLatency>?
     var faults: YamlList<Positioned<RawFault>>?
+    var abandonedTurns: Positioned<String>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case mode, eventStart, outflow, secretKey, tokenValidity, inviteOnly, enqueueKeys, inviteCodes, latency, faults
+        case abandonedTurns
     }
 }
 

@@ -91,6 +91,8 @@ extension ScenarioValidator {
                 overrides: overrides, inviteCode: inviteCode, platform: platforms?.single)
             if let platforms, platforms.isMixed { visitorGroup.platformMix = platforms }
             visitorGroup.connections = connectionModel(group.connections, key: "\(key).connections")
+            visitorGroup.behaviour = behaviour(
+                patience: group.patience, comeback: group.comeback, afterPass: group.afterPass, key: key)
             groups.append(visitorGroup)
         }
         return problems.count == problemsBefore && !groups.isEmpty ? groups : nil

@@ -3,6 +3,7 @@ extension ScenarioValidator {
     mutating func waitingRoomSettings(_ raw: RawWaitingRoom) -> WaitingRoomSettings {
         var room = WaitingRoomSettings()
         room.mode = choice(raw.mode, key: "waitingRoom.mode", default: RoomMode.queue)
+        room.abandonedTurns = choice(raw.abandonedTurns, key: "waitingRoom.abandonedTurns", default: .wasted)
         room.eventStart = duration(
             raw.eventStart, key: "waitingRoom.eventStart", default: room.eventStart, allowZero: true)
         if let node = raw.outflow, case .sequence = node.content {

@@ -55,6 +55,8 @@ package struct VisitorGroup: Sendable, Equatable {
     package var overrides: TargetOverrides
     /// nil: `client.connections`.
     package var connections: ConnectionModel?
+    /// `patience`, `comeback`, `afterPass` (all nil unless written).
+    package var behaviour = VisitorBehaviour()
 
     package init(
         name: String, weight: Double = 1, flow: VisitorFlow = .run, enqueueKey: VisitorValue? = nil,

@@ -81,8 +81,21 @@ package struct FaultRule: Sendable, Equatable {
     }
 }
 
+/// `waitingRoom.abandonedTurns`: what the room does with the turn of a visitor who left the
+/// queue page (it stopped polling). docs/waiting-room.md gives the source.
+package enum AbandonedTurns: String, Sendable, Equatable, CaseIterable {
+    /// Queue-it's: the queue number is reached in its turn and released anyway; nobody uses it
+    /// (the monitor's "Unused Queue Numbers"), and that release counts against the outflow.
+    case wasted
+    /// The room drops a visitor it has not heard from for `WaitingRoomModel.silenceBeforeGone`
+    /// when its turn comes: the turn goes to the next visitor, the queue drains faster.
+    case skipped
+}
+
 package struct WaitingRoomSettings: Sendable, Equatable {
     package var mode: RoomMode
+    /// What the turn of a visitor who left costs the outflow.
+    package var abandonedTurns: AbandonedTurns = .wasted
     package var eventStart: Duration
     /// Max redirects per minute, as a per-second rate: the rate from the run's start.
     package var outflowPerSecond: Double

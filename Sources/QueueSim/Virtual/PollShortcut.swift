@@ -38,36 +38,42 @@ struct PollShortcut {
 
     /// Skips the forecast polls of a visitor due to poll at `now`, counting each in `sent`.
     /// Nil when not even the first poll could be skipped (the caller polls now).
+    /// `giveUpAt`: when the visitor's patience runs out, if it has one: no poll is answered
+    /// from the forecast at or after it (the visitor closes the app before that answer).
     func skipForecastPolls(
-        _ machine: inout VisitorMachine, at now: RunInstant, sent: inout SentRequests
+        _ machine: inout VisitorMachine, at now: RunInstant, giveUpAt: RunInstant? = nil, sent: inout SentRequests
     ) -> Jump? {
         guard let pending = machine.pendingQueuePagePoll else { return nil }
-        return jump(&machine, url: pending.url, maxWaitEnds: pending.maxWaitEnds, loadSent: false, at: now, &sent)
+        return jump(
+            &machine, url: pending.url, maxWaitEnds: pending.maxWaitEnds, giveUpAt: giveUpAt, loadSent: false, at: now,
+            &sent)
     }
 
     /// Answers the queue-page load the machine has just sent at `now`, if its answer is
     /// forecast, and skips the forecast polls after it. Nil when the load's answer is not
     /// forecast (the caller hands the request to the room).
     func answerForecastLoad(
-        _ machine: inout VisitorMachine, at now: RunInstant, sent: inout SentRequests
+        _ machine: inout VisitorMachine, at now: RunInstant, giveUpAt: RunInstant? = nil, sent: inout SentRequests
     ) -> Jump? {
         guard let inFlight = machine.queuePageLoadInFlight else { return nil }
-        return jump(&machine, url: inFlight.url, maxWaitEnds: inFlight.maxWaitEnds, loadSent: true, at: now, &sent)
+        return jump(
+            &machine, url: inFlight.url, maxWaitEnds: inFlight.maxWaitEnds, giveUpAt: giveUpAt, loadSent: true,
+            at: now, &sent)
     }
 
     /// The chain of forecast polls from `now`, walked on the machine. `loadSent`: the chain's
     /// first poll is a load the machine sent (and counted, as the engine did in `sent`); the
     /// machine takes it as answered.
     private func jump(
-        _ machine: inout VisitorMachine, url: SimpleURL, maxWaitEnds: RunInstant, loadSent: Bool, at now: RunInstant,
-        _ sent: inout SentRequests
+        _ machine: inout VisitorMachine, url: SimpleURL, maxWaitEnds: RunInstant, giveUpAt: RunInstant?,
+        loadSent: Bool, at now: RunInstant, _ sent: inout SentRequests
     ) -> Jump? {
         let timeout = machine.configuration.group.timeout(for: .queuePage, giveUpAt: maxWaitEnds)
         guard let forecast = forecast(for: url, timeout: timeout.answerBound(sentAt: now)) else {
             return nil
         }
         let (answered, pollAt) = forecastPolls(
-            from: now, forecast, maxWaitEnds: maxWaitEnds, firstIsSent: loadSent, sent: &sent)
+            from: now, forecast, maxWaitEnds: maxWaitEnds, giveUpAt: giveUpAt, firstIsSent: loadSent, sent: &sent)
         guard answered > 0 else { return nil }
         if loadSent {
             machine.answerQueuePageLoad(nextPollAt: pollAt)
@@ -96,8 +102,8 @@ struct PollShortcut {
     /// `X − start` rounded the way that keeps it exact for integers: `o < d ⟺ o < ⌈d⌉`,
     /// `o > d ⟺ o > ⌊d⌋`; the truncated nanoseconds to the turn are `⌊releaseAt − start⌋ − o`.
     private func forecastPolls(
-        from start: RunInstant, _ forecast: QueuePagePollForecast, maxWaitEnds: RunInstant, firstIsSent: Bool,
-        sent: inout SentRequests
+        from start: RunInstant, _ forecast: QueuePagePollForecast, maxWaitEnds: RunInstant, giveUpAt: RunInstant?,
+        firstIsSent: Bool, sent: inout SentRequests
     ) -> (count: Int, nextPollAt: RunInstant) {
         guard start >= .origin, start < forecast.releaseAt else { return (0, start) }
         let untilTurn = forecast.releaseAt - start
@@ -105,6 +111,8 @@ struct PollShortcut {
         let turnFloor = Self.floorNanoseconds(untilTurn)
         let maxWaitCeiling = Self.ceilingNanoseconds(maxWaitEnds - start)
         let deadlineFloor = runDeadline.map { Self.floorNanoseconds($0 - start) }
+        // The give-up event comes before an answer of the same instant (it was scheduled first).
+        let giveUpCeiling = giveUpAt.map { Self.ceilingNanoseconds($0 - start) }
         let latency = Self.floorNanoseconds(forecast.latency)
         // Scenario durations are whole nanoseconds; a finer latency would break the offsets'
         // arithmetic, so it gets no shortcut (polls go to the room one by one).
@@ -120,6 +128,7 @@ struct PollShortcut {
         {
             let answeredOffset = offset + latency
             if let deadlineFloor, answeredOffset > deadlineFloor { break }
+            if let giveUpCeiling, answeredOffset >= giveUpCeiling { break }
             let nanosecondsToTurn = turnFloor - offset
             let retryAfter = WaitingRoomService.retryAfterSeconds(untilTurnNanoseconds: nanosecondsToTurn)
             let nextOffset = answeredOffset + retryAfter * 1_000_000_000

@@ -25,7 +25,8 @@ struct VirtualDriver {
         self.progress = progress
         self.stopSignal = stopSignal
         engine = try VisitorEngine(
-            plan: run.makePlan(), templates: run.groupTemplates, tracksRequestDeadlines: false)
+            plan: run.makePlan(), templates: run.groupTemplates, tracksRequestDeadlines: false,
+            behaviours: VisitorBehaviourBook(scenario: run.scenario))
         rows = RowWriter(recorder: recorder, run: run, tokenJudge: tokenJudge)
         pollShortcut = PollShortcut(room: room, runDeadline: run.scenario.run.duration.map { .origin + $0 })
     }
@@ -41,6 +42,7 @@ struct VirtualDriver {
         for second in 0..<requestsPerSecond.count where requestsPerSecond[second] != 0 {
             recorder.recordRequests(requestsPerSecond[second], inSecond: second)
         }
+        recorder.recordAfterPassRequests(engine.sent.afterPassPerSecond)
         recorder.recordAnswers(engine.sent.answers)
     }
 
@@ -91,8 +93,9 @@ struct VirtualDriver {
         switch event {
         case .wake(let slot, let atTurn):
             if let shortcut = pollShortcut, !atTurn,
+                case let giveUpAt = engine.giveUpInstant(ofSlot: slot),
                 let skipped = engine.withMachine(
-                    inSlot: slot, { shortcut.skipForecastPolls(&$0, at: now, sent: &$1) }),
+                    inSlot: slot, { shortcut.skipForecastPolls(&$0, at: now, giveUpAt: giveUpAt, sent: &$1) }),
                 let jump = skipped
             {
                 take(jump, slot: slot)
@@ -107,6 +110,8 @@ struct VirtualDriver {
         case .deadline:
             // The virtual network answers by the deadline itself (`send`): no deadline events.
             preconditionFailure("a virtual engine tracks no request deadlines")
+        case .giveUp, .resume:
+            try carryOut(engine.behaviourEvent(event, at: now), mayAnswerLoad: true)
         }
     }
 
@@ -120,11 +125,13 @@ struct VirtualDriver {
         case .finished(let visitor):
             try rows.record(visitor)
         case .send(let order):
-            if mayAnswerLoad, let shortcut = pollShortcut,
+            if mayAnswerLoad, let shortcut = pollShortcut, order.kind == .queuePage,
+                case let giveUpAt = engine.giveUpInstant(ofSlot: order.slot),
                 let answered = engine.withMachine(
                     inSlot: order.slot,
                     { machine, sent in
-                        machine.phase == .inQueue ? shortcut.answerForecastLoad(&machine, at: now, sent: &sent) : nil
+                        machine.phase == .inQueue
+                            ? shortcut.answerForecastLoad(&machine, at: now, giveUpAt: giveUpAt, sent: &sent) : nil
                     }),
                 let jump = answered
             {

@@ -71,6 +71,8 @@ package struct WaitingRoomModel: Sendable {
     private var preQueueSealed = false
     private var recentArrivals = ArrivalRateWindow()
     private let inviteCodes: Set<String>
+    /// `abandonedTurns: skipped` only (nil otherwise): who left, and whose turn it is.
+    private var skipping: SkippedTurns?
 
     package init(configuration: WaitingRoomConfiguration) {
         self.configuration = configuration
@@ -85,7 +87,17 @@ package struct WaitingRoomModel: Sendable {
         enqueueTokens = EnqueueTokenVerifier(
             secretKey: settings.secretKey, customerId: configuration.customerId,
             waitingRoomId: configuration.waitingRoomId)
+        if settings.abandonedTurns == .skipped { skipping = SkippedTurns() }
     }
+
+    /// How long a visitor on the queue page may stay silent before a room that skips turns
+    /// treats it as gone: two of the longest `Retry-After` (30 s) the room asks for, so a visitor
+    /// still polling is never taken for gone, even with one poll lost or late.
+    package static let silenceBeforeGone = Duration.seconds(60)
+
+    /// Whether turns of visitors who left go to the next visitor (their release instants then
+    /// move, so polls cannot be forecast).
+    package var skipsTurns: Bool { skipping != nil }
 
     package var ticketCount: Int { tickets.count }
 
@@ -101,6 +113,8 @@ package struct WaitingRoomModel: Sendable {
 
     package mutating func enqueue(enqueueKey: String?, enqueueToken: String?, at now: RunInstant) -> EnqueueDecision {
         sealPreQueueIfDue(at: now)
+        advanceSkippedTurns(atNanoseconds: now.wholeNanoseconds)
+        defer { heard(ticket: tickets.count - 1, atNanoseconds: now.wholeNanoseconds) }
         var awaitingInviteCode = false
         if configuration.settings.inviteOnly, let reason = inviteRefusal(key: enqueueKey, token: enqueueToken, at: now)
         {
@@ -135,7 +149,10 @@ package struct WaitingRoomModel: Sendable {
         let ready = schedule.releasingTime(atNanoseconds: time)
         let slotTime = slotReleasingTimes.last.map { max(ready, schedule.releasingTime(after: $0)) } ?? ready
         tickets.append(Ticket(slot: Int32(slotReleasingTimes.count), redirects: 0))
-        slotReleasingTimes.append(slotTime)
+        // Skipping turns, a slot's time is only when it may be released at the earliest: the
+        // turns before it decide the rest.
+        slotReleasingTimes.append(skipping == nil ? slotTime : ready)
+        skipping?.slotTickets.append(Int32(ticketIndex))
         return .queued(ticket: ticketIndex, queueId: queueId)
     }
 
@@ -150,6 +167,7 @@ package struct WaitingRoomModel: Sendable {
     }
 
     private func anyoneWaiting(atNanoseconds time: Int64) -> Bool {
+        if let skipping { return skipping.cursor < slotReleasingTimes.count }
         guard let last = slotReleasingTimes.last else { return false }
         return last > schedule.releasingTime(atNanoseconds: time)
     }
@@ -170,6 +188,8 @@ package struct WaitingRoomModel: Sendable {
         }
         sealPreQueueIfDue(at: now)
         let time = now.wholeNanoseconds
+        advanceSkippedTurns(atNanoseconds: time)
+        heard(ticket: index, atNanoseconds: time)
         let mode = timeline.mode(atNanoseconds: time)
         let ticket = tickets[index]
         let passType: RoomMode
@@ -204,6 +224,9 @@ package struct WaitingRoomModel: Sendable {
 
     /// Slots whose releasing time has been reached (binary search over the sorted slot times).
     private func releasedSlotCount(atNanoseconds time: Int64) -> Int {
+        // Skipping turns: every slot before the cursor has had its turn (or was skipped: a
+        // visitor taken for gone who polls again finds its turn has come).
+        if let skipping { return skipping.cursor }
         let reached = schedule.releasingTime(atNanoseconds: time)
         var low = 0
         var high = slotReleasingTimes.count
@@ -220,6 +243,10 @@ package struct WaitingRoomModel: Sendable {
     /// nil for unknown numbers or when the room stops releasing for good before then.
     package func releaseInstant(ofQueueNumber queueNumber: Int) -> RunInstant? {
         guard queueNumber >= 1, queueNumber <= slotReleasingTimes.count else { return nil }
+        if let skipping {
+            return schedule.instantReaching(releasingTime: skipping.estimate(slot: queueNumber - 1, in: self)).map(
+                RunInstant.init(wholeNanoseconds:))
+        }
         return schedule.instantReaching(releasingTime: slotReleasingTimes[queueNumber - 1]).map(
             RunInstant.init(wholeNanoseconds:))
     }
@@ -262,9 +289,68 @@ package struct WaitingRoomModel: Sendable {
         for ticketIndex in order {
             tickets[Int(ticketIndex)].slot = Int32(slotReleasingTimes.count)
             let slotTime = slotReleasingTimes.last.map { schedule.releasingTime(after: $0) } ?? 0
-            slotReleasingTimes.append(slotTime)
+            // Skipping turns: all may go at event start, the turns before each decide when.
+            slotReleasingTimes.append(skipping == nil ? slotTime : 0)
+            skipping?.slotTickets.append(ticketIndex)
         }
         preQueue = []
+    }
+
+    // MARK: Skipped turns
+
+    /// Moves the turn along to `time`: each slot in order is released at
+    /// `max(its earliest, the last release + gap)` in releasing time, unless its visitor has been
+    /// silent for `silenceBeforeGone` by then — then the turn goes on to the next slot at once,
+    /// costing the outflow nothing. Calls come in time order and each moves the turn before it
+    /// records its own visitor's poll, so a slot is judged on what the room had heard by its
+    /// release instant.
+    private mutating func advanceSkippedTurns(atNanoseconds time: Int64) {
+        guard var state = skipping else { return }
+        let reached = schedule.releasingTime(atNanoseconds: time)
+        let silence = Self.silenceBeforeGone.wholeNanoseconds
+        while state.cursor < slotReleasingTimes.count {
+            let earliest = slotReleasingTimes[state.cursor]
+            let candidate = state.lastRelease.map { max(earliest, schedule.releasingTime(after: $0)) } ?? earliest
+            guard candidate <= reached, let instant = schedule.instantReaching(releasingTime: candidate) else { break }
+            let ticket = Int(state.slotTickets[state.cursor])
+            state.cursor += 1
+            if state.lastHeard[ticket] &+ silence <= instant { continue }
+            state.lastRelease = candidate
+        }
+        skipping = state
+    }
+
+    private mutating func heard(ticket: Int, atNanoseconds time: Int64) {
+        guard skipping != nil, ticket >= 0 else { return }
+        if ticket >= skipping!.lastHeard.count {
+            skipping!.lastHeard.append(contentsOf: repeatElement(time, count: ticket + 1 - skipping!.lastHeard.count))
+        }
+        skipping!.lastHeard[ticket] = max(skipping!.lastHeard[ticket], time)
+    }
+
+    /// The turn's progress when turns of visitors who left are skipped.
+    private struct SkippedTurns: Sendable {
+        /// The next slot whose turn is to come.
+        var cursor = 0
+        /// The releasing time of the last slot actually released.
+        var lastRelease: Int64?
+        /// The ticket of each slot.
+        var slotTickets: [Int32] = []
+        /// When the room last heard from each ticket (enqueue or queue page), in nanoseconds.
+        var lastHeard: [Int64] = []
+
+        /// When `slot`'s turn comes if nobody before it is skipped: what the queue page tells.
+        func estimate(slot: Int, in model: WaitingRoomModel) -> Int64 {
+            let earliest = model.slotReleasingTimes[slot]
+            guard slot >= cursor else { return earliest }
+            let ahead = Int64(slot - cursor)
+            // The rate in force at the last release (a scheduled outflow's raise shows once reached).
+            let gap = model.schedule.gap(afterReleasingTime: lastRelease ?? model.slotReleasingTimes[cursor])
+            let base =
+                lastRelease.map { $0 &+ gap &* (ahead + 1) }
+                ?? model.slotReleasingTimes[cursor] &+ gap &* ahead
+            return max(earliest, base)
+        }
     }
 
     // MARK: Tokens

@@ -22,7 +22,9 @@ extension WaitingRoomService {
     /// The forecast for the visitor polling `queueId`, or nil when its polls must be handled one
     /// by one (draws matter, unknown id, no place yet, or a turn that never comes).
     package func pollForecast(queueId: String) -> QueuePagePollForecast? {
-        guard faults.drawsAreIrrelevant, faults.pollOrderIsIrrelevant, let ticket = model.ticket(forQueueId: queueId),
+        // Skipping turns of visitors who left moves release instants: nothing can be forecast.
+        guard !model.skipsTurns, faults.drawsAreIrrelevant, faults.pollOrderIsIrrelevant,
+            let ticket = model.ticket(forQueueId: queueId),
             let releaseAt = model.releaseInstant(ofTicket: ticket)
         else { return nil }
         return QueuePagePollForecast(releaseAt: releaseAt, latency: faults.baseLatency(endpoint: .queuePage))

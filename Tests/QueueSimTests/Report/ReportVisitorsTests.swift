@@ -129,7 +129,7 @@ struct ReportVisitorsTests {
         #expect(try readReport(directory, Recorder.visitorsFile) == VisitorRowFormat.header)
         #expect(
             try readReport(directory, Recorder.timelineFile)
-                == "second,arrivals,started,enqueued,in_queue,passed,disabled,queued,unavailable,error,requests,enqueue_p95_ms,closed,restarted,interrupted,passed_wait_p50_ms,passed_wait_p95_ms,time_utc,connections_opened,enqueue_ok,enqueue_ko,queue_page_ok,queue_page_ko,protected_api_ok,protected_api_ko\n0,0,0,0,0,0,0,0,0,0,0,,0,0,0,,,,,,,,,,\n"
+                == "second,arrivals,started,enqueued,in_queue,passed,disabled,queued,unavailable,error,requests,enqueue_p95_ms,closed,restarted,interrupted,passed_wait_p50_ms,passed_wait_p95_ms,time_utc,connections_opened,enqueue_ok,enqueue_ko,queue_page_ok,queue_page_ko,protected_api_ok,protected_api_ko,abandoned,after_pass_requests\n0,0,0,0,0,0,0,0,0,0,0,,0,0,0,,,,,,,,,,,0,\n"
         )
     }
 }

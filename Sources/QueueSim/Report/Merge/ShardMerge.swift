@@ -162,7 +162,10 @@ package enum ShardMerge {
             }
             guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")),
                 case let line = String(decoding: bytes[...newline], as: UTF8.self),
-                line == VisitorRowFormat.header || line == VisitorRowFormat.header(platform: true)
+                [false, true].contains(where: { comebacks in
+                    line == VisitorRowFormat.header(platform: false, comebacks: comebacks)
+                        || line == VisitorRowFormat.header(platform: true, comebacks: comebacks)
+                })
             else { throw ShardSet.Failure.mismatched(folder, reason: "its visitors.csv has not queuesim's header") }
             header = line
             rows = VisitorRowFormat.completeRows(Array(bytes[(newline + 1)...]))

@@ -41,19 +41,41 @@ extension ReportPage {
         html += chart(
             series.countsConnections ? "Arrivals and new connections (\(bucketWords))" : "Arrivals (\(bucketWords))",
             yLabel: "per second", unit: .perSecond, arrivals)
+        var outflow: [SVGChart.Series] = [
+            .init(name: "passed/s", points: steps(series.passed), style: .steps(width: width)),
+            .init(name: "errors/s (error + unavailable)", points: steps(series.errors), style: .steps(width: width)),
+        ]
+        // Only in runs where visitors gave up: the other pages keep their bytes.
+        if series.abandoned.contains(where: { $0 > 0 }) {
+            outflow.append(.init(name: "abandoned/s", points: steps(series.abandoned), style: .steps(width: width)))
+        }
         html += chart(
-            "Passed: the outflow at work (\(bucketWords))", yLabel: "visitors per second", unit: .perSecond,
-            [
-                .init(name: "passed/s", points: steps(series.passed), style: .steps(width: width)),
-                .init(
-                    name: "errors/s (error + unavailable)", points: steps(series.errors), style: .steps(width: width)),
-            ])
+            "Passed: the outflow at work (\(bucketWords))", yLabel: "visitors per second", unit: .perSecond, outflow)
         html += requestsChart()
+        html += loadBehindTheQueueChart()
         html += chart(
             "Visitors in the queue (largest in each \(series.bucketSeconds) s)", yLabel: "visitors", unit: .count,
             [.init(name: "in queue", points: steps(series.inQueue.map(Double.init)), style: .steps(width: width))])
         html += marksList()
         return html + "</section>\n"
+    }
+
+    /// The after-pass calls (`afterPass`) the shop behind the queue receives per second, with
+    /// the peak second: the figure that says whether an outflow is safe for the shop. Empty in
+    /// runs without after-pass calls.
+    private func loadBehindTheQueueChart() -> String {
+        guard let peak = series.afterPass.enumerated().max(by: { $0.element < $1.element }), peak.element > 0
+        else { return "" }
+        let width = Double(series.bucketSeconds)
+        let peakText = "\(ThresholdTable.trimmed(peak.element, decimals: 2)) requests/s"
+        return chart(
+            "Load behind the queue: after-pass requests the shop receives (\(bucketWords)); peak \(peakText)",
+            yLabel: "requests per second", unit: .perSecond,
+            [.init(name: "after-pass requests/s", points: steps(series.afterPass), style: .steps(width: width))])
+            + "<p class=\"peak\">Peak load behind the queue: <strong>\(peakText)</strong>"
+            + (series.bucketSeconds > 1
+                ? " (averaged over \(series.bucketSeconds) s; run.json has the exact second)" : "")
+            + ".</p>\n"
     }
 
     /// Answers per second by endpoint and status class; the requests sent when the answers
