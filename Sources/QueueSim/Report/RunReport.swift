@@ -28,6 +28,8 @@ package struct RunReport: Sendable {
     /// Runs where a group mixes platforms: the outcomes of each platform's visitors (`ios`,
     /// `android`); empty otherwise, where a group names its visitors' platform.
     package var platformOutcomes: [String: [VisitorOutcome: Int]] = [:]
+    /// How long the queue got and how long it lasted (a sweep's columns).
+    package var queue = QueueFigures()
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
     package var thresholdTable: String { ThresholdTable.render(verdicts) }
