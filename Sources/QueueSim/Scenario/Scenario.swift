@@ -19,6 +19,8 @@ package struct Scenario: Sendable, Equatable {
     package var waitingRoom: WaitingRoomSettings?
     package var run: RunSettings
     package var thresholds: [Threshold]
+    /// `queuesim sweep`'s block (docs/sweep.md); `run` ignores it.
+    package var sweep: SweepSettings?
     /// Report directory, resolved against the current directory (default `reports/<name>`, the
     /// name made safe for a folder by `ReportFolderName`).
     package var reportsDirectory: String
