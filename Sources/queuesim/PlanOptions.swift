@@ -57,7 +57,26 @@ struct PlanOptions: ParsableArguments {
             valueName: "URL"))
     var endpoint: String?
 
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "Set a scenario value by its path, e.g. waitingRoom.outflow=1200/min or arrivals.scale=2 (repeatable; the value is YAML, checked as the file's own).",
+            valueName: "KEY=VALUE"))
+    var scenarioValues: [String] = []
+
+    /// The `--set` arguments, in the order given (a later one sees the earlier ones).
+    var scenarioOverrides: [ScenarioOverride] {
+        scenarioValues.compactMap { try? ScenarioOverride(argument: $0) }
+    }
+
     func validate() throws {
+        for argument in scenarioValues {
+            do {
+                _ = try ScenarioOverride(argument: argument)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
         if let shard, case .failure(let failure) = PlanShard.parse(shard, environment: [:]),
             !shard.hasPrefix("auto/")
         {
@@ -87,7 +106,7 @@ struct PlanOptions: ParsableArguments {
         var options = RunOptions(
             outputDirectory: outputDirectory, seed: seed, clock: clock, duration: duration?.value,
             visitors: visitors, concurrency: concurrency, runId: runId, maxMemory: maxMemory)
-        options.commandLine = ["queuesim"] + CommandLine.arguments.dropFirst()
+        options.commandLine = ScenarioOverride.redactingCommandLine(["queuesim"] + CommandLine.arguments.dropFirst())
         if let shard {
             switch PlanShard.parse(shard, environment: ProcessInfo.processInfo.environment) {
             case .success(let parsed): options.shard = parsed

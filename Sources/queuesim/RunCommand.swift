@@ -25,6 +25,14 @@ struct RunCommand: AsyncParsableCommand {
               queuesim run scenarios/soak.yaml --clock virtual --visitors 100000
               queuesim run scenarios/launch.yaml --duration 30s --concurrency 500 --quiet
               queuesim run scenarios/soak.yaml --clock virtual --no-progress --junit soak.xml
+              queuesim run scenarios/launch.yaml --set waitingRoom.outflow=1200/min
+
+            --set KEY=VALUE changes one scenario value by its path before the file is
+            read (dots through mappings, a group by its name: visitors.app.flow, a list
+            item by its number: arrivals.phases.1.rate); the value is YAML, checked as
+            the file's own, a problem reported as `--set KEY=VALUE:1:COLUMN: message`.
+            run.json records the values set (`set`); the scenario's SHA-256 stays the
+            file's. See docs/scenarios.md.
 
             Before the run, warnings go to stderr (a bare `waitingRoom.outflow` number, an
             outflow that cannot serve the plan within client.maxWait); they never change
@@ -103,7 +111,7 @@ struct RunCommand: AsyncParsableCommand {
                 stopSignal.stop(.interrupted, signal: signal)
             })
         defer { signals.restore() }
-        let scenario = try loadScenarioOrExit(file)
+        let scenario = try loadScenarioOrExit(file, overrides: plan.scenarioOverrides)
         if let note = plan.endpointNote(for: scenario, command: "run") { StandardError.print(note) }
         // The run writes into a folder of its own (see ReportFolder); `pointer` is what users read.
         let runId = RunId.make()
@@ -114,7 +122,7 @@ struct RunCommand: AsyncParsableCommand {
         do {
             prepared = try PreparedRun(scenario: scenario, options: options)
         } catch {
-            StandardError.print(Self.preflightMessage(file: file, error))
+            StandardError.print(Self.preflightMessage(scenario: scenario, error))
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
         for warning in ScenarioWarnings.lines(file: file, prepared: prepared) { StandardError.print(warning) }
@@ -221,12 +229,13 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// `FILE:LINE:COLUMN: message` for a preflight problem whose place in the scenario is
-    /// known (a feeder that runs out, the plan over the memory budget), `FILE: message` otherwise.
-    static func preflightMessage(file: String, _ error: any Error) -> String {
+    /// known (a feeder that runs out, the plan over the memory budget; `--set KEY=VALUE:1:COLUMN`
+    /// when a `--set` wrote that place), `FILE: message` otherwise.
+    static func preflightMessage(scenario: Scenario, _ error: any Error) -> String {
         guard let failure = error as? PreflightFailure, let position = failure.position else {
-            return "\(file): \(words(error))"
+            return "\(scenario.sourcePath): \(words(error))"
         }
-        return "\(file):\(position.line):\(position.column): \(words(failure.reason))"
+        return "\(scenario.place(of: position)): \(words(failure.reason))"
     }
 
     /// Writes `--junit FILE` for `run` and `merge`; a failure is exit 3, naming where the

@@ -28,6 +28,9 @@ struct ScenarioSummary {
                 + "(\(arrivals.process.rawValue)), peak \(Self.rate(arrivals.peakRatePerSecond))")
         row("phases", phases.joined(separator: "; "))
         if let cap = arrivals.maxVisitors { row("cap", "at most \(Self.count(cap)) visitors") }
+        if !scenario.overrides.isEmpty {
+            row("set", scenario.overrides.map { "--set \($0.recorded)" }.joined(separator: " "))
+        }
         lines.append("  groups")
         let totalWeight = scenario.groups.reduce(0) { $0 + $1.weight }
         for group in scenario.groups {

@@ -8,13 +8,13 @@ enum ScenarioWarnings {
     static func lines(file: String, prepared: PreparedRun) -> [String] {
         let scenario = prepared.scenario
         var lines = scenario.warnings.map { warning in
-            "\(file):\(warning.mark.map { "\($0): " } ?? " ")warning: \(warning.message)"
+            "\(scenario.place(of: warning.mark)): warning: \(warning.message)"
         }
         // The plan was walked and accepted already; an estimate that cannot be made is no news.
         if let estimate = try? OutflowEstimate.of(scenario, visitors: prepared.options.visitors),
             let warning = estimate.warning
         {
-            lines.append("\(file):\(scenario.positions.outflow.map { "\($0): " } ?? " ")\(warning)")
+            lines.append("\(scenario.place(of: scenario.positions.outflow)): \(warning)")
         }
         return lines
     }

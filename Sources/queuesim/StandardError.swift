@@ -10,9 +10,9 @@ enum StandardError {
 
 /// Reads a scenario for `run` or `serve`: every problem goes to standard error as
 /// `FILE:LINE:COLUMN: message` and the command exits 2 (nothing run, no reports).
-func loadScenarioOrExit(_ path: String) throws -> Scenario {
+func loadScenarioOrExit(_ path: String, overrides: [ScenarioOverride] = []) throws -> Scenario {
     do {
-        return try ScenarioLoader.load(path: path)
+        return try ScenarioLoader.load(path: path, overrides: overrides)
     } catch {
         StandardError.print(error.description)
         throw ExitCode(RunExitStatus.invalidInput.rawValue)

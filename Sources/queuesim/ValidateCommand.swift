@@ -19,6 +19,7 @@ struct ValidateCommand: ParsableCommand {
             Examples:
               queuesim validate scenarios/launch.yaml
               queuesim validate scenarios/*.yaml
+              queuesim validate scenarios/launch.yaml --set waitingRoom.outflow=1200/min
             """
     )
 
@@ -41,13 +42,13 @@ struct ValidateCommand: ParsableCommand {
         var invalid = 0
         for (index, file) in files.enumerated() {
             do {
-                let scenario = try ScenarioLoader.load(path: file)
+                let scenario = try ScenarioLoader.load(path: file, overrides: plan.scenarioOverrides)
                 if let note = plan.endpointNote(for: scenario, command: "validate") { StandardError.print(note) }
                 let prepared: PreparedRun
                 do {
                     prepared = try PreparedRun(scenario: scenario, options: options)
                 } catch {
-                    StandardError.print(RunCommand.preflightMessage(file: file, error))
+                    StandardError.print(RunCommand.preflightMessage(scenario: scenario, error))
                     invalid += 1
                     continue
                 }

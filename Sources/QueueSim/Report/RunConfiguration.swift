@@ -22,6 +22,9 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
     /// The scenario's `${NAME}` references: which key took its value from the environment and
     /// which from the reference's default.
     package var environment: [EnvironmentEntry]
+    /// The `--set KEY=VALUE` overrides applied to the scenario file, in order, credentials
+    /// `<redacted>` (`ScenarioOverride.recorded`). Nil in a `run.json` from before `--set`.
+    package var set: [String]?
 
     package struct TargetEntry: Sendable, Equatable, Codable {
         var customerId: String
@@ -176,7 +179,7 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case target, room, groups, feeders, arrivals, run, overrides, environment
+        case target, room, groups, feeders, arrivals, run, overrides, environment, set
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -190,6 +193,7 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         try container.encode(run, forKey: .run)
         try container.encode(overrides, forKey: .overrides)
         try container.encode(environment, forKey: .environment)
+        try container.encode(set ?? [], forKey: .set)
     }
 }
 
@@ -256,6 +260,7 @@ extension RunConfiguration {
             durationMs: scenario.run.duration?.wholeMilliseconds, startAt: scenario.run.startAt.map(StartInstant.text))
         self.overrides = overrides
         self.environment = EnvironmentReferences.find(inScenarioAt: scenario.sourcePath, environment: environment)
+        set = scenario.overrides.map(\.recorded)
     }
 
     static func describe(_ value: VisitorValue) -> String {

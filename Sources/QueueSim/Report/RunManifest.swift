@@ -167,6 +167,9 @@ struct RunManifest: Encodable {
     var mergedFrom: Int?
     /// What was rehearsed: room, groups, feeders, arrivals, overrides (issue 29).
     var configuration: RunConfiguration?
+    /// The `--set KEY=VALUE` overrides applied to the scenario file (redacted): when not empty,
+    /// `scenario_sha256` is the file's, not what ran.
+    var set: [String]
     /// Answers by endpoint and status (nil in a recovered report: they died with the process).
     var requestsByEndpoint: [EndpointFigures]?
     /// The queue page's answer times over the run, as the page draws them.
@@ -235,6 +238,7 @@ struct RunManifest: Encodable {
         case configuration
         case requestsByEndpoint = "requests_by_endpoint"
         case queuePageLatency = "queue_page_latency_ms"
+        case set
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -272,6 +276,7 @@ struct RunManifest: Encodable {
         try container.encodeIfPresent(configuration, forKey: .configuration)
         try container.encodeIfPresent(requestsByEndpoint, forKey: .requestsByEndpoint)
         try container.encodeIfPresent(queuePageLatency, forKey: .queuePageLatency)
+        try container.encode(set, forKey: .set)
     }
 
     init(
@@ -282,6 +287,7 @@ struct RunManifest: Encodable {
         commandLine = description.commandLine
         overrides = description.overrides
         configuration = description.configuration
+        set = description.configuration?.set ?? []
         (groups, overall) = GroupFigures.of(statistics, waitCap: description.waitCap)
         runId = description.runId
         endpoint = description.endpoint

@@ -27,6 +27,8 @@ package struct Scenario: Sendable, Equatable {
     /// The scenario file as given on the command line, and the SHA-256 of its bytes (hex).
     package var sourcePath: String
     package var sourceSHA256: String
+    /// The `--set KEY=VALUE` overrides applied to the file before it was read, in order.
+    package var overrides: [ScenarioOverride] = []
     /// Where parts of the plan are written, so problems found by the preflight (a feeder that
     /// runs out, a plan over the memory budget) point into the file too.
     package var positions = ScenarioPositions()

@@ -40,8 +40,11 @@ package enum ScenarioLoader {
     /// A scenario is a few kilobytes; anything past this is not one.
     package static let maximumFileSize = 16 << 20
 
+    /// `overrides` (`--set KEY=VALUE`) change values of the file before it is decoded, so they
+    /// are checked where the file's own values are; the scenario's SHA-256 stays the file's.
     package static func load(
-        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        path: String, overrides: [ScenarioOverride] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ScenarioLoadError) -> Scenario {
         let bytes: [UInt8]
         do {
@@ -58,21 +61,23 @@ package enum ScenarioLoader {
                 throw failure(path, error.description)
             }
         }
-        return try load(bytes: bytes, path: path, environment: environment)
+        return try load(bytes: bytes, path: path, overrides: overrides, environment: environment)
     }
 
     package static func load(
-        yaml: String, path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        yaml: String, path: String, overrides: [ScenarioOverride] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ScenarioLoadError) -> Scenario {
-        try load(bytes: Array(yaml.utf8), path: path, environment: environment)
+        try load(bytes: Array(yaml.utf8), path: path, overrides: overrides, environment: environment)
     }
 
     /// `path` names the file in messages, gives the default scenario name and the folder CSV
     /// feeders are resolved against; the bytes are not read from it.
     package static func load(
-        bytes: [UInt8], path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        bytes: [UInt8], path: String, overrides: [ScenarioOverride] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ScenarioLoadError) -> Scenario {
-        let root: YamlNode
+        var root: YamlNode
         do {
             guard let document = try YamlReader(environment: environment).read(bytes) else {
                 throw ScenarioLoadError(diagnostics: [
@@ -96,6 +101,14 @@ package enum ScenarioLoader {
                 "expected a mapping at the top of the file (`version: 1`, `target:`, `arrivals:` …), found \(root.kindDescription)"
             throw ScenarioLoadError(diagnostics: diagnostics([YamlError(message, at: root.mark)], path: path))
         }
+        let places = ScenarioPlaces(file: path, overrides: overrides)
+        if !overrides.isEmpty {
+            let applied = ScenarioOverride.apply(overrides, to: root, environment: environment)
+            guard applied.problems.isEmpty else {
+                throw ScenarioLoadError(diagnostics: diagnostics(applied.problems, places: places))
+            }
+            root = applied.root
+        }
         let (raw, decodingProblems) = YamlDecoder(misplacedKeyHints: RawScenario.misplacedKeyHints).decode(
             RawScenario.self, from: root)
         let fileName = (path as NSString).lastPathComponent
@@ -111,9 +124,10 @@ package enum ScenarioLoader {
                 YamlError("the scenario could not be read; see docs/scenarios.md for the format", at: root.mark))
         }
         guard problems.isEmpty, var scenario else {
-            throw ScenarioLoadError(diagnostics: diagnostics(problems, path: path))
+            throw ScenarioLoadError(diagnostics: diagnostics(problems, places: places))
         }
         scenario.sourcePath = path
+        scenario.overrides = overrides
         scenario.sourceSHA256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         return scenario
     }
@@ -129,9 +143,17 @@ package enum ScenarioLoader {
 
     /// In file order (problems without a position first), each once.
     private static func diagnostics(_ errors: [YamlError], path: String) -> [Diagnostic] {
+        diagnostics(errors, places: ScenarioPlaces(file: path, overrides: []))
+    }
+
+    /// In file order (problems without a position first), then each override's, each once.
+    private static func diagnostics(_ errors: [YamlError], places: ScenarioPlaces) -> [Diagnostic] {
         var seen: Set<String> = []
-        return errors.filter { seen.insert($0.description).inserted }
+        return errors.filter { seen.insert(places.text(of: $0.mark) + $0.description).inserted }
             .sorted { ($0.mark ?? YamlMark(line: 0, column: 0)) < ($1.mark ?? YamlMark(line: 0, column: 0)) }
-            .map { Diagnostic(file: path, line: $0.mark?.line, column: $0.mark?.column, message: $0.message) }
+            .map {
+                Diagnostic(
+                    file: places.name(of: $0.mark), line: $0.mark?.line, column: $0.mark?.column, message: $0.message)
+            }
     }
 }

@@ -2,14 +2,20 @@
 package struct YamlMark: Sendable, Hashable, Comparable, CustomStringConvertible {
     package var line: Int
     package var column: Int
+    /// Which text the position is in: 0 for the scenario file, n for the n-th scenario override
+    /// (`--set KEY=VALUE`, whose text is one line of its own), so a problem in a value given on
+    /// the command line is not reported at a place in the file that does not hold it.
+    package var source: Int
 
-    package init(line: Int, column: Int) {
+    package init(line: Int, column: Int, source: Int = 0) {
         self.line = line
         self.column = column
+        self.source = source
     }
 
+    /// The file's positions first, then each override's in order.
     package static func < (lhs: YamlMark, rhs: YamlMark) -> Bool {
-        (lhs.line, lhs.column) < (rhs.line, rhs.column)
+        (lhs.source, lhs.line, lhs.column) < (rhs.source, rhs.line, rhs.column)
     }
 
     package var description: String { "\(line):\(column)" }

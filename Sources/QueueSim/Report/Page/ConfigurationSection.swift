@@ -53,6 +53,14 @@ enum ConfigurationSection {
                 overrides.isEmpty
                     ? "none" : overrides.map { "--\(optionName($0.key)) \($0.value)" }.joined(separator: " ")
             ))
+        if let set = configuration.set, !set.isEmpty {
+            facts.append(
+                (
+                    "scenario values set",
+                    set.map { "--set \($0)" }.joined(separator: " ")
+                        + " (applied to the file before it was read; its SHA-256 is the file's)"
+                ))
+        }
         html += "<dl>"
         for (term, value) in facts { html += "<dt>\(HTML.escape(term))</dt><dd>\(HTML.escape(value))</dd>" }
         html += "</dl>\n"
