@@ -16,6 +16,7 @@ struct QueueSimCommand: AsyncParsableCommand {
               queuesim validate scenarios/*.yaml
               queuesim validate --quiet my-launch.yaml
               queuesim run scenarios/launch.yaml
+              queuesim sweep scenarios/what-outflow.yaml
               queuesim recover reports/launch
 
             Exit codes:
@@ -31,7 +32,7 @@ struct QueueSimCommand: AsyncParsableCommand {
         version: QueueSimVersion.current,
         subcommands: [
             ValidateCommand.self, RunCommand.self, ServeCommand.self, RecoverCommand.self, ReportCommand.self,
-            MergeCommand.self, CompareCommand.self,
+            MergeCommand.self, SweepCommand.self, CompareCommand.self,
         ]
     )
 

@@ -236,7 +236,9 @@ final class TemporaryScenario {
 /// few words list them.
 @Suite("Help text at 80 columns")
 struct HelpTextTests {
-    static let commands: [[String]] = [[], ["run"], ["validate"], ["serve"], ["merge"], ["report"], ["recover"], ["compare"]]
+    static let commands: [[String]] = [
+        [], ["run"], ["validate"], ["serve"], ["merge"], ["report"], ["recover"], ["sweep"], ["compare"],
+    ]
 
     @Test("Every line fits in 80 columns", arguments: commands)
     func fits(command: [String]) throws {

@@ -44,7 +44,8 @@ package final class Recorder {
 
     package let directory: String
     package let run: RunDescription
-    private let spool: VisitorRowSpool
+    /// Nil when the recorder keeps figures only (`init(figuresOnlyFor:)`): no rows, no files.
+    private let spool: VisitorRowSpool?
     private var statistics: OutcomeStatistics
     private var timeline = Timeline()
     private var picture = LaunchPicture()
@@ -60,6 +61,8 @@ package final class Recorder {
     private var comebacks = 0
     /// Outcomes by platform, when the rows carry one (`RunReport.platformOutcomes`).
     private var platformOutcomes: [String: [VisitorOutcome: Int]] = [:]
+    /// The first entry into the queue and the last exit from it, for `RunReport.queue`.
+    private var queueSpan = QueueSpan()
 
     /// Creates `directory` (and parents) if needed and opens the row spool in it, so that the
     /// final rename of `visitors.csv` stays on one file system.
@@ -75,14 +78,24 @@ package final class Recorder {
         statistics = OutcomeStatistics(groupNames: description.groupNames)
     }
 
+    /// A recorder that keeps the figures of a run (`RunReport`: outcomes, timings, thresholds,
+    /// the queue) and writes nothing: a sweep's point needs its numbers, not a report folder,
+    /// and skipping the rows, the spool and five files is most of what a sweep saves.
+    package init(figuresOnlyFor description: RunDescription) {
+        directory = ""
+        run = description
+        spool = nil
+        statistics = OutcomeStatistics(groupNames: description.groupNames)
+    }
+
     /// Writes the rows recorded so far to the spool file, so a killed run loses only the rows
     /// recorded since (the row writer calls it whenever it has nothing else to do).
     package func flushRows() throws {
-        try spool.flush()
+        try spool?.flush()
     }
 
     /// Visitors recorded so far.
-    package var recordedCount: Int { spool.recordedCount }
+    package var recordedCount: Int { spool?.recordedCount ?? statistics.visitorCount }
 
     /// Records one finished visitor, in any order. Every visitor that arrived must be recorded
     /// exactly once, whatever its outcome.
@@ -97,16 +110,19 @@ package final class Recorder {
             rowsHaveComebacks = true
             comebacks += count
         }
-        VisitorRowFormat.encode(record, into: &row)
-        do {
-            try spool.append(row: row.bytes, index: record.index)
-        } catch VisitorRowSpool.Failure.duplicate(let index) {
-            throw Failure.duplicateVisitor(index: index)
-        } catch VisitorRowSpool.Failure.negativeIndex(let index) {
-            throw Failure.negativeVisitorIndex(index)
-        } catch VisitorRowSpool.Failure.notThisShard(let index) {
-            throw Failure.visitorOfAnotherShard(index: index)
+        if let spool {
+            VisitorRowFormat.encode(record, into: &row)
+            do {
+                try spool.append(row: row.bytes, index: record.index)
+            } catch VisitorRowSpool.Failure.duplicate(let index) {
+                throw Failure.duplicateVisitor(index: index)
+            } catch VisitorRowSpool.Failure.negativeIndex(let index) {
+                throw Failure.negativeVisitorIndex(index)
+            } catch VisitorRowSpool.Failure.notThisShard(let index) {
+                throw Failure.visitorOfAnotherShard(index: index)
+            }
         }
+        queueSpan.add(record)
         statistics.add(record)
         timeline.add(record)
         picture.add(record)
@@ -145,9 +161,9 @@ package final class Recorder {
     package func finish(_ ending: RunEnding) throws -> RunReport {
         guard !finished else { throw Failure.alreadyFinished }
         do {
-            try spool.checkComplete()
+            try spool?.checkComplete()
         } catch VisitorRowSpool.Failure.unrecorded(let count, let first) {
-            throw Failure.unrecordedVisitors(count: count, firstIndex: first, spoolPath: spool.spoolPath)
+            throw Failure.unrecordedVisitors(count: count, firstIndex: first, spoolPath: spool?.spoolPath ?? "")
         }
         finished = true
 
@@ -180,6 +196,8 @@ package final class Recorder {
         report.startedAt = ending.startedAt
         report.wallSeconds = max(0, ending.endedAt.timeIntervalSince(ending.startedAt))
         report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
+        report.queue = QueueFigures(lengthPeak: timeline.queueLengthPeak(end: ending.end), span: queueSpan)
+        guard let spool else { return report }
         if answersRecorded { timeline.addAnswers(answers.perSecond) }
         let series = timeline.series(end: ending.end)
         let endpoints = answersRecorded ? answers.table : nil

@@ -31,6 +31,8 @@ package struct RunReport: Sendable {
     /// The load behind the queue and the visitors who gave up (`afterPass`, `patience`,
     /// `comeback`): run.json's `after_pass`, `abandoned_share` and `comebacks`.
     package var behaviour = BehaviourFigures()
+    /// How long the queue got and how long it lasted (a sweep's columns).
+    package var queue = QueueFigures()
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
     package var thresholdTable: String { ThresholdTable.render(verdicts) }

@@ -182,6 +182,18 @@ struct Timeline {
         try row.bytes.withUnsafeBytes(sink)
     }
 
+    /// The largest `in_queue` of the file: the most visitors in the queue at the end of a second.
+    func queueLengthPeak(end: RunInstant) -> Int {
+        let layout = RowLayout(end: end, lastEventSecond: lastEventSecond)
+        var inQueue = 0
+        var peak = 0
+        for second in 0..<layout.rowCount {
+            inQueue += inQueueChanges[second]
+            peak = max(peak, inQueue)
+        }
+        return peak
+    }
+
     /// The whole file as text (tests, and small runs).
     func render(end: RunInstant) -> String {
         var bytes: [UInt8] = []

@@ -21,6 +21,8 @@ package struct Scenario: Sendable, Equatable {
     package var thresholds: [Threshold]
     /// The `compare:` block: how far `queuesim compare` lets a figure move between two runs.
     package var compareRules: [CompareRule] = []
+    /// `queuesim sweep`'s block (docs/sweep.md); `run` ignores it.
+    package var sweep: SweepSettings?
     /// Report directory, resolved against the current directory (default `reports/<name>`, the
     /// name made safe for a folder by `ReportFolderName`).
     package var reportsDirectory: String

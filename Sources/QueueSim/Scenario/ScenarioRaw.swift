@@ -17,10 +17,12 @@ struct RawScenario: Decodable {
     var thresholds: YamlList<YamlNode>?
     var reports: Positioned<RawReports>?
     var compare: YamlNode?
+    /// `queuesim sweep`'s grid and goals (docs/sweep.md); read by `ScenarioValidator+Sweep`.
+    var sweep: YamlNode?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case version, name, seed, clock, target, client, arrivals, visitors, waitingRoom, run, thresholds, reports
-        case compare
+        case compare, sweep
     }
 
     /// Keys people write in the wrong section, and where they go.

@@ -83,6 +83,7 @@ struct ScenarioValidator {
         }
         let thresholds = thresholds(raw.thresholds, groupNames: groups?.map(\.name))
         let compareRules = compareRules(raw.compare)
+        let sweep = sweepSettings(raw.sweep, groupNames: groups?.map(\.name))
         var reportsDirectory: String?
         if let dir = raw.reports?.value.dir {
             if dir.value.trimmingSpaces.isEmpty {
@@ -97,6 +98,7 @@ struct ScenarioValidator {
             groups: groups, waitingRoom: isEmbedded ? waitingRoom : nil, run: run, thresholds: thresholds,
             reportsDirectory: reportsDirectory)
         scenario.compareRules = compareRules
+        scenario.sweep = sweep
         scenario.positions.arrivals = has("arrivals", in: root) ? keyMark("arrivals", in: root) : nil
         scenario.positions.target = has("target", in: root) ? keyMark("target", in: root) : nil
         scenario.positions.clock = has("clock", in: root) ? keyMark("clock", in: root) : nil
@@ -217,8 +219,13 @@ struct ScenarioValidator {
     /// `- partner: wait.p95 < 5m` (or the line `"partner: wait.p95 < 5m"`).
     private mutating func thresholds(_ raw: YamlList<YamlNode>?, groupNames: [String]?) -> [Threshold] {
         guard let raw else { return [] }
+        return thresholds(raw.elements, groupNames: groupNames)
+    }
+
+    /// The lines of a threshold list (`thresholds:`, and `sweep.goals:` in the same grammar).
+    mutating func thresholds(_ nodes: [YamlNode], groupNames: [String]?) -> [Threshold] {
         var thresholds: [Threshold] = []
-        for node in raw.elements {
+        for node in nodes {
             var lineNode = node
             var group: (name: String, mark: YamlMark)?
             if case .mapping(let pairs) = node.content, pairs.count == 1, let name = pairs[0].key.scalarText {

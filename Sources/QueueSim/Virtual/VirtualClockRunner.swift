@@ -19,6 +19,9 @@ package struct VirtualClockRunner: Sendable {
     /// reports come out byte for byte the same without it.
     var pollShortcut = true
 
+    /// Keep the run's figures (`RunReport`) and write no report files: a sweep's points.
+    package var keepsFiguresOnly = false
+
     package init(run: PreparedRun, progress: RunProgress, stopSignal: RunStopSignal) {
         self.run = run
         self.progress = progress
@@ -46,7 +49,10 @@ package struct VirtualClockRunner: Sendable {
     /// Runs, and says how many queue-page polls the shortcut answered without the room.
     func executeCountingSkippedPolls() throws -> (report: RunReport, skippedPolls: Int) {
         let startedAt = Date()
-        let recorder = try Recorder(directory: run.reportsDirectory, description: run.runDescription)
+        let recorder =
+            keepsFiguresOnly
+            ? Recorder(figuresOnlyFor: run.runDescription)
+            : try Recorder(directory: run.reportsDirectory, description: run.runDescription)
         let roomConfiguration = RoomSetup.configuration(
             for: run, epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
         let room = WaitingRoomService(configuration: roomConfiguration)

@@ -1,0 +1,139 @@
+import Foundation
+import QueueClientCore
+
+/// The fluid model of a waiting room: visitors as a continuous mass arriving along the
+/// scenario's cumulative arrival curve, released at the outflow rate from the event start,
+/// first come first served (the pre-queue, everyone who arrived by the event start, in a
+/// random order). Deterministic and instant: `queuesim sweep` draws it beside the simulated
+/// wait p95, and a test holds the sweep's answer to it.
+///
+/// For a burst of N at the event start and outflow r the visitor at position x waits x/r, so
+/// the wait p95 is 0.95·N/r. For any other plan the mass is cut into `chunks` equal slices in
+/// arrival order and each slice is served after the one before it (Lindley's recursion on the
+/// fluid): a slice of Δ visitors arriving at a leaves at max(a, previous leave) + Δ/r. The
+/// percentile is read from the resulting distribution of waits by bisection.
+///
+/// What it leaves out, and the simulation has: the poll interval (a visitor learns of its
+/// turn at its next poll, so simulated waits are longer by up to one interval), `client.maxWait`
+/// (the simulation stops waits there), and visitors who give up.
+package struct FluidQueue: Sendable, Equatable {
+    /// Cumulative arrival segments (`ArrivalSegment.layout`), already scaled.
+    let segments: [ArrivalSegment]
+    let maxVisitors: Int?
+    /// Seconds since the run's origin.
+    let eventStart: Double
+    /// Visitors per second from the event start.
+    let outflow: Double
+
+    static let chunks = 4_000
+
+    package init(arrivals: Arrivals, scale: Double = 1, eventStart: Duration, outflowPerSecond: Double) {
+        segments = ArrivalSegment.layout(arrivals.phases, scale: scale).segments
+        maxVisitors = arrivals.maxVisitors
+        self.eventStart = eventStart.secondsDouble
+        outflow = outflowPerSecond
+    }
+
+    /// The fluid model for a scenario's room, or nil where it does not apply: a room that is
+    /// not a plain queue (another mode, scripted faults) or releases nobody.
+    package init?(scenario: Scenario) {
+        guard let room = scenario.waitingRoom, room.mode == .queue, room.faults.isEmpty, room.outflowPerSecond > 0
+        else { return nil }
+        self.init(arrivals: scenario.arrivals, eventStart: room.eventStart, outflowPerSecond: room.outflowPerSecond)
+    }
+
+    /// Visitors the plan brings (the mass of the curve).
+    package var visitors: Double {
+        let total = segments.reduce(0.0) { total, segment in
+            switch segment {
+            case .steady(let steady): total + steady.integral
+            case .burst(_, let count): total + Double(count)
+            }
+        }
+        return maxVisitors.map { min(total, Double($0)) } ?? total
+    }
+
+    /// The wait (seconds in the queue page) that `fraction` of the visitors do not exceed,
+    /// e.g. 0.95 for the p95; nil for a plan without visitors.
+    package func waitPercentile(_ fraction: Double) -> Double? {
+        let total = visitors
+        guard total > 0, outflow > 0 else { return nil }
+        let slice = total / Double(Self.chunks)
+        let service = slice / outflow
+        let arrivals = (0..<Self.chunks).map { arrivalTime(ofVisitor: (Double($0) + 0.5) * slice) }
+        // The pre-queue is released in a random order over [eventStart, eventStart + its size / r]:
+        // a slice that arrived at a waits (eventStart − a) + U·window, U uniform on [0, 1].
+        let preQueueOffsets = arrivals.filter { $0 <= eventStart }.map { eventStart - $0 }
+        let window = Double(preQueueOffsets.count) * service
+        var laterWaits: [Double] = []
+        var lastLeave = eventStart + window
+        for arrival in arrivals where arrival > eventStart {
+            let leave = max(arrival, lastLeave) + service
+            // The slice's middle visitor stands for it.
+            laterWaits.append(leave - service / 2 - arrival)
+            lastLeave = leave
+        }
+        // The share of visitors waiting at most `wait`.
+        func share(within wait: Double) -> Double {
+            var count = 0.0
+            for offset in preQueueOffsets {
+                count += window > 0 ? min(1, max(0, (wait - offset) / window)) : (wait >= offset ? 1 : 0)
+            }
+            for later in laterWaits where later <= wait { count += 1 }
+            return count / Double(Self.chunks)
+        }
+        // The smallest wait that `fraction` do not exceed, by bisection on the distribution.
+        var low = 0.0
+        var high = max(preQueueOffsets.max().map { $0 + window } ?? 0, laterWaits.max() ?? 0)
+        for _ in 0..<64 where high - low > 1e-6 {
+            let middle = (low + high) / 2
+            if share(within: middle) >= fraction - 1e-12 { high = middle } else { low = middle }
+        }
+        return high
+    }
+
+    /// When the visitor at cumulative position `position` arrives, in seconds.
+    func arrivalTime(ofVisitor position: Double) -> Double {
+        var before = 0.0
+        for segment in segments {
+            switch segment {
+            case .burst(let start, let count):
+                if position < before + Double(count) { return start.secondsDouble }
+                before += Double(count)
+            case .steady(let steady):
+                if position < before + steady.integral {
+                    return steady.instant(atCumulative: position - before).sinceOrigin.secondsDouble
+                }
+                before += steady.integral
+            }
+        }
+        guard let last = segments.last else { return 0 }
+        switch last {
+        case .burst(let start, _): return start.secondsDouble
+        case .steady(let steady): return (steady.start + steady.duration).secondsDouble
+        }
+    }
+
+    // Visitors who give up (exponential patience with mean θ), for a burst of N at the event
+    // start and outflow r: the closed forms of issue 30's oracles, for the room's two ways of
+    // counting the turn of a visitor who left.
+
+    /// Turns of visitors who left are skipped: the queue holds q(t) with q' = −r − q/θ, so it
+    /// empties at θ·ln(1 + N/(rθ)).
+    package static func burstQueueEmptiesSkippingTurns(
+        visitors n: Double, outflow r: Double, meanPatience theta: Double
+    )
+        -> Double
+    {
+        theta * log(1 + n / (r * theta))
+    }
+
+    /// Turns of visitors who left are wasted (the room releases r a second whoever is still
+    /// there): the turn at t finds its visitor with probability e^(−t/θ), and the queue's turns
+    /// run out at N/r, so rθ(1 − e^(−N/(rθ))) pass.
+    package static func burstPassedWastingTurns(visitors n: Double, outflow r: Double, meanPatience theta: Double)
+        -> Double
+    {
+        r * theta * (1 - exp(-n / (r * theta)))
+    }
+}

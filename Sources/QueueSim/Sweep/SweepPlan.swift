@@ -1,0 +1,187 @@
+import Foundation
+import QueueClientCore
+
+/// One point of the grid: a value of every varied key, and the scenario with those values set.
+package struct SweepPoint: Sendable {
+    package var index: Int
+    /// Per varied key, in the plan's key order.
+    package var values: [SweepValue]
+    package var scenario: Scenario
+}
+
+/// What `queuesim sweep` will run, checked before anything runs: the grid (the `sweep:` block
+/// with the command line on top), every point's scenario loaded through the same overrides as
+/// `--set` (so a value that does not suit its key is reported where it is written), the seeds
+/// and the goals.
+package struct SweepPlan: Sendable {
+    package var file: String
+    package var axes: [SweepAxis]
+    package var seeds: [UInt64]
+    package var goals: [Threshold]
+    /// The scenario's own thresholds: measured in every run too (sweep.csv), not goals.
+    package var thresholds: [Threshold]
+    package var objective: SweepObjective?
+    package var metrics: [SweepMetric]
+    package var points: [SweepPoint]
+    package var scenarioName: String
+
+    /// Most runs (points × seeds) in one sweep.
+    package static let mostRuns = 1_000_000
+
+    package var runCount: Int { points.count * seeds.count }
+
+    /// The problems that keep a sweep from running, each `FILE:LINE:COLUMN: message` or
+    /// `--vary …: message`.
+    package struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        package var diagnostics: [Diagnostic]
+
+        init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+
+        init(file: String, at mark: YamlMark?, _ message: String) {
+            diagnostics = [Diagnostic(file: file, line: mark?.line, column: mark?.column, message: message)]
+        }
+
+        package var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+    }
+
+    /// - Parameters:
+    ///   - bytes: the scenario file's bytes, loaded again for every point with its values set.
+    ///   - base: the scenario as loaded with `overrides` (the `sweep:` block is read from it).
+    ///   - overrides: `--set` values, applied to every point before the point's own.
+    ///   - commandLine: `--vary`, `--seeds`, `--goal`, `--minimize`/`--maximize`.
+    package init(
+        file: String, bytes: [UInt8], base: Scenario, overrides: [ScenarioOverride] = [],
+        commandLine: SweepSettings = SweepSettings(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(Problem) {
+        self.file = file
+        scenarioName = base.name
+        let settings = (base.sweep ?? SweepSettings()).applying(
+            vary: commandLine.axes, seeds: commandLine.seeds, goals: commandLine.goals,
+            objective: commandLine.objective)
+        guard !settings.axes.isEmpty else {
+            throw Problem(
+                file: file, at: nil,
+                "nothing to vary: add a `sweep:` block with `vary:` to the scenario, or give --vary KEY=VALUES (see docs/sweep.md)"
+            )
+        }
+        if let objective = settings.objective, !settings.axes.contains(where: { $0.key == objective.key }) {
+            let varied = settings.axes.map { "`\($0.key)`" }.joined(separator: ", ")
+            let message =
+                "`\(objective.direction.rawValue)` names `\(objective.key)`, which the sweep does not vary (it varies \(varied))"
+            if objective.mark != nil {
+                throw Problem(file: file, at: objective.mark, message)
+            }
+            throw Problem(file: "--\(objective.direction.rawValue) \(objective.key)", at: nil, message)
+        }
+        let pointCount = settings.axes.reduce(1.0) { $0 * Double($1.values.count) }
+        let seedCount = settings.seeds ?? 1
+        guard pointCount <= Double(SweepSettings.mostPoints), pointCount * Double(seedCount) <= Double(Self.mostRuns)
+        else {
+            throw Problem(
+                file: file, at: nil,
+                "the grid has \(ScenarioUnits.grouped(pointCount)) point(s) × \(seedCount) seed(s); a sweep runs at most \(ScenarioUnits.grouped(Double(SweepSettings.mostPoints))) points and \(ScenarioUnits.grouped(Double(Self.mostRuns))) runs"
+            )
+        }
+        if base.target.endpoint != .embedded {
+            throw Problem(
+                file: file, at: base.positions.target,
+                "a sweep runs every point on the virtual clock against the embedded waiting room; this scenario's target.endpoint is \(base.target.endpointDescription)"
+            )
+        }
+        axes = settings.axes
+        seeds = (0..<UInt64(seedCount)).map { base.seed &+ $0 }
+        goals = settings.goals
+        thresholds = base.thresholds
+        objective = settings.objective
+        metrics = SweepMetric.columns(goals: goals, thresholds: thresholds)
+
+        // Each value alone first, so a bad one is reported once, where it is written.
+        var problems: [Diagnostic] = []
+        for axis in axes {
+            for value in axis.values {
+                let single = Self.override(axis: axis, value: value)
+                do {
+                    _ = try ScenarioLoader.load(
+                        bytes: bytes, path: file, overrides: overrides + [single], environment: environment)
+                } catch {
+                    problems += Self.placed(error.diagnostics, of: single, axis: axis, value: value, file: file)
+                }
+            }
+        }
+        guard problems.isEmpty else { throw Problem(problems) }
+
+        var points: [SweepPoint] = []
+        for (index, choice) in Self.grid(axes.map(\.values.count)).enumerated() {
+            let values = zip(axes, choice).map { $0.values[$1] }
+            let pointOverrides = zip(axes, values).map { Self.override(axis: $0, value: $1) }
+            do {
+                let scenario = try ScenarioLoader.load(
+                    bytes: bytes, path: file, overrides: overrides + pointOverrides, environment: environment)
+                points.append(SweepPoint(index: index, values: values, scenario: scenario))
+            } catch {
+                let named = zip(axes, values).map { "\($0.key)=\($1.text)" }.joined(separator: ", ")
+                throw Problem(
+                    error.diagnostics.map {
+                        var diagnostic = $0
+                        diagnostic.message = "at the point \(named): \(diagnostic.message)"
+                        return diagnostic
+                    })
+            }
+        }
+        self.points = points
+    }
+
+    /// A plan of points already made (tests of the answer and the files).
+    init(
+        file: String, scenario: Scenario, axes: [SweepAxis], seeds: [UInt64], goals: [Threshold],
+        objective: SweepObjective?
+    ) {
+        self.file = file
+        scenarioName = scenario.name
+        self.axes = axes
+        self.seeds = seeds
+        self.goals = goals
+        thresholds = scenario.thresholds
+        self.objective = objective
+        metrics = SweepMetric.columns(goals: goals, thresholds: thresholds)
+        points = Self.grid(axes.map(\.values.count)).enumerated().map { index, choice in
+            SweepPoint(index: index, values: zip(axes, choice).map { $0.values[$1] }, scenario: scenario)
+        }
+    }
+
+    /// Every combination of `counts` values, the first key's value changing slowest.
+    static func grid(_ counts: [Int]) -> [[Int]] {
+        var combinations: [[Int]] = [[]]
+        for count in counts {
+            combinations = combinations.flatMap { prefix in (0..<count).map { prefix + [$0] } }
+        }
+        return combinations
+    }
+
+    static func override(axis: SweepAxis, value: SweepValue) -> ScenarioOverride {
+        ScenarioOverride(path: axis.key, value: value.text, origin: axis.mark == nil ? "--vary" : "sweep.vary")
+    }
+
+    /// A problem in a value of the `sweep:` block points at the value in the file; one from
+    /// `--vary` keeps the override's own name (`--vary KEY=VALUE`).
+    static func placed(
+        _ diagnostics: [Diagnostic], of override: ScenarioOverride, axis: SweepAxis, value: SweepValue, file: String
+    ) -> [Diagnostic] {
+        guard let mark = axis.mark else { return diagnostics }
+        return diagnostics.map { diagnostic in
+            guard diagnostic.file == override.label else { return diagnostic }
+            return Diagnostic(
+                file: file, line: mark.line, column: mark.column,
+                message: "`sweep.vary.\(axis.key)` value `\(value.text)`: \(diagnostic.message)")
+        }
+    }
+
+    /// The run options of one run of a point: its seed on the virtual clock; a report folder
+    /// only with `--keep-points`.
+    package func runOptions(seed: UInt64, reportsDirectory: String?, maxMemory: MemoryBudget?) -> RunOptions {
+        var options = RunOptions(outputDirectory: reportsDirectory, seed: seed, clock: .virtual, maxMemory: maxMemory)
+        options.runId = "sweep"
+        return options
+    }
+}

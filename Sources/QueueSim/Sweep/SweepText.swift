@@ -1,0 +1,119 @@
+import Foundation
+
+/// How a sweep writes numbers for people (the answer's sentence, sweep.html) and for files
+/// (sweep.csv, sweep.json).
+package enum SweepText {
+    /// `1,800/min`, `1.5`, `10m`: a value as written, its number grouped.
+    package static func value(_ value: SweepValue) -> String {
+        guard let (number, unit) = SweepUnit.parse(value.text) else { return value.text }
+        return ScenarioUnits.grouped(number) + unit.suffix
+    }
+
+    /// `outflow` for `waitingRoom.outflow`: the key's last name.
+    package static func keyName(_ key: String) -> String {
+        key.split(separator: ".").last.map(String.init) ?? key
+    }
+
+    /// A figure in its unit: `8m12s`, `99.2%`, `1,234`, `410 requests/s`.
+    package static func figure(_ value: Double, _ unit: SweepMetric.Unit) -> String {
+        switch unit {
+        case .milliseconds: duration(milliseconds: value)
+        case .share: SweepUnit.decimalText((value * 1000).rounded() / 10) + "%"
+        case .count: ScenarioUnits.grouped(value.rounded())
+        case .perSecond: ScenarioUnits.grouped(value.rounded()) + " requests/s"
+        }
+    }
+
+    /// `450ms`, `12.3s`, `8m12s`, `1h05m`.
+    package static func duration(milliseconds: Double) -> String {
+        let ms = max(0, milliseconds.rounded())
+        if ms < 1000 { return "\(Int(ms))ms" }
+        if ms < 60_000 { return SweepUnit.decimalText((ms / 100).rounded() / 10) + "s" }
+        let seconds = Int((ms / 1000).rounded())
+        if seconds < 3600 { return "\(seconds / 60)m" + String(format: "%02ds", seconds % 60) }
+        return "\(seconds / 3600)h" + String(format: "%02dm", (seconds % 3600) / 60)
+    }
+
+    /// A figure in a file: shares to six decimals, everything else to one (means are not whole).
+    package static func file(_ value: Double, _ unit: SweepMetric.Unit) -> String {
+        switch unit {
+        case .share: SweepUnit.decimalText(value)
+        case .milliseconds, .count, .perSecond: SweepUnit.decimalText((value * 10).rounded() / 10)
+        }
+    }
+
+    /// `wait p95` for `wait_p95_ms`; the threshold's own text where there is one.
+    package static func metricName(_ metric: SweepMetric) -> String {
+        var name = metric.column
+        for suffix in ["_ms", "_share", "_rps"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
+        switch metric.source {
+        case .shopPeak: return "shop peak"
+        case .queueLengthPeak: return "queue length peak"
+        case .queueDuration: return "queue duration"
+        case .measured: return name.replacingOccurrences(of: "_", with: " ")
+        }
+    }
+
+    /// The answer in one sentence (docs/sweep.md, "The answer").
+    package static func sentence(results: SweepResults, answer: SweepAnswer?) -> String {
+        let plan = results.plan
+        let seeds = plan.seeds.count == 1 ? "in its one seed" : "in all \(plan.seeds.count) seeds"
+        let partial = results.isComplete ? "" : "among the points that finished, "
+        guard let objective = plan.objective, let axisIndex = plan.axes.firstIndex(where: { $0.key == objective.key })
+        else {
+            guard let answer else {
+                return partial + "no point meets every goal \(seeds)"
+            }
+            let values = zip(plan.axes, answer.values).map { "\(keyName($0.key)) \(value($1))" }
+            return partial
+                + "first point meeting every goal \(seeds): \(values.joined(separator: ", "))\(figures(results, answer))"
+        }
+        let axis = plan.axes[axisIndex]
+        let name = keyName(axis.key)
+        let word = objective.direction == .minimize ? "lowest" : "highest"
+        let others = plan.axes.enumerated().filter { $0.offset != axisIndex }.map(\.element)
+        let atEvery = others.map {
+            " at every \(keyName($0.key)) tried (\($0.values.map(value).joined(separator: ", ")))"
+        }
+        .joined(separator: " and")
+        guard let answer else {
+            let sorted = SweepAnswer.ordered(axis.values, .minimize)
+            let range =
+                sorted.count == 1 ? value(sorted[0]) : "\(value(sorted[0])) to \(value(sorted[sorted.count - 1]))"
+            return partial + "no \(name) tried (\(range)) meets every goal \(seeds)\(atEvery)"
+        }
+        var decided = ""
+        if !others.isEmpty {
+            let where_ = zip(plan.axes, answer.values).enumerated().filter { $0.offset != axisIndex }
+                .map { "\(keyName($0.element.0.key)) \(value($0.element.1))" }
+            decided = "decided at " + where_.joined(separator: ", ")
+        }
+        let shown = figures(results, answer, prefix: decided)
+        return partial
+            + "\(word) \(name) meeting every goal \(seeds)\(atEvery): \(value(answer.values[axisIndex]))\(shown)"
+    }
+
+    /// ` (wait p95 8m12s, 95 % interval 7m58s–8m25s; shop peak 410 requests/s)`: the first
+    /// goal's figure (the wait p95 without goals) and the shop's peak, where measured.
+    static func figures(_ results: SweepResults, _ answer: SweepAnswer, prefix: String = "") -> String {
+        let plan = results.plan
+        var parts: [String] = []
+        let headline = plan.goals.first.map { SweepMetric(threshold: $0) } ?? SweepMetric.waitP95
+        if let index = plan.metrics.firstIndex(where: { $0.column == headline.column }),
+            let interval = results.interval(point: answer.point, metric: index)
+        {
+            var text = "\(metricName(headline)) \(figure(interval.mean, headline.unit))"
+            if let low = interval.low, let high = interval.high {
+                text += ", 95 % interval \(figure(low, headline.unit))–\(figure(high, headline.unit))"
+            }
+            parts.append(text)
+        }
+        if let index = plan.metrics.firstIndex(where: { $0.source == .shopPeak }),
+            let interval = results.interval(point: answer.point, metric: index)
+        {
+            parts.append("shop peak \(figure(interval.mean, .perSecond))")
+        }
+        let inside = (prefix.isEmpty ? "" : prefix + (parts.isEmpty ? "" : ": ")) + parts.joined(separator: "; ")
+        return inside.isEmpty ? "" : " (\(inside))"
+    }
+}

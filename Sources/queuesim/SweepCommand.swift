@@ -1,0 +1,255 @@
+import ArgumentParser
+import Foundation
+import QueueSim
+
+struct SweepCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sweep",
+        abstract: "Vary scenario values over a grid on the virtual clock and answer the question.",
+        usage: "queuesim sweep [<options>] <file>",
+        discussion: """
+            Runs every point of a grid (every combination of the varied keys' values) with
+            every seed, on the virtual clock against the embedded room, several at a time,
+            and answers: the lowest (--minimize) or highest (--maximize) value of a varied key
+            at which every seed meets every goal, at every value of the other varied keys.
+            The grid, seeds and goals come from the scenario's `sweep:` block and/or the
+            options below (docs/sweep.md).
+
+            Writes sweep.csv (a row per run, then a row per point: mean and 95 % interval over
+            seeds), sweep.json (with "answer") and sweep.html to the output folder, and
+            prints the answer in one sentence.
+
+            Examples:
+              queuesim sweep scenarios/what-outflow.yaml
+              queuesim sweep scenarios/what-outflow.yaml --seeds 5 --jobs 2
+              queuesim sweep launch.yaml --vary waitingRoom.outflow=600/min:3000/min:300/min \\
+                  --vary arrivals.scale=1,1.5,2 --goal 'wait.p95 < 10m' --minimize waitingRoom.outflow
+
+            Exit codes:
+              0    some value of the key meets every goal (the answer is printed)
+              1    no point meets every goal (the files are written; "answer": null)
+              2    invalid scenario, grid or command line (nothing run)
+              3    a run failed or the files could not be written
+              130  interrupted by SIGINT (finished points kept, the files written)
+            """
+    )
+
+    @Argument(help: "The scenario file (YAML).")
+    var file: String
+
+    @Option(
+        help: ArgumentHelp(
+            "Vary a scenario value: KEY=FROM:TO:STEP or KEY=A,B,C in the key's units, e.g. waitingRoom.outflow=600/min:3000/min:300/min (repeatable; replaces the sweep block's values of KEY).",
+            valueName: "KEY=VALUES"))
+    var vary: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Seeds per point: the scenario's seed, seed+1, … (default: sweep.seeds, else 1).", valueName: "N"))
+    var seeds: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "A goal in the thresholds' grammar, e.g. 'wait.p95 < 10m' (repeatable; added to sweep.goals).",
+            valueName: "EXPR"))
+    var goal: [String] = []
+
+    @Option(
+        help: ArgumentHelp("Answer with the lowest value of this varied key that meets every goal.", valueName: "KEY"))
+    var minimize: String?
+
+    @Option(
+        help: ArgumentHelp("Answer with the highest value of this varied key that meets every goal.", valueName: "KEY"))
+    var maximize: String?
+
+    @Option(
+        name: .customLong("out"),
+        help: ArgumentHelp("Output folder (default: the scenario's reports.dir followed by -sweep).", valueName: "DIR"))
+    var outputDirectory: String?
+
+    @Option(help: ArgumentHelp("Runs at once (default: the cores available).", valueName: "N"))
+    var jobs: Int?
+
+    @Flag(help: "Also write each run's own report folder, under DIR/points/.")
+    var keepPoints = false
+
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "Set a scenario value for every point, as `run --set` (repeatable).", valueName: "KEY=VALUE"))
+    var scenarioValues: [String] = []
+
+    @Option(
+        name: .customLong("max-memory"),
+        help: ArgumentHelp(
+            "Memory the runs in flight may use together, e.g. 4GiB (default: 80% of the memory available).",
+            valueName: "SIZE"))
+    var maxMemory: MemoryBudget?
+
+    @Flag(help: "No progress line.")
+    var noProgress = false
+
+    func validate() throws {
+        if let seeds, !(1...SweepSettings.mostSeeds).contains(seeds) {
+            throw ValidationError("--seeds must be from 1 to \(SweepSettings.mostSeeds) (got \(seeds))")
+        }
+        if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be from 1 to 1024 (got \(jobs))") }
+        if minimize != nil, maximize != nil { throw ValidationError("give --minimize or --maximize, not both") }
+        _ = try commandLineSettings()
+        _ = try overrides()
+    }
+
+    /// `--vary`, `--seeds`, `--goal`, `--minimize`/`--maximize` as a sweep block.
+    func commandLineSettings() throws -> SweepSettings {
+        var settings = SweepSettings(seeds: seeds)
+        for argument in vary {
+            guard let equals = argument.firstIndex(of: "="),
+                case let key = String(argument[..<equals]), SweepCommand.isPath(key),
+                let values = SweepValues.parseArgument(String(argument[argument.index(after: equals)...]))
+            else {
+                throw ValidationError(
+                    "--vary \(argument): expected KEY=FROM:TO:STEP or KEY=A,B,C, e.g. --vary waitingRoom.outflow=600/min:3000/min:300/min"
+                )
+            }
+            if settings.axes.contains(where: { $0.key == key }) {
+                throw ValidationError("--vary \(argument): \(key) is varied twice")
+            }
+            switch values.values() {
+            case .success(let list): settings.axes.append(SweepAxis(key: key, values: list))
+            case .failure(let problem): throw ValidationError("--vary \(argument): \(problem)")
+            }
+        }
+        for text in goal {
+            switch ThresholdParser.parse(text) {
+            case .success(let threshold): settings.goals.append(threshold)
+            case .failure(let problem):
+                throw ValidationError("--goal '\(text)': at character \(problem.offset + 1): \(problem.message)")
+            }
+        }
+        if let minimize { settings.objective = SweepObjective(direction: .minimize, key: minimize) }
+        if let maximize { settings.objective = SweepObjective(direction: .maximize, key: maximize) }
+        return settings
+    }
+
+    func overrides() throws -> [ScenarioOverride] {
+        try scenarioValues.map { argument in
+            do {
+                return try ScenarioOverride(argument: argument)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+    }
+
+    static func isPath(_ text: String) -> Bool {
+        !text.isEmpty && !text.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+            && !text.contains(" ")
+    }
+
+    func run() async throws {
+        let stopSignal = RunStopSignal()
+        let phase = RunPhase()
+        let signals = SignalTrap(
+            signals: [SIGINT, SIGTERM],
+            numberedHandler: { signal in
+                guard phase.isRunning else {
+                    StandardError.print("queuesim sweep: stopped before the sweep started; nothing ran")
+                    Foundation.exit(128 + signal)
+                }
+                stopSignal.stop(.interrupted, signal: signal)
+            })
+        defer { signals.restore() }
+
+        let overrides = try overrides()
+        let base = try loadScenarioOrExit(file, overrides: overrides)
+        // Read again for the points: the loader just read and checked it (size, regular file).
+        guard let data = FileManager.default.contents(atPath: file) else {
+            StandardError.print("\(file): the file could not be read again")
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        let settings = try commandLineSettings()
+        let plan: SweepPlan
+        do {
+            plan = try SweepPlan(
+                file: file, bytes: Array(data), base: base, overrides: overrides, commandLine: settings)
+        } catch {
+            StandardError.print(error.description)
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        let budget = maxMemory ?? .machineDefault()
+        let wantedJobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let fitted: SweepMemory.Fit
+        do {
+            fitted = try SweepMemory.fit(plan: plan, jobs: wantedJobs, budget: budget)
+        } catch {
+            StandardError.print(error.description)
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        if let note = fitted.note { StandardError.print("queuesim sweep: \(note)") }
+
+        let directory = outputDirectory ?? (base.reportsDirectory + "-sweep")
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            StandardError.print("queuesim sweep: cannot create \(directory): \(RunCommand.words(error))")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        phase.start()
+        let runner = SweepRunner(
+            plan: plan, jobs: fitted.jobs, stopSignal: stopSignal, keepPointsDirectory: keepPoints ? directory : nil,
+            maxMemory: budget)
+        StandardError.print(
+            "queuesim sweep: \(plan.points.count) point(s) × \(plan.seeds.count) seed(s) = \(plan.runCount) run(s), \(fitted.jobs) at a time, into \(directory)"
+        )
+        let progress =
+            noProgress ? nil : SweepProgressLine(runner: runner, total: plan.runCount, seeds: plan.seeds.count)
+        progress?.start()
+        let runs: [SweepRunResult?]
+        do {
+            runs = try await Self.onItsOwnThread { try runner.run() }
+        } catch {
+            progress?.stop()
+            StandardError.print("queuesim sweep: \(RunCommand.words(error))")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        progress?.stop()
+
+        let results = SweepResults(plan: plan, runs: runs)
+        let answer = SweepAnswer.find(in: results)
+        let sentence = SweepText.sentence(results: results, answer: answer)
+        let interrupted = stopSignal.reason != nil
+        let status: RunExitStatus =
+            interrupted
+            ? (stopSignal.wasTerminated ? .terminated : .interrupted) : answer == nil ? .thresholdFailed : .success
+        let fluid = SweepFiles.fluidWaitP95(plan)
+        do {
+            try SweepFiles.write(SweepFiles.csv(results, fluid: fluid), named: SweepFiles.csvFile, in: directory)
+            try SweepFiles.write(
+                SweepFiles.json(results, answer: answer, sentence: sentence, exitCode: status.rawValue, fluid: fluid),
+                named: SweepFiles.jsonFile, in: directory)
+            try SweepFiles.write(
+                SweepPage(results: results, answer: answer, sentence: sentence, fluid: fluid).render(),
+                named: SweepFiles.pageFile, in: directory)
+        } catch {
+            StandardError.print(
+                "queuesim sweep: the files could not be written to \(directory): \(RunCommand.words(error))")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        print(sentence)
+        let ending =
+            interrupted
+            ? "stopped: \(results.finishedRuns) of \(plan.runCount) runs finished and are in the files" : "done"
+        StandardError.print("queuesim sweep: \(ending); \(directory)/\(SweepFiles.pageFile) (exit \(status.rawValue))")
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// Blocking work on a thread of its own, awaited without holding a cooperative thread (the
+    /// progress line and the signal handling need one).
+    static func onItsOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try body() }) }
+            thread.name = "queuesim-sweep"
+            thread.start()
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+
+/// `queuesim sweep` as users call it: the answer, the files, determinism, exit codes, errors
+/// at their positions, SIGINT.
+@Suite("queuesim sweep", .serialized, .timeLimit(.minutes(5)))
+struct SweepCommandTests {
+    /// A burst of 2,000 with a 5 s poll: a point runs in a fraction of a second.
+    static func burst(_ sweep: String, visitors: Int = 2000) -> String {
+        """
+        version: 1
+        name: burst
+        seed: 3
+        target: { customerId: acme, waitingRoomId: launch }
+        client: { pollInterval: 5s, maxWait: 45m }
+        arrivals: { phases: [ { burst: \(visitors) } ] }
+        waitingRoom: { mode: queue, outflow: 100/min }
+        \(sweep)
+        """
+    }
+
+    static func json(_ directory: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/sweep.json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("what-outflow.yaml answers within one grid step of the fluid model")
+    func whatOutflowMatchesTheFluidModel() throws {
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try QueueSimProcess.run(
+            ["sweep", "scenarios/what-outflow.yaml", "--out", out, "--no-progress"], limit: .seconds(240))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("lowest outflow meeting every goal in all 3 seeds"), "\(result.stdout)")
+        for file in ["sweep.csv", "sweep.json", "sweep.html"] {
+            #expect(FileManager.default.fileExists(atPath: out + "/" + file), "\(file) missing")
+        }
+        // Fluid: wait.p95 < 10m for a burst of N needs r ≥ 0.95·N / 10 min; the sweep must
+        // decide for the largest crowd (scale 1.5: 1,500 visitors): 142.5/min.
+        let answer = try #require(try Self.json(out)["answer"] as? [String: String])
+        let outflow = try #require(answer["waitingRoom.outflow"])
+        #expect(answer["arrivals.scale"] == "1.5")
+        let perMinute = try #require(Double(outflow.replacingOccurrences(of: "/min", with: "")))
+        let fluid = 0.95 * 1_500 / 10
+        let step = 25.0
+        #expect(perMinute >= fluid && perMinute <= fluid + step, "answer \(outflow), fluid \(fluid)/min")
+        let page = try String(contentsOfFile: out + "/sweep.html", encoding: .utf8)
+        #expect(
+            page.contains("<svg") && page.contains("fluid model")
+                && page.contains(
+                    result.stdout.trimmingCharacters(in: .newlines).replacingOccurrences(of: "&", with: "&amp;"))
+        )
+    }
+
+    @Test("the same file and seeds give byte-identical sweep.csv, whatever --jobs is")
+    func deterministic() throws {
+        let scenario = try TemporaryScenario(
+            Self.burst(
+                """
+                sweep:
+                  vary: { waitingRoom.outflow: [200/min, 300/min, 400/min] }
+                  seeds: 2
+                  goals: [ "wait.p95 < 6m" ]
+                  minimize: waitingRoom.outflow
+                """))
+        var files: [String] = []
+        for jobs in ["1", "2", "2"] {
+            let out = RunCommandProcess.reportDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let result = try QueueSimProcess.run(
+                ["sweep", scenario.path, "--out", out, "--jobs", jobs, "--no-progress"], limit: .seconds(120))
+            #expect(result.status == 0, "\(result.stderr)")
+            files.append(try String(contentsOfFile: out + "/sweep.csv", encoding: .utf8))
+            #expect(try Self.json(out)["answer"] as? [String: String] == ["waitingRoom.outflow": "400/min"])
+        }
+        #expect(files[0] == files[1] && files[1] == files[2])
+        let lines = files[0].split(separator: "\n")
+        // A header, 3 points × 2 seeds, then 3 point rows.
+        #expect(lines.count == 1 + 6 + 3)
+        #expect(lines[0].hasPrefix("row,point,waitingRoom.outflow,seed,seeds,meets_goals,visitors,wait_p95_ms,"))
+        #expect(lines[1].hasPrefix("seed,1,200/min,3,,no,2000,"))
+        #expect(lines[7].hasPrefix("point,1,200/min,,2,no,2000,"))
+    }
+
+    @Test("--vary, --goal and --maximize on the command line; no point meeting the goals is exit 1")
+    func commandLineGridAndExitOne() throws {
+        let scenario = try TemporaryScenario(Self.burst(""))
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try QueueSimProcess.run(
+            [
+                "sweep", scenario.path, "--out", out, "--no-progress", "--vary",
+                "waitingRoom.outflow=100/min:300/min:100/min",
+                "--goal", "wait.p95 < 1m", "--minimize", "waitingRoom.outflow",
+            ], limit: .seconds(120))
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stdout.hasPrefix("no outflow tried (100/min to 300/min) meets every goal in its one seed"),
+            "\(result.stdout)")
+        #expect(try Self.json(out)["answer"] is NSNull)
+        #expect(try Self.json(out)["exit_code"] as? Int == 1)
+    }
+
+    @Test("a bad value in the sweep block: exit 2 at its position, nothing written")
+    func badValueInTheBlock() throws {
+        let scenario = try TemporaryScenario(
+            Self.burst(
+                """
+                sweep:
+                  vary:
+                    waitingRoom.outflow: [100/min, 5m]
+                """))
+        let out = RunCommandProcess.reportDirectory()
+        let result = try QueueSimProcess.run(["sweep", scenario.path, "--out", out])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.contains("\(scenario.path):10:26: `sweep.vary.waitingRoom.outflow` value `5m`"),
+            "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("shape errors in the block are positioned, for validate as for sweep")
+    func shapeErrors() throws {
+        let scenario = try TemporaryScenario(
+            Self.burst(
+                """
+                sweep:
+                  vary:
+                    waitingRoom.outflow: { from: 100/min, to: 50/min, step: 10/min }
+                  seeds: 0
+                  goals: [ "wait.p96x < 1m" ]
+                  minimise: waitingRoom.outflow
+                """))
+        for command in ["sweep", "validate"] {
+            let result = try QueueSimProcess.run([command, scenario.path])
+            #expect(result.status == 2, "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    ":10:26: `sweep.vary.waitingRoom.outflow`: `to` (50/min) is below `from` (100/min)"),
+                "\(result.stderr)")
+            #expect(result.stderr.contains(":11:10: `sweep.seeds`"), "\(result.stderr)")
+            #expect(result.stderr.contains(":12:13: unknown metric `wait.p96x`"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains(":13:3: unknown key `sweep.minimise`; did you mean `minimize`?"),
+                "\(result.stderr)")
+        }
+        // `run` reads the block too (an invalid file is invalid), and otherwise ignores it.
+        let valid = try TemporaryScenario(Self.burst("sweep: { vary: { waitingRoom.outflow: [1/s] } }", visitors: 5))
+        let run = try QueueSimProcess.run(
+            ["run", valid.path, "--clock", "virtual", "--out", RunCommandProcess.reportDirectory(), "--quiet"],
+            limit: .seconds(60))
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    @Test("command-line mistakes: exit 2 with the option named")
+    func commandLineMistakes() throws {
+        let scenario = try TemporaryScenario(Self.burst(""))
+        let cases: [([String], String)] = [
+            (["--vary", "waitingRoom.outflow=1:2"], "--vary waitingRoom.outflow=1:2: expected KEY=FROM:TO:STEP"),
+            (["--vary", "waitingRoom.outflow=fast"], "is not a number, a duration"),
+            (
+                ["--vary", "waitingRoom.outflow=1/s", "--minimize", "arrivals.scale"],
+                "`minimize` names `arrivals.scale`, which the sweep does not vary"
+            ),
+            (["--goal", "wait < 1m"], "--goal 'wait < 1m'"),
+            (["--vary", "waitingRoom.nope=1,2"], "--vary waitingRoom.nope=1"),
+            ([], "nothing to vary"),
+        ]
+        for (arguments, message) in cases {
+            let result = try QueueSimProcess.run(["sweep", scenario.path] + arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("SIGINT keeps the finished runs, writes the files and exits 130")
+    func interrupted() throws {
+        let scenario = try TemporaryScenario(
+            Self.burst(
+                "sweep: { vary: { waitingRoom.outflow: { from: 50/min, to: 2000/min, step: 50/min } }, seeds: 3 }",
+                visitors: 20_000))
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try QueueSimProcess.run(
+            ["sweep", scenario.path, "--out", out, "--jobs", "1", "--no-progress"], limit: .seconds(60),
+            interruptAfter: .seconds(4))
+        #expect(result.status == 130, "\(result.stderr)")
+        let json = try Self.json(out)
+        #expect(json["complete"] as? Bool == false)
+        let finished = try #require(json["finished_runs"] as? Int)
+        #expect(finished < 120)
+        let csv = try String(contentsOfFile: out + "/sweep.csv", encoding: .utf8)
+        #expect(csv.split(separator: "\n").filter { $0.hasPrefix("seed,") }.count == finished)
+        #expect(result.stderr.contains("stopped: \(finished) of 120 runs finished"), "\(result.stderr)")
+    }
+}
