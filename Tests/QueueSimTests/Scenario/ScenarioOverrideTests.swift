@@ -183,6 +183,14 @@ struct ScenarioOverrideTests {
             ])
     }
 
+    @Test func anOverrideThatCannotBeAppliedDoesNotHideTheOthersProblems() {
+        #expect(
+            Self.problems(["visitors.ap.flow=run", "run.concurrency=0"]) == [
+                "--set visitors.ap.flow=run:1:10: `visitors` has no item named `ap`; did you mean `app`?",
+                "--set run.concurrency=0:1:17: `run.concurrency` must be from 1 to 10000000, found 0",
+            ])
+    }
+
     @Test func aCredentialIsRecordedRedactedAndNeverEchoedInAMessage() {
         let secret = ScenarioOverride(path: "waitingRoom.secretKey", value: "hunter2")
         #expect(secret.recorded == "waitingRoom.secretKey=<redacted>")
