@@ -140,28 +140,10 @@ struct ScenarioSummary {
 
     /// `patience`, `comeback`, `afterPass` in words (nothing for a group without them).
     static func describe(_ behaviour: VisitorBehaviour) -> [String] {
-        var lines: [String] = []
-        if let patience = behaviour.patience { lines.append("patience \(describe(patience))") }
-        if let comeback = behaviour.comeback {
-            lines.append(
-                "comeback: \(PercentText.of(comeback.share)) of those who give up reopen the app after "
-                    + "\(describe(comeback.after)), at most \(comeback.max) time\(comeback.max == 1 ? "" : "s")")
-        }
-        if let afterPass = behaviour.afterPass {
-            lines.append(
-                "after passing: \(afterPass.calls) protected API call\(afterPass.calls == 1 ? "" : "s"), "
-                    + "think time \(describe(afterPass.thinkTime)), no-shows \(PercentText.of(afterPass.noShow))")
-        }
-        return lines
-    }
-
-    static func describe(_ distribution: DurationDistribution) -> String {
-        switch distribution {
-        case .fixed(let value): ScenarioUnits.describe(value)
-        case .exponential(let mean): "exponential, mean \(ScenarioUnits.describe(mean))"
-        case .lognormal(let median, let sigma): "log-normal, median \(ScenarioUnits.describe(median)), sigma \(number(sigma))"
-        case .samples(let values): "drawn from \(count(values.count)) durations of a CSV file"
-        }
+        [
+            behaviour.patience.map { "patience \($0.summary)" }, behaviour.comeback.map { "comeback: \($0.summary)" },
+            behaviour.afterPass.map { "after passing: \($0.summary)" },
+        ].compactMap { $0 }
     }
 
     static func rate(_ perSecond: Double) -> String { "\(number(perSecond))/s" }

@@ -56,9 +56,12 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         var inviteCodes: Int
         var latencyMs: [String: Int64]
         var faults: [FaultEntry]
+        /// `waitingRoom.abandonedTurns` (absent in reports written before it existed).
+        var abandonedTurns: String?
 
         enum CodingKeys: String, CodingKey {
             case mode, faults
+            case abandonedTurns = "abandoned_turns"
             case outflowPerMinute = "outflow_per_minute"
             case eventStartMs = "event_start_ms"
             case tokenValidityMs = "token_validity_ms"
@@ -106,6 +109,10 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         var inviteCode: String?
         /// The `target:` keys this group overrides, with their values.
         var targetOverrides: [String: String]
+        /// `patience`, `comeback`, `afterPass` in words (absent when not set).
+        var patience: String?
+        var comeback: String?
+        var afterPass: String?
 
         enum CodingKeys: String, CodingKey {
             case name, weight, share, flow, platform, connections
@@ -120,6 +127,8 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
             case enqueueToken = "enqueue_token"
             case inviteCode = "invite_code"
             case targetOverrides = "target_overrides"
+            case patience, comeback
+            case afterPass = "after_pass"
         }
     }
 
@@ -224,7 +233,7 @@ extension RunConfiguration {
                     FaultEntry(
                         fromMs: fault.from.wholeMilliseconds, toMs: fault.to?.wholeMilliseconds,
                         endpoint: fault.endpoint.rawValue, rate: fault.rate, summary: fault.summary)
-                })
+                }, abandonedTurns: room.abandonedTurns.rawValue)
         }
         let totalWeight = scenario.groups.reduce(0) { $0 + $1.weight }
         groups = scenario.groups.map { group in
@@ -245,7 +254,9 @@ extension RunConfiguration {
                 maxRestarts: client.maxRestarts, queuePageRetry: client.queuePageRetry.rawValue,
                 enqueueKey: group.enqueueKey.map(Self.describe), enqueueToken: group.enqueueToken.map(Self.describe),
                 inviteCode: group.inviteCode.map(Self.describe),
-                targetOverrides: Self.overrides(of: group.overrides).mapValues(redact))
+                targetOverrides: Self.overrides(of: group.overrides).mapValues(redact),
+                patience: group.behaviour.patience?.summary, comeback: group.behaviour.comeback?.summary,
+                afterPass: group.behaviour.afterPass?.summary)
         }
         feeders = Self.feeders(of: scenario)
         arrivals = ArrivalsEntry(
