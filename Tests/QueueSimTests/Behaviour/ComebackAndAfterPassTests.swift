@@ -77,6 +77,19 @@ struct ComebackAndAfterPassTests {
         #expect(reports.manifest["comebacks"] as? Int == 0)
     }
 
+    /// Everyone passes within 2 s, long before a patience of an hour runs out: the give-ups
+    /// still on the calendar are stale and must not stretch the run (its timeline, run.json).
+    @Test("patience that never runs out does not lengthen the run")
+    func stalePatienceDoesNotLengthenTheRun() throws {
+        let reports = try RunFixture.virtual(
+            Self.scenario(
+                visitors: "[ { name: app, patience: { fixed: 1h } } ]", room: "{ outflow: 60/min, \(Self.noLatency) }",
+                burst: 3))
+        #expect(reports.outcomes == ["passed": 3])
+        #expect(reports.manifest["duration_ms"] as? Int == 2000)
+        #expect(reports.timeline.rows.count == 2)
+    }
+
     @Test("a visitor drawn out of the comeback share gives up for good")
     func comebackShareZero() throws {
         let reports = try RunFixture.virtual(
