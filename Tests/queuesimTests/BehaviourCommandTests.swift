@@ -25,7 +25,11 @@ struct BehaviourCommandTests {
         let scenario = try TemporaryScenario(Self.yaml)
         let out = RunCommandProcess.reportDirectory()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try RunCommandProcess.run(["run", scenario.path, "--clock", "virtual", "--out", out])
+        let junit = out + ".junit.xml"
+        defer { try? FileManager.default.removeItem(atPath: junit) }
+        let result = try RunCommandProcess.run([
+            "run", scenario.path, "--clock", "virtual", "--out", out, "--junit", junit,
+        ])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout.contains("abandoned       15     75%"), "\(result.stdout)")
         #expect(result.stdout.contains("comebacks: 15 (visitors who reopened the app)"))
@@ -33,6 +37,10 @@ struct BehaviourCommandTests {
         // requests (the connector's 302), the second one. In second 2: visitor 1's first call and
         // visitor 0's second.
         #expect(result.stdout.contains("behind the queue: 15 after-pass requests, peak 3/s in second 2"))
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("<property name=\"abandoned_share\" value=\"0.75\"/>"))
+        #expect(xml.contains("<property name=\"after_pass_peak_requests_per_second\" value=\"3\"/>"))
+        #expect(xml.contains("abandoned &lt; 5%"), "the threshold is a test case")
         let (header, rows) = try RunCommandProcess.rows(out, "visitors.csv")
         #expect(header.last == "comebacks")
         #expect(rows.count == 20)
