@@ -47,6 +47,7 @@ struct ScenarioSummary {
             if group.flow == .protectedApi {
                 lines.append("      protected API \(target.protectedApi ?? "the embedded room's /api/protected")")
             }
+            lines += Self.describe(group.behaviour).map { "      " + $0 }
         }
         if let room = scenario.waitingRoom {
             row(
@@ -67,6 +68,9 @@ struct ScenarioSummary {
                 )
             }
             for fault in room.faults { row("fault", Self.describe(fault)) }
+            if room.abandonedTurns == .skipped {
+                row("", "turns of visitors silent for 60 s are skipped (abandonedTurns: skipped)")
+            }
         } else {
             row("endpoint", scenario.target.endpointDescription)
         }
@@ -142,6 +146,14 @@ struct ScenarioSummary {
     }
 
     static func describe(_ fault: FaultRule) -> String { fault.summary }
+
+    /// `patience`, `comeback`, `afterPass` in words (nothing for a group without them).
+    static func describe(_ behaviour: VisitorBehaviour) -> [String] {
+        [
+            behaviour.patience.map { "patience \($0.summary)" }, behaviour.comeback.map { "comeback: \($0.summary)" },
+            behaviour.afterPass.map { "after passing: \($0.summary)" },
+        ].compactMap { $0 }
+    }
 
     static func rate(_ perSecond: Double) -> String { "\(number(perSecond))/s" }
 

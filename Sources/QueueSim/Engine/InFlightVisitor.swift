@@ -39,6 +39,9 @@ struct EarlierAttempts: Sendable {
     var requests: Int
     /// When each earlier attempt was on the queue page: the timeline's `in_queue` counts them.
     var stays: [QueueStay] = []
+    /// The attempt it gave up last, while it has not reopened the app yet: its row, should the
+    /// run end first (it left as `abandoned`; its counts join the others when it comes back).
+    var pending: VisitorResult?
 }
 
 /// A stretch of time on the queue page.

@@ -76,7 +76,7 @@ extension VisitorEngine {
         if let delay = behaviours.comebackDelay(
             group: visitor.groupIndex, visitor: visitor.index, abandonment: earlier.comebacks)
         {
-            earlier.add(gaveUp.result)
+            earlier.pending = gaveUp.result
             earlier.comebacks += 1
             visitor.machine = VisitorMachine(configuration: visitor.machine.configuration)
             visitor.afterlife = .comingBack(earlier)
@@ -108,7 +108,14 @@ extension VisitorEngine {
                 }) ?? nil
         else { return .none }
         guard shopping else {
-            // It reopens the app: the SDK's `run` again, a new enqueue.
+            // It reopens the app: the SDK's `run` again, a new enqueue. The attempt it gave up
+            // joins the earlier ones.
+            slots.modify(slot) { visitor in
+                guard case .comingBack(var earlier) = visitor.afterlife, let pending = earlier.pending else { return }
+                earlier.pending = nil
+                earlier.add(pending)
+                visitor.afterlife = .comingBack(earlier)
+            }
             return advance(slot, at: now) { $0.start(at: now) }
         }
         return callAfterPass(slot: slot, at: now)
@@ -260,6 +267,15 @@ extension InFlightVisitor {
     }
 
     var isComingBack: Bool { earlierAttempts != nil }
+
+    /// A visitor who gave up and has not reopened the app yet, when the run stops: its row is
+    /// the attempt it gave up (`abandoned`), the comeback that never came not counted.
+    var rowBeforeItsComeback: (result: VisitorResult, earlier: Afterlife)? {
+        guard var earlier = earlierAttempts, let pending = earlier.pending else { return nil }
+        earlier.pending = nil
+        earlier.comebacks -= 1
+        return (pending, .comingBack(earlier))
+    }
 }
 
 extension Afterlife {

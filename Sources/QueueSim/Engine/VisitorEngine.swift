@@ -179,11 +179,13 @@ struct VisitorEngine {
                 continue
             }
             if visitor.machine.phase == .inQueue { progress.inQueue -= 1 }
-            let result = visitor.machine.stop(at: instant, reason: reason)
+            var result = visitor.machine.stop(at: instant, reason: reason)
+            var afterlife = visitor.afterlife
+            if let before = visitor.rowBeforeItsComeback { (result, afterlife) = before }
             inFlight -= 1
             var finished = finish(
                 visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result,
-                afterlife: visitor.afterlife)
+                afterlife: afterlife)
             finished.handshake = visitor.firstHandshake.handshake
             try row(finished)
         }

@@ -50,7 +50,7 @@ package enum JUnitReport {
                   <property name="exit_code" value="\(report.exitStatus.rawValue)"/>
                   <property name="report" value="\(HTML.escape(report.pagePath))"/>
                   <property name="simulated_duration_ms" value="\(report.durationMs)"/>
-                </properties>
+            \(behaviourProperties(report.behaviour))    </properties>
 
             """
         for testCase in cases {
@@ -68,6 +68,17 @@ package enum JUnitReport {
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
+    }
+
+    /// Visitors who gave up, came back or went on shopping (issue 30), as run.json has them;
+    /// nothing in runs without them, so their files keep their bytes.
+    private static func behaviourProperties(_ figures: BehaviourFigures) -> String {
+        guard figures.abandonedShare > 0 || figures.comebacks > 0 || figures.afterPassRequests > 0 else { return "" }
+        return [
+            ("abandoned_share", "\(figures.abandonedShare)"), ("comebacks", "\(figures.comebacks)"),
+            ("after_pass_requests", "\(figures.afterPassRequests)"),
+            ("after_pass_peak_requests_per_second", "\(figures.afterPassPeakPerSecond)"),
+        ].map { "      <property name=\"\($0.0)\" value=\"\($0.1)\"/>\n" }.joined()
     }
 
     private static func thresholdCase(_ verdict: ThresholdVerdict, classname: String) -> Case {

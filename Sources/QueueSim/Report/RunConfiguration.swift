@@ -62,10 +62,13 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         /// Every rate of the outflow from the run's start, in time order (one for a plain rate);
         /// nil in a `run.json` from before scheduled outflows.
         var outflowSchedule: [OutflowStepEntry]?
+        /// `waitingRoom.abandonedTurns` (absent in reports written before it existed).
+        var abandonedTurns: String?
 
         enum CodingKeys: String, CodingKey {
             case mode, faults
             case outflowSchedule = "outflow_schedule"
+            case abandonedTurns = "abandoned_turns"
             case outflowPerMinute = "outflow_per_minute"
             case eventStartMs = "event_start_ms"
             case tokenValidityMs = "token_validity_ms"
@@ -123,6 +126,10 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         var inviteCode: String?
         /// The `target:` keys this group overrides, with their values.
         var targetOverrides: [String: String]
+        /// `patience`, `comeback`, `afterPass` in words (absent when not set).
+        var patience: String?
+        var comeback: String?
+        var afterPass: String?
 
         enum CodingKeys: String, CodingKey {
             case name, weight, share, flow, platform, connections
@@ -137,6 +144,8 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
             case enqueueToken = "enqueue_token"
             case inviteCode = "invite_code"
             case targetOverrides = "target_overrides"
+            case patience, comeback
+            case afterPass = "after_pass"
         }
     }
 
@@ -248,7 +257,7 @@ extension RunConfiguration {
                 },
                 outflowSchedule: room.outflowSteps.map {
                     OutflowStepEntry(atMs: $0.at.wholeMilliseconds, perMinute: $0.perSecond * 60)
-                })
+                }, abandonedTurns: room.abandonedTurns.rawValue)
         }
         let totalWeight = scenario.groups.reduce(0) { $0 + $1.weight }
         groups = scenario.groups.map { group in
@@ -269,7 +278,9 @@ extension RunConfiguration {
                 maxRestarts: client.maxRestarts, queuePageRetry: client.queuePageRetry.rawValue,
                 enqueueKey: group.enqueueKey.map(Self.describe), enqueueToken: group.enqueueToken.map(Self.describe),
                 inviteCode: group.inviteCode.map(Self.describe),
-                targetOverrides: Self.overrides(of: group.overrides).mapValues(redact))
+                targetOverrides: Self.overrides(of: group.overrides).mapValues(redact),
+                patience: group.behaviour.patience?.summary, comeback: group.behaviour.comeback?.summary,
+                afterPass: group.behaviour.afterPass?.summary)
         }
         feeders = Self.feeders(of: scenario)
         arrivals = ArrivalsEntry(

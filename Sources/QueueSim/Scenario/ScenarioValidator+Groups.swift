@@ -93,6 +93,13 @@ extension ScenarioValidator {
             visitorGroup.connections = connectionModel(group.connections, key: "\(key).connections")
             visitorGroup.behaviour = behaviour(
                 patience: group.patience, comeback: group.comeback, afterPass: group.afterPass, key: key)
+            if let afterPass = group.afterPass, visitorGroup.behaviour.afterPass != nil, let target,
+                target.endpoint != .embedded, overrides.protectedApi ?? target.protectedApi == nil
+            {
+                fail(
+                    "`\(key).afterPass` calls the protected API: give a `protectedApi` URL (in `target` or this group) when the endpoint is not embedded",
+                    at: afterPass.mark)
+            }
             groups.append(visitorGroup)
         }
         return problems.count == problemsBefore && !groups.isEmpty ? groups : nil

@@ -100,3 +100,28 @@ package struct VisitorBehaviour: Sendable, Equatable {
 
     package var isEmpty: Bool { patience == nil && comeback == nil && afterPass == nil }
 }
+
+// In words, for `validate`, run.json's `configuration` and the page's groups table.
+extension DurationDistribution {
+    package var summary: String {
+        switch self {
+        case .fixed(let value): ScenarioUnits.describe(value)
+        case .exponential(let mean): "exponential, mean \(ScenarioUnits.describe(mean))"
+        case .lognormal(let median, let sigma):
+            "log-normal, median \(ScenarioUnits.describe(median)), sigma \(ThresholdTable.trimmed(sigma, decimals: 3))"
+        case .samples(let values): "drawn from \(values.count) durations of a CSV file"
+        }
+    }
+}
+
+extension ComebackBehaviour {
+    package var summary: String {
+        "\(PercentText.of(share)) of those who give up reopen the app after \(after.summary), at most \(max) time\(max == 1 ? "" : "s")"
+    }
+}
+
+extension AfterPassBehaviour {
+    package var summary: String {
+        "\(calls) protected API call\(calls == 1 ? "" : "s"), think time \(thinkTime.summary), no-shows \(PercentText.of(noShow))"
+    }
+}

@@ -53,7 +53,9 @@ struct VirtualDriver {
     /// Runs until no visitor is left, or until `deadline` (`run.duration`), or until the stop
     /// signal is heard.
     mutating func run(until deadline: RunInstant?) throws {
-        while true {
+        // Done when nobody is left: what the calendar may still hold then is stale (the give-up
+        // of a visitor who passed first, a tombstone's last event), and must not stretch the run.
+        while !engine.isDone {
             let nextEvent = engine.calendar.nextTime
             let nextArrival = engine.nextArrival?.arrival
             // Arrivals at the same instant as an event go first: they were "scheduled" earlier.

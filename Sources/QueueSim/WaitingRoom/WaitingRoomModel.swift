@@ -114,7 +114,8 @@ package struct WaitingRoomModel: Sendable {
     package mutating func enqueue(enqueueKey: String?, enqueueToken: String?, at now: RunInstant) -> EnqueueDecision {
         sealPreQueueIfDue(at: now)
         advanceSkippedTurns(atNanoseconds: now.wholeNanoseconds)
-        defer { heard(ticket: tickets.count - 1, atNanoseconds: now.wholeNanoseconds) }
+        let ticketsBefore = tickets.count
+        defer { if tickets.count > ticketsBefore { heard(ticket: ticketsBefore, atNanoseconds: now.wholeNanoseconds) } }
         var awaitingInviteCode = false
         if configuration.settings.inviteOnly, let reason = inviteRefusal(key: enqueueKey, token: enqueueToken, at: now)
         {

@@ -90,6 +90,21 @@ struct BehaviourValidationTests {
             ])
     }
 
+    @Test("afterPass against a real endpoint needs a protectedApi URL to call")
+    func afterPassNeedsAnAPI() {
+        let yaml = minimal.replacingOccurrences(
+            of: "waitingRoomId: launch", with: "waitingRoomId: launch\n  endpoint: http://127.0.0.1:9")
+        #expect(
+            problems(yaml + "visitors: [ { name: a, afterPass: { calls: 2, thinkTime: { mean: 5s } } } ]\n") == [
+                "9:35: `visitors[0].afterPass` calls the protected API: give a `protectedApi` URL (in `target` or this group) when the endpoint is not embedded"
+            ])
+        #expect(
+            problems(
+                yaml
+                    + "visitors: [ { name: a, protectedApi: 'https://shop.example/api', afterPass: { calls: 2, thinkTime: { mean: 5s } } } ]\n"
+            ) == [])
+    }
+
     @Test("`abandoned` is an outcome word thresholds know")
     func threshold() throws {
         let scenario = try ScenarioTestSupport.load(minimal + "thresholds: [ abandoned < 5%, abandoned.count == 0 ]\n")

@@ -31,15 +31,23 @@ struct BehaviourWallClockTests {
               latency: { enqueue: 0s, queuePage: 0s, protectedApi: 0s, jitter: 0s }
             """
         let (report, directory) = try await VirtualRun.runOnWallClock(yaml)
-        #expect(report.outcomeCounts[.passed] == 3)
-        #expect(report.outcomeCounts[.abandoned] == 7)
-        #expect(report.behaviour.comebacks == 7)
-        #expect(report.behaviour.afterPassRequests == 9)
+        // On a quiet machine: 3 pass, 7 give up. A loaded one (timers late by more than the half
+        // second of margin) may shift one visitor; what must hold whatever the lag follows.
+        let passed = report.outcomeCounts[.passed] ?? 0
+        let abandoned = report.outcomeCounts[.abandoned] ?? 0
+        #expect(passed + abandoned == 10)
+        #expect((2...4).contains(passed), "passed \(passed)")
+        // Everyone who gave up came back once (share 100 %, max 1), and gave up again: the new
+        // turns come at 10 s and later, long after the new patience runs out.
+        #expect(report.behaviour.comebacks == abandoned)
+        // Two calls per visitor who passed; the first is two requests (the connector's 302).
+        #expect(report.behaviour.afterPassRequests == 3 * passed)
         for row in try VirtualRun.visitors(directory) where row.outcome == "abandoned" {
             #expect(row.cells["comebacks"] == "1")
             #expect(row.cells["attempts"] == "2")
-            // The last stay: from landing on the queue page to closing the app, 2.5 s of real time.
-            #expect(abs(row.waitMs - 2500) <= 250, "wait_ms \(row.waitMs)")
+            // The last stay: from landing on the queue page to closing the app, 2.5 s of real
+            // time (a timer fires late, never early).
+            #expect(row.waitMs >= 2500 && row.waitMs < 3500, "wait_ms \(row.waitMs)")
         }
     }
 }

@@ -59,6 +59,37 @@ struct ComebackAndAfterPassTests {
         #expect(abandoned.reduce(0, +) == 15 && abandoned[33] == 15)
     }
 
+    /// The run stops at 10 s while the 15 who gave up at 4.5 s wait to reopen the app (at
+    /// 14.5 s): they left, so their rows say `abandoned`, the comeback that never came uncounted.
+    @Test("the run ends before a comeback: the visitor's row is the attempt it gave up")
+    func runEndsBeforeTheComeback() throws {
+        let reports = try RunFixture.virtual(
+            Self.scenario(
+                visitors:
+                    "[ { name: app, patience: { fixed: 4500ms }, comeback: { share: 100%, after: { fixed: 10s } } } ]",
+                room: "{ outflow: 60/min, \(Self.noLatency) }", burst: 20) + "\nrun: { duration: 10s }\n")
+        #expect(reports.outcomes == ["passed": 5, "abandoned": 15])
+        for row in reports.visitors.rows where row["outcome"] == "abandoned" {
+            #expect(row["comebacks"] == "0")
+            #expect(row["total_ms"] == "4500")
+            #expect(row["attempts"] == "1")
+        }
+        #expect(reports.manifest["comebacks"] as? Int == 0)
+    }
+
+    /// Everyone passes within 2 s, long before a patience of an hour runs out: the give-ups
+    /// still on the calendar are stale and must not stretch the run (its timeline, run.json).
+    @Test("patience that never runs out does not lengthen the run")
+    func stalePatienceDoesNotLengthenTheRun() throws {
+        let reports = try RunFixture.virtual(
+            Self.scenario(
+                visitors: "[ { name: app, patience: { fixed: 1h } } ]", room: "{ outflow: 60/min, \(Self.noLatency) }",
+                burst: 3))
+        #expect(reports.outcomes == ["passed": 3])
+        #expect(reports.manifest["duration_ms"] as? Int == 2000)
+        #expect(reports.timeline.rows.count == 2)
+    }
+
     @Test("a visitor drawn out of the comeback share gives up for good")
     func comebackShareZero() throws {
         let reports = try RunFixture.virtual(

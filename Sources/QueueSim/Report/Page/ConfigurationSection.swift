@@ -26,6 +26,9 @@ enum ConfigurationSection {
             facts.append(("token validity", Durations.text(milliseconds: room.tokenValidityMs)))
             facts.append(("secret key", room.secretKeyIsDefault ? "the public default (dev-secret)" : "set (redacted)"))
             if room.inviteOnly { facts.append(("invite only", "yes, \(room.inviteCodes) invite code(s)")) }
+            if room.abandonedTurns == AbandonedTurns.skipped.rawValue {
+                facts.append(("turns of visitors who left", "skipped (after 60 s of silence)"))
+            }
             let latency = ["enqueue", "queue_page", "protected_api", "jitter"].compactMap { key in
                 room.latencyMs[key].flatMap {
                     $0 > 0 ? "\(key.replacingOccurrences(of: "_", with: " ")) \(Durations.text(milliseconds: $0))" : nil
@@ -130,6 +133,13 @@ enum ConfigurationSection {
                 let text = group.targetOverrides.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
                 html +=
                     "<tr><td></td><td colspan=\"9\">overrides \(HTML.escape(text.joined(separator: ", ")))</td></tr>\n"
+            }
+            let behaviour = [
+                group.patience.map { "patience \($0)" }, group.comeback.map { "comeback: \($0)" },
+                group.afterPass.map { "after passing: \($0)" },
+            ].compactMap { $0 }
+            if !behaviour.isEmpty {
+                html += "<tr><td></td><td colspan=\"9\">\(HTML.escape(behaviour.joined(separator: "; ")))</td></tr>\n"
             }
         }
         return html + "</table></div>\n"
