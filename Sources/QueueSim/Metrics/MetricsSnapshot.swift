@@ -83,6 +83,18 @@ package struct BucketCounts: Sendable, Equatable {
         count += times
     }
 
+    /// `times` values that fell in the bucket of `seconds` (`.infinity`: the `+Inf` bucket),
+    /// their sum added apart (`addToSum`): for counts kept per bucket, not per value.
+    package mutating func add(_ times: UInt64, toBucketOf seconds: Double) {
+        let index = bounds.firstIndex { seconds <= $0 } ?? bounds.count
+        counts[index] += times
+        count += times
+    }
+
+    package mutating func addToSum(_ seconds: Double) {
+        sum += seconds
+    }
+
     package mutating func add(_ other: BucketCounts) {
         precondition(other.bounds == bounds, "histograms with different buckets")
         for index in counts.indices { counts[index] += other.counts[index] }

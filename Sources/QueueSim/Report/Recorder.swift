@@ -37,6 +37,7 @@ package final class Recorder {
     package static let timelineFile = "timeline.csv"
     package static let manifestFile = "run.json"
     package static let pageFile = "report.html"
+    package static let metricsFile = "metrics.prom"
     static let spoolFile = ".visitors.unordered.tmp"
     /// Written when the run starts, removed once `run.json` is: its presence marks a run that
     /// never finished, and it holds what `ReportRecovery` needs to finish the reports.
@@ -49,6 +50,8 @@ package final class Recorder {
     private var statistics: OutcomeStatistics
     private var timeline = Timeline()
     private var picture = LaunchPicture()
+    /// The run's metrics second by second, for `metrics.prom` (nil when only figures are kept).
+    private var metricsSeries: RunMetricsSeries?
     private var answers = RequestStatistics()
     /// Whether a runner handed over its answers (a recovered run's are lost).
     private var answersRecorded = false
@@ -76,11 +79,12 @@ package final class Recorder {
         spool = try VisitorRowSpool(
             spoolPath: Self.path(directory, Self.spoolFile), shard: description.shard?.shard ?? .whole)
         statistics = OutcomeStatistics(groupNames: description.groupNames)
+        metricsSeries = RunMetricsSeries(groupNames: description.groupNames)
     }
 
     /// A recorder that keeps the figures of a run (`RunReport`: outcomes, timings, thresholds,
     /// the queue) and writes nothing: a sweep's point needs its numbers, not a report folder,
-    /// and skipping the rows, the spool and five files is most of what a sweep saves.
+    /// and skipping the rows, the spool and the files is most of what a sweep saves.
     package init(figuresOnlyFor description: RunDescription) {
         directory = ""
         run = description
@@ -126,6 +130,7 @@ package final class Recorder {
         statistics.add(record)
         timeline.add(record)
         picture.add(record)
+        metricsSeries?.add(record)
     }
 
     /// Counts one HTTP request sent at `instant` (the timeline's `requests` column).
@@ -216,6 +221,11 @@ package final class Recorder {
             try timeline.write(end: ending.end, wallStart: run.clock == .wall ? ending.startedAt : nil) {
                 try file.write($0)
             }
+        }
+        if let metricsSeries {
+            files[Self.metricsFile] = try AtomicFileWriter.write(
+                MetricsFile.render(metricsSeries, run: run, ending: ending, answers: answers),
+                to: Self.path(directory, Self.metricsFile))
         }
         let page = ReportPage(
             description: run,

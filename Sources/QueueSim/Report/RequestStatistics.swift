@@ -81,6 +81,8 @@ package struct RequestStatistics: Sendable {
         var status: Status
         /// Answer times in milliseconds, from the request's send to its answer.
         var latency: Histogram<UInt64>
+        /// Answers with this status per second of the run (metrics.prom's `requests_total`).
+        var perSecond = PerSecondCounts()
     }
 
     /// Per endpoint, the statuses seen in the order first seen: a handful each, so a scan beats
@@ -90,6 +92,14 @@ package struct RequestStatistics: Sendable {
     private(set) var perSecond = Array(repeating: PerSecondCounts(), count: 2 * Endpoint.allCases.count)
     /// The queue page's answer times by the second they came (a scripted slowdown shows here).
     private(set) var queuePageLatency = LatencyOverTime()
+    /// Per endpoint, answers per second in each of `latencyBoundsMs`'s buckets (one more for
+    /// `+Inf`) and the sum of their times: metrics.prom's `request_duration_seconds`.
+    private(set) var latencyBuckets = Array(
+        repeating: Array(repeating: PerSecondCounts(), count: RequestStatistics.latencyBoundsMs.count + 1),
+        count: Endpoint.allCases.count)
+    private(set) var latencySumMs = Array(repeating: PerSecondCounts(), count: Endpoint.allCases.count)
+    /// `MetricCatalog.requestBuckets` in whole milliseconds.
+    static let latencyBoundsMs: [UInt64] = MetricCatalog.requestBuckets.map { UInt64(($0 * 1000).rounded()) }
 
     package init() {}
 
@@ -100,10 +110,19 @@ package struct RequestStatistics: Sendable {
     ) {
         let index = cellIndex(endpoint, status)
         _ = cells[endpoint.rawValue][index].latency.record(milliseconds, count: UInt64(count))
+        cells[endpoint.rawValue][index].perSecond.add(at: second, count)
+        countLatency(endpoint, milliseconds: milliseconds, inSecond: second, count: count)
         perSecond[2 * endpoint.rawValue + (status.isOK ? 0 : 1)].add(at: second, count)
         if endpoint == .queuePage {
             queuePageLatency.record(milliseconds, inSecond: second, count: UInt32(clamping: count))
         }
+    }
+
+    private mutating func countLatency(_ endpoint: Endpoint, milliseconds: UInt64, inSecond second: Int, count: Int) {
+        var bucket = 0
+        while bucket < Self.latencyBoundsMs.count, milliseconds > Self.latencyBoundsMs[bucket] { bucket += 1 }
+        latencyBuckets[endpoint.rawValue][bucket].add(at: second, count)
+        latencySumMs[endpoint.rawValue].add(at: second, Int(clamping: milliseconds) * count)
     }
 
     /// Counts the answers of `count` polls without their per-second figures (the poll
@@ -115,6 +134,8 @@ package struct RequestStatistics: Sendable {
 
     /// One answer's per-second figures (the poll shortcut's, whose histogram is counted in bulk).
     mutating func answeredInSecond(_ endpoint: Endpoint, status: Status, milliseconds: UInt64, second: Int) {
+        cells[endpoint.rawValue][cellIndex(endpoint, status)].perSecond.add(at: second)
+        countLatency(endpoint, milliseconds: milliseconds, inSecond: second, count: 1)
         perSecond[2 * endpoint.rawValue + (status.isOK ? 0 : 1)].add(at: second)
         if endpoint == .queuePage { queuePageLatency.record(milliseconds, inSecond: second) }
     }
@@ -143,7 +164,19 @@ package struct RequestStatistics: Sendable {
     mutating func merge(_ other: RequestStatistics) {
         for endpoint in Endpoint.allCases {
             for cell in other.cells[endpoint.rawValue] {
-                cells[endpoint.rawValue][cellIndex(endpoint, cell.status)].latency.add(cell.latency)
+                let index = cellIndex(endpoint, cell.status)
+                cells[endpoint.rawValue][index].latency.add(cell.latency)
+                for (second, count) in cell.perSecond.nonZero {
+                    cells[endpoint.rawValue][index].perSecond.add(at: second, count)
+                }
+            }
+            for bucket in latencyBuckets[endpoint.rawValue].indices {
+                for (second, count) in other.latencyBuckets[endpoint.rawValue][bucket].nonZero {
+                    latencyBuckets[endpoint.rawValue][bucket].add(at: second, count)
+                }
+            }
+            for (second, sum) in other.latencySumMs[endpoint.rawValue].nonZero {
+                latencySumMs[endpoint.rawValue].add(at: second, sum)
             }
         }
         for index in perSecond.indices {

@@ -1,0 +1,27 @@
+import Foundation
+
+/// `metrics.prom`: the run's series in OpenMetrics, one sample per series per second, for
+/// `promtool tsdb create-blocks-from openmetrics metrics.prom DIR` (docs/metrics.md).
+///
+/// Each sample is the value at the end of its second. Timestamps: second s of the run is
+/// `endedAt − duration + s + 1` in Unix seconds — the wall clock's own instants on a wall-clock
+/// run; on the virtual clock the simulated run is laid so that it ends when the run ended, so
+/// an hour simulated in a minute lands in the last hour before the run finished.
+enum MetricsFile {
+    static func render(
+        _ series: RunMetricsSeries, run: RunDescription, ending: RunEnding, answers: RequestStatistics
+    ) -> String {
+        let durationSeconds = max(0, (ending.end.milliseconds + 999) / 1000)
+        let base = Int64(ending.endedAt.timeIntervalSince1970.rounded(.down)) - Int64(durationSeconds)
+        let shard = run.shard.map { "\($0.shard.index)/\($0.shard.count)" } ?? "0/1"
+        let identity = MetricsSnapshot.Identity(runId: run.runId, scenario: run.scenarioName, shard: shard)
+        var saturated: Set<Int> = []
+        for window in ending.generator?.saturatedWindows ?? [] {
+            for second in window.fromSecond..<max(window.fromSecond, window.toSecond) { saturated.insert(second) }
+        }
+        let snapshots = series.snapshots(
+            seconds: Int(durationSeconds), identity: identity, answers: answers, saturated: saturated)
+        return MetricsExposition.openMetrics(
+            snapshots.enumerated().map { (seconds: base + Int64($0.offset) + 1, snapshot: $0.element) })
+    }
+}
