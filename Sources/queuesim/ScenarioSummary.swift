@@ -28,6 +28,9 @@ struct ScenarioSummary {
                 + "(\(arrivals.process.rawValue)), peak \(Self.rate(arrivals.peakRatePerSecond))")
         row("phases", phases.joined(separator: "; "))
         if let cap = arrivals.maxVisitors { row("cap", "at most \(Self.count(cap)) visitors") }
+        if arrivals.scale != 1 {
+            row("scale", "× \(ScenarioUnits.factor(arrivals.scale)) (arrivals.scale: the phases above are scaled)")
+        }
         if !scenario.overrides.isEmpty {
             row("set", scenario.overrides.map { "--set \($0.recorded)" }.joined(separator: " "))
         }
@@ -49,7 +52,10 @@ struct ScenarioSummary {
             row(
                 "room",
                 "embedded, mode \(room.mode.rawValue), outflow \(Self.count(Int((room.outflowPerSecond * 60).rounded())))/min "
-                    + "(\(Self.number(room.outflowPerSecond))/s), event start at \(ScenarioUnits.describe(room.eventStart)), "
+                    + "(\(Self.number(room.outflowPerSecond))/s)"
+                    + room.outflowChanges.map {
+                        ", \(Self.count(Int(($0.perSecond * 60).rounded())))/min from \(ScenarioUnits.describe($0.at))"
+                    }.joined() + ", event start at \(ScenarioUnits.describe(room.eventStart)), "
                     + "tokens valid \(ScenarioUnits.describe(room.tokenValidity))"
                     + (room.inviteOnly ? ", invite only" : ""))
             if let keys = room.enqueueKeys { row("", "known enqueue keys from \(keys.path), column \(keys.column)") }

@@ -21,7 +21,10 @@ struct ServeBanner {
             "  enqueue (POST):  \(local)\(enqueuePath)",
             "  protected API:   \(local)/api/protected",
             "  room host:       \(configuration.roomHost) (the host in every URL the room hands out)",
-            "  mode \(configuration.settings.mode.rawValue), outflow \(Int((configuration.settings.outflowPerSecond * 60).rounded()))/min",
+            "  mode \(configuration.settings.mode.rawValue), outflow \(Int((configuration.settings.outflowPerSecond * 60).rounded()))/min"
+                + configuration.settings.outflowChanges.map {
+                    ", \(Int(($0.perSecond * 60).rounded()))/min from \(ScenarioUnits.describe($0.at)) after the start"
+                }.joined(),
         ]
         if let start {
             lines.append(Self.startLine(start, eventStart: configuration.settings.eventStart))

@@ -59,9 +59,13 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         var inviteCodes: Int
         var latencyMs: [String: Int64]
         var faults: [FaultEntry]
+        /// Every rate of the outflow from the run's start, in time order (one for a plain rate);
+        /// nil in a `run.json` from before scheduled outflows.
+        var outflowSchedule: [OutflowStepEntry]?
 
         enum CodingKeys: String, CodingKey {
             case mode, faults
+            case outflowSchedule = "outflow_schedule"
             case outflowPerMinute = "outflow_per_minute"
             case eventStartMs = "event_start_ms"
             case tokenValidityMs = "token_validity_ms"
@@ -70,6 +74,16 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
             case inviteOnly = "invite_only"
             case inviteCodes = "invite_codes"
             case latencyMs = "latency_ms"
+        }
+    }
+
+    package struct OutflowStepEntry: Sendable, Equatable, Codable {
+        var atMs: Int64
+        var perMinute: Double
+
+        enum CodingKeys: String, CodingKey {
+            case atMs = "at_ms"
+            case perMinute = "per_minute"
         }
     }
 
@@ -147,9 +161,12 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         /// The visitors the plan holds after `--visitors` and `maxVisitors` (the run's share
         /// in a shard).
         var plannedVisitors: Int?
+        /// `arrivals.scale`, which `phases` and `max_visitors` are already multiplied by; nil in
+        /// a `run.json` from before the key.
+        var scale: Double?
 
         enum CodingKeys: String, CodingKey {
-            case process, phases
+            case process, phases, scale
             case maxVisitors = "max_visitors"
             case plannedVisitors = "planned_visitors"
         }
@@ -228,6 +245,9 @@ extension RunConfiguration {
                     FaultEntry(
                         fromMs: fault.from.wholeMilliseconds, toMs: fault.to?.wholeMilliseconds,
                         endpoint: fault.endpoint.rawValue, rate: fault.rate, summary: fault.summary)
+                },
+                outflowSchedule: room.outflowSteps.map {
+                    OutflowStepEntry(atMs: $0.at.wholeMilliseconds, perMinute: $0.perSecond * 60)
                 })
         }
         let totalWeight = scenario.groups.reduce(0) { $0 + $1.weight }
@@ -254,7 +274,8 @@ extension RunConfiguration {
         feeders = Self.feeders(of: scenario)
         arrivals = ArrivalsEntry(
             process: scenario.arrivals.process.rawValue, phases: scenario.arrivals.phases.map(Self.describe),
-            maxVisitors: scenario.arrivals.maxVisitors, plannedVisitors: plannedVisitors)
+            maxVisitors: scenario.arrivals.maxVisitors, plannedVisitors: plannedVisitors,
+            scale: scenario.arrivals.scale)
         run = RunEntry(
             clock: scenario.clock.rawValue, seed: scenario.seed, concurrency: scenario.run.concurrency,
             durationMs: scenario.run.duration?.wholeMilliseconds, startAt: scenario.run.startAt.map(StartInstant.text))

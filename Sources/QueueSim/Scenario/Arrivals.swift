@@ -23,6 +23,9 @@ package struct Arrivals: Sendable, Equatable {
     package var process: ArrivalProcess
     package var phases: [ArrivalPhase]
     package var maxVisitors: Int?
+    /// `arrivals.scale`: the factor the phases and `maxVisitors` were multiplied by
+    /// (ArrivalScale.swift); 1 when the file does not set it.
+    package var scale: Double = 1
 
     package init(process: ArrivalProcess = .uniform, phases: [ArrivalPhase], maxVisitors: Int? = nil) {
         self.process = process

@@ -17,6 +17,8 @@ package enum ScenarioLimits {
 
     /// Visitors in one run: a burst, `maxVisitors`, the plan's total and `--visitors`.
     package static let mostVisitors = 100_000_000
+    /// `arrivals.scale`: far past any crowd a plan could hold, low enough that no count overflows.
+    package static let largestArrivalScale = 1_000_000.0
     package static let mostVisitorsText = "100000000"
 
     /// `client.maxRestarts` and `run.concurrency`.

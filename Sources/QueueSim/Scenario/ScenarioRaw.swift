@@ -87,9 +87,11 @@ struct RawArrivals: Decodable, Sendable {
     var process: Positioned<String>?
     var phases: YamlList<Positioned<RawPhase>>?
     var maxVisitors: Positioned<Int>?
+    /// A number or a percentage (`1.5`, `150%`): read by the validator.
+    var scale: YamlNode?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case process, phases, maxVisitors
+        case process, phases, maxVisitors, scale
     }
 }
 

@@ -32,8 +32,10 @@ extension ScenarioValidator {
             }
             maxVisitors = cap.value
         }
-        guard problems.count == problemsBefore, !phases.isEmpty else { return nil }
-        let arrivals = Arrivals(process: process, phases: phases, maxVisitors: maxVisitors)
+        let scale = arrivalScale(raw.value.scale, phases: phases)
+        guard problems.count == problemsBefore, !phases.isEmpty, let scale else { return nil }
+        let arrivals = Arrivals(process: process, phases: phases, maxVisitors: maxVisitors).scaled(by: scale)
+        let scaledBy = scale == 1 ? "" : " (× \(ScenarioUnits.factor(scale)) by `arrivals.scale`)"
         if arrivals.plannedDuration > ScenarioLimits.longestDuration {
             fail(
                 "these phases last \(ScenarioUnits.describe(arrivals.plannedDuration)) in all; the arrival plan may last at most \(ScenarioLimits.longestDurationText)",
@@ -44,12 +46,13 @@ extension ScenarioValidator {
         let uncapped = arrivals.phases.reduce(0.0) { $0 + $1.expectedVisitors }
         if min(uncapped, Double(maxVisitors ?? .max)) > Double(ScenarioLimits.mostVisitors) {
             fail(
-                "these phases plan about \(Int(uncapped.rounded())) visitors; a run holds at most \(ScenarioLimits.mostVisitorsText) (lower the rates or set `arrivals.maxVisitors`)",
+                "these phases plan about \(Int(uncapped.rounded())) visitors\(scaledBy); a run holds at most \(ScenarioLimits.mostVisitorsText) (lower the rates or set `arrivals.maxVisitors`)",
                 at: rawPhases.mark)
             return nil
         }
         if arrivals.plannedVisitorCount == 0 {
-            fail("these phases bring no visitors; give a phase a rate above 0 or a burst", at: rawPhases.mark)
+            fail(
+                "these phases bring no visitors\(scaledBy); give a phase a rate above 0 or a burst", at: rawPhases.mark)
             return nil
         }
         return arrivals
@@ -93,5 +96,27 @@ extension ScenarioValidator {
             return nil
         }
         return .steady(duration: duration, rate: startRate, rampTo: rampTo)
+    }
+
+    /// `arrivals.scale`: a number or a percentage above 0 (`1.5`, `150%`), 1 when absent; nil
+    /// when it is wrong. A scaled rate must stay within the rate limit.
+    private mutating func arrivalScale(_ node: YamlNode?, phases: [ArrivalPhase]) -> Double? {
+        guard let node, !node.isNull else { return 1 }
+        let expected = "a factor above 0 such as 1.5 or 150%"
+        guard let text = scalarText(node, key: "arrivals.scale", expected: expected) else { return nil }
+        guard let scale = ScenarioUnits.fraction(text), scale > 0, scale <= ScenarioLimits.largestArrivalScale else {
+            fail(
+                "`arrivals.scale` must be \(expected), at most \(ScenarioUnits.grouped(ScenarioLimits.largestArrivalScale)), found \(node.kindDescription)",
+                at: node.mark)
+            return nil
+        }
+        let peak = Arrivals(phases: phases).peakRatePerSecond * scale
+        if peak > ScenarioLimits.highestRate {
+            fail(
+                "`arrivals.scale: \(text)` makes the fastest phase \(ScenarioUnits.grouped(peak))/s; rates may be at most \(ScenarioLimits.highestRateText)",
+                at: node.mark)
+            return nil
+        }
+        return scale
     }
 }

@@ -5,7 +5,9 @@ extension ScenarioValidator {
         room.mode = choice(raw.mode, key: "waitingRoom.mode", default: RoomMode.queue)
         room.eventStart = duration(
             raw.eventStart, key: "waitingRoom.eventStart", default: room.eventStart, allowZero: true)
-        if let outflow = rate(raw.outflow, key: "waitingRoom.outflow") {
+        if let node = raw.outflow, case .sequence = node.content {
+            outflowSchedule(node, into: &room)
+        } else if let outflow = rate(raw.outflow, key: "waitingRoom.outflow") {
             room.outflowPerSecond = outflow
             if let node = raw.outflow { warnBareOutflow(outflow, node) }
         }
@@ -45,10 +47,10 @@ extension ScenarioValidator {
     /// GO's Max Outflow is per minute, so a number copied from it is 60 times too fast and the
     /// rehearsal passes with tiny waits. The number keeps its documented meaning; the warning
     /// names both readings.
-    private mutating func warnBareOutflow(_ perSecond: Double, _ node: YamlNode) {
+    mutating func warnBareOutflow(_ perSecond: Double, _ node: YamlNode, key: String = "waitingRoom.outflow") {
         guard let text = node.scalarText?.trimmingSpaces, ScenarioUnits.decimal(Substring(text)) != nil else { return }
         warn(
-            "`waitingRoom.outflow: \(text)` has no unit, so it is read as \(ScenarioUnits.grouped(perSecond))/s (\(ScenarioUnits.grouped(perSecond * 60))/min); Queue-it's Max Outflow is per minute: write \(text)/min if you meant that, or \(text)/s to keep this reading",
+            "`\(key): \(text)` has no unit, so it is read as \(ScenarioUnits.grouped(perSecond))/s (\(ScenarioUnits.grouped(perSecond * 60))/min); Queue-it's Max Outflow is per minute: write \(text)/min if you meant that, or \(text)/s to keep this reading",
             at: node.mark)
     }
 

@@ -110,10 +110,12 @@ struct ScenarioValidator {
 
     /// `waitingRoom.outflow` above 0 can still be so low that the release interval does not fit
     /// in 64-bit nanoseconds (`0.00000000001/min` crashed the room).
-    private mutating func checkOutflowReleasesSomeone(_ outflow: Double, at node: YamlNode) {
-        guard outflow > 0, outflow < ScenarioLimits.lowestOutflow else { return }
+    mutating func checkOutflowReleasesSomeone(_ outflow: Double, at node: YamlNode, key: String = "waitingRoom.outflow")
+    {
+        // A scheduled outflow's rates are checked one by one (ScenarioValidator+Outflow).
+        guard node.scalarText != nil, outflow > 0, outflow < ScenarioLimits.lowestOutflow else { return }
         fail(
-            "`waitingRoom.outflow` must let at least one visitor through within a year (\(ScenarioLimits.longestDurationText)), found \(node.scalarText ?? "")",
+            "`\(key)` must let at least one visitor through within a year (\(ScenarioLimits.longestDurationText)), found \(node.scalarText ?? "")",
             at: node.mark)
     }
 

@@ -84,8 +84,11 @@ package struct FaultRule: Sendable, Equatable {
 package struct WaitingRoomSettings: Sendable, Equatable {
     package var mode: RoomMode
     package var eventStart: Duration
-    /// Max redirects per minute, as a per-second rate.
+    /// Max redirects per minute, as a per-second rate: the rate from the run's start.
     package var outflowPerSecond: Double
+    /// A scheduled outflow's later rates, in time order (`OutflowSchedule.swift`); empty for a
+    /// plain rate.
+    package var outflowChanges: [OutflowChange] = []
     package var secretKey: String
     package var tokenValidity: Duration
     package var inviteOnly: Bool

@@ -15,12 +15,22 @@ struct ReleaseSchedule: Sendable {
     }
 
     let eventStart: Int64
+    /// The gap at the first rate (for a plain outflow, the only one).
     let gap: Int64
+    /// A scheduled outflow's later rates: from `start` (run nanoseconds) on, slots are `gap` apart.
+    private let changes: [(start: Int64, gap: Int64)]
     private let spans: [Span]
 
-    init(timeline: ModeTimeline, eventStart: Int64, outflowPerSecond: Double) {
+    /// `outflowChanges`: a scheduled outflow's later rates (`waitingRoom.outflow` as a list).
+    /// Each release comes `⌈1e9 / μ⌉` ns of releasing time after the one before, μ the rate in
+    /// force at that earlier release: a raise takes effect from the first release at or after
+    /// its `at`, and the rate in force for a release is never in doubt.
+    init(
+        timeline: ModeTimeline, eventStart: Int64, outflowPerSecond: Double, outflowChanges: [OutflowChange] = []
+    ) {
         self.eventStart = eventStart
-        gap = outflowPerSecond > 0 ? Int64((1e9 / outflowPerSecond).rounded(.up)) : .max
+        gap = Self.gap(outflowPerSecond)
+        changes = outflowChanges.map { ($0.at.wholeNanoseconds, Self.gap($0.perSecond)) }
         var spans: [Span] = [Span(start: 0, releasing: false, releasedBefore: 0)]
         for (index, segment) in timeline.segments.enumerated() {
             let end = index + 1 < timeline.segments.count ? timeline.segments[index + 1].startNanoseconds : .max
@@ -33,6 +43,24 @@ struct ReleaseSchedule: Sendable {
                 Span(start: start, releasing: segment.mode.releasesQueue, releasedBefore: accumulated))
         }
         self.spans = spans
+    }
+
+    private static func gap(_ outflowPerSecond: Double) -> Int64 {
+        outflowPerSecond > 0 ? Int64((1e9 / outflowPerSecond).rounded(.up)) : .max
+    }
+
+    /// The releasing time of the slot after one released at releasing time `previous`.
+    func releasingTime(after previous: Int64) -> Int64 {
+        previous &+ gap(afterReleasingTime: previous)
+    }
+
+    /// The gap after a release at releasing time `previous`, by the rate in force at the run
+    /// instant it is reached (the last rate when the room stops releasing for good before).
+    func gap(afterReleasingTime previous: Int64) -> Int64 {
+        guard let first = changes.first else { return gap }
+        let instant = instantReaching(releasingTime: previous) ?? .max
+        guard instant >= first.start else { return gap }
+        return changes.last { $0.start <= instant }?.gap ?? gap
     }
 
     /// Releasing time accumulated by `time`.

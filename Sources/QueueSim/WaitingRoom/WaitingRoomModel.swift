@@ -78,7 +78,7 @@ package struct WaitingRoomModel: Sendable {
         timeline = ModeTimeline(baseMode: settings.mode, faults: settings.faults)
         schedule = ReleaseSchedule(
             timeline: timeline, eventStart: settings.eventStart.wholeNanoseconds,
-            outflowPerSecond: settings.outflowPerSecond)
+            outflowPerSecond: settings.outflowPerSecond, outflowChanges: settings.outflowChanges)
         queueIds = QueueIdCodec(seed: configuration.seed)
         signingKey = PreparedHMAC(key: settings.secretKey)
         inviteCodes = Set(settings.inviteCodes)
@@ -126,14 +126,14 @@ package struct WaitingRoomModel: Sendable {
             return .queued(ticket: ticketIndex, queueId: queueId)
         }
         if mode == .safetynet, !anyoneWaiting(atNanoseconds: time),
-            Double(arrivalsInWindow) <= configuration.settings.outflowPerSecond * 60
+            Double(arrivalsInWindow) <= configuration.settings.outflowPerSecond(at: .nanoseconds(time)) * 60
         {
             tickets.append(Ticket(slot: Ticket.passedDirectly, redirects: 1, directType: .safetynet))
             return .passed(
                 ticket: ticketIndex, queueId: queueId, redirectType: .safetynet, token: token(queueId, .safetynet, now))
         }
         let ready = schedule.releasingTime(atNanoseconds: time)
-        let slotTime = slotReleasingTimes.last.map { max(ready, $0 &+ schedule.gap) } ?? ready
+        let slotTime = slotReleasingTimes.last.map { max(ready, schedule.releasingTime(after: $0)) } ?? ready
         tickets.append(Ticket(slot: Int32(slotReleasingTimes.count), redirects: 0))
         slotReleasingTimes.append(slotTime)
         return .queued(ticket: ticketIndex, queueId: queueId)
@@ -195,7 +195,7 @@ package struct WaitingRoomModel: Sendable {
     private func position(ofSlot slot: Int, releasedSlots: Int, at now: RunInstant) -> QueuePosition {
         let ahead = slot - releasedSlots
         let releaseAt = releaseInstant(ofQueueNumber: slot + 1)
-        let outflow = configuration.settings.outflowPerSecond
+        let outflow = configuration.settings.outflowPerSecond(at: .nanoseconds(now.wholeNanoseconds))
         let wait: Duration =
             releaseAt.map { max($0 - now, .zero) }
             ?? (outflow > 0 ? .seconds(Double(ahead) / outflow) : .seconds(Int64.max / 4))
@@ -261,7 +261,7 @@ package struct WaitingRoomModel: Sendable {
         slotReleasingTimes.reserveCapacity(order.count)
         for ticketIndex in order {
             tickets[Int(ticketIndex)].slot = Int32(slotReleasingTimes.count)
-            let slotTime = slotReleasingTimes.last.map { $0 &+ schedule.gap } ?? 0
+            let slotTime = slotReleasingTimes.last.map { schedule.releasingTime(after: $0) } ?? 0
             slotReleasingTimes.append(slotTime)
         }
         preQueue = []

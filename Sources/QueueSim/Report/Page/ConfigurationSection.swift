@@ -11,7 +11,14 @@ enum ConfigurationSection {
         var facts: [(String, String)] = []
         if let room = configuration.room {
             facts.append(("room mode", room.mode))
-            facts.append(("outflow", "\(ScenarioUnits.grouped(room.outflowPerMinute))/min"))
+            let changes = (room.outflowSchedule ?? []).dropFirst().map {
+                OutflowChange(at: .milliseconds($0.atMs), perSecond: $0.perMinute / 60)
+            }
+            facts.append(
+                (
+                    changes.isEmpty ? "outflow" : "outflow (scheduled)",
+                    WaitingRoomSettings.describeOutflow(perSecond: room.outflowPerMinute / 60, changes: changes)
+                ))
             facts.append(("event start", Durations.text(milliseconds: room.eventStartMs)))
             facts.append(("token validity", Durations.text(milliseconds: room.tokenValidityMs)))
             facts.append(("secret key", room.secretKeyIsDefault ? "the public default (dev-secret)" : "set (redacted)"))
@@ -36,6 +43,10 @@ enum ConfigurationSection {
                 "arrivals",
                 "\(arrivals.process): " + arrivals.phases.joined(separator: ", ")
                     + (arrivals.maxVisitors.map { ", at most \($0) visitors" } ?? "")
+                    + (arrivals.scale.flatMap {
+                        $0 == 1 ? nil : " (scaled × \(ScenarioUnits.factor($0)) by arrivals.scale)"
+                    }
+                        ?? "")
             ))
         if let planned = arrivals.plannedVisitors { facts.append(("planned visitors", String(planned))) }
         let run = configuration.run

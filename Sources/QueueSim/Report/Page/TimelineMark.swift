@@ -27,6 +27,13 @@ package struct TimelineMark: Sendable, Equatable, Codable {
         if room.eventStart > .zero {
             marks.append(TimelineMark(fromMs: room.eventStart.wholeMilliseconds, toMs: nil, label: "event start"))
         }
+        // A scheduled outflow's raises, where the passed/s chart changes slope.
+        for change in room.outflowChanges {
+            marks.append(
+                TimelineMark(
+                    fromMs: change.at.wholeMilliseconds, toMs: nil,
+                    label: "outflow \(ScenarioUnits.grouped(change.perSecond * 60))/min"))
+        }
         for fault in room.faults {
             let isMode = if case .mode = fault.effect { true } else { false }
             marks.append(
