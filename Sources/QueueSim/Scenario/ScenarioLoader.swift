@@ -102,12 +102,11 @@ package enum ScenarioLoader {
             throw ScenarioLoadError(diagnostics: diagnostics([YamlError(message, at: root.mark)], path: path))
         }
         let places = ScenarioPlaces(file: path, overrides: overrides)
+        // An override that cannot be applied is reported, and the file with the others is still
+        // checked, so one pass reports every problem.
+        var overrideProblems: [YamlError] = []
         if !overrides.isEmpty {
-            let applied = ScenarioOverride.apply(overrides, to: root, environment: environment)
-            guard applied.problems.isEmpty else {
-                throw ScenarioLoadError(diagnostics: diagnostics(applied.problems, places: places))
-            }
-            root = applied.root
+            (root, overrideProblems) = ScenarioOverride.apply(overrides, to: root, environment: environment)
         }
         let (raw, decodingProblems) = YamlDecoder(misplacedKeyHints: RawScenario.misplacedKeyHints).decode(
             RawScenario.self, from: root)
@@ -117,7 +116,7 @@ package enum ScenarioLoader {
             defaultName: (fileName as NSString).deletingPathExtension.isEmpty
                 ? "scenario" : (fileName as NSString).deletingPathExtension)
         let scenario = raw.flatMap { validator.validate($0) }
-        var problems = decodingProblems + validator.problems
+        var problems = overrideProblems + decodingProblems + validator.problems
         if scenario == nil, problems.isEmpty {
             // Not expected: every path that gives up records why. Never fail without a word.
             problems.append(

@@ -146,12 +146,18 @@ extension ScenarioOverride {
             at: mark)
     }
 
-    /// `visitors.app.flow` → `visitors.flow`: the list paths name no items.
-    private static func normalisedListPath(_ path: [String]) -> String {
+    /// `visitors.app.patience` → `visitors.patience`, `arrivals.phases.1` → `arrivals.phases`:
+    /// the segment after a list names an item, not a key of the format.
+    static func normalisedListPath(_ path: [String]) -> String {
         var kept: [String] = []
+        var itemNext = false
         for segment in path {
-            if let parent = kept.last, parent == "visitors", kept.count == 1 { continue }
+            if itemNext {
+                itemNext = false
+                continue
+            }
             kept.append(segment)
+            itemNext = listPaths.contains(kept.joined(separator: "."))
         }
         return kept.joined(separator: ".")
     }

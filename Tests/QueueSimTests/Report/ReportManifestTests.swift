@@ -34,8 +34,10 @@ struct ReportManifestTests {
                 "scenario", "scenario_file", "scenario_sha256", "seed", "clock", "queuesim_version",
                 "started_at", "ended_at", "duration_ms", "visitors", "outcomes", "requests",
                 "thresholds", "exit_code", "interrupted", "run_id", "files", "endpoint", "timeline_marks",
-                "command_line", "overrides", "groups", "overall",
+                "command_line", "overrides", "groups", "overall", "set",
             ])
+        // No `--set`: the digest is of exactly what ran.
+        #expect(json["set"] as? [String] == [])
         #expect(json["run_id"] as? String == "20250301T120000Z-0000")
         #expect(json["scenario"] as? String == "launch")
         #expect(json["scenario_file"] as? String == "scenarios/launch.yaml")

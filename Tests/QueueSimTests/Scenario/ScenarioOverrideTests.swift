@@ -89,6 +89,24 @@ struct ScenarioOverrideTests {
         #expect(scenario.run.duration == .seconds(90))
     }
 
+    @Test func aMissingMappingInsideAGroupOrAListItemIsCreated() throws {
+        let scenario = try Self.load(["visitors.partner.connections=shared", "waitingRoom.faults=[ { status: 503 } ]"])
+        #expect(scenario.groups[1].connections == .shared)
+        // A key absent from an item of a list: the path goes through the item, not a new list.
+        #expect(
+            ScenarioOverride.normalisedListPath(["visitors", "app", "patience", "mean"]) == "visitors.patience.mean")
+        #expect(ScenarioOverride.normalisedListPath(["arrivals", "phases", "1", "rate"]) == "arrivals.phases.rate")
+        #expect(ScenarioOverride.normalisedListPath(["visitors"]) == "visitors")
+        // Created, then refused by the validator as the file's own key would be (the list of
+        // known keys grows with the format, so only the start is compared).
+        let unknown = Self.problems(["visitors.app.mood.level=5"])
+        #expect(unknown.count == 1)
+        #expect(
+            unknown.first?.hasPrefix("--set visitors.app.mood.level=5:1:14: unknown key `mood` in `visitors[0]`")
+                == true,
+            "\(unknown)")
+    }
+
     @Test func aWholeListOrMappingCanBeSetAsAFlowValue() throws {
         let scenario = try Self.load(["arrivals.phases=[ { burst: 7 }, { duration: 2s, rate: 3 } ]"])
         #expect(scenario.arrivals.phases == [.burst(count: 7), .steady(duration: .seconds(2), rate: 3, rampTo: nil)])
@@ -162,6 +180,14 @@ struct ScenarioOverrideTests {
                 "test.yaml:8:26: `visitors[0].weight` must be more than 0 and at most 1000000000, found -3.0",
                 "--set run.concurrency=0:1:17: `run.concurrency` must be from 1 to 10000000, found 0",
                 "--set waitingRoom.mode=closed:1:18: `waitingRoom.mode` must be one of queue, safetynet, disabled, idle, afterevent, found `closed`",
+            ])
+    }
+
+    @Test func anOverrideThatCannotBeAppliedDoesNotHideTheOthersProblems() {
+        #expect(
+            Self.problems(["visitors.ap.flow=run", "run.concurrency=0"]) == [
+                "--set visitors.ap.flow=run:1:10: `visitors` has no item named `ap`; did you mean `app`?",
+                "--set run.concurrency=0:1:17: `run.concurrency` must be from 1 to 10000000, found 0",
             ])
     }
 

@@ -11,13 +11,16 @@ enum ConfigurationSection {
         var facts: [(String, String)] = []
         if let room = configuration.room {
             facts.append(("room mode", room.mode))
-            let changes = (room.outflowSchedule ?? []).dropFirst().map {
-                OutflowChange(at: .milliseconds($0.atMs), perSecond: $0.perMinute / 60)
-            }
+            // Per minute as recorded (no round trip through per second): a plain rate reads as
+            // it always has; a schedule adds each later rate, as `validate` says it.
+            let changes = (room.outflowSchedule ?? []).dropFirst()
             facts.append(
                 (
                     changes.isEmpty ? "outflow" : "outflow (scheduled)",
-                    WaitingRoomSettings.describeOutflow(perSecond: room.outflowPerMinute / 60, changes: changes)
+                    "\(ScenarioUnits.grouped(room.outflowPerMinute))/min"
+                        + changes.map {
+                            ", \(ScenarioUnits.grouped($0.perMinute))/min from \(ScenarioUnits.describe(.milliseconds($0.atMs)))"
+                        }.joined()
                 ))
             facts.append(("event start", Durations.text(milliseconds: room.eventStartMs)))
             facts.append(("token validity", Durations.text(milliseconds: room.tokenValidityMs)))
