@@ -117,6 +117,10 @@ struct SweepCommandTests {
             result.stderr.contains("\(scenario.path):10:26: `sweep.vary.waitingRoom.outflow` value `5m`"),
             "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
+        // validate loads each value as the sweep does.
+        let validate = try QueueSimProcess.run(["validate", scenario.path])
+        #expect(validate.status == 2)
+        #expect(validate.stderr.contains("\(scenario.path):10:26: `sweep.vary.waitingRoom.outflow` value `5m`"))
     }
 
     @Test("shape errors in the block are positioned, for validate as for sweep")

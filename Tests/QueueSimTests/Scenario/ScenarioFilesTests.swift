@@ -11,10 +11,10 @@ struct ScenarioFilesTests {
         return names.filter { $0.hasSuffix(".yaml") }.sorted().map { folder + "/" + $0 }
     }()
 
-    @Test func theFolderHasTheFiveScenarios() {
+    @Test func theFolderHasTheReadyMadeScenarios() {
         #expect(
             Self.files.map { ($0 as NSString).lastPathComponent } == [
-                "hybrid.yaml", "invite-only.yaml", "launch.yaml", "proxy.yaml", "soak.yaml",
+                "hybrid.yaml", "invite-only.yaml", "launch.yaml", "proxy.yaml", "soak.yaml", "what-outflow.yaml",
             ])
     }
 
