@@ -101,6 +101,31 @@ struct SweepCommandTests {
         #expect(try Self.json(out)["exit_code"] as? Int == 1)
     }
 
+    @Test("--keep-points keeps each run's report folder; --jobs is lowered to fit --max-memory")
+    func keepPointsAndMemory() throws {
+        let scenario = try TemporaryScenario(Self.burst("sweep: { vary: { waitingRoom.outflow: [200/min, 400/min] } }"))
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        // One run of 2,000 visitors is estimated at about 68 MiB: 70 MiB holds one at a time.
+        let result = try QueueSimProcess.run(
+            [
+                "sweep", scenario.path, "--out", out, "--jobs", "2", "--keep-points", "--max-memory", "70MiB",
+                "--no-progress",
+            ],
+            limit: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("running 1 at a time instead of 2"), "\(result.stderr)")
+        for point in ["001-seed-1", "002-seed-1"] {
+            for file in ["report.html", "visitors.csv", "run.json"] {
+                #expect(FileManager.default.fileExists(atPath: "\(out)/points/\(point)/\(file)"), "\(point)/\(file)")
+            }
+        }
+        // A budget below one run is refused before anything runs.
+        let refused = try QueueSimProcess.run(["sweep", scenario.path, "--out", out + "-x", "--max-memory", "60MiB"])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + "-x"))
+    }
+
     @Test("a bad value in the sweep block: exit 2 at its position, nothing written")
     func badValueInTheBlock() throws {
         let scenario = try TemporaryScenario(
