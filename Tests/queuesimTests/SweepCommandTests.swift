@@ -194,6 +194,7 @@ struct SweepCommandTests {
             (["--goal", "wait < 1m"], "--goal 'wait < 1m'"),
             (["--vary", "waitingRoom.nope=1,2"], "--vary waitingRoom.nope=1"),
             ([], "nothing to vary"),
+            (["--vary", "seed=1,2"], "--vary seed: a sweep sets each run's seed itself"),
         ]
         for (arguments, message) in cases {
             let result = try QueueSimProcess.run(["sweep", scenario.path] + arguments)
