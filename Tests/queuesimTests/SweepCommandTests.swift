@@ -64,6 +64,7 @@ struct SweepCommandTests {
                   minimize: waitingRoom.outflow
                 """))
         var files: [String] = []
+        var jsons: [String] = []
         for jobs in ["1", "2", "2"] {
             let out = RunCommandProcess.reportDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
@@ -71,9 +72,11 @@ struct SweepCommandTests {
                 ["sweep", scenario.path, "--out", out, "--jobs", jobs, "--no-progress"], limit: .seconds(120))
             #expect(result.status == 0, "\(result.stderr)")
             files.append(try String(contentsOfFile: out + "/sweep.csv", encoding: .utf8))
+            jsons.append(try String(contentsOfFile: out + "/sweep.json", encoding: .utf8))
             #expect(try Self.json(out)["answer"] as? [String: String] == ["waitingRoom.outflow": "400/min"])
         }
         #expect(files[0] == files[1] && files[1] == files[2])
+        #expect(jsons[0] == jsons[1] && jsons[1] == jsons[2])
         let lines = files[0].split(separator: "\n")
         // A header, 3 points × 2 seeds, then 3 point rows.
         #expect(lines.count == 1 + 6 + 3)
