@@ -11,12 +11,14 @@
 #                               a sample that keeps the spread of outflows (low outflows
 #                               make longer queues and longer runs)
 #
-# Environment: QUEUESIM_BIN (a queuesim binary; default: swift build -c release). Needs GNU
+# Environment: QUEUESIM_BIN (a queuesim binary; default: swift build -c release); VISITORS
+# (default 100000: the burst; smaller only to check that the script works). Needs GNU
 # time (installed with apt-get when missing, as root). Exits non-zero when a command fails to
 # run (exit 2 or 3); exit 1 (no point meets the goal) is reported, not fatal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 every="${1:-1}"
+visitors="${VISITORS:-100000}"
 [[ "$every" =~ ^[1-9][0-9]*$ ]] || { echo "usage: bench/sweep.sh [EVERY]  (a whole number > 0)" >&2; exit 2; }
 
 . bench/lib.sh
@@ -26,7 +28,7 @@ queuesim_binary
 workdir="$(mktemp -d)"
 trap 'rm -rf "$workdir"' EXIT
 scenario="$workdir/launch-100k.yaml"
-cat > "$scenario" <<'YAML'
+cat > "$scenario" <<YAML
 version: 1
 name: launch-100k
 seed: 1
@@ -35,7 +37,7 @@ target: { customerId: acme, waitingRoomId: spring-launch, endpoint: embedded }
 client: { pollInterval: 5s, maxWait: 45m, requestTimeout: 10s }
 arrivals:
   phases:
-    - { burst: 100000 }
+    - { burst: $visitors }
 visitors:
   - { name: app, flow: run }
 waitingRoom:
@@ -52,7 +54,7 @@ sweep:
   minimize: waitingRoom.outflow
 YAML
 
-echo "machine: $(machine_description)"
+echo "machine: $(machine_description); burst of $visitors visitors"
 echo "queuesim: $("$bin" --version)"
 
 # The sweep, timed, with its peak RSS.

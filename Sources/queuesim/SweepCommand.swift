@@ -243,6 +243,20 @@ struct SweepCommand: AsyncParsableCommand {
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
+    /// What `validate` adds for a scenario with a `sweep:` block that varies something: each
+    /// value loaded as the sweep will load it (a value that does not suit its key, at its
+    /// position in the block). Nil when there is nothing to say.
+    static func sweepBlockProblems(file: String, scenario: Scenario, overrides: [ScenarioOverride]) -> String? {
+        guard let sweep = scenario.sweep, !sweep.axes.isEmpty else { return nil }
+        guard let data = FileManager.default.contents(atPath: file) else { return nil }
+        do {
+            _ = try SweepPlan(file: file, bytes: Array(data), base: scenario, overrides: overrides)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
     /// Blocking work on a thread of its own, awaited without holding a cooperative thread (the
     /// progress line and the signal handling need one).
     static func onItsOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

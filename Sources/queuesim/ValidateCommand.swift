@@ -52,6 +52,13 @@ struct ValidateCommand: ParsableCommand {
                     invalid += 1
                     continue
                 }
+                if let problems = SweepCommand.sweepBlockProblems(
+                    file: file, scenario: scenario, overrides: plan.scenarioOverrides)
+                {
+                    StandardError.print(problems)
+                    invalid += 1
+                    continue
+                }
                 for warning in ScenarioWarnings.lines(file: file, prepared: prepared) {
                     StandardError.print(warning)
                 }

@@ -64,6 +64,7 @@ struct SweepCommandTests {
                   minimize: waitingRoom.outflow
                 """))
         var files: [String] = []
+        var jsons: [String] = []
         for jobs in ["1", "2", "2"] {
             let out = RunCommandProcess.reportDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
@@ -71,9 +72,11 @@ struct SweepCommandTests {
                 ["sweep", scenario.path, "--out", out, "--jobs", jobs, "--no-progress"], limit: .seconds(120))
             #expect(result.status == 0, "\(result.stderr)")
             files.append(try String(contentsOfFile: out + "/sweep.csv", encoding: .utf8))
+            jsons.append(try String(contentsOfFile: out + "/sweep.json", encoding: .utf8))
             #expect(try Self.json(out)["answer"] as? [String: String] == ["waitingRoom.outflow": "400/min"])
         }
         #expect(files[0] == files[1] && files[1] == files[2])
+        #expect(jsons[0] == jsons[1] && jsons[1] == jsons[2])
         let lines = files[0].split(separator: "\n")
         // A header, 3 points × 2 seeds, then 3 point rows.
         #expect(lines.count == 1 + 6 + 3)
@@ -101,6 +104,31 @@ struct SweepCommandTests {
         #expect(try Self.json(out)["exit_code"] as? Int == 1)
     }
 
+    @Test("--keep-points keeps each run's report folder; --jobs is lowered to fit --max-memory")
+    func keepPointsAndMemory() throws {
+        let scenario = try TemporaryScenario(Self.burst("sweep: { vary: { waitingRoom.outflow: [200/min, 400/min] } }"))
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        // One run of 2,000 visitors is estimated at about 68 MiB: 70 MiB holds one at a time.
+        let result = try QueueSimProcess.run(
+            [
+                "sweep", scenario.path, "--out", out, "--jobs", "2", "--keep-points", "--max-memory", "70MiB",
+                "--no-progress",
+            ],
+            limit: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("running 1 at a time instead of 2"), "\(result.stderr)")
+        for point in ["001-seed-1", "002-seed-1"] {
+            for file in ["report.html", "visitors.csv", "run.json"] {
+                #expect(FileManager.default.fileExists(atPath: "\(out)/points/\(point)/\(file)"), "\(point)/\(file)")
+            }
+        }
+        // A budget below one run is refused before anything runs.
+        let refused = try QueueSimProcess.run(["sweep", scenario.path, "--out", out + "-x", "--max-memory", "60MiB"])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + "-x"))
+    }
+
     @Test("a bad value in the sweep block: exit 2 at its position, nothing written")
     func badValueInTheBlock() throws {
         let scenario = try TemporaryScenario(
@@ -117,6 +145,10 @@ struct SweepCommandTests {
             result.stderr.contains("\(scenario.path):10:26: `sweep.vary.waitingRoom.outflow` value `5m`"),
             "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
+        // validate loads each value as the sweep does.
+        let validate = try QueueSimProcess.run(["validate", scenario.path])
+        #expect(validate.status == 2)
+        #expect(validate.stderr.contains("\(scenario.path):10:26: `sweep.vary.waitingRoom.outflow` value `5m`"))
     }
 
     @Test("shape errors in the block are positioned, for validate as for sweep")
@@ -165,6 +197,7 @@ struct SweepCommandTests {
             (["--goal", "wait < 1m"], "--goal 'wait < 1m'"),
             (["--vary", "waitingRoom.nope=1,2"], "--vary waitingRoom.nope=1"),
             ([], "nothing to vary"),
+            (["--vary", "seed=1,2"], "--vary seed: a sweep sets each run's seed itself"),
         ]
         for (arguments, message) in cases {
             let result = try QueueSimProcess.run(["sweep", scenario.path] + arguments)

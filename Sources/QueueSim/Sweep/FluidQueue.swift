@@ -16,7 +16,7 @@ import QueueClientCore
 /// What it leaves out, and the simulation has: the poll interval (a visitor learns of its
 /// turn at its next poll, so simulated waits are longer by up to one interval), `client.maxWait`
 /// (the simulation stops waits there), and visitors who give up.
-package struct FluidQueue: Sendable, Equatable {
+package struct FluidQueue: Sendable {
     /// Cumulative arrival segments (`ArrivalSegment.layout`), already scaled.
     let segments: [ArrivalSegment]
     let maxVisitors: Int?
@@ -24,22 +24,64 @@ package struct FluidQueue: Sendable, Equatable {
     let eventStart: Double
     /// Visitors per second from the event start.
     let outflow: Double
+    /// A scheduled outflow's later rates: from `at` seconds on, `perSecond`.
+    let changes: [(at: Double, perSecond: Double)]
 
     static let chunks = 4_000
 
-    package init(arrivals: Arrivals, scale: Double = 1, eventStart: Duration, outflowPerSecond: Double) {
+    package init(
+        arrivals: Arrivals, scale: Double = 1, eventStart: Duration, outflowPerSecond: Double,
+        outflowChanges: [OutflowChange] = []
+    ) {
         segments = ArrivalSegment.layout(arrivals.phases, scale: scale).segments
         maxVisitors = arrivals.maxVisitors
         self.eventStart = eventStart.secondsDouble
         outflow = outflowPerSecond
+        changes = outflowChanges.map { ($0.at.secondsDouble, $0.perSecond) }
     }
 
     /// The fluid model for a scenario's room, or nil where it does not apply: a room that is
-    /// not a plain queue (another mode, scripted faults) or releases nobody.
+    /// not a plain queue (another mode, scripted faults) or never releases anyone. The
+    /// scenario's arrivals are already multiplied by `arrivals.scale`.
     package init?(scenario: Scenario) {
-        guard let room = scenario.waitingRoom, room.mode == .queue, room.faults.isEmpty, room.outflowPerSecond > 0
+        guard let room = scenario.waitingRoom, room.mode == .queue, room.faults.isEmpty,
+            room.outflowPerSecond > 0 || room.outflowChanges.contains(where: { $0.perSecond > 0 })
         else { return nil }
-        self.init(arrivals: scenario.arrivals, eventStart: room.eventStart, outflowPerSecond: room.outflowPerSecond)
+        self.init(
+            arrivals: scenario.arrivals, eventStart: room.eventStart, outflowPerSecond: room.outflowPerSecond,
+            outflowChanges: room.outflowChanges)
+    }
+
+    /// The outflow in force at `time`.
+    func rate(at time: Double) -> Double {
+        changes.last { $0.at <= time }?.perSecond ?? outflow
+    }
+
+    /// Visitors the room releases between `start` and `end` (both at or after the event start).
+    func released(from start: Double, to end: Double) -> Double {
+        guard end > start else { return 0 }
+        var total = 0.0
+        var cursor = start
+        for change in changes where change.at > cursor && change.at < end {
+            total += rate(at: cursor) * (change.at - cursor)
+            cursor = change.at
+        }
+        return total + rate(at: cursor) * (end - cursor)
+    }
+
+    /// When the room has released `work` more visitors after `start`; infinity if never.
+    func finish(from start: Double, releasing work: Double) -> Double {
+        var left = work
+        var cursor = start
+        for change in changes where change.at > cursor {
+            let here = rate(at: cursor)
+            let capacity = here * (change.at - cursor)
+            if here > 0, capacity >= left { return cursor + left / here }
+            left -= capacity
+            cursor = change.at
+        }
+        let last = rate(at: cursor)
+        return last > 0 ? cursor + left / last : .infinity
     }
 
     /// Visitors the plan brings (the mass of the curve).
@@ -57,34 +99,39 @@ package struct FluidQueue: Sendable, Equatable {
     /// e.g. 0.95 for the p95; nil for a plan without visitors.
     package func waitPercentile(_ fraction: Double) -> Double? {
         let total = visitors
-        guard total > 0, outflow > 0 else { return nil }
+        guard total > 0 else { return nil }
         let slice = total / Double(Self.chunks)
-        let service = slice / outflow
         let arrivals = (0..<Self.chunks).map { arrivalTime(ofVisitor: (Double($0) + 0.5) * slice) }
-        // The pre-queue is released in a random order over [eventStart, eventStart + its size / r]:
-        // a slice that arrived at a waits (eventStart − a) + U·window, U uniform on [0, 1].
+        // The pre-queue is released in a random order from the event start: a slice that
+        // arrived at a leaves once the room has released U·(the pre-queue) visitors, U uniform.
         let preQueueOffsets = arrivals.filter { $0 <= eventStart }.map { eventStart - $0 }
-        let window = Double(preQueueOffsets.count) * service
+        let preQueue = Double(preQueueOffsets.count) * slice
+        let preQueueEnd = finish(from: eventStart, releasing: preQueue)
+        guard preQueueEnd.isFinite else { return nil }
         var laterWaits: [Double] = []
-        var lastLeave = eventStart + window
+        var lastLeave = preQueueEnd
         for arrival in arrivals where arrival > eventStart {
-            let leave = max(arrival, lastLeave) + service
+            let begin = max(arrival, lastLeave)
+            let leave = finish(from: begin, releasing: slice)
+            guard leave.isFinite else { return nil }
             // The slice's middle visitor stands for it.
-            laterWaits.append(leave - service / 2 - arrival)
+            laterWaits.append(finish(from: begin, releasing: slice / 2) - arrival)
             lastLeave = leave
         }
         // The share of visitors waiting at most `wait`.
         func share(within wait: Double) -> Double {
             var count = 0.0
             for offset in preQueueOffsets {
-                count += window > 0 ? min(1, max(0, (wait - offset) / window)) : (wait >= offset ? 1 : 0)
+                let releasedBy = released(from: eventStart, to: eventStart + wait - offset)
+                count += preQueue > 0 ? min(1, max(0, releasedBy / preQueue)) : (wait >= offset ? 1 : 0)
             }
             for later in laterWaits where later <= wait { count += 1 }
             return count / Double(Self.chunks)
         }
         // The smallest wait that `fraction` do not exceed, by bisection on the distribution.
         var low = 0.0
-        var high = max(preQueueOffsets.max().map { $0 + window } ?? 0, laterWaits.max() ?? 0)
+        var high = max(
+            preQueueOffsets.max().map { $0 + preQueueEnd - eventStart } ?? 0, laterWaits.max() ?? 0)
         for _ in 0..<64 where high - low > 1e-6 {
             let middle = (low + high) / 2
             if share(within: middle) >= fraction - 1e-12 { high = middle } else { low = middle }

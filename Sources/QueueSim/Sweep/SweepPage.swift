@@ -53,8 +53,14 @@ package struct SweepPage {
         return html
     }
 
+    /// A figure worth a chart and a column: a goal's, the wait p95, or one that is not 0
+    /// everywhere (an outcome nobody had draws a flat line).
     private func hasData(metric: Int) -> Bool {
-        plan.points.contains { results.interval(point: $0.index, metric: metric) != nil }
+        let column = plan.metrics[metric].column
+        let means = plan.points.compactMap { results.interval(point: $0.index, metric: metric)?.mean }
+        guard !means.isEmpty else { return false }
+        return column == SweepMetric.waitP95.column
+            || plan.goals.contains { SweepMetric(threshold: $0).column == column } || means.contains { $0 != 0 }
     }
 
     /// The lines of a chart: one per combination of the other keys, points in x order.
@@ -77,7 +83,7 @@ package struct SweepPage {
 
     private func chart(metric index: Int) -> String {
         let metric = plan.metrics[index]
-        let (width, height, left, right, top, bottom) = (520.0, 240.0, 70.0, 16.0, 24.0, 36.0)
+        let (width, height, left, right, top, bottom) = (520.0, 240.0, 70.0, 30.0, 24.0, 36.0)
         let xs = plan.axes[xAxis].values.map(\.magnitude)
         let (xMin, xMax) = (xs.min() ?? 0, xs.max() ?? 1)
         let goals = plan.goals.filter { SweepMetric(threshold: $0).column == metric.column }
@@ -89,6 +95,8 @@ package struct SweepPage {
             if metric == SweepMetric.waitP95, let model = fluid[point.index] { yMax = max(yMax, model) }
         }
         for goal in goals { yMax = max(yMax, goal.limit) }
+        // Shares read best on 0–100 %.
+        if metric.unit == .share { yMax = 1 }
         yMax = yMax > 0 ? yMax * 1.08 : 1
         func x(_ value: Double) -> Double {
             xMax > xMin ? left + (value - xMin) / (xMax - xMin) * (width - left - right) : (left + width - right) / 2

@@ -83,6 +83,12 @@ package struct SweepPlan: Sendable {
                 "the grid has \(ScenarioUnits.grouped(pointCount)) point(s) × \(seedCount) seed(s); a sweep runs at most \(ScenarioUnits.grouped(Double(SweepSettings.mostPoints))) points and \(ScenarioUnits.grouped(Double(Self.mostRuns))) runs"
             )
         }
+        if let seedAxis = settings.axes.first(where: { $0.key == "seed" }) {
+            // Each run's seed is the plan's (`seeds: N`): a varied `seed` would be overwritten.
+            let message =
+                "a sweep sets each run's seed itself (the scenario's seed, seed + 1, …): use `seeds: N` (--seeds N) instead of varying `seed`"
+            throw Problem(file: seedAxis.mark == nil ? "--vary seed" : file, at: seedAxis.mark, message)
+        }
         if base.target.endpoint != .embedded {
             throw Problem(
                 file: file, at: base.positions.target,

@@ -84,9 +84,9 @@ package enum SweepText {
         }
         var decided = ""
         if !others.isEmpty {
-            let where_ = zip(plan.axes, answer.values).enumerated().filter { $0.offset != axisIndex }
+            let place = zip(plan.axes, answer.values).enumerated().filter { $0.offset != axisIndex }
                 .map { "\(keyName($0.element.0.key)) \(value($0.element.1))" }
-            decided = "decided at " + where_.joined(separator: ", ")
+            decided = "decided at " + place.joined(separator: ", ")
         }
         let shown = figures(results, answer, prefix: decided)
         return partial

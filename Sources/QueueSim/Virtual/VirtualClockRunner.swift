@@ -56,8 +56,9 @@ package struct VirtualClockRunner: Sendable {
         let roomConfiguration = RoomSetup.configuration(
             for: run, epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
         let room = WaitingRoomService(configuration: roomConfiguration)
+        // A figures-only run writes no `token` column: no HMAC per visitor who passed.
         let judge = TokenJudge(
-            secretKey: roomConfiguration.settings.secretKey,
+            secretKey: keepsFiguresOnly ? nil : roomConfiguration.settings.secretKey,
             epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
         var driver = try VirtualDriver(
             run: run, room: room, recorder: recorder, tokenJudge: judge, progress: progress, stopSignal: stopSignal)

@@ -11,10 +11,11 @@ struct ScenarioFilesTests {
         return names.filter { $0.hasSuffix(".yaml") }.sorted().map { folder + "/" + $0 }
     }()
 
-    @Test func theFolderHasTheSixScenarios() {
+    @Test func theFolderHasTheReadyMadeScenarios() {
         #expect(
             Self.files.map { ($0 as NSString).lastPathComponent } == [
                 "hybrid.yaml", "impatient.yaml", "invite-only.yaml", "launch.yaml", "proxy.yaml", "soak.yaml",
+                "what-outflow.yaml",
             ])
     }
 

@@ -58,6 +58,17 @@ struct FluidQueueTests {
         #expect(abs(FluidQueue.burstPassedWastingTurns(visitors: 100, outflow: 1, meanPatience: 1e9) - 100) < 1e-3)
     }
 
+    @Test func aScheduledOutflowServesAtTheRateInForce() throws {
+        // 1,000 at once; 1 a second for 100 s, then 10 a second: the 950th leaves at
+        // 100 + 850 / 10 = 185 s.
+        let model = FluidQueue(
+            arrivals: Arrivals(phases: [.burst(count: 1000)]), eventStart: .zero, outflowPerSecond: 1,
+            outflowChanges: [OutflowChange(at: .seconds(100), perSecond: 10)])
+        #expect(abs(try #require(model.waitPercentile(0.95)) - 185) < 0.1)
+        #expect(abs(model.released(from: 50, to: 150) - 550) < 1e-9)
+        #expect(abs(model.finish(from: 90, releasing: 20) - 101) < 1e-9)
+    }
+
     @Test func noVisitorsNoWait() {
         #expect(model([], outflow: 10).waitPercentile(0.95) == nil)
     }
