@@ -44,8 +44,11 @@ package struct FluidQueue: Sendable {
     /// not a plain queue (another mode, scripted faults) or never releases anyone. The
     /// scenario's arrivals are already multiplied by `arrivals.scale`.
     package init?(scenario: Scenario) {
+        // Visitors who give up leave the queue early: this model's waits (everyone stays) do not
+        // apply, so a sweep shows no fluid prediction for such scenarios.
         guard let room = scenario.waitingRoom, room.mode == .queue, room.faults.isEmpty,
-            room.outflowPerSecond > 0 || room.outflowChanges.contains(where: { $0.perSecond > 0 })
+            room.outflowPerSecond > 0 || room.outflowChanges.contains(where: { $0.perSecond > 0 }),
+            scenario.groups.allSatisfy({ $0.behaviour.patience == nil })
         else { return nil }
         self.init(
             arrivals: scenario.arrivals, eventStart: room.eventStart, outflowPerSecond: room.outflowPerSecond,

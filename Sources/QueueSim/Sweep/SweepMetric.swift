@@ -101,14 +101,12 @@ package struct SweepMetric: Sendable, Equatable {
 }
 
 /// Where a sweep reads the shop's peak: the most requests per second the protected API (the
-/// shop) takes from visitors who passed the queue.
-///
-/// Not wired yet: the after-pass load (`afterPass:` in a visitor group) is measured by the
-/// engine and recorded in `RunReport` by another change (issue 30, visitor behaviour). Until
-/// that figure is read here, the `shop_peak_rps` column stays empty and the answer's sentence
-/// leaves the shop out; nothing is estimated in its place.
+/// shop) takes from visitors who passed the queue — the after-pass calls of groups with
+/// `afterPass:` (`RunReport.behaviour`). Nil (an empty cell) when no group makes such calls:
+/// nothing is estimated in its place.
 package enum SweepShopPeak {
     package static func requestsPerSecond(in report: RunReport) -> Double? {
-        nil
+        guard report.behaviour.afterPassCounted, report.behaviour.afterPassPeakSecond != nil else { return nil }
+        return Double(report.behaviour.afterPassPeakPerSecond)
     }
 }
