@@ -44,15 +44,20 @@ struct ServeCommandTests {
         let result = await runVisitor(configuration: configuration, transport: transport, clock: WallClock())
         #expect(result.outcome == .passed)
         #expect(result.redirectType == "queue")
-        let token = try #require(result.queueitToken)
-        let validator = KnownUserTokenValidator(secretKey: "serve-test-secret", eventId: "spring-launch")
-        let now = Int64(Date().timeIntervalSince1970)
-        guard case .success(let parsed) = validator.validate(token, nowUnixSeconds: now) else {
-            Issue.record("the room's token does not validate: \(validator.validate(token, nowUnixSeconds: now))")
-            return
+        // No `#require` and no early return before the transport is shut down: a client
+        // released without `shutdown()` traps in AsyncHTTPClient and takes every other test with it.
+        if let token = result.queueitToken {
+            let validator = KnownUserTokenValidator(secretKey: "serve-test-secret", eventId: "spring-launch")
+            let now = Int64(Date().timeIntervalSince1970)
+            if case .success(let parsed) = validator.validate(token, nowUnixSeconds: now) {
+                #expect(parsed.queueId == result.queueId)
+                #expect((parsed.expiryUnixSeconds ?? 0) > now)
+            } else {
+                Issue.record("the room's token does not validate: \(validator.validate(token, nowUnixSeconds: now))")
+            }
+        } else {
+            Issue.record("the visitor passed without a token: \(result)")
         }
-        #expect(parsed.queueId == result.queueId)
-        #expect((parsed.expiryUnixSeconds ?? 0) > now)
 
         // A misconfigured proxy: the wrong host, or the right host without the prefix.
         for (host, path) in [

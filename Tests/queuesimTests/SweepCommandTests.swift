@@ -104,6 +104,54 @@ struct SweepCommandTests {
         #expect(try Self.json(out)["exit_code"] as? Int == 1)
     }
 
+    /// Visitors who give up and go shopping: `abandoned` and the shop's peak are sweep columns,
+    /// and the answer sentence names the shop's peak (issue 30: "how many requests a second the
+    /// shop behind the queue must take").
+    @Test("abandoned shares and the shop's peak behind the queue are in sweep.csv and the answer")
+    func behaviourColumns() throws {
+        let scenario = try TemporaryScenario(
+            """
+            version: 1
+            name: shop
+            seed: 4
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { pollInterval: 2s, maxWait: 30m }
+            arrivals: { phases: [ { burst: 600 } ] }
+            visitors:
+              - name: app
+                patience: { fixed: 3m }
+                afterPass: { calls: 2, thinkTime: { fixed: 5s } }
+            waitingRoom: { mode: queue, outflow: 100/min }
+            sweep:
+              vary: { waitingRoom.outflow: [100/min, 300/min] }
+              goals: [ abandoned < 10% ]
+              minimize: waitingRoom.outflow
+            """)
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try QueueSimProcess.run(
+            ["sweep", scenario.path, "--out", out, "--no-progress"], limit: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        // 600 visitors, 3 minutes of patience: at 100/min 300 pass and 300 give up; at 300/min all pass.
+        #expect(
+            result.stdout.hasPrefix("lowest outflow meeting every goal in its one seed: 300/min"), "\(result.stdout)")
+        #expect(result.stdout.contains("shop peak "), "\(result.stdout)")
+        let text = try String(contentsOfFile: out + "/sweep.csv", encoding: .utf8)
+        let lines = text.split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        let header = try #require(lines.first)
+        let abandoned = try #require(header.firstIndex(of: "abandoned_share"))
+        let shop = try #require(header.firstIndex(of: "shop_peak_rps"))
+        let seedRows = lines.dropFirst().filter { $0.first == "seed" }
+        #expect(seedRows.count == 2)
+        for row in seedRows {
+            #expect(Double(row[shop]).map { $0 > 0 } == true, "\(row)")
+        }
+        let shares = seedRows.compactMap { Double($0[abandoned]) }
+        #expect(shares.contains { $0 > 0.4 && $0 < 0.6 } && shares.contains(0), "\(shares)")
+    }
+
     @Test("--keep-points keeps each run's report folder; --jobs is lowered to fit --max-memory")
     func keepPointsAndMemory() throws {
         let scenario = try TemporaryScenario(Self.burst("sweep: { vary: { waitingRoom.outflow: [200/min, 400/min] } }"))

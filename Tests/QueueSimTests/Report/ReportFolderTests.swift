@@ -51,7 +51,10 @@ struct ReportFolderTests {
         try folder.publish()
         let files = try #require(try Self.manifest(pointer)["files"] as? [String: [String: Any]])
         #expect(
-            Set(files.keys) == [Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile, Recorder.pageFile])
+            Set(files.keys) == [
+                Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile, Recorder.pageFile,
+                Recorder.metricsFile,
+            ])
         for (name, entry) in files {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: pointer + "/" + name))
             #expect(entry["bytes"] as? Int == bytes.count)
