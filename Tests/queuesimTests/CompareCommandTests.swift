@@ -21,22 +21,22 @@ struct CompareCommandTests {
           total.p99: off
         """
 
-    static func run(_ scenario: TemporaryScenario, outflow: String? = nil, seed: Int? = nil) throws -> String {
+    static func run(_ scenario: TemporaryScenario, outflow: String? = nil, seed: Int? = nil) async throws -> String {
         let out = RunCommandProcess.reportDirectory()
         var arguments = ["run", scenario.path, "--clock", "virtual", "--out", out, "--quiet"]
         if let seed { arguments += ["--seed", String(seed)] }
-        let result = try QueueSimProcess.run(
+        let result = try await QueueSimProcess.runOffPool(
             arguments, limit: .seconds(60), environment: outflow.map { ["OUTFLOW": $0] } ?? [:])
         #expect(result.status == 0, "\(result.stderr)")
         return out
     }
 
-    @Test func twoIdenticalVirtualRunsCompareWithEveryDifferenceZero() throws {
+    @Test func twoIdenticalVirtualRunsCompareWithEveryDifferenceZero() async throws {
         let scenario = try TemporaryScenario(Self.scenario)
-        let base = try Self.run(scenario)
-        let new = try Self.run(scenario)
+        let base = try await Self.run(scenario)
+        let new = try await Self.run(scenario)
         let markdown = RunCommandProcess.reportDirectory() + ".md"
-        let result = try QueueSimProcess.run(["compare", base, new, "--markdown", markdown], limit: .seconds(30))
+        let result = try await QueueSimProcess.runOffPool(["compare", base, new, "--markdown", markdown], limit: .seconds(30))
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("noise: none — both runs are virtual with seed 5"))
         // Every row's change is zero and no verdict says anything moved.
@@ -57,12 +57,12 @@ struct CompareCommandTests {
         #expect(table.contains("| off | same |"))
     }
 
-    @Test func aLowerOutflowBreaksTheWaitRuleAndSaysWhich() throws {
+    @Test func aLowerOutflowBreaksTheWaitRuleAndSaysWhich() async throws {
         let scenario = try TemporaryScenario(Self.scenario)
-        let base = try Self.run(scenario)
-        let slower = try Self.run(scenario, outflow: "600/min")
+        let base = try await Self.run(scenario)
+        let slower = try await Self.run(scenario, outflow: "600/min")
         let junit = RunCommandProcess.reportDirectory() + ".xml"
-        let result = try QueueSimProcess.run(["compare", base, slower, "--junit", junit], limit: .seconds(30))
+        let result = try await QueueSimProcess.runOffPool(["compare", base, slower, "--junit", junit], limit: .seconds(30))
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("rules broken: all wait.p95 +"), "\(result.stdout)")
         #expect(result.stdout.contains("(rule wait.p95: +20%)"))
@@ -71,16 +71,16 @@ struct CompareCommandTests {
         #expect(xml.contains("<testcase classname=\"queuesim.compare.nightly.all\" name=\"wait.p95: +20%\""))
         #expect(xml.contains("<failure message=\"wait.p95: base "))
         // The same change, allowed by a rule from the command line, breaks nothing.
-        let allowed = try QueueSimProcess.run(
+        let allowed = try await QueueSimProcess.runOffPool(
             ["compare", base, slower, "--rule", "wait.p95: +200%", "--rule", "total.p95: +200%"], limit: .seconds(30))
         #expect(allowed.status == 0, "\(allowed.stdout)")
     }
 
-    @Test func runsOfDifferentSeedsCallASmallDifferenceNoise() throws {
+    @Test func runsOfDifferentSeedsCallASmallDifferenceNoise() async throws {
         let scenario = try TemporaryScenario(Self.scenario)
-        let base = try Self.run(scenario, seed: 1)
-        let other = try Self.run(scenario, seed: 2)
-        let result = try QueueSimProcess.run(["compare", base, other, "--rule", "wait.p50: +0%"], limit: .seconds(30))
+        let base = try await Self.run(scenario, seed: 1)
+        let other = try await Self.run(scenario, seed: 2)
+        let result = try await QueueSimProcess.runOffPool(["compare", base, other, "--rule", "wait.p50: +0%"], limit: .seconds(30))
         #expect(!result.stdout.contains("noise: none"))
         // Per group the wait percentiles move with the seed (the groups' visitors are drawn);
         // such moves are within the noise band, never a regression.
@@ -89,35 +89,35 @@ struct CompareCommandTests {
         #expect(result.status == 0, "\(result.stdout)")
     }
 
-    @Test func foldersOfDifferentScenariosAreNotComparableUnlessForced() throws {
-        let base = try Self.run(try TemporaryScenario(Self.scenario))
-        let other = try Self.run(try TemporaryScenario(Self.scenario + "\n# another file\n"))
-        let result = try QueueSimProcess.run(["compare", base, other], limit: .seconds(30))
+    @Test func foldersOfDifferentScenariosAreNotComparableUnlessForced() async throws {
+        let base = try await Self.run(try TemporaryScenario(Self.scenario))
+        let other = try await Self.run(try TemporaryScenario(Self.scenario + "\n# another file\n"))
+        let result = try await QueueSimProcess.runOffPool(["compare", base, other], limit: .seconds(30))
         #expect(result.status == 2)
         #expect(
             result.stderr.contains("are not comparable: the scenario file changed between them"), "\(result.stderr)")
-        let forced = try QueueSimProcess.run(["compare", base, other, "--force"], limit: .seconds(30))
+        let forced = try await QueueSimProcess.runOffPool(["compare", base, other, "--force"], limit: .seconds(30))
         #expect(forced.status == 0, "\(forced.stderr)")
-        let notAFolder = try QueueSimProcess.run(["compare", base, "/nonexistent-folder"], limit: .seconds(30))
+        let notAFolder = try await QueueSimProcess.runOffPool(["compare", base, "/nonexistent-folder"], limit: .seconds(30))
         #expect(notAFolder.status == 2)
         #expect(notAFolder.stderr.contains("/nonexistent-folder is not a report folder: it has no run.json"))
     }
 
-    @Test func aBadRuleIsExitTwoWithWhatIsWrong() throws {
-        let base = try Self.run(try TemporaryScenario(Self.scenario))
+    @Test func aBadRuleIsExitTwoWithWhatIsWrong() async throws {
+        let base = try await Self.run(try TemporaryScenario(Self.scenario))
         for (rule, words) in [
             ("wait.p95 +10%", "is not a rule: write METRIC: CHANGE"),
             ("waits.p95: +10%", "`waits.p95` is not a metric (did you mean `wait.p95`?)"),
             ("error: 10%", "needs a sign"),
             ("wait.p95: +1pp", "percentage points (`pp`) are for shares"),
         ] {
-            let result = try QueueSimProcess.run(["compare", base, base, "--rule", rule], limit: .seconds(30))
+            let result = try await QueueSimProcess.runOffPool(["compare", base, base, "--rule", rule], limit: .seconds(30))
             #expect(result.status == 2)
             #expect(result.stderr.contains(words), "\(rule): \(result.stderr)")
         }
     }
 
-    @Test func aScenarioCompareBlockIsCheckedAtItsPosition() throws {
+    @Test func aScenarioCompareBlockIsCheckedAtItsPosition() async throws {
         let scenario = try TemporaryScenario(
             """
             version: 1
@@ -126,7 +126,7 @@ struct CompareCommandTests {
             compare:
               wait.p95: 10%
             """)
-        let result = try QueueSimProcess.run(["validate", scenario.path])
+        let result = try await QueueSimProcess.runOffPool(["validate", scenario.path])
         #expect(result.status == 2)
         #expect(result.stderr.contains("\(scenario.path):5:13: "), "\(result.stderr)")
         #expect(result.stderr.contains("needs a sign"))
@@ -134,11 +134,11 @@ struct CompareCommandTests {
 
     /// Found while writing compare's tests: Foundation's path methods crashed on a
     /// one-character path (`--out d`).
-    @Test func aOneCharacterReportFolderIsAFolderLikeAnyOther() throws {
+    @Test func aOneCharacterReportFolderIsAFolderLikeAnyOther() async throws {
         let scenario = try TemporaryScenario(Self.scenario)
         let parent = RunCommandProcess.reportDirectory()
         try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        let result = try QueueSimProcess.run(
+        let result = try await QueueSimProcess.runOffPool(
             ["run", scenario.path, "--clock", "virtual", "--out", "d", "--quiet"], limit: .seconds(60),
             currentDirectory: parent)
         #expect(result.status == 0, "\(result.stderr)")

@@ -52,6 +52,25 @@ struct QueueSimProcess {
         throw Failure.executableNotFound(looked)
     }
 
+    /// `run` on a Dispatch queue, for async tests: a test that waits minutes for a child (a
+    /// sweep) must not hold one of the few threads of Swift's cooperative pool, or every other
+    /// async test — the wall-clock ones with their time limits — waits behind it.
+    static func runOffPool(
+        _ arguments: [String], limit: Duration = .seconds(10), interruptAfter: Duration? = nil,
+        signal: Int32 = SIGINT, environment: [String: String] = [:], currentDirectory: String? = nil
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Swift.Result {
+                        try run(
+                            arguments, limit: limit, interruptAfter: interruptAfter, signal: signal,
+                            environment: environment, currentDirectory: currentDirectory)
+                    })
+            }
+        }
+    }
+
     /// Runs to the end, or kills the child at `limit` and throws. With `interruptAfter`, the
     /// child gets a SIGINT that long after its start.
     /// `program`: another executable to run instead (a shell that sets limits, then execs queuesim).

@@ -25,10 +25,10 @@ struct SweepCommandTests {
     }
 
     @Test("what-outflow.yaml answers within one grid step of the fluid model")
-    func whatOutflowMatchesTheFluidModel() throws {
+    func whatOutflowMatchesTheFluidModel() async throws {
         let out = RunCommandProcess.reportDirectory()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try QueueSimProcess.run(
+        let result = try await QueueSimProcess.runOffPool(
             ["sweep", "scenarios/what-outflow.yaml", "--out", out, "--no-progress"], limit: .seconds(240))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("lowest outflow meeting every goal in all 3 seeds"), "\(result.stdout)")
@@ -53,7 +53,7 @@ struct SweepCommandTests {
     }
 
     @Test("the same file and seeds give byte-identical sweep.csv, whatever --jobs is")
-    func deterministic() throws {
+    func deterministic() async throws {
         let scenario = try TemporaryScenario(
             Self.burst(
                 """
@@ -68,7 +68,7 @@ struct SweepCommandTests {
         for jobs in ["1", "2", "2"] {
             let out = RunCommandProcess.reportDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
-            let result = try QueueSimProcess.run(
+            let result = try await QueueSimProcess.runOffPool(
                 ["sweep", scenario.path, "--out", out, "--jobs", jobs, "--no-progress"], limit: .seconds(120))
             #expect(result.status == 0, "\(result.stderr)")
             files.append(try String(contentsOfFile: out + "/sweep.csv", encoding: .utf8))
@@ -86,11 +86,11 @@ struct SweepCommandTests {
     }
 
     @Test("--vary, --goal and --maximize on the command line; no point meeting the goals is exit 1")
-    func commandLineGridAndExitOne() throws {
+    func commandLineGridAndExitOne() async throws {
         let scenario = try TemporaryScenario(Self.burst(""))
         let out = RunCommandProcess.reportDirectory()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try QueueSimProcess.run(
+        let result = try await QueueSimProcess.runOffPool(
             [
                 "sweep", scenario.path, "--out", out, "--no-progress", "--vary",
                 "waitingRoom.outflow=100/min:300/min:100/min",
@@ -108,7 +108,7 @@ struct SweepCommandTests {
     /// and the answer sentence names the shop's peak (issue 30: "how many requests a second the
     /// shop behind the queue must take").
     @Test("abandoned shares and the shop's peak behind the queue are in sweep.csv and the answer")
-    func behaviourColumns() throws {
+    func behaviourColumns() async throws {
         let scenario = try TemporaryScenario(
             """
             version: 1
@@ -129,7 +129,7 @@ struct SweepCommandTests {
             """)
         let out = RunCommandProcess.reportDirectory()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try QueueSimProcess.run(
+        let result = try await QueueSimProcess.runOffPool(
             ["sweep", scenario.path, "--out", out, "--no-progress"], limit: .seconds(120))
         #expect(result.status == 0, "\(result.stderr)")
         // 600 visitors, 3 minutes of patience: at 100/min 300 pass and 300 give up; at 300/min all pass.
@@ -153,12 +153,12 @@ struct SweepCommandTests {
     }
 
     @Test("--keep-points keeps each run's report folder; --jobs is lowered to fit --max-memory")
-    func keepPointsAndMemory() throws {
+    func keepPointsAndMemory() async throws {
         let scenario = try TemporaryScenario(Self.burst("sweep: { vary: { waitingRoom.outflow: [200/min, 400/min] } }"))
         let out = RunCommandProcess.reportDirectory()
         defer { try? FileManager.default.removeItem(atPath: out) }
         // One run of 2,000 visitors is estimated at about 68 MiB: 70 MiB holds one at a time.
-        let result = try QueueSimProcess.run(
+        let result = try await QueueSimProcess.runOffPool(
             [
                 "sweep", scenario.path, "--out", out, "--jobs", "2", "--keep-points", "--max-memory", "70MiB",
                 "--no-progress",
@@ -172,13 +172,13 @@ struct SweepCommandTests {
             }
         }
         // A budget below one run is refused before anything runs.
-        let refused = try QueueSimProcess.run(["sweep", scenario.path, "--out", out + "-x", "--max-memory", "60MiB"])
+        let refused = try await QueueSimProcess.runOffPool(["sweep", scenario.path, "--out", out + "-x", "--max-memory", "60MiB"])
         #expect(refused.status == 2, "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out + "-x"))
     }
 
     @Test("a bad value in the sweep block: exit 2 at its position, nothing written")
-    func badValueInTheBlock() throws {
+    func badValueInTheBlock() async throws {
         let scenario = try TemporaryScenario(
             Self.burst(
                 """
@@ -187,20 +187,20 @@ struct SweepCommandTests {
                     waitingRoom.outflow: [100/min, 5m]
                 """))
         let out = RunCommandProcess.reportDirectory()
-        let result = try QueueSimProcess.run(["sweep", scenario.path, "--out", out])
+        let result = try await QueueSimProcess.runOffPool(["sweep", scenario.path, "--out", out])
         #expect(result.status == 2)
         #expect(
             result.stderr.contains("\(scenario.path):10:26: `sweep.vary.waitingRoom.outflow` value `5m`"),
             "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
         // validate loads each value as the sweep does.
-        let validate = try QueueSimProcess.run(["validate", scenario.path])
+        let validate = try await QueueSimProcess.runOffPool(["validate", scenario.path])
         #expect(validate.status == 2)
         #expect(validate.stderr.contains("\(scenario.path):10:26: `sweep.vary.waitingRoom.outflow` value `5m`"))
     }
 
     @Test("shape errors in the block are positioned, for validate as for sweep")
-    func shapeErrors() throws {
+    func shapeErrors() async throws {
         let scenario = try TemporaryScenario(
             Self.burst(
                 """
@@ -212,7 +212,7 @@ struct SweepCommandTests {
                   minimise: waitingRoom.outflow
                 """))
         for command in ["sweep", "validate"] {
-            let result = try QueueSimProcess.run([command, scenario.path])
+            let result = try await QueueSimProcess.runOffPool([command, scenario.path])
             #expect(result.status == 2, "\(command): \(result.stderr)")
             #expect(
                 result.stderr.contains(
@@ -226,14 +226,14 @@ struct SweepCommandTests {
         }
         // `run` reads the block too (an invalid file is invalid), and otherwise ignores it.
         let valid = try TemporaryScenario(Self.burst("sweep: { vary: { waitingRoom.outflow: [1/s] } }", visitors: 5))
-        let run = try QueueSimProcess.run(
+        let run = try await QueueSimProcess.runOffPool(
             ["run", valid.path, "--clock", "virtual", "--out", RunCommandProcess.reportDirectory(), "--quiet"],
             limit: .seconds(60))
         #expect(run.status == 0, "\(run.stderr)")
     }
 
     @Test("command-line mistakes: exit 2 with the option named")
-    func commandLineMistakes() throws {
+    func commandLineMistakes() async throws {
         let scenario = try TemporaryScenario(Self.burst(""))
         let cases: [([String], String)] = [
             (["--vary", "waitingRoom.outflow=1:2"], "--vary waitingRoom.outflow=1:2: expected KEY=FROM:TO:STEP"),
@@ -248,21 +248,21 @@ struct SweepCommandTests {
             (["--vary", "seed=1,2"], "--vary seed: a sweep sets each run's seed itself"),
         ]
         for (arguments, message) in cases {
-            let result = try QueueSimProcess.run(["sweep", scenario.path] + arguments)
+            let result = try await QueueSimProcess.runOffPool(["sweep", scenario.path] + arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
     }
 
     @Test("SIGINT keeps the finished runs, writes the files and exits 130")
-    func interrupted() throws {
+    func interrupted() async throws {
         let scenario = try TemporaryScenario(
             Self.burst(
                 "sweep: { vary: { waitingRoom.outflow: { from: 50/min, to: 2000/min, step: 50/min } }, seeds: 3 }",
                 visitors: 20_000))
         let out = RunCommandProcess.reportDirectory()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try QueueSimProcess.run(
+        let result = try await QueueSimProcess.runOffPool(
             ["sweep", scenario.path, "--out", out, "--jobs", "1", "--no-progress"], limit: .seconds(60),
             interruptAfter: .seconds(4))
         #expect(result.status == 130, "\(result.stderr)")
