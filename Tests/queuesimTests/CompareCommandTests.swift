@@ -36,7 +36,8 @@ struct CompareCommandTests {
         let base = try await Self.run(scenario)
         let new = try await Self.run(scenario)
         let markdown = RunCommandProcess.reportDirectory() + ".md"
-        let result = try await QueueSimProcess.runOffPool(["compare", base, new, "--markdown", markdown], limit: .seconds(30))
+        let result = try await QueueSimProcess.runOffPool(
+            ["compare", base, new, "--markdown", markdown], limit: .seconds(30))
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("noise: none — both runs are virtual with seed 5"))
         // Every row's change is zero and no verdict says anything moved.
@@ -62,7 +63,8 @@ struct CompareCommandTests {
         let base = try await Self.run(scenario)
         let slower = try await Self.run(scenario, outflow: "600/min")
         let junit = RunCommandProcess.reportDirectory() + ".xml"
-        let result = try await QueueSimProcess.runOffPool(["compare", base, slower, "--junit", junit], limit: .seconds(30))
+        let result = try await QueueSimProcess.runOffPool(
+            ["compare", base, slower, "--junit", junit], limit: .seconds(30))
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("rules broken: all wait.p95 +"), "\(result.stdout)")
         #expect(result.stdout.contains("(rule wait.p95: +20%)"))
@@ -80,7 +82,8 @@ struct CompareCommandTests {
         let scenario = try TemporaryScenario(Self.scenario)
         let base = try await Self.run(scenario, seed: 1)
         let other = try await Self.run(scenario, seed: 2)
-        let result = try await QueueSimProcess.runOffPool(["compare", base, other, "--rule", "wait.p50: +0%"], limit: .seconds(30))
+        let result = try await QueueSimProcess.runOffPool(
+            ["compare", base, other, "--rule", "wait.p50: +0%"], limit: .seconds(30))
         #expect(!result.stdout.contains("noise: none"))
         // Per group the wait percentiles move with the seed (the groups' visitors are drawn);
         // such moves are within the noise band, never a regression.
@@ -98,7 +101,8 @@ struct CompareCommandTests {
             result.stderr.contains("are not comparable: the scenario file changed between them"), "\(result.stderr)")
         let forced = try await QueueSimProcess.runOffPool(["compare", base, other, "--force"], limit: .seconds(30))
         #expect(forced.status == 0, "\(forced.stderr)")
-        let notAFolder = try await QueueSimProcess.runOffPool(["compare", base, "/nonexistent-folder"], limit: .seconds(30))
+        let notAFolder = try await QueueSimProcess.runOffPool(
+            ["compare", base, "/nonexistent-folder"], limit: .seconds(30))
         #expect(notAFolder.status == 2)
         #expect(notAFolder.stderr.contains("/nonexistent-folder is not a report folder: it has no run.json"))
     }
@@ -111,7 +115,8 @@ struct CompareCommandTests {
             ("error: 10%", "needs a sign"),
             ("wait.p95: +1pp", "percentage points (`pp`) are for shares"),
         ] {
-            let result = try await QueueSimProcess.runOffPool(["compare", base, base, "--rule", rule], limit: .seconds(30))
+            let result = try await QueueSimProcess.runOffPool(
+                ["compare", base, base, "--rule", rule], limit: .seconds(30))
             #expect(result.status == 2)
             #expect(result.stderr.contains(words), "\(rule): \(result.stderr)")
         }

@@ -172,7 +172,9 @@ struct SweepCommandTests {
             }
         }
         // A budget below one run is refused before anything runs.
-        let refused = try await QueueSimProcess.runOffPool(["sweep", scenario.path, "--out", out + "-x", "--max-memory", "60MiB"])
+        let refused = try await QueueSimProcess.runOffPool([
+            "sweep", scenario.path, "--out", out + "-x", "--max-memory", "60MiB",
+        ])
         #expect(refused.status == 2, "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out + "-x"))
     }
