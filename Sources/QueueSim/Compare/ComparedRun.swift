@@ -25,18 +25,8 @@ package struct ComparedRun: Sendable {
     package var groupNames: [String]
     package var measurements: RunMeasurements
 
-    package enum Failure: Error, CustomStringConvertible, Equatable {
-        case notAReportFolder(String, missing: String)
-        case unreadable(String, reason: String)
-
-        package var description: String {
-            switch self {
-            case .notAReportFolder(let folder, let missing):
-                "\(folder) is not a report folder: it has no \(missing) (give a folder `queuesim run` or `merge` wrote, e.g. reports/launch)"
-            case .unreadable(let file, let reason): "cannot read \(file): \(reason)"
-            }
-        }
-    }
+    /// The same failures, in the same words, as `queuesim report` reading a folder.
+    package typealias Failure = ReportRebuild.Failure
 
     private struct ManifestView: Decodable {
         var scenario: String
