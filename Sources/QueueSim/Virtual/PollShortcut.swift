@@ -68,12 +68,13 @@ struct PollShortcut {
         _ machine: inout VisitorMachine, url: SimpleURL, maxWaitEnds: RunInstant, giveUpAt: RunInstant?,
         loadSent: Bool, at now: RunInstant, _ sent: inout SentRequests
     ) -> Jump? {
-        let timeout = machine.configuration.group.timeout(for: .queuePage, giveUpAt: maxWaitEnds)
-        guard let forecast = forecast(for: url, timeout: timeout.answerBound(sentAt: now)) else {
+        guard let queueId = url.queryValue("q"), let forecast = room.pollForecast(queueId: queueId) else {
             return nil
         }
+        let timeout = machine.configuration.group.timeout(for: .queuePage, giveUpAt: maxWaitEnds)
         let (answered, pollAt) = forecastPolls(
-            from: now, forecast, maxWaitEnds: maxWaitEnds, giveUpAt: giveUpAt, firstIsSent: loadSent, sent: &sent)
+            from: now, forecast, timeout: timeout.answerBound(sentAt: now), maxWaitEnds: maxWaitEnds,
+            giveUpAt: giveUpAt, firstIsSent: loadSent, sent: &sent)
         guard answered > 0 else { return nil }
         if loadSent {
             machine.answerQueuePageLoad(nextPollAt: pollAt)
@@ -84,16 +85,10 @@ struct PollShortcut {
         return Jump(nextPollAt: pollAt, turnCame: pollAt >= forecast.releaseAt, answeredPolls: answered)
     }
 
-    private func forecast(for url: SimpleURL, timeout: Duration) -> QueuePagePollForecast? {
-        guard let queueId = url.queryValue("q"), let forecast = room.pollForecast(queueId: queueId),
-            forecast.latency < timeout
-        else { return nil }
-        return forecast
-    }
-
     /// The forecast polls from `start` on, counted in `sent` where they would have been sent
     /// (but the first when `firstIsSent`): how many, and when the first one that is not
-    /// forecast is due.
+    /// forecast is due. A poll whose answer would take `timeout` or longer is not forecast
+    /// (the visitor times it out); with jitter that is decided poll by poll.
     ///
     /// A chain is tens of polls per visitor, so it runs on whole-nanosecond offsets from
     /// `start` (`Duration` arithmetic divides 128-bit numbers for every second and Retry-After).
@@ -102,8 +97,8 @@ struct PollShortcut {
     /// `X − start` rounded the way that keeps it exact for integers: `o < d ⟺ o < ⌈d⌉`,
     /// `o > d ⟺ o > ⌊d⌋`; the truncated nanoseconds to the turn are `⌊releaseAt − start⌋ − o`.
     private func forecastPolls(
-        from start: RunInstant, _ forecast: QueuePagePollForecast, maxWaitEnds: RunInstant, giveUpAt: RunInstant?,
-        firstIsSent: Bool, sent: inout SentRequests
+        from start: RunInstant, _ forecast: QueuePagePollForecast, timeout: Duration, maxWaitEnds: RunInstant,
+        giveUpAt: RunInstant?, firstIsSent: Bool, sent: inout SentRequests
     ) -> (count: Int, nextPollAt: RunInstant) {
         guard start >= .origin, start < forecast.releaseAt else { return (0, start) }
         let untilTurn = forecast.releaseAt - start
@@ -113,11 +108,12 @@ struct PollShortcut {
         let deadlineFloor = runDeadline.map { Self.floorNanoseconds($0 - start) }
         // The give-up event comes before an answer of the same instant (it was scheduled first).
         let giveUpCeiling = giveUpAt.map { Self.ceilingNanoseconds($0 - start) }
-        let latency = Self.floorNanoseconds(forecast.latency)
-        // Scenario durations are whole nanoseconds; a finer latency would break the offsets'
-        // arithmetic, so it gets no shortcut (polls go to the room one by one).
-        guard forecast.latency == .nanoseconds(latency) else { return (0, start) }
-        let latencyMilliseconds = UInt64(latency / 1_000_000)
+        let timeoutCeiling = Self.ceilingNanoseconds(timeout)
+        // Without draws every poll has the same latency: worked out once.
+        let fixedLatency = forecast.draws == nil ? Self.floorNanoseconds(forecast.latency) : nil
+        // Scenario durations and jitter are whole nanoseconds (microseconds); a finer latency
+        // would break the offsets' arithmetic, so it gets no shortcut (polls go to the room).
+        if let fixedLatency, forecast.latency != .nanoseconds(fixedLatency) { return (0, start) }
         let (startSeconds, startAttoseconds) = start.sinceOrigin.components
         let startSubsecond = startAttoseconds / 1_000_000_000
         let startWhole = startSeconds * 1_000_000_000 + startSubsecond
@@ -126,7 +122,18 @@ struct PollShortcut {
         while offset < turnCeiling,
             room.pollIsForecast(at: start + .nanoseconds(offset), nanoseconds: startWhole + offset)
         {
-            let answeredOffset = offset + latency
+            let pollLatency: Int64
+            if let fixedLatency {
+                pollLatency = fixedLatency
+            } else {
+                let drawn = room.forecastLatency(forecast, poll: skipped)
+                pollLatency = Self.floorNanoseconds(drawn)
+                guard drawn == .nanoseconds(pollLatency) else { break }
+            }
+            // A poll the visitor would time out is sent to the room.
+            guard pollLatency < timeoutCeiling else { break }
+            let latencyMilliseconds = UInt64(pollLatency / 1_000_000)
+            let answeredOffset = offset + pollLatency
             if let deadlineFloor, answeredOffset > deadlineFloor { break }
             if let giveUpCeiling, answeredOffset >= giveUpCeiling { break }
             let nanosecondsToTurn = turnFloor - offset
@@ -140,14 +147,19 @@ struct PollShortcut {
             sent.answers.answeredInSecond(
                 .queuePage, status: .ok, milliseconds: latencyMilliseconds,
                 second: Int(startSeconds) + Int((startSubsecond + answeredOffset) / 1_000_000_000))
+            if fixedLatency == nil {
+                sent.answers.answeredLatencyOnly(.queuePage, status: .ok, milliseconds: latencyMilliseconds, count: 1)
+            }
             skipped += 1
             offset = nextOffset
         }
         // A poll answered from the forecast counts everywhere a poll the room answered counts.
         if skipped > 0 {
-            room.countForecastRequests(skipped)
-            sent.answers.answeredLatencyOnly(
-                .queuePage, status: .ok, milliseconds: latencyMilliseconds, count: skipped)
+            room.countForecastRequests(skipped, of: forecast)
+            if let fixedLatency {
+                sent.answers.answeredLatencyOnly(
+                    .queuePage, status: .ok, milliseconds: UInt64(fixedLatency / 1_000_000), count: skipped)
+            }
         }
         return (skipped, start + .nanoseconds(offset))
     }

@@ -111,6 +111,12 @@ struct FaultInjector: Sendable {
         return max(.zero, base + symmetricJitter(latency.jitter, using: &random))
     }
 
+    /// A queue page's modelled latency, with the jitter of draw `drawIndex`: the delay of a poll
+    /// no fault rule covers (what `decide` gives it).
+    func queuePageLatency(drawIndex: UInt64) -> Duration {
+        modelledLatency(endpoint: .queuePage, drawIndex: drawIndex)
+    }
+
     /// Uniform in [−jitter, +jitter], to the microsecond.
     private func symmetricJitter(_ jitter: Duration, using random: inout SeededRandom) -> Duration {
         let span = jitter.wholeNanoseconds / 1000

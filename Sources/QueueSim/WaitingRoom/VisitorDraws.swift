@@ -23,6 +23,16 @@ struct VisitorDraws {
         return Self.index(visitor: visitor, ordinal: ordinal)
     }
 
+    /// The ordinal `visitor`'s next request will draw with.
+    func nextOrdinal(visitor: UInt64) -> UInt32 {
+        requestCounts[visitor, default: 0]
+    }
+
+    /// Counts `count` requests of `visitor` that were answered without the room (forecast polls).
+    mutating func skip(_ count: Int, visitor: UInt64) {
+        requestCounts[visitor, default: 0] &+= UInt32(truncatingIfNeeded: count)
+    }
+
     mutating func remember(ticket: Int, visitor: UInt64) {
         if ticket >= ticketVisitors.count {
             ticketVisitors.append(contentsOf: repeatElement(0, count: ticket + 1 - ticketVisitors.count))

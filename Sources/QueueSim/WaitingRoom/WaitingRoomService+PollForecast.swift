@@ -6,28 +6,57 @@ import QueueClientCore
 /// A poll of a ticket that has a place, at a time `t` before its release instant, in a
 /// releasing mode, with no fault rule covering queue pages at `t`, is answered `200` with
 /// `Retry-After: retryAfterSeconds(releaseAt − t)` after exactly the modelled queue-page latency,
-/// and changes nothing in the room but `requestCount`. Because a visitor's n-th request draws
-/// its faults and jitter from `(seed, visitor, n)`, skipping requests would renumber the
-/// visitor's later ones; so forecasts are
-/// offered only when no draw can change an answer (`FaultInjector.drawsAreIrrelevant`), and
-/// only when the order of polls at one instant cannot matter (`pollOrderIsIrrelevant`).
+/// and changes nothing in the room but `requestCount` and the visitor's draw count. A visitor's
+/// n-th request draws its latency jitter (and faults) from `(seed, visitor, n)`, so where draws
+/// matter a forecast names the visitor and the ordinal of its next request: the k-th poll of a
+/// chain is answered after the jitter of ordinal `firstOrdinal + k`, exactly the delay the room
+/// would have drawn, and the room then counts the skipped polls as that visitor's requests, so
+/// its later draws keep their numbers. Forecasts are offered only when the room can tell the
+/// visitor (its ticket has a draw key), and only when the order of polls at one instant cannot
+/// matter (`pollOrderIsIrrelevant`).
 package struct QueuePagePollForecast: Sendable, Equatable {
     /// When the ticket's turn comes (the script holds: slots never move once given).
     package var releaseAt: RunInstant
-    /// The delay before every forecast answer.
+    /// The delay before every forecast answer when nothing is drawn (`draws` is nil), the
+    /// queue page's modelled latency before jitter otherwise.
     package var latency: Duration
+    /// Whose draws the polls' jitter comes from, and the ordinal of the chain's first poll;
+    /// nil when no answer depends on a draw.
+    package var draws: Draws?
+
+    package struct Draws: Sendable, Equatable {
+        package var visitor: UInt64
+        package var firstOrdinal: UInt32
+    }
 }
 
 extension WaitingRoomService {
     /// The forecast for the visitor polling `queueId`, or nil when its polls must be handled one
-    /// by one (draws matter, unknown id, no place yet, or a turn that never comes).
+    /// by one (unknown id, no place yet, a turn that never comes, or draws that matter for a
+    /// ticket the room cannot tie to a visitor).
     package func pollForecast(queueId: String) -> QueuePagePollForecast? {
         // Skipping turns of visitors who left moves release instants: nothing can be forecast.
-        guard !model.skipsTurns, faults.drawsAreIrrelevant, faults.pollOrderIsIrrelevant,
+        guard !model.skipsTurns, faults.pollOrderIsIrrelevant,
             let ticket = model.ticket(forQueueId: queueId),
             let releaseAt = model.releaseInstant(ofTicket: ticket)
         else { return nil }
-        return QueuePagePollForecast(releaseAt: releaseAt, latency: faults.baseLatency(endpoint: .queuePage))
+        var forecast = QueuePagePollForecast(
+            releaseAt: releaseAt, latency: faults.baseLatency(endpoint: .queuePage), draws: nil)
+        if let draws {
+            // A ticket without a draw key draws from the room's request count: skipping polls
+            // would renumber everyone's draws.
+            guard let visitor = draws.visitor(ofTicket: ticket) else { return nil }
+            forecast.draws = .init(visitor: visitor, firstOrdinal: draws.nextOrdinal(visitor: visitor))
+        }
+        return forecast
+    }
+
+    /// The delay before the answer to the forecast's `poll`-th poll (0 the first): the queue
+    /// page's latency with the jitter the room would draw for it.
+    func forecastLatency(_ forecast: QueuePagePollForecast, poll: Int) -> Duration {
+        guard let draws = forecast.draws else { return forecast.latency }
+        let ordinal = draws.firstOrdinal &+ UInt32(truncatingIfNeeded: poll)
+        return faults.queuePageLatency(drawIndex: VisitorDraws.index(visitor: draws.visitor, ordinal: ordinal))
     }
 
     /// True when a poll at `now` by a visitor whose `releaseAt` is later than `now` gets the

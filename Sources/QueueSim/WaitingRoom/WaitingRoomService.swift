@@ -24,7 +24,7 @@ package final class WaitingRoomService {
     package private(set) var requestCount: UInt64 = 0
     let faults: FaultInjector
     /// Per-visitor draw keys, kept only when some answer depends on a draw (see `VisitorDraws`).
-    private var draws: VisitorDraws?
+    private(set) var draws: VisitorDraws?
     /// The model's mode script, kept here too so poll forecasts need not copy the model.
     let modes: ModeTimeline
     private let protectedAPI: ProtectedAPIConnector
@@ -78,9 +78,11 @@ package final class WaitingRoomService {
     }
 
     /// Counts requests a driver answered from `pollForecast` instead of handing them over, so
-    /// `requestCount` ends where it would have.
-    package func countForecastRequests(_ count: Int) {
+    /// `requestCount` ends where it would have, and the visitor's next request draws with the
+    /// ordinal it would have had.
+    package func countForecastRequests(_ count: Int, of forecast: QueuePagePollForecast) {
         requestCount += UInt64(count)
+        if let visitor = forecast.draws?.visitor { draws?.skip(count, visitor: visitor) }
     }
 
     package func handle(_ request: HTTPRequest, body: [UInt8], at now: RunInstant) -> RoomReply {

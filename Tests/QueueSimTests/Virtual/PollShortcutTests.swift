@@ -43,8 +43,30 @@ struct PollShortcutTests {
 
     @Test("Reports are byte-identical with and without the shortcut")
     func identicalReports() throws {
-        let fast = try VirtualRun.runCountingSkips(Self.scenario, label: "shortcut-on", pollShortcut: true)
-        let slow = try VirtualRun.runCountingSkips(Self.scenario, label: "shortcut-off", pollShortcut: false)
+        try expectIdenticalReports(Self.scenario, label: "shortcut")
+    }
+
+    /// Latency jitter and faults that fire at random draw from the visitor's own request count:
+    /// the shortcut draws each skipped poll's jitter as the room would, and counts the polls as
+    /// the visitor's requests so that its later draws keep their numbers.
+    @Test("With jitter and random faults, reports are byte-identical with and without the shortcut")
+    func identicalReportsWithDraws() throws {
+        let drawn = Self.scenario
+            .replacingOccurrences(of: "jitter: 0ms", with: "jitter: 7ms")
+            .replacingOccurrences(
+                of: "- { from: 40s, to: 44s, endpoint: enqueue, status: 503 }",
+                with: "- { from: 40s, to: 44s, endpoint: enqueue, status: 503, rate: 0.5 }"
+            )
+            .replacingOccurrences(
+                of: "- { from: 60s, to: 70s, endpoint: queuePage, status: 503 }",
+                with: "- { from: 60s, to: 70s, endpoint: queuePage, status: 503, rate: 0.4 }")
+        #expect(drawn.components(separatedBy: "rate: 0.").count == 3)
+        try expectIdenticalReports(drawn, label: "shortcut-drawn")
+    }
+
+    private func expectIdenticalReports(_ scenario: String, label: String) throws {
+        let fast = try VirtualRun.runCountingSkips(scenario, label: "\(label)-on", pollShortcut: true)
+        let slow = try VirtualRun.runCountingSkips(scenario, label: "\(label)-off", pollShortcut: false)
         #expect(slow.skippedPolls == 0)
         // The shortcut did real work: a good share of the requests were never handed to the room.
         #expect(fast.skippedPolls > fast.report.requestCount / 4, "skipped \(fast.skippedPolls)")
@@ -87,12 +109,6 @@ struct PollShortcutTests {
         #expect((run.report.outcomeCounts[.passed] ?? 0) > 0)
     }
 
-    @Test("No shortcut where random draws depend on request numbers")
-    func jitterTurnsItOff() throws {
-        let jittered = Self.scenario.replacingOccurrences(of: "jitter: 0ms", with: "jitter: 3ms")
-        let run = try VirtualRun.runCountingSkips(jittered, label: "shortcut-jitter")
-        #expect(run.skippedPolls == 0)
-    }
 }
 
 /// The first queue-page load after enqueue is answered from the forecast too: with no faults,
