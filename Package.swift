@@ -136,6 +136,7 @@ let package = Package(
             dependencies: [
                 "QueueSim",
                 "QueueClientCore",
+                "StandInServers",
                 "VisitorDriver",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

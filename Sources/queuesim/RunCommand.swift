@@ -51,7 +51,8 @@ struct RunCommand: AsyncParsableCommand {
               1    a threshold failed (reports written)
               2    invalid scenario or command line, or the report directory is in use
                    (nothing run)
-              3    the run could not start or could not write its reports
+              3    the run could not start or could not write its reports (or
+                   --metrics-listen could not bind its address)
               130  interrupted by SIGINT; 143 stopped by SIGTERM (reports written,
                    in-flight visitors `interrupted`, thresholds not judged; before the
                    run starts, either signal ends it at once with nothing written)
@@ -70,6 +71,8 @@ struct RunCommand: AsyncParsableCommand {
     var outputDirectory: String?
 
     @OptionGroup var plan: PlanOptions
+
+    @OptionGroup(title: "Metrics") var metrics: MetricsOptions
 
     @Flag(
         name: .shortAndLong,
@@ -132,10 +135,13 @@ struct RunCommand: AsyncParsableCommand {
         if let startAt = prepared.scenario.run.startAt {
             try await Self.waitForCommonStart(startAt, shard: prepared.options.shard, quiet: quiet)
         }
+        let status = RunProgress(planned: prepared.summary.visitorCount)
+        // Bound before the folder is taken: an address in use ends the run with nothing written.
+        let metricsSession = try metrics.session(for: prepared, progress: status)
         let folder = try Self.takeFolder(pointer, runId: runId, keep: keep)
         phase.start()
+        metricsSession?.start()
 
-        let status = RunProgress(planned: prepared.summary.visitorCount)
         let progress =
             quiet || noProgress
             ? nil : ProgressDisplay(status: status, clock: prepared.clock, span: prepared.summary.span)
@@ -174,9 +180,25 @@ struct RunCommand: AsyncParsableCommand {
         if !quiet || report.exitStatus != .success {
             print(RunSummaryScreen(report: report, run: prepared).text)
         }
+        if let metricsSession {
+            await Self.finishMetrics(metricsSession, report: report, stopSignal: stopSignal, quiet: quiet)
+        }
         StandardError.print(ExitLine.text(command: "run", report: report))
         if report.exitStatus != .success {
             throw ExitCode(report.exitStatus.rawValue)
+        }
+    }
+
+    /// The final push and the linger (`MetricsSession.finish`), said on stderr first.
+    static func finishMetrics(
+        _ session: MetricsSession, report: RunReport, stopSignal: RunStopSignal, quiet: Bool
+    ) async {
+        if let port = session.port, !quiet, !stopSignal.wasInterrupted {
+            StandardError.print(
+                "queuesim run: serving the final metrics on port \(port) for the linger (Ctrl-C ends it)")
+        }
+        await session.finish(metricsFile: Recorder.path(report.directory, Recorder.metricsFile)) {
+            stopSignal.wasInterrupted
         }
     }
 

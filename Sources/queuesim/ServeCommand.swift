@@ -62,8 +62,17 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "TIME"))
     var startAt: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Also serve the room's Prometheus metrics (queue length, releases) at http://HOST:PORT/metrics, e.g. 127.0.0.1:9465.",
+            valueName: "HOST:PORT"))
+    var metricsListen: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535 (got \(port))") }
+        if let metricsListen, MetricsSession.ListenAddress(metricsListen) == nil {
+            throw ValidationError("--metrics-listen takes HOST:PORT, e.g. 127.0.0.1:9465 (got \"\(metricsListen)\")")
+        }
         if let startAt, StartInstant.parse(startAt) == nil {
             throw ValidationError(
                 "--start-at takes an ISO 8601 time with its zone, e.g. 2026-12-01T18:00:00Z (got \"\(startAt)\")")
@@ -104,6 +113,9 @@ struct ServeCommand: AsyncParsableCommand {
                 let banner = ServeBanner(configuration: configuration, host: host, port: boundPort, start: start).text
                 FileHandle.standardOutput.write(Data((banner + "\n").utf8))
             })
+        let metricsServer = try Self.startMetrics(
+            metricsListen.flatMap(MetricsSession.ListenAddress.init), server: server, scenario: scenario, start: start)
+        defer { metricsServer?.stop() }
         do {
             try await server.run(gracefulShutdownSignals: [SIGINT, SIGTERM])
         } catch {
@@ -113,6 +125,39 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         StandardError.print("queuesim serve: stopped")
+    }
+
+    /// `/metrics` with the room's series (`queuesim_room_queue_length`,
+    /// `queuesim_room_released_total`), labelled `run_id="serve-<start>"` (the room's second 0
+    /// in Unix seconds), so the shards' runs and the room they share stay apart on a dashboard.
+    static func startMetrics(
+        _ listen: MetricsSession.ListenAddress?, server: WaitingRoomServer, scenario: Scenario, start: RoomStart
+    ) throws -> MetricsServer? {
+        guard let listen else { return nil }
+        if !isLoopback(listen.host) {
+            StandardError.print(
+                "queuesim serve: warning: --metrics-listen \(listen) is not a loopback address, so other machines may read the room's metrics"
+            )
+        }
+        let identity = MetricsSnapshot.Identity(
+            runId: "serve-\(start.epochUnixSeconds)", scenario: scenario.name, shard: "0/1")
+        do {
+            let metrics = try MetricsServer(host: listen.host, port: listen.port) {
+                var snapshot = MetricsSnapshot(identity: identity)
+                let figures = server.queueFigures()
+                snapshot.set(MetricCatalog.roomQueueLength, [], Double(figures.queueLength))
+                snapshot.set(MetricCatalog.roomReleased, [], Double(figures.released))
+                return MetricsExposition.prometheus(snapshot)
+            }
+            var bound = listen
+            bound.port = metrics.port
+            StandardError.print("queuesim serve: metrics at http://\(bound)/metrics")
+            return metrics
+        } catch {
+            StandardError.print(
+                "queuesim serve: cannot serve metrics on \(listen): \(LiveTransportErrors.listenWords(error))")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
     }
 
     /// `localhost`, `127.0.0.0/8` and `::1` (with or without brackets): only this machine can

@@ -19,11 +19,46 @@ package final class RunProgress: Sendable {
         /// largest event-loop lag seen in it.
         package var generatorSaturated = false
         package var loopLag: Duration = .zero
+        /// Live runs: seconds so far in which the generator was saturated (the largest count
+        /// of any loop: a second one loop missed is a second the generator missed).
+        package var saturatedSeconds = 0
+        /// Per visitor group (the scenario's order), what `/metrics` shows by group.
+        package var groups: [GroupCounts] = []
+        /// Answers so far by endpoint and status, and their times: `/metrics`' request series.
+        package var answers = RequestTotals()
 
         /// Counts a visitor's move into or out of the queue page.
-        mutating func phaseChanged(from before: VisitorPhase, to after: VisitorPhase) {
-            if before != .inQueue, after == .inQueue { inQueue += 1 }
-            if before == .inQueue, after != .inQueue { inQueue -= 1 }
+        mutating func phaseChanged(from before: VisitorPhase, to after: VisitorPhase, group: Int) {
+            if before != .inQueue, after == .inQueue {
+                inQueue += 1
+                self[group].inQueue += 1
+            }
+            if before == .inQueue, after != .inQueue {
+                inQueue -= 1
+                self[group].inQueue -= 1
+            }
+        }
+
+        mutating func arrived(group: Int) {
+            arrived += 1
+            self[group].arrived += 1
+        }
+
+        /// A finished visitor: its outcome and, if it reached the queue page, its wait.
+        mutating func finished(group: Int, outcome: VisitorOutcome, waitSeconds: Double?) {
+            finished += 1
+            self[group].finished[GroupCounts.outcomeIndex(outcome)] += 1
+            if let waitSeconds { self[group].wait.record(seconds: waitSeconds) }
+        }
+
+        private subscript(group: Int) -> GroupCounts {
+            get { group < groups.count ? groups[group] : GroupCounts() }
+            set {
+                if group >= groups.count {
+                    groups.append(contentsOf: repeatElement(GroupCounts(), count: group + 1 - groups.count))
+                }
+                groups[group] = newValue
+            }
         }
 
         mutating func add(_ other: Snapshot) {
@@ -36,11 +71,35 @@ package final class RunProgress: Sendable {
             requests += other.requests
             generatorSaturated = generatorSaturated || other.generatorSaturated
             loopLag = max(loopLag, other.loopLag)
+            saturatedSeconds = max(saturatedSeconds, other.saturatedSeconds)
+            for (group, counts) in other.groups.enumerated() { self[group].add(counts) }
+            answers.add(other.answers)
         }
 
         package var passed: Int { outcomes[.passed, default: 0] }
         /// Everything that went wrong for the visitor: `error` and `unavailable`.
         package var errors: Int { outcomes[.error, default: 0] + outcomes[.unavailable, default: 0] }
+    }
+
+    /// One visitor group's live counts.
+    package struct GroupCounts: Sendable {
+        package var arrived = 0
+        package var inQueue = 0
+        /// By outcome, in `VisitorOutcome.allCases` order.
+        package var finished = Array(repeating: 0, count: VisitorOutcome.allCases.count)
+        /// Waits of the finished visitors who reached the queue page (`wait_ms`), in seconds.
+        package var wait = BucketCounts(bounds: MetricCatalog.waitBuckets)
+
+        static func outcomeIndex(_ outcome: VisitorOutcome) -> Int {
+            VisitorOutcome.allCases.firstIndex(of: outcome)!
+        }
+
+        mutating func add(_ other: GroupCounts) {
+            arrived += other.arrived
+            inQueue += other.inQueue
+            for index in finished.indices { finished[index] += other.finished[index] }
+            wait.add(other.wait)
+        }
     }
 
     private struct State {
@@ -51,6 +110,50 @@ package final class RunProgress: Sendable {
     }
 
     private let state = Mutex(State())
+
+    /// The embedded room's figures at one instant (`/metrics`' room series).
+    package struct RoomFigures: Sendable, Equatable {
+        /// Queue numbers given and not yet released.
+        package var queueLength: Int
+        /// Queue numbers released by the outflow so far.
+        package var released: Int
+
+        package init(queueLength: Int, released: Int) {
+            self.queueLength = queueLength
+            self.released = released
+        }
+    }
+
+    private enum Room {
+        case none
+        case live(@Sendable () -> RoomFigures)
+        /// The room has stopped with the run: its last figures, for the scrapes that linger.
+        case frozen(RoomFigures)
+    }
+
+    private let room = Mutex<Room>(.none)
+
+    /// Reads the embedded room's figures whenever they are asked for, from now on.
+    package func attachRoom(_ figures: @escaping @Sendable () -> RoomFigures) {
+        room.withLock { $0 = .live(figures) }
+    }
+
+    /// Keeps the room's figures as they are now, before the room stops.
+    package func freezeRoom() {
+        room.withLock { room in
+            if case .live(let figures) = room { room = .frozen(figures()) }
+        }
+    }
+
+    /// The embedded room's figures now; nil without an embedded room.
+    package func roomFigures() -> RoomFigures? {
+        let state = room.withLock { $0 }
+        switch state {
+        case .none: return nil
+        case .live(let figures): return figures()
+        case .frozen(let figures): return figures
+        }
+    }
 
     package init(planned: Int) {
         state.withLock { $0.planned = planned }

@@ -51,14 +51,14 @@ extension VisitorEngine {
     private mutating func giveUp(slot: Int, serial: UInt32, at now: RunInstant) -> Action {
         guard let behaviours else { return .none }
         let gaveUp =
-            slots.modify(slot) { visitor -> (before: VisitorPhase, result: VisitorResult)? in
+            slots.modify(slot) { visitor -> (before: VisitorPhase, result: VisitorResult, group: Int)? in
                 let phase = visitor.machine.phase
                 guard visitor.behaviourSerial == serial, phase == .inQueue || phase == .enqueueing else { return nil }
                 visitor.behaviourSerial = 0
-                return (phase, visitor.machine.abandon(at: now))
+                return (phase, visitor.machine.abandon(at: now), visitor.groupIndex)
             } ?? nil
         guard let gaveUp else { return .none }
-        progress.phaseChanged(from: gaveUp.before, to: .finished)
+        progress.phaseChanged(from: gaveUp.before, to: .finished, group: gaveUp.group)
         // The tombstone keeps what the row and a comeback need, until its last event frees it.
         var visitor = slots.modify(slot) { visitor in
             let copy = visitor

@@ -105,7 +105,7 @@ struct VisitorEngine {
         guard let visitor = nextArrival else { return .none }
         nextArrival = try plan.next(ownedBy: part, of: parts)
         inFlight += 1
-        progress.arrived += 1
+        progress.arrived(group: visitor.groupIndex)
         progress.started += 1
         let configuration = PreparedRun.visitorConfiguration(for: visitor, templates: templates)
         let slot = slots.insert(
@@ -191,7 +191,7 @@ struct VisitorEngine {
         }
         while dueArrivals, let visitor = nextArrival, visitor.arrival <= instant {
             nextArrival = try plan.next(ownedBy: part, of: parts)
-            progress.arrived += 1
+            progress.arrived(group: visitor.groupIndex)
             let neverStarted = VisitorResult(
                 outcome: .interrupted, marks: VisitorMarks(started: instant, ended: instant))
             try row(
@@ -288,6 +288,7 @@ struct VisitorEngine {
         var snapshot = progress
         snapshot.now = now
         snapshot.requests = sent.total
+        snapshot.answers = sent.answers.totals
         for (index, outcome) in Self.outcomes.enumerated() where outcomeCounts[index] > 0 {
             snapshot.outcomes[outcome] = outcomeCounts[index]
         }
@@ -305,10 +306,10 @@ struct VisitorEngine {
             let before = visitor.machine.phase
             let action = event(&visitor.machine)
             if case .send = action { visitor.requestSentAt = now }
-            return (before: before, after: visitor.machine.phase, action: action)
+            return (before: before, after: visitor.machine.phase, action: action, group: visitor.groupIndex)
         }
         guard let step else { return .none }
-        progress.phaseChanged(from: step.before, to: step.after)
+        progress.phaseChanged(from: step.before, to: step.after, group: step.group)
         if behaviours != nil, step.after == .inQueue, step.before != .inQueue { startPatience(slot: slot, at: now) }
         switch step.action {
         case .finish(let result):
@@ -338,10 +339,13 @@ struct VisitorEngine {
     mutating func finish(
         _ index: Int, arrival: RunInstant, groupIndex: Int, result: VisitorResult, afterlife: Afterlife? = nil
     ) -> FinishedVisitor {
-        progress.finished += 1
         outcomeCounts[Self.outcomes.firstIndex(of: result.outcome)!] += 1
         var finished = FinishedVisitor(index: index, arrival: arrival, groupIndex: groupIndex, result: result)
         if case .comingBack(let earlier) = afterlife { earlier.fold(into: &finished) }
+        // As visitors.csv's wait_ms: whole milliseconds on the queue page.
+        let marks = finished.result.marks
+        let waitSeconds = marks.queueEntered.map { Double(max(0, (marks.ended - $0).wholeMilliseconds)) / 1000 }
+        progress.finished(group: groupIndex, outcome: result.outcome, waitSeconds: waitSeconds)
         return finished
     }
 

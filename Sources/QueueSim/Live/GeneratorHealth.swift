@@ -73,6 +73,9 @@ struct GeneratorHealth {
     }
 
     /// Whether the second `instant` falls in is saturated so far (for the live line).
+    /// Seconds so far in which this loop could not keep its schedule.
+    var saturatedSeconds: Int { seconds.reduce(0) { $0 + ($1.isSaturated ? 1 : 0) } }
+
     func isSaturated(at instant: RunInstant) -> Bool {
         let index = Timeline.second(of: instant)
         return index < seconds.count && seconds[index].isSaturated

@@ -143,6 +143,7 @@ final class LoopDriver: LiveExchangeOwner {
         var snapshot = engine.progress(at: now)
         snapshot.generatorSaturated = health.isSaturated(at: now)
         snapshot.loopLag = health.loopLag(at: now)
+        snapshot.saturatedSeconds = health.saturatedSeconds
         progress.publish(snapshot, part: part)
     }
 

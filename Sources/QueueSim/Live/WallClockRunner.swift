@@ -44,10 +44,14 @@ package struct WallClockRunner: Sendable {
         let epoch = Int64(startedAt.timeIntervalSince1970)
         let roomConfiguration = run.isEmbedded ? RoomSetup.configuration(for: run, epochUnixSeconds: epoch) : nil
         let room = roomConfiguration.map { EmbeddedRoomHandle(configuration: $0, clock: clock, logger: logger) }
-        defer { room?.stop() }
+        defer {
+            progress.freezeRoom()
+            room?.stop()
+        }
         let connectTarget: ConnectTarget
         if let room {
             connectTarget = ConnectTarget(scheme: "http", host: "127.0.0.1", port: try await room.start())
+            progress.attachRoom { room.queueFigures() }
         } else {
             guard case .baseURL(let scheme, let host, let port) = scenario.target.endpoint else {
                 preconditionFailure("an endpoint is embedded or a base URL")

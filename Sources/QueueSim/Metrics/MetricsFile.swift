@@ -11,7 +11,10 @@ enum MetricsFile {
     static func render(
         _ series: RunMetricsSeries, run: RunDescription, ending: RunEnding, answers: RequestStatistics
     ) -> String {
-        let durationSeconds = max(0, (ending.end.milliseconds + 999) / 1000)
+        // Seconds 0 through the one the run ended in: a visitor who ends at the very end (a
+        // whole number of seconds, such as a hard stop or a `maxWait` of the last arrivals)
+        // is counted in that second, as timeline.csv counts it.
+        let durationSeconds = max(0, ending.end.milliseconds) / 1000 + 1
         let base = Int64(ending.endedAt.timeIntervalSince1970.rounded(.down)) - Int64(durationSeconds)
         let shard = run.shard.map { "\($0.shard.index)/\($0.shard.count)" } ?? "0/1"
         let identity = MetricsSnapshot.Identity(runId: run.runId, scenario: run.scenarioName, shard: shard)

@@ -68,8 +68,13 @@ package struct BucketCounts: Sendable, Equatable {
     package let bounds: [Double]
     /// Per bucket, not cumulative; one more than `bounds` (the `+Inf` bucket).
     package private(set) var counts: [UInt64]
-    package private(set) var sum: Double = 0
+    /// The sum in whole milliseconds: every value queuesim counts is, and an integer sum is the
+    /// same whatever order loops, seconds and shards add up in.
+    package private(set) var sumMilliseconds: Int64 = 0
     package private(set) var count: UInt64 = 0
+
+    /// The sum in seconds, as the exposition writes it.
+    package var sum: Double { Double(sumMilliseconds) / 1000 }
 
     package init(bounds: [Double]) {
         self.bounds = bounds
@@ -79,7 +84,7 @@ package struct BucketCounts: Sendable, Equatable {
     package mutating func record(seconds: Double, times: UInt64 = 1) {
         let index = bounds.firstIndex { seconds <= $0 } ?? bounds.count
         counts[index] += times
-        sum += seconds * Double(times)
+        sumMilliseconds += Int64((seconds * 1000).rounded()) * Int64(times)
         count += times
     }
 
@@ -91,14 +96,14 @@ package struct BucketCounts: Sendable, Equatable {
         count += times
     }
 
-    package mutating func addToSum(_ seconds: Double) {
-        sum += seconds
+    package mutating func addToSum(milliseconds: Int64) {
+        sumMilliseconds += milliseconds
     }
 
     package mutating func add(_ other: BucketCounts) {
         precondition(other.bounds == bounds, "histograms with different buckets")
         for index in counts.indices { counts[index] += other.counts[index] }
-        sum += other.sum
+        sumMilliseconds += other.sumMilliseconds
         count += other.count
     }
 

@@ -104,7 +104,7 @@ struct RunMetricsSeries {
                     let seconds = bucket < Self.waitBoundsMs.count ? MetricCatalog.waitBuckets[bucket] : .infinity
                     waits[group].add(UInt64(count), toBucketOf: seconds)
                 }
-                waits[group].addToSum(Double(waitSumMs[group][second]) / 1000)
+                waits[group].addToSum(milliseconds: Int64(waitSumMs[group][second]))
                 snapshot.set(MetricCatalog.arrivals, [names[group]], Double(arrived[group]))
                 for (index, outcome) in outcomes.enumerated() where ended[group][index] > 0 {
                     snapshot.set(MetricCatalog.visitors, [names[group], outcome.rawValue], Double(ended[group][index]))
@@ -129,7 +129,8 @@ struct RunMetricsSeries {
                         bucket < MetricCatalog.requestBuckets.count ? MetricCatalog.requestBuckets[bucket] : .infinity
                     latencies[endpoint.rawValue].add(UInt64(count), toBucketOf: seconds)
                 }
-                latencies[endpoint.rawValue].addToSum(Double(answers.latencySumMs[endpoint.rawValue][second]) / 1000)
+                latencies[endpoint.rawValue].addToSum(
+                    milliseconds: Int64(answers.latencySumMs[endpoint.rawValue][second]))
                 if latencies[endpoint.rawValue].count > 0 {
                     snapshot.set(
                         MetricCatalog.requestDuration, [endpoint.metricLabel], histogram: latencies[endpoint.rawValue])

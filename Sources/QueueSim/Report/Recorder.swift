@@ -259,7 +259,7 @@ package final class Recorder {
         return report
     }
 
-    static func path(_ directory: String, _ file: String) -> String {
+    package static func path(_ directory: String, _ file: String) -> String {
         directory.hasSuffix("/") ? directory + file : directory + "/" + file
     }
 }

@@ -98,6 +98,11 @@ package struct RequestStatistics: Sendable {
         repeating: Array(repeating: PerSecondCounts(), count: RequestStatistics.latencyBoundsMs.count + 1),
         count: Endpoint.allCases.count)
     private(set) var latencySumMs = Array(repeating: PerSecondCounts(), count: Endpoint.allCases.count)
+    /// The same buckets over the whole run so far, for a live `/metrics` (`totals`).
+    private var latencyBucketTotals = Array(
+        repeating: Array(repeating: UInt64(0), count: RequestStatistics.latencyBoundsMs.count + 1),
+        count: Endpoint.allCases.count)
+    private var latencySumTotalMs = Array(repeating: UInt64(0), count: Endpoint.allCases.count)
     /// `MetricCatalog.requestBuckets` in whole milliseconds.
     static let latencyBoundsMs: [UInt64] = MetricCatalog.requestBuckets.map { UInt64(($0 * 1000).rounded()) }
 
@@ -123,6 +128,26 @@ package struct RequestStatistics: Sendable {
         while bucket < Self.latencyBoundsMs.count, milliseconds > Self.latencyBoundsMs[bucket] { bucket += 1 }
         latencyBuckets[endpoint.rawValue][bucket].add(at: second, count)
         latencySumMs[endpoint.rawValue].add(at: second, Int(clamping: milliseconds) * count)
+        latencyBucketTotals[endpoint.rawValue][bucket] &+= UInt64(count)
+        latencySumTotalMs[endpoint.rawValue] &+= milliseconds &* UInt64(count)
+    }
+
+    /// The answers so far, by endpoint and status, and their times in `MetricCatalog`'s buckets:
+    /// what a live `/metrics` shows (a few small arrays, copied a few times a second).
+    var totals: RequestTotals {
+        var totals = RequestTotals()
+        for endpoint in Endpoint.allCases {
+            totals.statuses[endpoint.rawValue] = cells[endpoint.rawValue].map {
+                RequestTotals.StatusCount(status: $0.status, count: Int($0.latency.totalCount))
+            }
+            for (bucket, count) in latencyBucketTotals[endpoint.rawValue].enumerated() where count > 0 {
+                let seconds =
+                    bucket < MetricCatalog.requestBuckets.count ? MetricCatalog.requestBuckets[bucket] : .infinity
+                totals.durations[endpoint.rawValue].add(count, toBucketOf: seconds)
+            }
+            totals.durations[endpoint.rawValue].addToSum(milliseconds: Int64(latencySumTotalMs[endpoint.rawValue]))
+        }
+        return totals
     }
 
     /// Counts the answers of `count` polls without their per-second figures (the poll

@@ -42,6 +42,11 @@ final class EmbeddedRoomHandle: Sendable {
         return try await portBox.value()
     }
 
+    /// The room's queue now.
+    func queueFigures() -> RunProgress.RoomFigures {
+        server.queueFigures()
+    }
+
     func stop() {
         task.withLock { $0?.cancel() }
     }

@@ -238,6 +238,13 @@ package struct WaitingRoomModel: Sendable {
         return low
     }
 
+    /// Queue numbers given and not yet released at `now`, and those released so far: the
+    /// live `/metrics`' room series.
+    package func queueFigures(at now: RunInstant) -> (queueLength: Int, released: Int) {
+        let released = min(releasedSlotCount(atNanoseconds: now.wholeNanoseconds), slotReleasingTimes.count)
+        return (slotReleasingTimes.count - released, released)
+    }
+
     // MARK: Schedule queries (for the virtual-time driver's poll shortcut)
 
     /// When queue number `queueNumber` (1-based release order) is released if the script holds;

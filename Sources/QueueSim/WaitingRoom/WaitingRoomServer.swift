@@ -137,6 +137,13 @@ package struct WaitingRoomServer: Sendable {
     /// The KnownUser-protected API's path (any host).
     package static let protectedAPIPath = "/api/protected"
 
+    /// The room's queue now (`/metrics`' room series).
+    package func queueFigures() -> RunProgress.RoomFigures {
+        let now = clock.now
+        let (queueLength, released) = service.withLock { $0.model.queueFigures(at: now) }
+        return RunProgress.RoomFigures(queueLength: queueLength, released: released)
+    }
+
     /// Logs what the room answered in each second of its timeline that had requests, at the
     /// start of the next one; quiet seconds print nothing.
     private static func logEverySecond(_ service: LockedWaitingRoomService, clock: any RunClock, logger: Logger) async {

@@ -1,4 +1,5 @@
 import Foundation
+import StandInServers
 import Testing
 
 @testable import QueueSim

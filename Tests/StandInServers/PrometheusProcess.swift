@@ -3,17 +3,17 @@ import Foundation
 /// Debian's Prometheus on loopback, for the tests that check queuesim's metrics with the real
 /// thing: started on a free port with a fresh TSDB, stopped (and its folder removed) by `stop`.
 /// Every wait is bounded.
-final class PrometheusProcess {
-    static let binary = "/usr/bin/prometheus"
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: binary) }
-    static let missing = "Prometheus is not installed (apt-get install prometheus): this check did not run"
+package final class PrometheusProcess {
+    package static let binary = "/usr/bin/prometheus"
+    package static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: binary) }
+    package static let missing = "Prometheus is not installed (apt-get install prometheus): this check did not run"
 
-    let port: Int
+    package let port: Int
     private let process = Process()
     private let folder: URL
 
     /// `scrape`: a `host:port` to scrape every second as job `queuesim`.
-    init(scrape: String? = nil) throws {
+    package init(scrape: String? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("queuesim-prom-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         port = try Self.freePort()
@@ -45,9 +45,9 @@ final class PrometheusProcess {
             .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "Prometheus did not get ready in 30 s"])
     }
 
-    var remoteWriteURL: String { "http://127.0.0.1:\(port)/api/v1/write" }
+    package var remoteWriteURL: String { "http://127.0.0.1:\(port)/api/v1/write" }
 
-    func stop() {
+    package func stop() {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
@@ -58,7 +58,7 @@ final class PrometheusProcess {
     deinit { stop() }
 
     /// An instant query's vector as (labels, value) pairs.
-    func query(_ expression: String) throws -> [([String: String], Double)] {
+    package func query(_ expression: String) throws -> [([String: String], Double)] {
         var components = URLComponents()
         components.queryItems = [URLQueryItem(name: "query", value: expression)]
         let data = try get("/api/v1/query?" + (components.percentEncodedQuery ?? ""))
@@ -74,7 +74,7 @@ final class PrometheusProcess {
     }
 
     /// Polls `expression` until `accept` takes its result, at most `seconds`.
-    func waitFor(
+    package func waitFor(
         _ expression: String, seconds: Double = 30, _ accept: ([([String: String], Double)]) -> Bool
     ) throws -> [([String: String], Double)] {
         let deadline = Date().addingTimeInterval(seconds)
@@ -104,7 +104,8 @@ final class PrometheusProcess {
         return data
     }
 
-    private static func freePort() throws -> Int {
+    /// A port nobody listens on now (bound and released).
+    package static func freePort() throws -> Int {
         let socket = streamSocket()
         defer { close(socket) }
         var address = sockaddr_in()
