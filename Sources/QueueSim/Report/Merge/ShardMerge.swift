@@ -101,6 +101,14 @@ package enum ShardMerge {
         ) { file in
             try timeline.write(end: end, wallStart: description.startAt ?? startedAt) { try file.write($0) }
         }
+        // Shards of a build before metrics.prom have none: the merge then writes none either.
+        let shardMetrics = shards.members.compactMap {
+            try? String(contentsOfFile: Recorder.path($0.folder, Recorder.metricsFile), encoding: .utf8)
+        }
+        if shardMetrics.count == shards.members.count {
+            files[Recorder.metricsFile] = try AtomicFileWriter.write(
+                MergedMetricsFile.merge(shardMetrics, runId: runId), to: Recorder.path(directory, Recorder.metricsFile))
+        }
         let page = ReportPage(
             description: description,
             header: ReportPage.Header(

@@ -132,6 +132,43 @@ struct ShardMergeTests {
         #expect(result.exitStatus == .thresholdFailed)
     }
 
+    /// metrics.prom of the merge: every shard's series under the merged run's id, which sum
+    /// over `shard` to the whole run's.
+    @Test("the merged metrics.prom holds every shard's series, summing to the whole run's")
+    func mergedMetrics() throws {
+        let whole = try makeReportDirectory("whole-metrics")
+        try record(Self.records, into: whole, shard: nil)
+        let merged = try makeReportDirectory("merged-metrics")
+        let set = try ShardSet(folders: try shards(3), allowPartial: false)
+        _ = try ShardMerge.write(set, into: merged, runId: "merge-test", commandLine: ["queuesim", "merge"])
+        func finalVisitors(_ directory: String) throws -> (
+            totals: [String: Double], runIds: Set<String>, shards: Set<String>
+        ) {
+            let series = try MetricsFileSeries.series(try readReport(directory, Recorder.metricsFile))
+            var totals: [String: Double] = [:]
+            var runIds: Set<String> = []
+            var shards: Set<String> = []
+            for one in series {
+                let labels = Dictionary(uniqueKeysWithValues: one.labels.map { ($0.name, $0.value) })
+                runIds.insert(labels["run_id"] ?? "")
+                shards.insert(labels["shard"] ?? "")
+                guard labels["__name__"] == "queuesim_visitors_total", let last = one.samples.last else { continue }
+                totals["\(labels["group"] ?? "") \(labels["outcome"] ?? "")", default: 0] += last.value
+            }
+            return (totals, runIds, shards)
+        }
+        let mergedFigures = try finalVisitors(merged)
+        let wholeFigures = try finalVisitors(whole)
+        #expect(mergedFigures.runIds == ["merge-test"])
+        #expect(mergedFigures.shards == ["0/3", "1/3", "2/3"])
+        #expect(!wholeFigures.totals.isEmpty)
+        #expect(mergedFigures.totals == wholeFigures.totals)
+        let text = try readReport(merged, Recorder.metricsFile)
+        // Each family once, the file closed as OpenMetrics requires.
+        #expect(text.components(separatedBy: "# TYPE queuesim_visitors counter").count == 2)
+        #expect(text.hasSuffix("# EOF\n"))
+    }
+
     @Test("merge refuses shards of different scenarios, seeds or N, a shard twice, and missing shards")
     func refusals() throws {
         func failure(_ folders: [String], allowPartial: Bool = false) -> String? {
