@@ -26,7 +26,9 @@
 #
 # Environment: QUEUESIM_BIN (a queuesim binary; default: swift build -c release), PORT,
 # CONNECTIONS (client.connections; default `shared`: the keep-alive pool this ceiling measures;
-# empty for a binary from before issue 28, which has no such key).
+# empty for a binary from before issue 28, which has no such key), METRICS_SCRAPE=1 (the run
+# also serves /metrics on 127.0.0.1:$((PORT+1)) and a curl on core 0 scrapes it every second,
+# as a Prometheus would: bench/metrics-overhead.sh compares the two).
 # Needs 2 cores, nginx, wrk, GNU time, jq and curl; installs the missing ones with apt-get
 # (root). Installing Debian's nginx may start its system service on a host with systemd (port 80).
 # Loopback only; every load is bounded in time.
@@ -135,8 +137,21 @@ wrk_errors=$(grep -E '^ *Socket errors' "$workdir/wrk-before.txt" | sed 's/^ *//
 limit=$((seconds * 60 + 60))
 run_cmd=(taskset -c 1 /usr/bin/time -v -o run.time timeout --foreground -k 15 "$limit"
     "$bin" run scenario.yaml --out out --quiet)
+scraper=""
+if [ "${METRICS_SCRAPE:-0}" = 1 ]; then
+    metrics_port=$((port + 1))
+    run_cmd+=(--metrics-listen "127.0.0.1:$metrics_port" --metrics-linger 0s)
+    # Every second for as long as the run may last, on nginx's core: the scrape's cost to
+    # queuesim is serving it, not making it.
+    (for _ in $(seq "$limit"); do
+        sleep 1
+        taskset -c 0 curl -s --max-time 1 -o /dev/null "http://127.0.0.1:$metrics_port/metrics" || true
+    done) &
+    scraper=$!
+fi
 status=0
 (cd "$workdir" && "${run_cmd[@]}") > "$workdir/run.log" 2>&1 || status=$?
+if [ -n "$scraper" ]; then kill "$scraper" 2>/dev/null || true; wait "$scraper" 2>/dev/null || true; fi
 if [ "$status" -ne 0 ]; then
     cat "$workdir/run.log" >&2
     [ ! -f "$workdir/run.time" ] || cat "$workdir/run.time" >&2
