@@ -8,6 +8,9 @@ struct SentRequests {
     private(set) var total = 0
     /// Their answers by endpoint and status (the report's per-endpoint table and charts).
     var answers = RequestStatistics()
+    /// False for a run that keeps figures only (a sweep's point): nobody reads `answers`, and
+    /// filling them per request (a poll chain's every poll) was a tenth of such a run's time.
+    var keepsAnswers = true
     /// The after-pass calls among them (`afterPass`), per second: the load behind the queue.
     private(set) var afterPassPerSecond = PerSecondCounts()
 

@@ -231,9 +231,11 @@ extension VisitorEngine {
         case .shopper:
             let elapsed = now - (slots.modify(slot) { $0.requestSentAt } ?? now)
             let status: RequestStatistics.Status = response.map { .init(code: $0.head.status.code) } ?? .init(error!)
-            sent.answers.answered(
-                .protectedApi, status: status, milliseconds: UInt64(max(0, elapsed.wholeMilliseconds)),
-                inSecond: Timeline.second(of: now))
+            if sent.keepsAnswers {
+                sent.answers.answered(
+                    .protectedApi, status: status, milliseconds: UInt64(max(0, elapsed.wholeMilliseconds)),
+                    inSecond: Timeline.second(of: now))
+            }
             let action =
                 slots.modify(slot) { visitor -> ProtectedApiMachine.Action? in
                     guard case .shopping(var calls) = visitor.afterlife else { return nil }

@@ -352,7 +352,9 @@ struct VisitorEngine {
     /// Counts the answer (or failure) to the request of the visitor in `slot`, by the phase that
     /// sent it and the time since it was sent.
     private mutating func countAnswer(slot: Int, status: RequestStatistics.Status, at now: RunInstant) {
-        guard let (phase, sentAt) = slots.modify(slot, { ($0.machine.phase, $0.requestSentAt) }) else { return }
+        guard sent.keepsAnswers,
+            let (phase, sentAt) = slots.modify(slot, { ($0.machine.phase, $0.requestSentAt) })
+        else { return }
         let elapsed = now.sinceOrigin - sentAt.sinceOrigin
         sent.answers.answered(
             Self.kind(of: phase), status: status, milliseconds: UInt64(max(0, elapsed.wholeMilliseconds)),

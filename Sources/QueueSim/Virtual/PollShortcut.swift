@@ -125,10 +125,12 @@ struct PollShortcut {
             let pollLatency: Int64
             if let fixedLatency {
                 pollLatency = fixedLatency
+            } else if let draws = forecast.draws,
+                let drawn = room.forecastLatencyNanoseconds(draws, poll: skipped)
+            {
+                pollLatency = drawn
             } else {
-                let drawn = room.forecastLatency(forecast, poll: skipped)
-                pollLatency = Self.floorNanoseconds(drawn)
-                guard drawn == .nanoseconds(pollLatency) else { break }
+                break
             }
             // A poll the visitor would time out is sent to the room.
             guard pollLatency < timeoutCeiling else { break }
@@ -144,11 +146,14 @@ struct PollShortcut {
                 sent.count(inSecond: Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000))
             }
             // Every poll of the chain is answered, the first one sent by the engine included.
-            sent.answers.answeredInSecond(
-                .queuePage, status: .ok, milliseconds: latencyMilliseconds,
-                second: Int(startSeconds) + Int((startSubsecond + answeredOffset) / 1_000_000_000))
-            if fixedLatency == nil {
-                sent.answers.answeredLatencyOnly(.queuePage, status: .ok, milliseconds: latencyMilliseconds, count: 1)
+            if sent.keepsAnswers {
+                sent.answers.answeredInSecond(
+                    .queuePage, status: .ok, milliseconds: latencyMilliseconds,
+                    second: Int(startSeconds) + Int((startSubsecond + answeredOffset) / 1_000_000_000))
+                if fixedLatency == nil {
+                    sent.answers.answeredLatencyOnly(
+                        .queuePage, status: .ok, milliseconds: latencyMilliseconds, count: 1)
+                }
             }
             skipped += 1
             offset = nextOffset
@@ -156,7 +161,7 @@ struct PollShortcut {
         // A poll answered from the forecast counts everywhere a poll the room answered counts.
         if skipped > 0 {
             room.countForecastRequests(skipped, of: forecast)
-            if let fixedLatency {
+            if let fixedLatency, sent.keepsAnswers {
                 sent.answers.answeredLatencyOnly(
                     .queuePage, status: .ok, milliseconds: UInt64(fixedLatency / 1_000_000), count: skipped)
             }

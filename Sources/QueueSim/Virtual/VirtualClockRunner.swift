@@ -63,6 +63,7 @@ package struct VirtualClockRunner: Sendable {
         var driver = try VirtualDriver(
             run: run, room: room, recorder: recorder, tokenJudge: judge, progress: progress, stopSignal: stopSignal)
         if !pollShortcut { driver.pollShortcut = nil }
+        if keepsFiguresOnly { driver.engine.sent.keepsAnswers = false }
         do {
             try driver.run(until: run.scenario.run.duration.map { RunInstant.origin + $0 })
         } catch {

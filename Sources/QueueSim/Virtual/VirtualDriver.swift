@@ -43,7 +43,7 @@ struct VirtualDriver {
             recorder.recordRequests(requestsPerSecond[second], inSecond: second)
         }
         recorder.recordAfterPassRequests(engine.sent.afterPassPerSecond)
-        recorder.recordAnswers(engine.sent.answers)
+        if engine.sent.keepsAnswers { recorder.recordAnswers(engine.sent.answers) }
     }
 
     func abandonRowWriter() {

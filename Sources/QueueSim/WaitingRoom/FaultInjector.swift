@@ -21,6 +21,11 @@ struct FaultInjector: Sendable {
     let rules: [FaultRule]
     let latency: LatencySettings
     let seed: UInt64
+    /// The queue page's latency and jitter in whole nanoseconds and microseconds, for poll
+    /// forecasts, which draw a poll's delay tens of times per visitor; nil when the latency is
+    /// not whole nanoseconds (then no forecast uses draws).
+    private let queuePageNanoseconds: Int64?
+    private let jitterMicroseconds: Int64
 
     init(settings: WaitingRoomSettings, seed: UInt64) {
         rules = settings.faults.filter { rule in
@@ -29,6 +34,11 @@ struct FaultInjector: Sendable {
         }
         latency = settings.latency
         self.seed = seed
+        let (seconds, attoseconds) = settings.latency.queuePage.components
+        queuePageNanoseconds =
+            attoseconds % 1_000_000_000 == 0 && seconds < Int64.max / 2_000_000_000
+            ? seconds * 1_000_000_000 + attoseconds / 1_000_000_000 : nil
+        jitterMicroseconds = settings.latency.jitter.wholeNanoseconds / 1000
     }
 
     /// The verdict and the total delay before answering (modelled latency plus fault latency).
@@ -111,10 +121,15 @@ struct FaultInjector: Sendable {
         return max(.zero, base + symmetricJitter(latency.jitter, using: &random))
     }
 
-    /// A queue page's modelled latency, with the jitter of draw `drawIndex`: the delay of a poll
-    /// no fault rule covers (what `decide` gives it).
-    func queuePageLatency(drawIndex: UInt64) -> Duration {
-        modelledLatency(endpoint: .queuePage, drawIndex: drawIndex)
+    /// A queue page's modelled latency in nanoseconds, with the jitter of draw `drawIndex`: the
+    /// delay `decide` gives a poll no fault rule covers, worked out without `Duration`'s 128-bit
+    /// arithmetic. Nil when the latency is not whole nanoseconds.
+    func queuePageLatencyNanoseconds(drawIndex: UInt64) -> Int64? {
+        guard let base = queuePageNanoseconds else { return nil }
+        guard jitterMicroseconds > 0 else { return max(0, base) }
+        var random = SeededRandom(seed: seed, purpose: .latency, index: drawIndex)
+        let draw = Int64(random.next() % UInt64(2 * jitterMicroseconds + 1)) - jitterMicroseconds
+        return max(0, base + draw * 1000)
     }
 
     /// Uniform in [−jitter, +jitter], to the microsecond.

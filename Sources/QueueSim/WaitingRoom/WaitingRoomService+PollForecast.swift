@@ -51,12 +51,13 @@ extension WaitingRoomService {
         return forecast
     }
 
-    /// The delay before the answer to the forecast's `poll`-th poll (0 the first): the queue
-    /// page's latency with the jitter the room would draw for it.
-    func forecastLatency(_ forecast: QueuePagePollForecast, poll: Int) -> Duration {
-        guard let draws = forecast.draws else { return forecast.latency }
+    /// The delay before the answer to the forecast's `poll`-th poll (0 the first) when it has
+    /// draws: the queue page's latency with the jitter the room would draw for it, in
+    /// nanoseconds; nil when that latency is not whole nanoseconds.
+    func forecastLatencyNanoseconds(_ draws: QueuePagePollForecast.Draws, poll: Int) -> Int64? {
         let ordinal = draws.firstOrdinal &+ UInt32(truncatingIfNeeded: poll)
-        return faults.queuePageLatency(drawIndex: VisitorDraws.index(visitor: draws.visitor, ordinal: ordinal))
+        return faults.queuePageLatencyNanoseconds(
+            drawIndex: VisitorDraws.index(visitor: draws.visitor, ordinal: ordinal))
     }
 
     /// True when a poll at `now` by a visitor whose `releaseAt` is later than `now` gets the
