@@ -107,10 +107,11 @@ struct MetricsCommandTests {
         defer { prometheus.stop() }
         let file = try Self.write(Self.wallScenario)
         let out = RunCommandProcess.reportDirectory()
+        // The linger is long enough for a Prometheus on a busy machine to scrape the totals.
         async let running = QueueSimProcess.runOffPool(
             [
                 "run", file, "--out", out, "--no-progress", "--metrics-listen", "127.0.0.1:\(port)",
-                "--metrics-linger", "4s",
+                "--metrics-linger", "10s",
             ], limit: .seconds(60))
         // A scrape of our own while it runs, for Prometheus's own checker.
         var scrape = ""
@@ -134,6 +135,12 @@ struct MetricsCommandTests {
         let arrivals = try prometheus.query(#"sum(queuesim_arrivals_total{run_id="\#(runId)"})"#)
         #expect(arrivals.first?.1 == expected.values.reduce(0, +))
         #expect(try !prometheus.query(#"queuesim_room_released_total{run_id="\#(runId)"}"#).isEmpty)
+        // metrics.prom has the room's queue and the generator's lag too, second by second.
+        let promFile = try String(contentsOfFile: out + "/metrics.prom", encoding: .utf8)
+        for name in ["queuesim_room_queue_length{", "queuesim_room_released_total{", "queuesim_generator_lag_seconds{"]
+        {
+            #expect(promFile.contains(name), "\(name)")
+        }
     }
 
     @Test(.enabled(if: PrometheusProcess.isInstalled, Comment(rawValue: PrometheusProcess.missing)))

@@ -73,6 +73,9 @@ struct GeneratorHealth {
     }
 
     /// Whether the second `instant` falls in is saturated so far (for the live line).
+    /// The largest event-loop lag of each second (metrics.prom's generator lag).
+    var maxLoopLagPerSecond: [Duration] { seconds.map(\.maxLoopLag) }
+
     /// Seconds so far in which this loop could not keep its schedule.
     var saturatedSeconds: Int { seconds.reduce(0) { $0 + ($1.isSaturated ? 1 : 0) } }
 

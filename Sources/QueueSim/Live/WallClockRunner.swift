@@ -89,14 +89,17 @@ package struct WallClockRunner: Sendable {
         let writer = RowWriter(
             recorder: recorder, run: run, tokenJudge: judge, capacity: 16 * loops.count, progress: progress)
         let cpuAtStart = ProcessCPUTime.now()
+        let roomSampler = room.map { RoomSampler(room: $0, clock: clock) }
         let outcomes: [LoopDriver.Outcome]
         do {
             outcomes = try await runDrivers(
                 on: loops, endpoints: endpoints, routes: routes, writer: writer, clock: clock)
         } catch {
+            roomSampler?.stop()
             writer.abandon()
             throw error
         }
+        if let roomSampler { recorder.recordRoomSeries(await roomSampler.finish()) }
         try writer.finish()
         let cpuSeconds = ProcessCPUTime.now() - cpuAtStart
 
@@ -108,6 +111,7 @@ package struct WallClockRunner: Sendable {
             recorder.recordAfterPassRequests(outcome.afterPassPerSecond)
             recorder.recordConnections(outcome.connectionsPerSecond)
         }
+        recorder.recordGeneratorLag(health.maxLoopLagPerSecond)
         var end = clock.now
         if let duration = scenario.run.duration, stopSignal.reason == .runEnded { end = min(end, .origin + duration) }
         var generator = health.report(

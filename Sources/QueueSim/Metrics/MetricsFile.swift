@@ -9,7 +9,8 @@ import Foundation
 /// an hour simulated in a minute lands in the last hour before the run finished.
 enum MetricsFile {
     static func render(
-        _ series: RunMetricsSeries, run: RunDescription, ending: RunEnding, answers: RequestStatistics
+        _ series: RunMetricsSeries, run: RunDescription, ending: RunEnding, answers: RequestStatistics,
+        room: RoomSeries? = nil, generatorLag: [Duration]? = nil
     ) -> String {
         // Seconds 0 through the one the run ended in: a visitor who ends at the very end (a
         // whole number of seconds, such as a hard stop or a `maxWait` of the last arrivals)
@@ -23,7 +24,8 @@ enum MetricsFile {
             for second in window.fromSecond..<max(window.fromSecond, window.toSecond) { saturated.insert(second) }
         }
         let snapshots = series.snapshots(
-            seconds: Int(durationSeconds), identity: identity, answers: answers, saturated: saturated)
+            seconds: Int(durationSeconds), identity: identity, answers: answers, saturated: saturated, room: room,
+            generatorLag: generatorLag)
         return MetricsExposition.openMetrics(
             snapshots.enumerated().map { (seconds: base + Int64($0.offset) + 1, snapshot: $0.element) })
     }

@@ -77,7 +77,8 @@ struct RunMetricsSeries {
 
     /// One snapshot per second `0..<seconds`, the values at the end of each second.
     func snapshots(
-        seconds: Int, identity: MetricsSnapshot.Identity, answers: RequestStatistics, saturated: Set<Int>
+        seconds: Int, identity: MetricsSnapshot.Identity, answers: RequestStatistics, saturated: Set<Int>,
+        room: RoomSeries? = nil, generatorLag: [Duration]? = nil
     ) -> [MetricsSnapshot] {
         let names = allGroupNames
         let outcomes = VisitorOutcome.allCases
@@ -136,8 +137,17 @@ struct RunMetricsSeries {
                         MetricCatalog.requestDuration, [endpoint.metricLabel], histogram: latencies[endpoint.rawValue])
                 }
             }
+            if let generatorLag {
+                let lag = second < generatorLag.count ? generatorLag[second] : .zero
+                let (whole, attoseconds) = lag.components
+                snapshot.set(MetricCatalog.generatorLag, [], Double(whole) + Double(attoseconds) / 1e18)
+            }
             if saturated.contains(second) { saturatedSeconds += 1 }
             snapshot.set(MetricCatalog.generatorSaturated, [], Double(saturatedSeconds))
+            if let figures = room?.figures(atSecond: second) {
+                snapshot.set(MetricCatalog.roomQueueLength, [], Double(figures.queueLength))
+                snapshot.set(MetricCatalog.roomReleased, [], Double(figures.released))
+            }
             snapshots.append(snapshot)
         }
         return snapshots

@@ -52,6 +52,8 @@ package final class Recorder {
     private var picture = LaunchPicture()
     /// The run's metrics second by second, for `metrics.prom` (nil when only figures are kept).
     private var metricsSeries: RunMetricsSeries?
+    private var roomSeries: RoomSeries?
+    private var generatorLag: [Duration]?
     private var answers = RequestStatistics()
     /// Whether a runner handed over its answers (a recovered run's are lost).
     private var answersRecorded = false
@@ -154,6 +156,17 @@ package final class Recorder {
         answersRecorded = true
     }
 
+    /// The embedded room's queue, second by second (metrics.prom's room series).
+    func recordRoomSeries(_ series: RoomSeries) {
+        roomSeries = series
+    }
+
+    /// The generator's largest event-loop lag in each second (metrics.prom's
+    /// `queuesim_generator_lag_seconds`; wall clock only).
+    func recordGeneratorLag(_ perSecond: [Duration]) {
+        generatorLag = perSecond
+    }
+
     /// Adds the connections a wall-clock engine opened, per second (`connections_opened`).
     func recordConnections(_ counts: PerSecondCounts) {
         timeline.addConnections(counts)
@@ -224,7 +237,9 @@ package final class Recorder {
         }
         if let metricsSeries {
             files[Self.metricsFile] = try AtomicFileWriter.write(
-                MetricsFile.render(metricsSeries, run: run, ending: ending, answers: answers),
+                MetricsFile.render(
+                    metricsSeries, run: run, ending: ending, answers: answers, room: roomSeries,
+                    generatorLag: generatorLag),
                 to: Self.path(directory, Self.metricsFile))
         }
         let page = ReportPage(

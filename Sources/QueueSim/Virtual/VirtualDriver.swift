@@ -16,6 +16,10 @@ struct VirtualDriver {
     var pollShortcut: PollShortcut?
     /// Polls the shortcut counted without handing them to the room.
     var skippedPolls = 0
+    /// The room's queue at the end of each second so far (metrics.prom), and the end of the
+    /// next second to sample.
+    private(set) var roomSeries = RoomSeries()
+    private var nextRoomSample = RunInstant.origin + .seconds(1)
 
     init(
         run: PreparedRun, room: WaitingRoomService, recorder: Recorder, tokenJudge: TokenJudge,
@@ -44,6 +48,7 @@ struct VirtualDriver {
         }
         recorder.recordAfterPassRequests(engine.sent.afterPassPerSecond)
         if engine.sent.keepsAnswers { recorder.recordAnswers(engine.sent.answers) }
+        recorder.recordRoomSeries(roomSeries)
     }
 
     func abandonRowWriter() {
@@ -67,9 +72,12 @@ struct VirtualDriver {
                 case (let event?, let arrival?): min(event, arrival)
                 }
             guard let next else { break }
+            // Every second that ends before the next event is over: its figures are final.
+            sampleRoom(before: deadline.map { min($0, next) } ?? next)
             if let deadline, next > deadline {
                 engine.advanceClock(to: deadline)
                 try stop(reason: .runEnded)
+                sampleRoomAtEnd()
                 return
             }
             if nextArrival == next {
@@ -84,11 +92,32 @@ struct VirtualDriver {
                 publish()
                 if stopSignal.reason != nil {
                     try stop(reason: .interrupted)
+                    sampleRoomAtEnd()
                     return
                 }
             }
         }
         publish()
+        sampleRoomAtEnd()
+    }
+
+    /// Samples the room at the end of every second that ends at or before `instant`.
+    private mutating func sampleRoom(before instant: RunInstant) {
+        while instant >= nextRoomSample {
+            let second = Int(nextRoomSample.sinceOrigin.components.seconds) - 1
+            let (queueLength, released) = room.model.queueFigures(at: nextRoomSample - .nanoseconds(1))
+            roomSeries.set(second: second, .init(queueLength: queueLength, released: released))
+            nextRoomSample = nextRoomSample + .seconds(1)
+        }
+    }
+
+    /// The last, partial second: the room as the run leaves it.
+    private mutating func sampleRoomAtEnd() {
+        sampleRoom(before: now)
+        let (queueLength, released) = room.model.queueFigures(at: now)
+        roomSeries.set(
+            second: Int(nextRoomSample.sinceOrigin.components.seconds) - 1,
+            .init(queueLength: queueLength, released: released))
     }
 
     private mutating func handle(_ event: EngineEvent, at now: RunInstant) throws {

@@ -79,3 +79,40 @@ struct LiveMetricsTests {
         return (String(line[..<space]), String(line[line.index(after: space)...]))
     }
 }
+
+/// metrics.prom's room series: the embedded room's queue at the end of every second.
+@Suite("Metrics: the room's queue in metrics.prom")
+struct RoomSeriesTests {
+    @Test func aBurstDrainsAtTheOutflow() throws {
+        // 300 at once, one released per second from second 0 on.
+        let (_, directory) = try VirtualRun.run(
+            """
+            version: 1
+            name: room-series
+            seed: 5
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { pollInterval: 5s, maxWait: 1h }
+            arrivals:
+              phases: [ { burst: 300 } ]
+            visitors: [ { name: app } ]
+            waitingRoom:
+              outflow: 60/min
+              latency: { enqueue: 20ms, queuePage: 10ms, jitter: 0ms }
+            """)
+        let series = try MetricsFileSeries.series(
+            try String(contentsOfFile: Recorder.path(directory, Recorder.metricsFile), encoding: .utf8))
+        func values(_ name: String) throws -> [Double] {
+            try #require(series.first { $0.labels.contains { $0.name == "__name__" && $0.value == name } })
+                .samples.map(\.value)
+        }
+        let queue = try values("queuesim_room_queue_length")
+        let released = try values("queuesim_room_released_total")
+        #expect(queue.count == released.count)
+        for second in [0, 1, 10, 150, 298] where second < queue.count {
+            #expect(released[second] == Double(second + 1), "second \(second)")
+            #expect(queue[second] == Double(299 - second), "second \(second)")
+        }
+        #expect(released.last == 300)
+        #expect(queue.last == 0)
+    }
+}
