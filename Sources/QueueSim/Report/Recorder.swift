@@ -258,7 +258,8 @@ package final class Recorder {
             let shardReport = ShardReport(
                 description: run, identity: identity, ending: ending, statistics: statistics,
                 requestsPerSecond: timeline.requestsPerSecond,
-                answers: answersRecorded ? ShardAnswers(answers, connections: timeline.connectionCounts) : nil)
+                answers: answersRecorded ? ShardAnswers(answers, connections: timeline.connectionCounts) : nil,
+                afterPassRequestsPerSecond: timeline.afterPassRequestsPerSecond)
             files[ShardReport.file] = try AtomicFileWriter.write(
                 try shardReport.json(), to: Self.path(directory, ShardReport.file))
         }

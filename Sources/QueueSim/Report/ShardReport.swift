@@ -57,6 +57,9 @@ struct ShardReport: Codable, Equatable {
     var answers: ShardAnswers?
     /// The scenario's `compare:` rules, carried into the merged run.json (absent: none).
     var compareRules: [String]?
+    /// `[second, calls]` of the after-pass calls (`afterPass`) for every second with one;
+    /// absent when no group makes them (and in files from before).
+    var afterPassRequestsPerSecond: [[Int]]?
 
     enum CodingKeys: String, CodingKey {
         case format, scenario, seed, clock, endpoint, thresholds, generator, histograms, interrupted, terminated
@@ -78,6 +81,7 @@ struct ShardReport: Codable, Equatable {
         case requestsPerSecond = "requests_per_second"
         case configuration, answers
         case compareRules = "compare_rules"
+        case afterPassRequestsPerSecond = "after_pass_requests_per_second"
     }
 
     static let metrics: [(name: String, timing: Threshold.Timing)] = [
@@ -87,7 +91,7 @@ struct ShardReport: Codable, Equatable {
 
     init(
         description: RunDescription, identity: ShardIdentity, ending: RunEnding, statistics: OutcomeStatistics,
-        requestsPerSecond: [[Int]], answers: ShardAnswers? = nil
+        requestsPerSecond: [[Int]], answers: ShardAnswers? = nil, afterPassRequestsPerSecond: [[Int]]? = nil
     ) {
         format = Self.formatName
         scenario = description.scenarioName
@@ -124,6 +128,7 @@ struct ShardReport: Codable, Equatable {
         configuration = description.configuration
         compareRules = description.compareRules.isEmpty ? nil : description.compareRules
         self.answers = answers
+        self.afterPassRequestsPerSecond = afterPassRequestsPerSecond
     }
 
     func json() throws -> String {

@@ -132,6 +132,8 @@ struct Timeline {
 
     /// `[second, requests]` for each second that sent a request (shard reports).
     var requestsPerSecond: [[Int]] { requests.nonZero.map { [$0.second, $0.count] } }
+    /// The after-pass calls as `[second, calls]` pairs; nil when the run counted none.
+    var afterPassRequestsPerSecond: [[Int]]? { afterPassRequests.map { $0.nonZero.map { [$0.second, $0.count] } } }
 
     /// Writes the whole file, header included, for a run that ended at `end`, in blocks: a
     /// run that idles for months has millions of rows, and neither they nor a per-second

@@ -43,10 +43,17 @@ package enum ShardMerge {
             for pair in member.report.requestsPerSecond where pair.count == 2 {
                 timeline.addRequests(pair[1], inSecond: pair[0])
             }
+            if let afterPass = member.report.afterPassRequestsPerSecond {
+                var counts = PerSecondCounts()
+                for pair in afterPass where pair.count == 2 && pair[0] >= 0 { counts.add(at: pair[0], pair[1]) }
+                timeline.addAfterPassRequests(counts)
+            }
         }
+        var comebacks = 0
         let rows = try shards.members.map { try ShardRows(member: $0) }
         let visitorsFile = try AtomicFileWriter.write(to: Recorder.path(directory, Recorder.visitorsFile)) { file in
             try interleave(rows, into: file) { record in
+                comebacks += record.comebacks ?? 0
                 rowStatistics.add(record)
                 timeline.add(record)
                 picture.add(record)
@@ -132,6 +139,7 @@ package enum ShardMerge {
                     saturatedSeconds: $0.generator?.saturatedSeconds)
             })
         manifest.mergedFrom = shards.members.count
+        manifest.behaviour = Self.behaviour(timeline: timeline, statistics: statistics, comebacks: comebacks)
         manifest.requestsByEndpoint = answers?.table
         manifest.queuePageLatency = queuePageLatency
         try AtomicFileWriter.write(try manifest.json(), to: Recorder.path(directory, Recorder.manifestFile))
@@ -199,6 +207,24 @@ package enum ShardMerge {
     }
 
     /// Writes the header and every row in visitor order, handing each decoded row to `visit`.
+    /// run.json's `after_pass`, `abandoned_share` and `comebacks` of the merged run, as a
+    /// recorder of every visitor works them out.
+    private static func behaviour(timeline: Timeline, statistics: OutcomeStatistics, comebacks: Int)
+        -> BehaviourFigures
+    {
+        var behaviour = BehaviourFigures()
+        let afterPass = timeline.afterPassFigures
+        behaviour.afterPassRequests = afterPass.total
+        behaviour.afterPassPeakPerSecond = afterPass.peakPerSecond
+        behaviour.afterPassPeakSecond = afterPass.peakSecond
+        behaviour.afterPassCounted = timeline.countsAfterPass
+        behaviour.comebacks = comebacks
+        behaviour.abandonedShare =
+            statistics.visitorCount > 0
+            ? Double(statistics.count(of: .abandoned)) / Double(statistics.visitorCount) : 0
+        return behaviour
+    }
+
     private static func interleave(
         _ shards: [ShardRows], into file: ReportFile, visit: (VisitorRecord) -> Void
     ) throws {

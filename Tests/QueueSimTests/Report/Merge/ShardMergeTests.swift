@@ -44,7 +44,10 @@ struct ShardMergeTests {
         // Answers and new connections as an engine counts them, so the merge has them to put together.
         var answers = RequestStatistics()
         var connections = PerSecondCounts()
+        // Calls behind the queue by the visitors who passed, a second after they did.
+        var afterPass = PerSecondCounts()
         for record in records.reversed() {
+            if record.outcome == .passed { afterPass.add(at: Int(record.ended.sinceOrigin.components.seconds) + 1, 3) }
             try recorder.record(record)
             let (second, count) = Self.requests(of: record)
             recorder.recordRequests(count, inSecond: second)
@@ -60,6 +63,7 @@ struct ShardMergeTests {
         }
         recorder.recordAnswers(answers)
         recorder.recordConnections(connections)
+        recorder.recordAfterPassRequests(afterPass)
         _ = try recorder.finish(ending(at: 80_000))
     }
 
@@ -110,7 +114,7 @@ struct ShardMergeTests {
             as! [String: Any]
         for key in [
             "thresholds", "groups", "overall", "outcomes", "requests", "visitors", "exit_code", "requests_by_endpoint",
-            "queue_page_latency_ms",
+            "queue_page_latency_ms", "after_pass", "abandoned_share", "comebacks",
         ] {
             #expect(
                 (try JSONSerialization.data(
@@ -119,6 +123,8 @@ struct ShardMergeTests {
                         withJSONObject: mergedManifest[key]!, options: [.sortedKeys, .fragmentsAllowed])),
                 "\(key)")
         }
+        let afterPass = try #require(mergedManifest["after_pass"] as? [String: Any])
+        #expect((afterPass["requests"] as? Int ?? 0) > 0, "\(afterPass)")
         let shardsEntry = try #require(mergedManifest["shards"] as? [String: Any])
         #expect(shardsEntry["missing"] as? [Int] == [])
         // The merged report says it is merged, from how many shards, and how each one started.
