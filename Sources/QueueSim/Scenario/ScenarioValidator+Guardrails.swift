@@ -5,10 +5,13 @@ extension ScenarioValidator {
     static let windowShape =
         "a windowed threshold reads `- { threshold: \"unavailable < 5%\", over: 30s }` with one of `over: DURATION`, `during: 0s..2m` or `after: eventStart` (optional: `group`, `abortOnFail`, `minVisitors`)"
 
-    /// Whether a list item is written as a windowed threshold: a mapping with a `threshold` key
-    /// or more than one key (a group's threshold is a one-key mapping `- partner: wait.p95 < 5m`).
-    static func isWindowed(_ pairs: [YamlPair]) -> Bool {
-        pairs.count > 1 || pairs.contains { $0.key.scalarText == "threshold" }
+    /// Whether a list item is written as a windowed threshold: a mapping of more than one key,
+    /// or of one of its keys (a group's threshold is a one-key mapping `- partner: wait.p95 < 5m`,
+    /// and a group may be called `threshold`).
+    static func isWindowed(_ pairs: [YamlPair], groupNames: [String]?) -> Bool {
+        guard pairs.count == 1 else { return true }
+        let key = pairs[0].key.scalarText ?? ""
+        return windowKeys.contains(key) && groupNames?.contains(key) != true
     }
 
     /// A windowed threshold, or nil after reporting what is wrong with it (at its key or value).

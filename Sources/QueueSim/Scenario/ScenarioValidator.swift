@@ -235,7 +235,7 @@ struct ScenarioValidator {
         for node in nodes {
             var lineNode = node
             var group: (name: String, mark: YamlMark)?
-            if case .mapping(let pairs) = node.content, Self.isWindowed(pairs) {
+            if case .mapping(let pairs) = node.content, Self.isWindowed(pairs, groupNames: groupNames) {
                 guard allowsWindows else {
                     fail(
                         "a goal is one line such as `wait.p95 < 10m`; windows (`over`, `during`, `after`) are for `thresholds:`",
