@@ -8,12 +8,12 @@ package enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
     case invalidInput = 2
     /// The run could not start or was aborted (port in use, target unreachable before any visitor).
     case aborted = 3
-    /// `queuesim merge --allow-partial` merged without some shards: reports written, but the run
-    /// is not whole, so it is never a pass, whatever the thresholds measured on what is there.
-    case partial = 5
     /// A guardrail (a windowed threshold with `abortOnFail: true`) failed and stopped the run:
     /// reports written, in-flight visitors `interrupted`.
     case guardrailStopped = 4
+    /// `queuesim merge --allow-partial` merged without some shards: reports written, but the run
+    /// is not whole, so it is never a pass, whatever the thresholds measured on what is there.
+    case partial = 5
     /// Interrupted by SIGINT; reports were written with `interrupted` rows.
     case interrupted = 130
     /// Stopped by SIGTERM; the same reports as for SIGINT (128 + 15, as shells report it).

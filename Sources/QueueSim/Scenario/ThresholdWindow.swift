@@ -37,6 +37,22 @@ package struct ThresholdWindow: Sendable, Equatable {
         self.text = text
     }
 
+    /// A window read back from `run.json` (`queuesim report`): its words as the run wrote them.
+    /// `after eventStart` does not say when the event started; the page needs only the words.
+    package init(words: String, abortOnFail: Bool, minVisitors: Int) {
+        let parts = words.split(separator: " ", maxSplits: 1).map(String.init)
+        let value = parts.count == 2 ? parts[1] : ""
+        let bounds = value.components(separatedBy: "..").compactMap { ScenarioUnits.duration($0) }
+        switch parts.first {
+        case "over": span = .sliding(ScenarioUnits.duration(value) ?? .zero)
+        case "during" where bounds.count == 2: span = .during(from: bounds[0], to: bounds[1])
+        default: span = .after(ScenarioUnits.duration(value) ?? .zero)
+        }
+        self.abortOnFail = abortOnFail
+        self.minVisitors = minVisitors
+        text = words
+    }
+
     /// Where the judged part of the run starts.
     package var start: Duration {
         switch span {

@@ -77,6 +77,14 @@ struct GuardrailRunTests {
         let junit = JUnitReport.render(report: report, run: RunDescription(scenario: scenario))
         #expect(junit.contains("unavailable &lt; 5% over 30s"))
         #expect(junit.contains("6.67% in 46s..76s"))
+        // `queuesim report` rebuilds the same verdicts from the folder.
+        let pagePath = reports.directory + "/report.html"
+        try FileManager.default.removeItem(atPath: pagePath)
+        let rebuilt = try ReportRebuild.rebuild(reports.directory)
+        #expect(rebuilt.exitStatus == .guardrailStopped)
+        #expect(rebuilt.verdicts.map(\.threshold.source) == report.verdicts.map(\.threshold.source))
+        #expect(rebuilt.verdicts.map(\.windows) == report.verdicts.map(\.windows))
+        #expect(try String(contentsOfFile: pagePath, encoding: .utf8) == page)
     }
 
     @Test("without abortOnFail the run goes on and exits 1, naming the first window that failed")
