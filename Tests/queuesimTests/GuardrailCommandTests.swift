@@ -59,6 +59,15 @@ struct GuardrailCommandTests {
             "\(result.stderr)")
     }
 
+    @Test("validate says which thresholds stop the run, and the request cap")
+    func validateSummary() throws {
+        let scenario = try TemporaryScenario(Self.storm + "\nrun: { maxRequestRate: 2000/s }\n")
+        let result = try RunCommandProcess.run(["validate", scenario.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("unavailable < 5% over 30s (stops the run, exit 4)"), "\(result.stdout)")
+        #expect(result.stdout.contains("at most 2,000/s over all visitors (run.maxRequestRate)"), "\(result.stdout)")
+    }
+
     @Test("--help lists exit code 4")
     func helpListsExitFour() throws {
         let result = try RunCommandProcess.run(["run", "--help"])
