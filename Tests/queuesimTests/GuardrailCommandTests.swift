@@ -68,6 +68,56 @@ struct GuardrailCommandTests {
         #expect(result.stdout.contains("at most 2,000/s over all visitors (run.maxRequestRate)"), "\(result.stdout)")
     }
 
+    @Test("shards stopped by a guardrail: each exits 4, and so does their merge", .timeLimit(.minutes(2)))
+    func shardsAndMerge() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "queuesim-guard-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Every enqueue is refused (400): visitors end `error` at once.
+        let roomFile = try TemporaryScenario(
+            """
+            version: 1
+            name: refusing-room
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { burst: 1 } ] }
+            waitingRoom:
+              faults:
+                - { endpoint: enqueue, status: 400 }
+            """)
+        let room = try ServeProcess(arguments: ["serve", roomFile.path, "--port", "0"])
+        defer { room.kill() }
+        let load = try TemporaryScenario(
+            """
+            version: 1
+            name: guarded-shards
+            target: { customerId: acme, waitingRoomId: launch, endpoint: "http://127.0.0.1:\(try room.waitForPort())" }
+            arrivals: { phases: [ { duration: 30s, rate: 20 } ] }
+            thresholds:
+              - visitors >= 1
+              - { threshold: "error < 50%", over: 1s, abortOnFail: true, minVisitors: 5 }
+            """)
+        var shardFolders: [String] = []
+        for index in 0..<2 {
+            let out = folder.appendingPathComponent("shard-\(index)").path
+            shardFolders.append(out)
+            let shard = try RunCommandProcess.run(
+                ["run", load.path, "--shard", "\(index)/2", "--out", out, "--quiet"], limit: .seconds(30))
+            #expect(shard.status == 4, "shard \(index): \(shard.stderr)")
+            #expect(shard.elapsed < .seconds(15), "stopped long before the plan's 30 s")
+        }
+        _ = try room.interruptAndWait(limit: .seconds(10))
+        let merged = folder.appendingPathComponent("merged").path
+        let merge = try RunCommandProcess.run(["merge"] + shardFolders + ["--out", merged], limit: .seconds(30))
+        #expect(merge.status == 4, "\(merge.stdout)\(merge.stderr)")
+        #expect(
+            merge.stderr.contains("queuesim merge: STOPPED (exit 4): error < 50% over 1s failed in 0s..1s"),
+            "\(merge.stderr)")
+        let manifest = try String(contentsOfFile: merged + "/run.json", encoding: .utf8)
+        #expect(manifest.contains("\"guardrail_stop\" : {"), "\(manifest)")
+        #expect(manifest.contains("\"not_judged\" : \"stopped by a guardrail\""), "\(manifest)")
+    }
+
     @Test("--help lists exit code 4")
     func helpListsExitFour() throws {
         let result = try RunCommandProcess.run(["run", "--help"])
