@@ -57,31 +57,64 @@ package struct WindowSample: Sendable, Equatable {
 }
 
 /// What one threshold measures of the visitors of a second, or of a window of seconds: how
-/// many there were, how many had the outcome it counts, and the timing it reads.
+/// many there were, how many had the outcome it counts, and the values of the timing it reads.
+///
+/// A window keeps raw values and makes a histogram only when it is judged: adding up thirty
+/// seconds' histograms every second would cost far more than recording their few values.
 struct WindowFigures: Sendable {
     var visitors = 0
     /// Visitors with the threshold's outcome (`passed`, `unavailable.count`).
     var matching = 0
-    /// The threshold's timing over those visitors who have it; nil for other metrics.
-    var timings: Histogram<UInt64>?
-
-    init(timed: Bool) {
-        timings = timed ? TimingHistograms.makeHistogram() : nil
-    }
+    /// The threshold's timing (milliseconds) of those visitors who have it; empty for other metrics.
+    var values: [UInt64] = []
 
     mutating func add(_ other: WindowFigures) {
         visitors += other.visitors
         matching += other.matching
-        if let other = other.timings, other.totalCount > 0 { timings?.add(other) }
+        values += other.values
     }
 
     /// How many values the threshold reads: visitors for outcomes, timings for timings.
-    var samples: Int {
-        guard let timings else { return visitors }
-        return Int(timings.totalCount)
+    func samples(of metric: Threshold.Metric) -> Int {
+        if case .timing = metric { return values.count }
+        return visitors
     }
 
     func measure(_ metric: Threshold.Metric) -> Double? {
+        guard case .timing = metric else { return PartFigures.measure(metric, visitors, matching, nil) }
+        var histogram = TimingHistograms.makeHistogram()
+        for value in values { histogram.record(value) }
+        return PartFigures.measure(metric, visitors, matching, histogram)
+    }
+}
+
+/// The figures of a `during`/`after` part so far: its seconds folded in as they are judged,
+/// timings into one histogram (a part can last hours).
+struct PartFigures: Sendable {
+    var visitors = 0
+    var matching = 0
+    var timings = TimingHistograms.makeHistogram()
+
+    mutating func add(_ second: WindowFigures) {
+        visitors += second.visitors
+        matching += second.matching
+        for value in second.values { timings.record(value) }
+    }
+
+    func samples(of metric: Threshold.Metric) -> Int {
+        if case .timing = metric { return Int(timings.totalCount) }
+        return visitors
+    }
+
+    func measure(_ metric: Threshold.Metric) -> Double? {
+        Self.measure(metric, visitors, matching, timings)
+    }
+
+    /// A metric over `visitors` of whom `matching` had the outcome, with their timings (read
+    /// from a histogram, as `summary.csv`'s percentiles are).
+    static func measure(
+        _ metric: Threshold.Metric, _ visitors: Int, _ matching: Int, _ timings: Histogram<UInt64>?
+    ) -> Double? {
         switch metric {
         case .visitorCount: return Double(visitors)
         case .outcomeCount: return Double(matching)

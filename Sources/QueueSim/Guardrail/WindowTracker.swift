@@ -52,7 +52,7 @@ struct WindowTracker: Sendable {
     let groupIndex: Int?
     private var seconds: [Int: WindowFigures] = [:]
     /// `during`/`after`: the seconds of the part folded so far.
-    private var part: WindowFigures
+    private var part = PartFigures()
     private var partClosed = false
     private(set) var verdict = WindowedVerdict()
 
@@ -60,24 +60,18 @@ struct WindowTracker: Sendable {
         self.threshold = threshold
         self.window = window
         self.groupIndex = groupIndex
-        part = WindowFigures(timed: Self.isTimed(threshold.metric))
-    }
-
-    private static func isTimed(_ metric: Threshold.Metric) -> Bool {
-        if case .timing = metric { return true }
-        return false
     }
 
     mutating func record(_ sample: WindowSample) {
         if let groupIndex, sample.groupIndex != groupIndex { return }
         let second = sample.second
-        var figures = seconds[second] ?? WindowFigures(timed: Self.isTimed(threshold.metric))
+        var figures = seconds[second] ?? WindowFigures()
         figures.visitors += 1
         switch threshold.metric {
         case .outcomeRatio(let outcome), .outcomeCount(let outcome):
             if sample.outcome == outcome { figures.matching += 1 }
         case .timing(let timing, _):
-            if let value = sample.timing(timing) { figures.timings?.record(UInt64(max(0, value))) }
+            if let value = sample.timing(timing) { figures.values.append(UInt64(max(0, value))) }
         case .visitorCount:
             break
         }
@@ -94,7 +88,7 @@ struct WindowTracker: Sendable {
             let from = boundary - width
             let figures = sum(from: from, to: boundary)
             seconds = seconds.filter { $0.key > from }
-            return judge(figures, from: from, to: boundary, whole: true)
+            return judgeWindow(figures, from: from, to: boundary)
         case .during(let start, let end):
             let (from, to) = (Self.second(start), Self.second(end))
             guard !partClosed, boundary > from else {
@@ -104,9 +98,9 @@ struct WindowTracker: Sendable {
             fold(from: from, to: min(boundary, to))
             if boundary >= to {
                 partClosed = true
-                return judge(part, from: from, to: to, whole: true)
+                return judgePart(from: from, to: to, whole: true)
             }
-            return window.abortOnFail ? judge(part, from: from, to: boundary, whole: false) : nil
+            return window.abortOnFail ? judgePart(from: from, to: boundary, whole: false) : nil
         case .after(let start):
             let from = Self.second(start)
             guard boundary > from else {
@@ -114,7 +108,7 @@ struct WindowTracker: Sendable {
                 return nil
             }
             fold(from: from, to: boundary)
-            return window.abortOnFail ? judge(part, from: from, to: boundary, whole: false) : nil
+            return window.abortOnFail ? judgePart(from: from, to: boundary, whole: false) : nil
         }
     }
 
@@ -128,18 +122,18 @@ struct WindowTracker: Sendable {
         case .sliding(let length):
             guard last > lastBoundary else { return nil }
             let from = max(0, last - Int(length.wholeMilliseconds / 1000))
-            return judge(sum(from: from, to: last), from: from, to: last, whole: true)
+            return judgeWindow(sum(from: from, to: last), from: from, to: last)
         case .during(let start, let end):
             let (from, to) = (Self.second(start), min(Self.second(end), last))
             guard !partClosed, to > from else { return nil }
             partClosed = true
             fold(from: from, to: to)
-            return judge(part, from: from, to: to, whole: true)
+            return judgePart(from: from, to: to, whole: true)
         case .after(let start):
             let from = Self.second(start)
             guard last > from else { return nil }
             fold(from: from, to: last)
-            return judge(part, from: from, to: last, whole: true)
+            return judgePart(from: from, to: last, whole: true)
         }
     }
 
@@ -148,7 +142,7 @@ struct WindowTracker: Sendable {
     }
 
     private func sum(from: Int, to: Int) -> WindowFigures {
-        var figures = WindowFigures(timed: Self.isTimed(threshold.metric))
+        var figures = WindowFigures()
         for (second, bucket) in seconds where second >= from && second < to { figures.add(bucket) }
         return figures
     }
@@ -161,18 +155,39 @@ struct WindowTracker: Sendable {
         }
     }
 
+    private mutating func judgeWindow(_ figures: WindowFigures, from: Int, to: Int) -> JudgedWindow? {
+        // Counted first: a histogram is made only for a window with enough values.
+        let samples = figures.samples(of: threshold.metric)
+        guard samples >= window.minVisitors || !Self.needsMinimum(threshold.metric) else { return nil }
+        return judge(samples, figures.measure(threshold.metric), from: from, to: to, whole: true)
+    }
+
+    private mutating func judgePart(from: Int, to: Int, whole: Bool) -> JudgedWindow? {
+        let samples = part.samples(of: threshold.metric)
+        guard samples >= window.minVisitors || !Self.needsMinimum(threshold.metric) else { return nil }
+        return judge(samples, part.measure(threshold.metric), from: from, to: to, whole: whole)
+    }
+
+    /// Shares and timings need `minVisitors` values; counts are judged whatever the number.
+    private static func needsMinimum(_ metric: Threshold.Metric) -> Bool {
+        switch metric {
+        case .outcomeRatio, .timing: true
+        case .outcomeCount, .visitorCount: false
+        }
+    }
+
     /// `whole`: a full window or a whole part; otherwise part of a part so far.
-    private mutating func judge(_ figures: WindowFigures, from: Int, to: Int, whole: Bool) -> JudgedWindow? {
+    private mutating func judge(_ samples: Int, _ measured: Double?, from: Int, to: Int, whole: Bool) -> JudgedWindow? {
         switch threshold.metric {
         case .outcomeRatio, .timing:
-            guard figures.samples >= window.minVisitors else { return nil }
+            guard samples >= window.minVisitors else { return nil }
         case .outcomeCount, .visitorCount:
             // A count so far can still grow: only an upper limit is already decided.
             guard whole || threshold.comparator == .lessThan || threshold.comparator == .lessOrEqual else {
                 return nil
             }
         }
-        guard let measured = figures.measure(threshold.metric) else { return nil }
+        guard let measured else { return nil }
         let judged = JudgedWindow(from: from, to: to, measured: measured)
         verdict.judgedWindows += 1
         let holds = threshold.comparator.holds(measured, threshold.limit)
