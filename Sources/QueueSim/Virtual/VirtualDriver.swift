@@ -191,7 +191,9 @@ struct VirtualDriver {
         let (now, slot) = (self.now, order.slot)
         if pacer != nil { engine.countSent(order, at: now) }
         let timeoutAt = askedAt + order.timeout.answerBound(sentAt: askedAt)
-        guard timeoutAt > now else {
+        // A request whose turn came after its timeout never leaves (one sent at once always
+        // reaches the room, as it did before the cap existed, even with no time left).
+        guard askedAt == now || timeoutAt > now else {
             engine.schedule(.failure(slot: slot, .timedOut), at: now)
             return
         }
