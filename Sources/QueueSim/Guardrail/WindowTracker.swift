@@ -64,6 +64,7 @@ struct WindowTracker: Sendable {
 
     mutating func record(_ sample: WindowSample) {
         if let groupIndex, sample.groupIndex != groupIndex { return }
+        if partClosed { return }
         let second = sample.second
         var figures = seconds[second] ?? WindowFigures()
         figures.visitors += 1
@@ -92,7 +93,8 @@ struct WindowTracker: Sendable {
         case .during(let start, let end):
             let (from, to) = (Self.second(start), Self.second(end))
             guard !partClosed, boundary > from else {
-                seconds = seconds.filter { $0.key >= from }
+                // Before the part, only its own seconds are kept; after it, none.
+                seconds = partClosed ? [:] : seconds.filter { $0.key >= from }
                 return nil
             }
             fold(from: from, to: min(boundary, to))

@@ -28,8 +28,10 @@ struct GuardrailWallTests {
         #expect(reports.report.exitStatus == .guardrailStopped)
         let trip = try #require(reports.report.guardrailTrip)
         // The window 1..3 is the first with errors in it (half of its visitors); it is judged
-        // a quarter of a second after second 3, on whatever loop lag the machine has.
-        #expect(trip.window.from == 1 && trip.window.to == 3, "\(trip)")
+        // a quarter of a second after second 3. A loaded machine may hand the rows over late,
+        // and the window 2..4 trips instead.
+        #expect(trip.window.to >= 3 && trip.window.to <= 4, "\(trip)")
+        #expect(trip.window.measured >= 0.05, "\(trip)")
         #expect(trip.at >= .origin + .seconds(3) && trip.at < .origin + .seconds(8), "\(trip.at)")
         #expect(reports.report.durationMs == trip.at.milliseconds)
         // Every visitor who arrived has a row; nobody arrived after the stop.
@@ -56,8 +58,10 @@ struct GuardrailWallTests {
         #expect(reports.outcomes == ["passed": 120])
         let perSecond = reports.timeline.column("requests").compactMap(Int.init)
         #expect(perSecond.reduce(0, +) == 120)
-        // Turns are 25 ms apart; a timer that fires late can carry one into the next second.
-        #expect((perSecond.max() ?? 0) <= 42, "\(perSecond)")
+        // Turns are 25 ms apart, so the run as a whole never goes faster than the cap; a loop
+        // that stalls sends its overdue turns together, which can put a few more in one second.
+        #expect((perSecond.max() ?? 0) <= 45, "\(perSecond)")
+        #expect(Double(perSecond.reduce(0, +) - 1) / (Double(reports.report.durationMs) / 1000) <= 40)
         // The 120th request's turn comes at 119 × 25 ms.
         #expect(reports.report.durationMs >= 2_975, "\(reports.report.durationMs)")
         let enqueueTimes = reports.visitors.column("enqueue_ms").compactMap(Int.init)
