@@ -179,6 +179,10 @@ package struct RunMeasurements: Sendable {
             var verdict: ThresholdVerdict
             if threshold.window != nil {
                 verdict = Self.windowed(threshold, guardrails?.verdicts[index])
+                // Cut short before any of its windows was judged: neither a pass nor a failure.
+                if guardrails?.trip != nil, verdict.windows?.judgedWindows == 0 {
+                    verdict.notJudged = "stopped by a guardrail"
+                }
             } else {
                 verdict = judge(threshold)
                 if guardrails?.trip != nil { verdict.notJudged = "stopped by a guardrail" }

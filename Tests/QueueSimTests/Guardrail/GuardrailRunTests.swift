@@ -87,6 +87,26 @@ struct GuardrailRunTests {
         #expect(try String(contentsOfFile: pagePath, encoding: .utf8) == page)
     }
 
+    @Test("a stopped run's other windowed thresholds keep what was judged; one never judged is not judged")
+    func otherWindowsOfAStoppedRun() throws {
+        let reports = try RunFixture.virtual(
+            Self.storm(
+                thresholds: Self.guardrail
+                    + "\n  - { threshold: \"total.p95 < 1m\", during: 0s..4m }"
+                    + "\n  - { threshold: \"unavailable.count < 1\", over: 10s }"))
+        #expect(reports.report.exitStatus == .guardrailStopped)
+        let verdicts = reports.report.verdicts
+        #expect(verdicts.count == 4)
+        // The part 0s..4m never ended: nothing to judge.
+        #expect(verdicts[2].notJudged == "stopped by a guardrail")
+        #expect(verdicts[2].windows?.judgedWindows == 0)
+        // The 10 s windows were judged up to the stop: the one closing at 76 s holds the first
+        // five `unavailable` visitors (ended at 75 s).
+        #expect(verdicts[3].notJudged == nil)
+        #expect(verdicts[3].passed == false)
+        #expect(verdicts[3].windows?.firstFailure == JudgedWindow(from: 66, to: 76, measured: 5))
+    }
+
     @Test("without abortOnFail the run goes on and exits 1, naming the first window that failed")
     func stormWithoutAbortFails() throws {
         let reports = try RunFixture.virtual(
