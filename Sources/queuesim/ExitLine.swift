@@ -24,6 +24,9 @@ enum ExitLine {
         case .partial:
             // Thresholds judged part of the run: never a pass, whatever they measured.
             return prefix + "merged without some shards; the run is not whole"
+        case .guardrailStopped:
+            guard let trip = report.guardrailTrip else { return prefix + status.meaning }
+            return prefix + GuardrailText.stopLine(trip, verdicts: report.verdicts)
         case .interrupted, .terminated:
             let signal = status == .terminated ? "SIGTERM" : "SIGINT"
             return prefix + "stopped by \(signal); thresholds not judged"
@@ -40,6 +43,7 @@ enum ExitLine {
         case .success: word = isShard || thresholdCount == 0 ? "done" : "PASS"
         case .thresholdFailed: word = "FAIL"
         case .partial: word = "PARTIAL"
+        case .guardrailStopped: word = "STOPPED"
         case .interrupted, .terminated: word = "INTERRUPTED"
         case .invalidInput, .aborted: word = "ERROR"
         }

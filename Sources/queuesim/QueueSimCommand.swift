@@ -25,6 +25,7 @@ struct QueueSimCommand: AsyncParsableCommand {
               2    the scenario or the command line is invalid, or the report directory
                    is in use
               3    the run could not start or could not write its reports
+              4    a guardrail (a threshold with abortOnFail) stopped the run
               5    merge --allow-partial merged without some shards (never a pass)
               130  interrupted (SIGINT)
               143  stopped (SIGTERM)

@@ -53,6 +53,9 @@ struct RunCommand: AsyncParsableCommand {
                    (nothing run)
               3    the run could not start or could not write its reports (or
                    --metrics-listen could not bind its address)
+              4    a guardrail stopped the run: a windowed threshold with abortOnFail
+                   failed (reports written, in-flight visitors `interrupted`; the end
+                   screen and run.json's guardrail_stop say which and when)
               130  interrupted by SIGINT; 143 stopped by SIGTERM (reports written,
                    in-flight visitors `interrupted`, thresholds not judged; before the
                    run starts, either signal ends it at once with nothing written)

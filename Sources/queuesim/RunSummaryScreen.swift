@@ -66,6 +66,10 @@ struct RunSummaryScreen {
             lines.append((generator.saturatedWindows.isEmpty ? "" : "WARNING: ") + generator.verdict)
         }
         lines.append("")
+        if let trip = report.guardrailTrip {
+            lines.append("STOPPED BY GUARDRAIL: " + GuardrailText.stopLine(trip, verdicts: report.verdicts))
+            lines.append("")
+        }
         if let shard = report.shard {
             lines.append(
                 "thresholds: not judged on shard \(shard)'s share; queuesim merge judges them on the whole run")

@@ -106,11 +106,15 @@ struct ScenarioSummary {
                 "estimated \(MemoryBudget.describe(estimate.bytes)), \(Self.count(estimate.peakInFlight)) visitors in flight at the peak"
                     + (shard.isWhole ? "" : " in this shard"))
         }
+        if let cap = scenario.run.maxRequestRate {
+            row("requests", "at most \(Self.rate(cap)) over all visitors (run.maxRequestRate)")
+        }
         row(
             "thresholds",
             scenario.thresholds.isEmpty
                 ? "none (exit code 0 whenever the run finishes)"
-                : scenario.thresholds.map(\.source).joined(separator: "; "))
+                : scenario.thresholds.map { $0.source + ($0.isGuardrail ? " (stops the run, exit 4)" : "") }
+                    .joined(separator: "; "))
         return lines.joined(separator: "\n")
     }
 

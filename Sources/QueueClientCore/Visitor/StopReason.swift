@@ -4,4 +4,7 @@ package enum StopReason: String, Sendable, Hashable {
     case runEnded
     /// SIGINT/SIGTERM: everything in flight ends `interrupted`.
     case interrupted
+    /// A guardrail (a threshold with `abortOnFail`) failed: everything in flight ends
+    /// `interrupted`, as on SIGINT.
+    case guardrail
 }

@@ -173,12 +173,16 @@ extension VisitorEngine {
         switch action {
         case .send(let request):
             let second = Timeline.second(of: now)
-            sent.count(inSecond: second)
-            sent.countAfterPass(inSecond: second)
+            if !countsRequestsWhenSent {
+                sent.count(inSecond: second)
+                sent.countAfterPass(inSecond: second)
+            }
             let timeout = afterPassTimeout(slot: slot, at: now)
             let serial = tracksRequestDeadlines ? awaitAnswer(slot: slot, timeout: timeout, sentAt: now) : 0
             return .send(
-                RequestOrder(slot: slot, serial: serial, request: request, timeout: timeout, kind: .protectedApi))
+                RequestOrder(
+                    slot: slot, serial: serial, request: request, timeout: timeout, kind: .protectedApi, afterPass: true
+                ))
         case .finish, .runWaitingRoom:
             // One call done (reached or failed: the visitor has passed either way; a failure
             // counts in the protected API's answers). The next after a think time, or gone.

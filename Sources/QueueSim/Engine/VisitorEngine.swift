@@ -34,6 +34,19 @@ struct VisitorEngine {
         /// or the app's protected API (which connection of a phone it would ride, and the
         /// endpoint its answer is counted under).
         var kind: RequestStatistics.Endpoint
+        /// An after-pass call (`afterPass`), counted apart as the load behind the queue.
+        var afterPass = false
+    }
+
+    /// Counts a request as sent at `now`: when it is handed over (false), or, with
+    /// `run.maxRequestRate`, when the driver sends it after its turn (true, `countSent`).
+    var countsRequestsWhenSent = false
+
+    /// Counts a request the driver sends at `now` (`countsRequestsWhenSent`).
+    mutating func countSent(_ order: RequestOrder, at now: RunInstant) {
+        let second = Timeline.second(of: now)
+        sent.count(inSecond: second)
+        if order.afterPass { sent.countAfterPass(inSecond: second) }
     }
 
     /// Wake-ups (and on the virtual clock the room's answers), in `(time, sequence)` order.
@@ -327,7 +340,7 @@ struct VisitorEngine {
             calendar.schedule(.wake(slot: slot), at: deadline)
             return .none
         case .send(let request, let timeout):
-            sent.count(inSecond: Timeline.second(of: now))
+            if !countsRequestsWhenSent { sent.count(inSecond: Timeline.second(of: now)) }
             let serial = tracksRequestDeadlines ? awaitAnswer(slot: slot, timeout: timeout, sentAt: now) : 0
             return .send(
                 RequestOrder(

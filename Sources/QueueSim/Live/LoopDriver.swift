@@ -39,12 +39,19 @@ final class LoopDriver: LiveExchangeOwner {
     private var probesSincePublish = 0
     private var stopped = false
     private var finishedPromise: EventLoopPromise<Outcome>?
+    /// The run's windowed thresholds, told every finished visitor.
+    private let guardrails: SharedGuardrailMonitor?
+    /// `run.maxRequestRate`, shared by the run's loops: a request waits for its turn.
+    private let pacer: SharedRequestPacer?
 
     init(
         loop: any EventLoop, part: Int, of parts: Int, run: PreparedRun, plan: VisitorPlan, quota: Int,
         endpoints: [LiveEndpoint], routes: LiveRoutes, sourceAddresses: [SocketAddress] = [], connectionLimit: Int,
-        rows: RowBatch, clock: WallClock, progress: RunProgress, stopLine: LiveStopLine
+        rows: RowBatch, clock: WallClock, progress: RunProgress, stopLine: LiveStopLine,
+        guardrails: SharedGuardrailMonitor? = nil, pacer: SharedRequestPacer? = nil
     ) throws {
+        self.guardrails = guardrails
+        self.pacer = pacer
         self.routes = routes
         self.loop = loop
         self.part = part
@@ -57,6 +64,7 @@ final class LoopDriver: LiveExchangeOwner {
         engine = try VisitorEngine(
             plan: plan, part: part, of: parts, templates: run.makeGroupTemplates(), quota: quota,
             tracksRequestDeadlines: true, behaviours: VisitorBehaviourBook(scenario: run.scenario))
+        engine.countsRequestsWhenSent = pacer != nil
         pool = LiveConnectionPool(
             loop: loop, endpoints: endpoints, limit: connectionLimit,
             connectTimeout: run.scenario.longestRequestTimeout, clock: clock)
@@ -249,19 +257,37 @@ final class LoopDriver: LiveExchangeOwner {
         case .none:
             return
         case .send(let order):
-            guard let visitor = engine.visitor(inSlot: order.slot) else { return }
-            let (owner, oneUse) = routes.owner(
-                visitor: visitor.index, group: visitor.groupIndex, kind: order.kind,
-                platform: engine.platform(ofSlot: order.slot))
-            var exchange = LiveExchange(
-                slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse)
             let now = clock.now
-            exchange.connectTimeout = order.timeout.firstDeadline(sentAt: now) - now
-            pool.send(exchange)
+            if let leaves = pacer?.reserve(at: now), leaves > now {
+                loop.assumeIsolated().scheduleTask(in: .nanoseconds((leaves - now).wholeNanoseconds)) { [self] in
+                    // Its visitor may have timed out, given up or been stopped meanwhile.
+                    guard !stopped, engine.awaits(slot: order.slot, serial: order.serial) else { return }
+                    transmit(order, askedAt: now)
+                }
+                return
+            }
+            transmit(order, askedAt: now)
         case .finished(let visitor):
             pool.visitorEnded(routes.ownersOfVisitor(visitor.index, group: visitor.groupIndex))
+            guardrails?.record(visitor)
             try rows.append(visitor)
         }
+    }
+
+    /// Sends a request now; `askedAt`: when its visitor sent it (its timeout runs from then).
+    private func transmit(_ order: VisitorEngine.RequestOrder, askedAt: RunInstant) {
+        guard let visitor = engine.visitor(inSlot: order.slot) else { return }
+        let (owner, oneUse) = routes.owner(
+            visitor: visitor.index, group: visitor.groupIndex, kind: order.kind,
+            platform: engine.platform(ofSlot: order.slot))
+        var exchange = LiveExchange(
+            slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse)
+        let now = clock.now
+        exchange.connectTimeout = order.timeout.firstDeadline(sentAt: askedAt) - now
+        // A turn that came after the request's deadline: the engine's deadline ends it.
+        if askedAt < now, (exchange.connectTimeout ?? .zero) <= .zero { return }
+        if pacer != nil { engine.countSent(order, at: now) }
+        pool.send(exchange)
     }
 
     // MARK: - The end
@@ -271,7 +297,10 @@ final class LoopDriver: LiveExchangeOwner {
     func stop(reason: StopReason, at instant: RunInstant) {
         guard !stopped, finishedPromise != nil else { return }
         do {
-            try engine.stop(at: instant, reason: reason, dueArrivals: true) { try rows.append($0) }
+            try engine.stop(at: instant, reason: reason, dueArrivals: true) { [guardrails] in
+                guardrails?.record($0)
+                try rows.append($0)
+            }
         } catch {
             fail(error)
             return

@@ -31,6 +31,9 @@ package struct WallClockRunner: Sendable {
     /// that wait shows in `enqueue_ms` (docs/benchmarks.md).
     package static let connectionPoolLimit = 1024
 
+    /// How long after a second is over its guardrail windows are judged (wall clock).
+    static let guardrailGrace: Duration = .milliseconds(250)
+
     /// Runs to the end (or the stop signal) and writes the reports. Throws `RunAbort` when the
     /// run cannot start; reports are written whenever a visitor could have arrived.
     package func execute() async throws -> RunReport {
@@ -90,10 +93,11 @@ package struct WallClockRunner: Sendable {
             recorder: recorder, run: run, tokenJudge: judge, capacity: 16 * loops.count, progress: progress)
         let cpuAtStart = ProcessCPUTime.now()
         let roomSampler = room.map { RoomSampler(room: $0, clock: clock) }
+        let guardrails = SharedGuardrailMonitor(thresholds: scenario.thresholds, groupNames: run.groupNames)
         let outcomes: [LoopDriver.Outcome]
         do {
             outcomes = try await runDrivers(
-                on: loops, endpoints: endpoints, routes: routes, writer: writer, clock: clock)
+                on: loops, endpoints: endpoints, routes: routes, writer: writer, clock: clock, guardrails: guardrails)
         } catch {
             roomSampler?.stop()
             writer.abandon()
@@ -114,6 +118,17 @@ package struct WallClockRunner: Sendable {
         recorder.recordGeneratorLag(health.maxLoopLagPerSecond)
         var end = clock.now
         if let duration = scenario.run.duration, stopSignal.reason == .runEnded { end = min(end, .origin + duration) }
+        if let stoppedAt = stopSignal.stoppedAt, stopSignal.reason == .guardrail {
+            end = min(end, clock.instant(of: stoppedAt))
+        }
+        var guardrailResults = guardrails?.results
+        if let guardrails, stopSignal.reason == nil || stopSignal.reason == .runEnded {
+            // The run's own end: the last windows are judged on every row.
+            _ = guardrails.finish(at: end)
+            guardrailResults = guardrails.results
+        } else if let guardrails, stopSignal.reason == .guardrail {
+            guardrailResults?.trip = guardrails.trip(stoppedAt: end)
+        }
         var generator = health.report(
             loops: loops.count, cpuSeconds: cpuSeconds, visitors: recorder.recordedCount,
             requests: outcomes.reduce(0) { $0 + $1.requestsPerSecond.total })
@@ -123,7 +138,7 @@ package struct WallClockRunner: Sendable {
             RunEnding(
                 end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
                 terminated: stopSignal.wasTerminated,
-                generator: generator, startLag: startLag))
+                generator: generator, startLag: startLag, guardrails: guardrailResults))
     }
 
     /// The run's clock and its wall-clock start: now, or the common start when there is one
@@ -139,7 +154,8 @@ package struct WallClockRunner: Sendable {
     /// Starts one driver per loop and waits for all of them. The stop signal (SIGINT, or
     /// `run.duration`) stops every driver at the same instant.
     private func runDrivers(
-        on loops: [any EventLoop], endpoints: [LiveEndpoint], routes: LiveRoutes, writer: RowWriter, clock: WallClock
+        on loops: [any EventLoop], endpoints: [LiveEndpoint], routes: LiveRoutes, writer: RowWriter, clock: WallClock,
+        guardrails: SharedGuardrailMonitor?
     ) async throws -> [LoopDriver.Outcome] {
         let plan = try run.makePlan()
         let quotas = Self.split(run.scenario.run.concurrency, into: loops.count)
@@ -150,6 +166,9 @@ package struct WallClockRunner: Sendable {
             try SocketAddress(ipAddress: $0, port: 0)
         }
         let stopLine = LiveStopLine()
+        let pacer = run.scenario.run.maxRequestRate.map {
+            SharedRequestPacer(RequestPacer(perSecond: $0, shares: run.options.shard.count))
+        }
         let deadline = run.scenario.run.duration.map { RunInstant.origin + $0 }
         /// Where the run stops on its own clock: when it was told to (not when this code got to
         /// it), and never after `run.duration`.
@@ -171,7 +190,7 @@ package struct WallClockRunner: Sendable {
                     loop: loop, part: index, of: loops.count, run: run, plan: plan, quota: quotas[index],
                     endpoints: endpoints, routes: routes, sourceAddresses: sourceAddresses,
                     connectionLimit: connectionLimits[index], rows: rows, clock: clock, progress: progress,
-                    stopLine: stopLine)
+                    stopLine: stopLine, guardrails: guardrails, pacer: pacer)
                 return (NIOLoopBound(driver, eventLoop: loop), driver.start(warmConnections: warm[index]))
             }.get()
             drivers.append(started.0)
@@ -183,6 +202,22 @@ package struct WallClockRunner: Sendable {
             }
         }
         defer { deadlineTask?.cancel() }
+        let guardrailTask = guardrails.map { guardrails in
+            // Each second is judged a quarter of a second after it is over: the loops hand their
+            // rows over as they finish visitors, and a row a little late still counts in its second.
+            loops[0].scheduleRepeatedTask(
+                initialDelay: .nanoseconds(
+                    max(0, (RunInstant.origin + Self.guardrailGrace - clock.now).wholeNanoseconds)),
+                delay: .seconds(1)
+            ) { [stopSignal] task in
+                guard stopSignal.reason == nil else {
+                    task.cancel()
+                    return
+                }
+                if guardrails.advance(to: clock.now - Self.guardrailGrace) != nil { stopSignal.stop(.guardrail) }
+            }
+        }
+        defer { guardrailTask?.cancel() }
         stopSignal.onStop { [stopSignal, drivers] in
             let reason = stopSignal.reason ?? .interrupted
             let instant = stopInstant()

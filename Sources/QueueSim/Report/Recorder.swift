@@ -190,14 +190,18 @@ package final class Recorder {
         // A shard's share is not the run: `visitors == 45000` fails in every shard, and a shard
         // that exits 1 fails its Kubernetes Job, which stops the other shards mid-run. The
         // thresholds are judged once, by `queuesim merge`, on the whole run's data.
-        let verdicts = run.shard == nil ? measurements.judge(run.thresholds, interrupted: ending.interrupted) : []
+        let verdicts =
+            run.shard == nil
+            ? measurements.judge(run.thresholds, interrupted: ending.interrupted, guardrails: ending.guardrails) : []
         let exitStatus = RunExitStatus.afterRun(
-            interrupted: ending.interrupted, terminated: ending.terminated, verdicts: verdicts)
+            interrupted: ending.interrupted, terminated: ending.terminated,
+            guardrailStopped: ending.guardrails?.trip != nil, verdicts: verdicts)
         var report = RunReport(
             directory: directory, visitorCount: statistics.visitorCount,
             outcomeCounts: measurements.outcomeCounts, requestCount: timeline.requestCount,
             verdicts: verdicts, exitStatus: exitStatus, measurements: measurements, generator: ending.generator)
         report.shard = run.shard?.shard
+        report.guardrailTrip = ending.guardrails?.trip
         report.platformOutcomes = platformOutcomes
         let afterPass = timeline.afterPassFigures
         report.behaviour.afterPassRequests = afterPass.total

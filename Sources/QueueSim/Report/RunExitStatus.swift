@@ -8,9 +8,11 @@ package enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
     case invalidInput = 2
     /// The run could not start or was aborted (port in use, target unreachable before any visitor).
     case aborted = 3
+    /// A guardrail (a windowed threshold with `abortOnFail: true`) failed and stopped the run:
+    /// reports written, in-flight visitors `interrupted`.
+    case guardrailStopped = 4
     /// `queuesim merge --allow-partial` merged without some shards: reports written, but the run
     /// is not whole, so it is never a pass, whatever the thresholds measured on what is there.
-    /// (4 is the contract's code for a run stopped by a guardrail, which comes later.)
     case partial = 5
     /// Interrupted by SIGINT; reports were written with `interrupted` rows.
     case interrupted = 130
@@ -19,9 +21,12 @@ package enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
 
     /// The status of a run that produced reports. An interruption wins over threshold
     /// verdicts: thresholds measured on a cut-short run say little, and shells expect 130.
+    /// A guardrail's stop wins over both: it came first (a stopped run hears no signal), and it
+    /// is the reason the run is short.
     package static func afterRun(
-        interrupted: Bool, terminated: Bool = false, verdicts: [ThresholdVerdict]
+        interrupted: Bool, terminated: Bool = false, guardrailStopped: Bool = false, verdicts: [ThresholdVerdict]
     ) -> RunExitStatus {
+        if guardrailStopped { return .guardrailStopped }
         if interrupted { return terminated ? .terminated : .interrupted }
         return verdicts.allSatisfy(\.passed) ? .success : .thresholdFailed
     }
@@ -41,6 +46,7 @@ package enum RunExitStatus: Int32, Sendable, Equatable, CaseIterable {
         case .invalidInput: "the scenario or the command line is invalid"
         case .aborted: "the run could not start or was aborted"
         case .partial: "merged without some shards: the run is not whole (reports written)"
+        case .guardrailStopped: "a guardrail stopped the run (reports written, in-flight visitors interrupted)"
         case .interrupted: "interrupted (reports written, in-flight visitors interrupted)"
         case .terminated: "stopped by SIGTERM (reports written, in-flight visitors interrupted)"
         }

@@ -35,6 +35,8 @@ package struct RunDescription: Sendable, Equatable {
     package var configuration: RunConfiguration?
     /// The scenario's `compare:` rules as written (`wait.p95: +10%`), for `queuesim compare`.
     package var compareRules: [String] = []
+    /// `run.maxRequestRate`, per second: the cap on what the generator sent.
+    package var maxRequestRate: Double?
 
     package init(
         scenarioName: String, scenarioPath: String, scenarioSHA256: String, seed: UInt64,
@@ -61,6 +63,7 @@ package struct RunDescription: Sendable, Equatable {
             groupNames: scenario.groups.map(\.name), thresholds: scenario.thresholds, runId: runId,
             endpoint: scenario.target.endpointDescription, timelineMarks: TimelineMark.marks(of: scenario))
         compareRules = scenario.compareRules.map(\.source)
+        maxRequestRate = scenario.run.maxRequestRate
         waitCap = .wait(maxWait: scenario.client.maxWait, runDuration: scenario.run.duration)
     }
 }
@@ -84,11 +87,16 @@ package struct RunEnding: Sendable, Equatable {
     /// With a common start (`--start-at`, `run.startAt`): how late this process was ready for
     /// it (zero when it waited for it).
     package var startLag: Duration?
+    /// The windowed thresholds' verdicts and the guardrail that stopped the run, if any; nil
+    /// when the scenario has no windowed threshold (or a merged or recovered report).
+    package var guardrails: GuardrailResults? = nil
 
     package init(
         end: RunInstant, startedAt: Date, endedAt: Date, interrupted: Bool = false, terminated: Bool = false,
-        generator: GeneratorReport? = nil, incomplete: String? = nil, startLag: Duration? = nil
+        generator: GeneratorReport? = nil, incomplete: String? = nil, startLag: Duration? = nil,
+        guardrails: GuardrailResults? = nil
     ) {
+        self.guardrails = guardrails
         self.startLag = startLag
         self.incomplete = incomplete
         self.terminated = terminated
@@ -112,6 +120,9 @@ struct RunManifest: Encodable {
         var cappedBy: String? = nil
         /// Why the threshold was not judged (`interrupted`); `passed` is then false.
         var notJudged: String? = nil
+        /// A windowed threshold's window (`over 30s`) and what its windows came to; absent for
+        /// a threshold on the whole run.
+        var window: WindowEntry? = nil
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -121,10 +132,11 @@ struct RunManifest: Encodable {
             try container.encode(passed, forKey: .passed)
             try container.encodeIfPresent(cappedBy, forKey: .cappedBy)
             try container.encodeIfPresent(notJudged, forKey: .notJudged)
+            try container.encodeIfPresent(window, forKey: .window)
         }
 
         enum CodingKeys: String, CodingKey {
-            case threshold, measured, passed
+            case threshold, measured, passed, window
             case cappedBy = "capped_by"
             case notJudged = "not_judged"
         }
@@ -182,6 +194,11 @@ struct RunManifest: Encodable {
     /// `after_pass`, `abandoned_share`, `comebacks` (issue 30; zeros without behaviours; nil
     /// in merged and recovered reports, which do not rebuild them).
     var behaviour: BehaviourFigures?
+    /// Present when the scenario has a windowed threshold: the guardrail that stopped the run,
+    /// or null when none did.
+    var guardrailStop: GuardrailStopEntry??
+    /// `run.maxRequestRate` per second, when set.
+    var maxRequestRate: Double?
 
     struct ShardEntry: Codable, Equatable {
         var index: Int
@@ -251,6 +268,8 @@ struct RunManifest: Encodable {
         case afterPass = "after_pass"
         case abandonedShare = "abandoned_share"
         case comebacks
+        case guardrailStop = "guardrail_stop"
+        case maxRequestRate = "max_request_rate_per_second"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -295,6 +314,8 @@ struct RunManifest: Encodable {
             try container.encode(behaviour.abandonedShare, forKey: .abandonedShare)
             try container.encode(behaviour.comebacks, forKey: .comebacks)
         }
+        if let guardrailStop { try container.encode(guardrailStop, forKey: .guardrailStop) }
+        try container.encodeIfPresent(maxRequestRate, forKey: .maxRequestRate)
     }
 
     init(
@@ -330,8 +351,17 @@ struct RunManifest: Encodable {
         thresholds = verdicts.map {
             ThresholdEntry(
                 threshold: $0.threshold.source, measured: $0.measured, passed: $0.passed,
-                cappedBy: $0.capped?.source, notJudged: $0.notJudged)
+                cappedBy: $0.capped?.source, notJudged: $0.notJudged,
+                window: $0.threshold.window.map { [windows = $0.windows] in WindowEntry($0, windows) })
         }
+        if description.thresholds.contains(where: { $0.window != nil }) {
+            guardrailStop = .some(
+                ending.guardrails?.trip.map {
+                    GuardrailStopEntry(
+                        threshold: $0.threshold, window: JudgedWindowEntry($0.window), atMs: $0.at.milliseconds)
+                })
+        }
+        maxRequestRate = description.maxRequestRate
         exitCode = exitStatus.rawValue
         interrupted = ending.interrupted
         generator = ending.generator

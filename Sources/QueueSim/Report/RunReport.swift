@@ -33,6 +33,8 @@ package struct RunReport: Sendable {
     package var behaviour = BehaviourFigures()
     /// How long the queue got and how long it lasted (a sweep's columns).
     package var queue = QueueFigures()
+    /// The guardrail that stopped the run, and when (exit 4).
+    package var guardrailTrip: GuardrailTrip? = nil
 
     /// The plain-text threshold table for the end-of-run screen (empty without thresholds).
     package var thresholdTable: String { ThresholdTable.render(verdicts) }

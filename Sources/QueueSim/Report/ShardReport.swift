@@ -60,6 +60,8 @@ struct ShardReport: Codable, Equatable {
     /// `[second, calls]` of the after-pass calls (`afterPass`) for every second with one;
     /// absent when no group makes them (and in files from before).
     var afterPassRequestsPerSecond: [[Int]]?
+    /// The guardrail that stopped this shard (issue 31; absent: none did, or an older file).
+    var guardrailStop: ShardGuardrailStop?
 
     enum CodingKeys: String, CodingKey {
         case format, scenario, seed, clock, endpoint, thresholds, generator, histograms, interrupted, terminated
@@ -82,6 +84,7 @@ struct ShardReport: Codable, Equatable {
         case configuration, answers
         case compareRules = "compare_rules"
         case afterPassRequestsPerSecond = "after_pass_requests_per_second"
+        case guardrailStop = "guardrail_stop"
     }
 
     static let metrics: [(name: String, timing: Threshold.Timing)] = [
@@ -127,6 +130,7 @@ struct ShardReport: Codable, Equatable {
         self.requestsPerSecond = requestsPerSecond
         configuration = description.configuration
         compareRules = description.compareRules.isEmpty ? nil : description.compareRules
+        guardrailStop = ending.guardrails?.trip.map(ShardGuardrailStop.init)
         self.answers = answers
         self.afterPassRequestsPerSecond = afterPassRequestsPerSecond
     }
@@ -165,5 +169,37 @@ struct ShardReport: Codable, Equatable {
             }
         }
         return order.map { cells[$0]! }
+    }
+}
+
+/// A shard's guardrail stop in `shard.json`: `queuesim merge` stops the merged run's verdict
+/// there too (exit 4), at the earliest shard's stop.
+struct ShardGuardrailStop: Codable, Equatable {
+    var threshold: String
+    var fromSeconds: Int
+    var toSeconds: Int
+    var measured: Double
+    var atMs: Int64
+
+    init(_ trip: GuardrailTrip) {
+        threshold = trip.threshold
+        fromSeconds = trip.window.from
+        toSeconds = trip.window.to
+        measured = trip.window.measured
+        atMs = trip.at.milliseconds
+    }
+
+    var trip: GuardrailTrip {
+        GuardrailTrip(
+            thresholdIndex: -1, threshold: threshold,
+            window: JudgedWindow(from: fromSeconds, to: toSeconds, measured: measured),
+            at: .origin + .milliseconds(atMs))
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case threshold, measured
+        case fromSeconds = "from_s"
+        case toSeconds = "to_s"
+        case atMs = "at_ms"
     }
 }

@@ -32,10 +32,24 @@ package enum ThresholdTable {
     /// The measured value as people should read it: `17m 2s`, `no data`, or for a value at its
     /// cap `≥ 30m 0s (capped by client.maxWait)`.
     package static func measuredText(_ verdict: ThresholdVerdict) -> String {
-        guard let measured = verdict.measured else { return "no data" }
         let metric = verdict.threshold.metric
+        if let windows = verdict.windows {
+            return windowedText(windows, metric: metric, window: verdict.threshold.window)
+        }
+        guard let measured = verdict.measured else { return "no data" }
         if let cap = verdict.capped { return cap.describe { format($0, as: metric) } }
         return format(measured, as: metric)
+    }
+
+    /// A windowed threshold's figure: `6.2% in 60s..90s (3 windows failed)`, `worst 1.5% in
+    /// 30s..60s`, or `no window had 20 visitors`.
+    static func windowedText(_ windows: WindowedVerdict, metric: Threshold.Metric, window: ThresholdWindow?) -> String {
+        if let failure = windows.firstFailure {
+            let more = windows.failedWindows > 1 ? " (\(windows.failedWindows) windows failed)" : ""
+            return "\(format(failure.measured, as: metric)) in \(failure.text)\(more)"
+        }
+        if let worst = windows.worst { return "worst \(format(worst.measured, as: metric)) in \(worst.text)" }
+        return "no window had \(window?.minVisitors ?? ThresholdWindow.defaultMinVisitors) visitors"
     }
 
     /// One verdict on one line: `wait.p95 < 10m: ≥ 30m 0s (capped by client.maxWait) FAIL`.
@@ -46,6 +60,7 @@ package enum ThresholdTable {
     /// The metric with its group, if it has one: `partner: wait.p95`.
     package static func displayName(_ threshold: Threshold) -> String {
         (threshold.group.map { "\($0): " } ?? "") + metricName(threshold.metric)
+            + (threshold.window.map { " \($0.text)" + ($0.abortOnFail ? " (abortOnFail)" : "") } ?? "")
     }
 
     /// The metric as a scenario writes it: `passed`, `passed.count`, `visitors`, `wait.p95`.

@@ -16,6 +16,9 @@ package struct ThresholdVerdict: Sendable, Equatable {
     /// Why the threshold was not judged (`interrupted`): the run was cut short, so its
     /// figures describe part of a run. Such a verdict is neither a pass nor a failure.
     package var notJudged: String? = nil
+    /// A windowed threshold's windows: how many were judged and failed, the first failure and
+    /// the worst window. Nil for a threshold on the whole run.
+    package var windows: WindowedVerdict? = nil
 
     package init(threshold: Threshold, measured: Double?, passed: Bool) {
         self.threshold = threshold
@@ -164,11 +167,40 @@ package struct RunMeasurements: Sendable {
 
     /// An interrupted run's thresholds are measured but not judged: the figures of part of a
     /// run say little about the whole, and the exit code is the signal's (130, 143) anyway.
-    package func judge(_ thresholds: [Threshold], interrupted: Bool = false) -> [ThresholdVerdict] {
-        thresholds.map { threshold in
-            var verdict = judge(threshold)
+    ///
+    /// Windowed thresholds take their verdicts from `guardrails` (judged while the run went):
+    /// failed when any window failed, `measured` the first failed window's value or else the
+    /// worst window's; a threshold none of whose windows had enough visitors passes with no
+    /// value. When a guardrail stopped the run, the whole-run thresholds are not judged.
+    package func judge(
+        _ thresholds: [Threshold], interrupted: Bool = false, guardrails: GuardrailResults? = nil
+    ) -> [ThresholdVerdict] {
+        thresholds.enumerated().map { index, threshold in
+            var verdict: ThresholdVerdict
+            if threshold.window != nil {
+                verdict = Self.windowed(threshold, guardrails?.verdicts[index])
+                // Cut short before any of its windows was judged: neither a pass nor a failure.
+                if guardrails?.trip != nil, verdict.windows?.judgedWindows == 0 {
+                    verdict.notJudged = "stopped by a guardrail"
+                }
+            } else {
+                verdict = judge(threshold)
+                if guardrails?.trip != nil { verdict.notJudged = "stopped by a guardrail" }
+            }
             if interrupted { verdict.notJudged = "interrupted" }
             return verdict
         }
+    }
+
+    static func windowed(_ threshold: Threshold, _ windows: WindowedVerdict?) -> ThresholdVerdict {
+        guard let windows else {
+            var verdict = ThresholdVerdict(threshold: threshold, measured: nil, passed: false)
+            verdict.notJudged = "windows are judged only while the run goes"
+            return verdict
+        }
+        var verdict = ThresholdVerdict(
+            threshold: threshold, measured: (windows.firstFailure ?? windows.worst)?.measured, passed: windows.passed)
+        verdict.windows = windows
+        return verdict
     }
 }

@@ -92,6 +92,9 @@ package struct RunSettings: Sendable, Equatable {
     /// `run.startAt`: a wall-clock run waits for this instant and makes it its second 0, so
     /// the shards of a sharded run line up (`--start-at` overrides it).
     package var startAt: Date?
+    /// `run.maxRequestRate`, per second: the most requests the generator sends, in all, whatever
+    /// the plan asks (a token bucket, `RequestPacer`). Nil: no cap.
+    package var maxRequestRate: Double?
 
     package init(concurrency: Int = 10_000, duration: Duration? = nil, startAt: Date? = nil) {
         self.concurrency = concurrency

@@ -20,6 +20,8 @@ package enum ScenarioLimits {
     /// `arrivals.scale`: far past any crowd a plan could hold, low enough that no count overflows.
     package static let largestArrivalScale = 1_000_000.0
     package static let mostVisitorsText = "100000000"
+    /// A windowed threshold's `minVisitors`.
+    package static let mostVisitorsInAWindow = 1_000_000
 
     /// `client.maxRestarts` and `run.concurrency`.
     package static let mostRestarts = 1000

@@ -223,9 +223,10 @@ struct RawRun: Decodable, Sendable {
     var concurrency: Positioned<Int>?
     var duration: YamlNode?
     var startAt: Positioned<String>?
+    var maxRequestRate: YamlNode?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case concurrency, duration, startAt
+        case concurrency, duration, startAt, maxRequestRate
     }
 }
 

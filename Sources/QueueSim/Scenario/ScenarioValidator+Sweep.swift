@@ -156,7 +156,7 @@ extension ScenarioValidator {
                 at: node.mark)
             return []
         }
-        return thresholds(items, groupNames: groupNames)
+        return thresholds(items, groupNames: groupNames, allowsWindows: false)
     }
 
     /// `waitingRoom.outflow`, `visitors.app.patience.mean`: dot-separated names, no spaces.

@@ -13,6 +13,8 @@ struct ScenarioValidator {
     var warnings: [YamlError] = []
     /// Where each CSV feeder's `csv:` is written, by resolved path (the first mention).
     var feederMarks: [String: YamlMark] = [:]
+    /// The embedded room's event start, for `after: eventStart` (nil against a real endpoint).
+    var guardrailEventStart: Duration?
 
     init(root: YamlNode, scenarioDirectory: String, defaultName: String) {
         self.root = root
@@ -81,6 +83,7 @@ struct ScenarioValidator {
         if let room = waitingRoom, let outflow = raw.waitingRoom?.value.outflow {
             checkOutflowReleasesSomeone(room.outflowPerSecond, at: outflow)
         }
+        guardrailEventStart = isEmbedded ? (waitingRoom?.eventStart ?? .zero) : nil
         let thresholds = thresholds(raw.thresholds, groupNames: groups?.map(\.name))
         let compareRules = compareRules(raw.compare)
         let sweep = sweepSettings(raw.sweep, groupNames: groups?.map(\.name))
@@ -197,6 +200,9 @@ struct ScenarioValidator {
             settings.concurrency = min(max(1, concurrency.value), ScenarioLimits.mostConcurrency)
         }
         settings.duration = optionalDuration(raw.duration, key: "run.duration", allowZero: false)
+        if let node = raw.maxRequestRate, !node.isNull {
+            settings.maxRequestRate = rate(node, key: "run.maxRequestRate")
+        }
         if let startAt = raw.startAt {
             if let date = StartInstant.parse(startAt.value) {
                 settings.startAt = date
@@ -222,12 +228,25 @@ struct ScenarioValidator {
         return thresholds(raw.elements, groupNames: groupNames)
     }
 
-    /// The lines of a threshold list (`thresholds:`, and `sweep.goals:` in the same grammar).
-    mutating func thresholds(_ nodes: [YamlNode], groupNames: [String]?) -> [Threshold] {
+    /// The lines of a threshold list (`thresholds:`, and `sweep.goals:` in the same grammar;
+    /// only `thresholds:` takes windowed thresholds).
+    mutating func thresholds(_ nodes: [YamlNode], groupNames: [String]?, allowsWindows: Bool = true) -> [Threshold] {
         var thresholds: [Threshold] = []
         for node in nodes {
             var lineNode = node
             var group: (name: String, mark: YamlMark)?
+            if case .mapping(let pairs) = node.content, Self.isWindowed(pairs, groupNames: groupNames) {
+                guard allowsWindows else {
+                    fail(
+                        "a goal is one line such as `wait.p95 < 10m`; windows (`over`, `during`, `after`) are for `thresholds:`",
+                        at: node.mark)
+                    continue
+                }
+                if let threshold = windowedThreshold(node, pairs: pairs, groupNames: groupNames) {
+                    thresholds.append(threshold)
+                }
+                continue
+            }
             if case .mapping(let pairs) = node.content, pairs.count == 1, let name = pairs[0].key.scalarText {
                 if let groupNames, !groupNames.contains(name) {
                     fail(
@@ -238,32 +257,43 @@ struct ScenarioValidator {
                 group = (name, pairs[0].key.mark)
                 lineNode = pairs[0].value
             }
-            guard case .scalar(let text, let style) = lineNode.content, !lineNode.isNull else {
-                fail(
-                    "a threshold is one line such as `passed >= 99%` or `wait.p95 < 5m` (for one group: `- partner: wait.p95 < 5m`), found \(node.kindDescription)",
-                    at: node.mark)
-                continue
-            }
-            switch ThresholdParser.parse(group.map { "\($0.name): \(text)" } ?? text) {
-            case .success(let threshold):
-                if let name = threshold.group, let groupNames, !groupNames.contains(name) {
-                    fail(
-                        "this threshold names the group `\(name)`, but it is not one of the scenario's groups\(Self.groupHint(name, among: groupNames))",
-                        at: group?.mark ?? lineNode.mark)
-                    continue
-                }
+            if let threshold = thresholdLine(lineNode, group: group, groupNames: groupNames, listItem: node) {
                 thresholds.append(threshold)
-            case .failure(let problem):
-                // On a one-line plain scalar the offset points at the offending word.
-                var mark = lineNode.mark
-                let offset = problem.offset - (group.map { $0.name.count + 2 } ?? 0)
-                if offset >= 0 {
-                    if style == .plain, !text.contains("\n") { mark.column += offset }
-                    if style == .singleQuoted || style == .doubleQuoted { mark.column += offset + 1 }
-                }
-                fail(problem.message, at: mark)
             }
         }
         return thresholds
+    }
+
+    /// One threshold line (`passed >= 99%`), for `group` if given; nil after reporting its
+    /// problem, at the offending word of a one-line scalar.
+    mutating func thresholdLine(
+        _ lineNode: YamlNode, group: (name: String, mark: YamlMark)?, groupNames: [String]?, listItem: YamlNode? = nil
+    ) -> Threshold? {
+        guard case .scalar(let text, let style) = lineNode.content, !lineNode.isNull else {
+            fail(
+                "a threshold is one line such as `passed >= 99%` or `wait.p95 < 5m` (for one group: `- partner: wait.p95 < 5m`), found \((listItem ?? lineNode).kindDescription)",
+                at: (listItem ?? lineNode).mark)
+            return nil
+        }
+        switch ThresholdParser.parse(group.map { "\($0.name): \(text)" } ?? text) {
+        case .success(let threshold):
+            if let name = threshold.group, let groupNames, !groupNames.contains(name) {
+                fail(
+                    "this threshold names the group `\(name)`, but it is not one of the scenario's groups\(Self.groupHint(name, among: groupNames))",
+                    at: group?.mark ?? lineNode.mark)
+                return nil
+            }
+            return threshold
+        case .failure(let problem):
+            // On a one-line plain scalar the offset points at the offending word.
+            var mark = lineNode.mark
+            let offset = problem.offset - (group.map { $0.name.count + 2 } ?? 0)
+            if offset >= 0 {
+                if style == .plain, !text.contains("\n") { mark.column += offset }
+                if style == .singleQuoted || style == .doubleQuoted { mark.column += offset + 1 }
+            }
+            fail(problem.message, at: mark)
+            return nil
+        }
     }
 }

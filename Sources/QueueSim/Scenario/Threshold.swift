@@ -67,12 +67,22 @@ package struct Threshold: Sendable, Equatable {
     package var source: String
     /// A visitor group's name: the threshold measures that group's visitors only. Nil: all.
     package var group: String?
+    /// Nil for a threshold on the whole run; set for one judged over windows of it (a
+    /// guardrail, `- { threshold: "unavailable < 5%", over: 30s, abortOnFail: true }`).
+    package var window: ThresholdWindow? = nil
 
-    package init(metric: Metric, comparator: Comparator, limit: Double, source: String, group: String? = nil) {
+    package init(
+        metric: Metric, comparator: Comparator, limit: Double, source: String, group: String? = nil,
+        window: ThresholdWindow? = nil
+    ) {
         self.metric = metric
         self.comparator = comparator
         self.limit = limit
         self.source = source
         self.group = group
+        self.window = window
     }
+
+    /// Whether a run that fails it stops at once (exit 4).
+    package var isGuardrail: Bool { window?.abortOnFail == true }
 }

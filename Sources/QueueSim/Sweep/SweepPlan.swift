@@ -98,7 +98,7 @@ package struct SweepPlan: Sendable {
         axes = settings.axes
         seeds = (0..<UInt64(seedCount)).map { base.seed &+ $0 }
         goals = settings.goals
-        thresholds = base.thresholds
+        thresholds = base.thresholds.filter { $0.window == nil }
         objective = settings.objective
         metrics = SweepMetric.columns(goals: goals, thresholds: thresholds)
 
@@ -148,7 +148,8 @@ package struct SweepPlan: Sendable {
         self.axes = axes
         self.seeds = seeds
         self.goals = goals
-        thresholds = scenario.thresholds
+        // Windowed thresholds judge a run as it goes; a sweep's columns measure whole runs.
+        thresholds = scenario.thresholds.filter { $0.window == nil }
         self.objective = objective
         metrics = SweepMetric.columns(goals: goals, thresholds: thresholds)
         points = Self.grid(axes.map(\.values.count)).enumerated().map { index, choice in

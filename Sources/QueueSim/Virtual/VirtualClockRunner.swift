@@ -64,6 +64,8 @@ package struct VirtualClockRunner: Sendable {
             run: run, room: room, recorder: recorder, tokenJudge: judge, progress: progress, stopSignal: stopSignal)
         if !pollShortcut { driver.pollShortcut = nil }
         if keepsFiguresOnly { driver.engine.sent.keepsAnswers = false }
+        // A sweep's points measure whole runs (docs/sweep.md): no guardrail stops one.
+        if keepsFiguresOnly { driver.guardrails = nil }
         do {
             try driver.run(until: run.scenario.run.duration.map { RunInstant.origin + $0 })
         } catch {
@@ -71,10 +73,11 @@ package struct VirtualClockRunner: Sendable {
             throw error
         }
         try driver.finishRowWriter(into: recorder)
-        let report = try recorder.finish(
-            RunEnding(
-                end: driver.now, startedAt: startedAt, endedAt: Date(),
-                interrupted: stopSignal.wasInterrupted, terminated: stopSignal.wasTerminated))
+        var ending = RunEnding(
+            end: driver.now, startedAt: startedAt, endedAt: Date(),
+            interrupted: stopSignal.wasInterrupted, terminated: stopSignal.wasTerminated)
+        ending.guardrails = driver.guardrails?.results
+        let report = try recorder.finish(ending)
         return (report, driver.skippedPolls)
     }
 }

@@ -1,3 +1,4 @@
+import DequeModule
 import QueueClientCore
 
 /// A virtual run's `VisitorEngine` on simulated time: the calendar's clock is the run's
@@ -20,6 +21,11 @@ struct VirtualDriver {
     /// next second to sample.
     private(set) var roomSeries = RoomSeries()
     private var nextRoomSample = RunInstant.origin + .seconds(1)
+    /// The scenario's windowed thresholds (guardrails), judged second by second; nil without any.
+    var guardrails: GuardrailMonitor?
+    /// `run.maxRequestRate`: requests wait for their turn here, in the order they asked.
+    var pacer: RequestPacer?
+    private var paced: Deque<(leaves: RunInstant, askedAt: RunInstant, order: VisitorEngine.RequestOrder)> = []
 
     init(
         run: PreparedRun, room: WaitingRoomService, recorder: Recorder, tokenJudge: TokenJudge,
@@ -33,6 +39,13 @@ struct VirtualDriver {
             behaviours: VisitorBehaviourBook(scenario: run.scenario))
         rows = RowWriter(recorder: recorder, run: run, tokenJudge: tokenJudge)
         pollShortcut = PollShortcut(room: room, runDeadline: run.scenario.run.duration.map { .origin + $0 })
+        guardrails = GuardrailMonitor(thresholds: run.scenario.thresholds, groupNames: run.groupNames)
+        if let rate = run.scenario.run.maxRequestRate {
+            pacer = RequestPacer(perSecond: rate, shares: run.options.shard.count)
+            engine.countsRequestsWhenSent = true
+            // A forecast poll goes out when the room says, not when its turn comes.
+            pollShortcut = nil
+        }
     }
 
     /// The run's clock: the time of the last event.
@@ -63,26 +76,34 @@ struct VirtualDriver {
         while !engine.isDone {
             let nextEvent = engine.calendar.nextTime
             let nextArrival = engine.nextArrival?.arrival
-            // Arrivals at the same instant as an event go first: they were "scheduled" earlier.
-            let next: RunInstant? =
-                switch (nextEvent, nextArrival) {
-                case (nil, nil): nil
-                case (let event?, nil): event
-                case (nil, let arrival?): arrival
-                case (let event?, let arrival?): min(event, arrival)
-                }
-            guard let next else { break }
-            // Every second that ends before the next event is over: its figures are final.
-            sampleRoom(before: deadline.map { min($0, next) } ?? next)
+            let nextRelease = paced.first?.leaves
+            // Arrivals at the same instant as an event go first: they were "scheduled" earlier;
+            // then requests whose turn has come (`run.maxRequestRate`).
+            guard let next = [nextEvent, nextArrival, nextRelease].compactMap({ $0 }).min() else { break }
+            // Every second before the next event is over: its windows are judged first, so a
+            // guardrail stops the run at the same instant whatever the events' order.
+            let judgedTo = deadline.map { min(next, $0) } ?? next
+            if let trip = guardrails?.advance(to: judgedTo) {
+                engine.advanceClock(to: trip.at)
+                try stop(reason: .guardrail)
+                sampleRoomAtEnd()
+                return
+            }
+            // Every second that ends before the next event is over: the room's figures too.
+            sampleRoom(before: judgedTo)
             if let deadline, next > deadline {
                 engine.advanceClock(to: deadline)
                 try stop(reason: .runEnded)
+                _ = guardrails?.finish(at: deadline)
                 sampleRoomAtEnd()
                 return
             }
             if nextArrival == next {
                 engine.advanceClock(to: next)
                 try carryOut(engine.startNextArrival(at: next), mayAnswerLoad: true)
+            } else if nextRelease == next, let turn = paced.popFirst() {
+                engine.advanceClock(to: next)
+                transmit(turn.order, askedAt: turn.askedAt)
             } else if let (time, event) = engine.nextEvent() {
                 try handle(event, at: time)
             }
@@ -97,6 +118,8 @@ struct VirtualDriver {
                 }
             }
         }
+        let end = now
+        _ = guardrails?.finish(at: end)
         publish()
         sampleRoomAtEnd()
     }
@@ -154,6 +177,7 @@ struct VirtualDriver {
         case .none:
             return
         case .finished(let visitor):
+            guardrails?.record(WindowSample(visitor))
             try rows.record(visitor)
         case .send(let order):
             if mayAnswerLoad, let shortcut = pollShortcut, order.kind == .queuePage,
@@ -182,9 +206,28 @@ struct VirtualDriver {
     /// Hands the request to the room at once; its answer (or the client's timeout) becomes an
     /// event after the modelled delay.
     private mutating func send(_ order: VisitorEngine.RequestOrder) {
+        let now = self.now
+        if let leaves = pacer?.reserve(at: now), leaves > now {
+            paced.append((leaves, now, order))
+            return
+        }
+        transmit(order, askedAt: now)
+    }
+
+    /// Hands the request to the room now. `askedAt`: when the visitor sent it; a request that
+    /// waited for its turn (`run.maxRequestRate`) has waited that long of its timeout.
+    private mutating func transmit(_ order: VisitorEngine.RequestOrder, askedAt: RunInstant) {
         // Answers arrive whole here: the timeout is the longest wait for one.
         let (now, slot) = (self.now, order.slot)
-        let timeout = order.timeout.answerBound(sentAt: now)
+        if pacer != nil { engine.countSent(order, at: now) }
+        let timeoutAt = askedAt + order.timeout.answerBound(sentAt: askedAt)
+        // A request whose turn came after its timeout never leaves (one sent at once always
+        // reaches the room, as it did before the cap existed, even with no time left).
+        guard askedAt == now || timeoutAt > now else {
+            engine.schedule(.failure(slot: slot, .timedOut), at: now)
+            return
+        }
+        let timeout = timeoutAt - now
         switch room.handle(order.request.head, body: order.request.body ?? [], at: now) {
         case .response(let head, let body, let delay):
             if delay >= timeout {
@@ -206,7 +249,12 @@ struct VirtualDriver {
     /// Ends every visitor still in flight (`VisitorEngine.stop`).
     private mutating func stop(reason: StopReason) throws {
         let rows = rows
-        try engine.stop(at: now, reason: reason, dueArrivals: false) { try rows.record($0) }
+        var guardrails = self.guardrails
+        try engine.stop(at: now, reason: reason, dueArrivals: false) {
+            guardrails?.record(WindowSample($0))
+            try rows.record($0)
+        }
+        self.guardrails = guardrails
         publish()
     }
 

@@ -93,7 +93,12 @@ struct ReportThresholdTests {
             RunExitStatus.afterRun(interrupted: false, verdicts: [holds, fails]) == .thresholdFailed)
         #expect(RunExitStatus.afterRun(interrupted: true, verdicts: [fails]) == .interrupted)
         #expect(RunExitStatus.afterRun(interrupted: true, terminated: true, verdicts: [holds]) == .terminated)
-        #expect(RunExitStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 5, 130, 143])
+        #expect(
+            RunExitStatus.afterRun(interrupted: true, guardrailStopped: true, verdicts: [fails]) == .guardrailStopped,
+            "a guardrail's stop came first")
+        #expect(
+            RunExitStatus.afterRun(interrupted: false, guardrailStopped: true, verdicts: [holds]) == .guardrailStopped)
+        #expect(RunExitStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 5, 130, 143])
     }
 
     @Test("the end-of-run table shows metric, limit, measured value and verdict with units")

@@ -65,12 +65,17 @@ package enum ShardMerge {
         let answers = try Self.answers(of: reports, into: &timeline)
         let interrupted = reports.contains(where: \.interrupted)
         let terminated = reports.contains(where: \.terminated)
+        // Windowed thresholds are each shard's own (judged on its visitors as it ran): left out here.
         let thresholds = first.thresholds.compactMap { try? ThresholdParser.parse($0).get() }
-        let verdicts = RunMeasurements(statistics: statistics).judge(thresholds, interrupted: interrupted)
-        var exitStatus = RunExitStatus.afterRun(interrupted: interrupted, terminated: terminated, verdicts: verdicts)
+        // A shard a guardrail stopped stops the merged run's verdict too, at the earliest stop.
+        let trip = reports.compactMap(\.guardrailStop).min { $0.atMs < $1.atMs }?.trip
+        let verdicts = RunMeasurements(statistics: statistics).judge(
+            thresholds, interrupted: interrupted, guardrails: trip.map { GuardrailResults(trip: $0) })
+        var exitStatus = RunExitStatus.afterRun(
+            interrupted: interrupted, terminated: terminated, guardrailStopped: trip != nil, verdicts: verdicts)
         // A merge without some shards is never a pass: the thresholds judged part of the run.
-        // An interruption still wins, as it does over threshold verdicts.
-        if !shards.missing.isEmpty, !interrupted { exitStatus = .partial }
+        // An interruption or a guardrail's stop still wins, as they do over threshold verdicts.
+        if !shards.missing.isEmpty, !interrupted, trip == nil { exitStatus = .partial }
         let merged = MergedShardsSummary(
             count: shards.count,
             shards: reports.map {
@@ -140,6 +145,12 @@ package enum ShardMerge {
             })
         manifest.mergedFrom = shards.members.count
         manifest.behaviour = Self.behaviour(timeline: timeline, statistics: statistics, comebacks: comebacks)
+        if let trip {
+            manifest.guardrailStop = .some(
+                RunManifest.GuardrailStopEntry(
+                    threshold: trip.threshold, window: RunManifest.JudgedWindowEntry(trip.window),
+                    atMs: trip.at.milliseconds))
+        }
         manifest.requestsByEndpoint = answers?.table
         manifest.queuePageLatency = queuePageLatency
         try AtomicFileWriter.write(try manifest.json(), to: Recorder.path(directory, Recorder.manifestFile))
@@ -153,6 +164,7 @@ package enum ShardMerge {
         report.startedAt = startedAt
         report.wallSeconds = max(0, endedAt.timeIntervalSince(startedAt))
         report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
+        report.guardrailTrip = trip
         return Result(
             visitors: statistics.visitorCount, plannedVisitors: first.plannedVisitors, verdicts: verdicts,
             exitStatus: exitStatus, missing: shards.missing, shardCount: shards.count, merged: merged, report: report,

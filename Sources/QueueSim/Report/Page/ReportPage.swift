@@ -106,6 +106,7 @@ struct ReportPage {
             case .thresholdFailed: ("FAIL", "fail")
             case .interrupted, .terminated: ("INTERRUPTED", "warn")
             case .partial: ("PARTIAL", "warn")
+            case .guardrailStopped: ("STOPPED BY GUARDRAIL", "fail")
             case .invalidInput, .aborted: ("ABORTED", "fail")
             }
         let failed = verdicts.filter { !$0.passed && $0.notJudged == nil }

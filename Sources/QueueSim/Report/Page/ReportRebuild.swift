@@ -38,11 +38,46 @@ package enum ReportRebuild {
             /// Added in issue 29 (absent in older files): a value at its cap, a verdict not made.
             var cappedBy: String?
             var notJudged: String?
+            /// Added in issue 31: a windowed threshold's window and what its windows came to.
+            var window: WindowView?
 
             enum CodingKeys: String, CodingKey {
-                case threshold, measured, passed
+                case threshold, measured, passed, window
                 case cappedBy = "capped_by"
                 case notJudged = "not_judged"
+            }
+        }
+
+        struct WindowView: Decodable {
+            struct Judged: Decodable {
+                var fromS: Int
+                var toS: Int
+                var measured: Double
+
+                enum CodingKeys: String, CodingKey {
+                    case measured
+                    case fromS = "from_s"
+                    case toS = "to_s"
+                }
+
+                var window: JudgedWindow { JudgedWindow(from: fromS, to: toS, measured: measured) }
+            }
+            var span: String
+            var abortOnFail: Bool
+            var minVisitors: Int
+            var judgedWindows: Int
+            var failedWindows: Int
+            var firstFailedWindow: Judged?
+            var worstWindow: Judged?
+
+            enum CodingKeys: String, CodingKey {
+                case span
+                case abortOnFail = "abort_on_fail"
+                case minVisitors = "min_visitors"
+                case judgedWindows = "judged_windows"
+                case failedWindows = "failed_windows"
+                case firstFailedWindow = "first_failed_window"
+                case worstWindow = "worst_window"
             }
         }
         var scenario: String
@@ -97,8 +132,23 @@ package enum ReportRebuild {
             throw Failure.unreadable(path(Recorder.manifestFile), reason: "it is not a run.json queuesim wrote")
         }
         let verdicts = manifest.thresholds.compactMap { entry -> ThresholdVerdict? in
-            guard let threshold = try? ThresholdParser.parse(entry.threshold).get() else { return nil }
+            // A windowed threshold's source ends with its window (`unavailable < 5% over 30s`).
+            var line = entry.threshold
+            if let window = entry.window, line.hasSuffix(" " + window.span) { line.removeLast(window.span.count + 1) }
+            guard var threshold = try? ThresholdParser.parse(line).get() else { return nil }
             var verdict = ThresholdVerdict(threshold: threshold, measured: entry.measured, passed: entry.passed)
+            if let window = entry.window {
+                threshold.source = entry.threshold
+                threshold.window = ThresholdWindow(
+                    words: window.span, abortOnFail: window.abortOnFail, minVisitors: window.minVisitors)
+                verdict.threshold = threshold
+                var windows = WindowedVerdict()
+                windows.judgedWindows = window.judgedWindows
+                windows.failedWindows = window.failedWindows
+                windows.firstFailure = window.firstFailedWindow?.window
+                windows.worst = window.worstWindow?.window
+                verdict.windows = windows
+            }
             // The run judged it capped at the measured value, the cap's own bucket.
             verdict.capped = entry.cappedBy.flatMap { source in
                 entry.measured.map { MeasurementCap(milliseconds: UInt64(max(0, $0)), source: source) }
