@@ -16,10 +16,6 @@ package enum MetricCatalog {
         /// Seconds, for histograms.
         package var buckets: [Double] = []
 
-        /// The family name in OpenMetrics, where a counter's family has no `_total`.
-        package var openMetricsName: String {
-            kind == .counter && name.hasSuffix("_total") ? String(name.dropLast("_total".count)) : name
-        }
     }
 
     /// The labels on every series, so shards of one run sum correctly and runs stay apart.

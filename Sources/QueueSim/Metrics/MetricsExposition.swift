@@ -35,8 +35,12 @@ package enum MetricsExposition {
                 }
             }
             guard !order.isEmpty else { continue }
-            out += "# TYPE \(family.openMetricsName) \(family.kind.rawValue)\n"
-            out += "# HELP \(family.openMetricsName) \(escapeHelp(family.help))\n"
+            // Counters keep their sample name (`…_total`) as the family's: Prometheus's
+            // OpenMetrics parser (`promtool tsdb create-blocks-from openmetrics`) accepts it, and
+            // `promtool check metrics`, which reads the text format, then finds each counter's
+            // help; with the family named without `_total` it reported every counter as having none.
+            out += "# TYPE \(family.name) \(family.kind.rawValue)\n"
+            out += "# HELP \(family.name) \(escapeHelp(family.help))\n"
             for labels in order {
                 for (seconds, snapshot) in snapshots {
                     guard let series = snapshot.series[family.name]?.first(where: { $0.labels == labels }) else {

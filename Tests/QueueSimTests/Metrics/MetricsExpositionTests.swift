@@ -54,7 +54,7 @@ struct MetricsExpositionTests {
         later.set(MetricCatalog.arrivals, ["partner"], 3)
         let text = MetricsExposition.openMetrics([(1_764_151_200, Self.sample()), (1_764_151_201, later)])
         let lines = text.split(separator: "\n").map(String.init)
-        #expect(lines.first == "# TYPE queuesim_arrivals counter")
+        #expect(lines.first == "# TYPE queuesim_arrivals_total counter")
         #expect(lines[2].hasPrefix("queuesim_arrivals_total{") && lines[2].hasSuffix(#"group="app"} 12 1764151200"#))
         #expect(lines[3].hasSuffix(#"group="app"} 20 1764151201"#))
         #expect(lines[4].hasSuffix(#"group="partner"} 3 1764151201"#))

@@ -47,7 +47,7 @@ struct MetricsFileTests {
         let endpoints = try #require(manifest["requests_by_endpoint"] as? [[String: Any]])
         let enqueueCount = try #require(endpoints.first { $0["endpoint"] as? String == "enqueue" }?["count"] as? Int)
         let text = String(decoding: try VirtualRun.bytes(directory, Recorder.metricsFile), as: UTF8.self)
-        #expect(text.hasPrefix("# TYPE queuesim_arrivals counter\n"))
+        #expect(text.hasPrefix("# TYPE queuesim_arrivals_total counter\n"))
         #expect(text.hasSuffix("# EOF\n"))
         let rows = try VirtualRun.visitors(directory)
         #expect(
@@ -116,5 +116,18 @@ struct MetricsFileTests {
         let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(said)")
+        // And Prometheus's linter reads it as a valid exposition: every family typed and helped.
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
+        check.arguments = ["check", "metrics"]
+        check.standardInput = try FileHandle(
+            forReadingFrom: URL(fileURLWithPath: Recorder.path(directory, Recorder.metricsFile)))
+        let checkPipe = Pipe()
+        check.standardOutput = checkPipe
+        check.standardError = checkPipe
+        try check.run()
+        let checkSaid = String(decoding: checkPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0, "promtool check metrics: \(checkSaid)")
     }
 }

@@ -171,7 +171,7 @@ struct ShardMergeTests {
         #expect(mergedFigures.totals == wholeFigures.totals)
         let text = try readReport(merged, Recorder.metricsFile)
         // Each family once, the file closed as OpenMetrics requires.
-        #expect(text.components(separatedBy: "# TYPE queuesim_visitors counter").count == 2)
+        #expect(text.components(separatedBy: "# TYPE queuesim_visitors_total counter").count == 2)
         #expect(text.hasSuffix("# EOF\n"))
     }
 
