@@ -105,6 +105,11 @@ struct MergeCommand: ParsableCommand {
             lines.append("report: \(outputDirectory)/\(Recorder.pageFile)")
             print(lines.joined(separator: "\n"))
         }
+        if !result.windowedThresholds.isEmpty {
+            StandardError.print(
+                "queuesim merge: not judged here: \(result.windowedThresholds.joined(separator: "; ")) (windowed thresholds are judged by each shard on its own visitors as it runs: see each shard's run.json)"
+            )
+        }
         StandardError.print(ExitLine.text(command: "merge", report: result.report))
         if result.exitStatus != .success { throw ExitCode(result.exitStatus.rawValue) }
     }

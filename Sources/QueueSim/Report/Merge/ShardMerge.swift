@@ -23,6 +23,9 @@ package enum ShardMerge {
         /// The merged run as `run` reports one (for `--junit`).
         package var report: RunReport
         package var description: RunDescription
+        /// The windowed thresholds the merge left out (each shard judged its own windows as it
+        /// ran), by source, so the command says so instead of dropping them unnoticed.
+        package var windowedThresholds: [String] = []
         package var thresholdTable: String { ThresholdTable.render(verdicts) }
     }
 
@@ -168,7 +171,8 @@ package enum ShardMerge {
         return Result(
             visitors: statistics.visitorCount, plannedVisitors: first.plannedVisitors, verdicts: verdicts,
             exitStatus: exitStatus, missing: shards.missing, shardCount: shards.count, merged: merged, report: report,
-            description: description)
+            description: description,
+            windowedThresholds: first.thresholds.filter { (try? ThresholdParser.parse($0).get()) == nil })
     }
 
     /// One shard's `visitors.csv`, its rows checked to be this shard's and in visitor order.
