@@ -124,3 +124,38 @@ package final class PrometheusProcess {
 }
 
 private func streamSocket() -> Int32 { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
+
+/// Prometheus's own tools for the metrics tests, each bounded in time.
+package enum PrometheusTools {
+    /// `promtool check metrics` on `text` (it reads standard input): its exit status and what it said.
+    package static func checkMetrics(_ text: String) -> (status: Int32, said: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
+        process.arguments = ["check", "metrics"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        guard (try? process.run()) != nil else { return (-1, "promtool did not start") }
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try? input.fileHandleForWriting.close()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, said)
+    }
+
+    /// The body curl gets with `arguments` (at most 5 s), "" when it cannot run.
+    package static func curl(_ arguments: [String]) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "--max-time", "5"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        guard (try? process.run()) != nil else { return "" }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+}

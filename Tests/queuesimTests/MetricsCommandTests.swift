@@ -65,37 +65,6 @@ struct MetricsCommandTests {
         return path
     }
 
-    private static func curl(_ url: String) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sf", "--max-time", "2", url]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        guard (try? process.run()) != nil else { return "" }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
-    }
-
-    /// `promtool check metrics` on a scrape (it reads standard input).
-    private static func promtoolCheckMetrics(_ text: String) -> (status: Int32, said: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
-        process.arguments = ["check", "metrics"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        guard (try? process.run()) != nil else { return (-1, "promtool did not start") }
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try? input.fileHandleForWriting.close()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, said)
-    }
-
     private static func byOutcome(_ result: [([String: String], Double)]) -> [String: Double] {
         Dictionary(result.compactMap { labels, value in labels["outcome"].map { ($0, value) } }, uniquingKeysWith: +)
     }
@@ -116,13 +85,13 @@ struct MetricsCommandTests {
         // A scrape of our own while it runs, for Prometheus's own checker.
         var scrape = ""
         for _ in 0..<100 where !scrape.contains("queuesim_visitors_total") {
-            scrape = Self.curl("http://127.0.0.1:\(port)/metrics")
+            scrape = PrometheusTools.curl(["-f", "http://127.0.0.1:\(port)/metrics"])
             try await Task.sleep(for: .milliseconds(100))
         }
         let result = try await running
         #expect(result.status == 0, "\(result.stderr)")
         #expect(scrape.contains("queuesim_in_queue{"))
-        let check = Self.promtoolCheckMetrics(scrape)
+        let check = PrometheusTools.checkMetrics(scrape)
         #expect(check.status == 0, "\(check.said)")
         #expect(result.stderr.contains("queuesim run: metrics at http://127.0.0.1:\(port)/metrics"))
         let expected = try Self.outcomeCounts(out)

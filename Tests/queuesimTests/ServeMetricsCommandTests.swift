@@ -25,14 +25,14 @@ struct ServeMetricsCommandTests {
         defer { server.kill() }
         let port = try server.waitForPort()
         for visitor in 0..<3 {
-            let answer = Self.curl([
+            let answer = PrometheusTools.curl([
                 "-X", "POST", "-H", "Content-Type: application/json",
                 "--data", #"{"userId":"visitor-\#(visitor)","sdkVersion":"iOS-3.5.2"}"#,
                 "http://127.0.0.1:\(port)/api/mobileapp/queue/acme/spring-launch/enqueue",
             ])
             #expect(answer.contains("QueueId"), "\(answer)")
         }
-        let scrape = Self.curl(["http://127.0.0.1:\(metricsPort)/metrics"])
+        let scrape = PrometheusTools.curl(["http://127.0.0.1:\(metricsPort)/metrics"])
         let queueLength = Self.value(scrape, "queuesim_room_queue_length")
         let released = Self.value(scrape, "queuesim_room_released_total")
         // 1/min: the first ticket's turn comes at once, the others wait a minute each.
@@ -47,17 +47,5 @@ struct ServeMetricsCommandTests {
     private static func value(_ scrape: String, _ name: String) -> Double? {
         scrape.split(separator: "\n").first { $0.hasPrefix(name + "{") }
             .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
-    }
-
-    private static func curl(_ arguments: [String]) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", "5"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        guard (try? process.run()) != nil else { return "" }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
     }
 }

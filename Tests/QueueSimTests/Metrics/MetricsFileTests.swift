@@ -1,5 +1,6 @@
 import Foundation
 import QueueClientCore
+import StandInServers
 import Testing
 
 @testable import QueueSim
@@ -117,17 +118,8 @@ struct MetricsFileTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(said)")
         // And Prometheus's linter reads it as a valid exposition: every family typed and helped.
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
-        check.arguments = ["check", "metrics"]
-        check.standardInput = try FileHandle(
-            forReadingFrom: URL(fileURLWithPath: Recorder.path(directory, Recorder.metricsFile)))
-        let checkPipe = Pipe()
-        check.standardOutput = checkPipe
-        check.standardError = checkPipe
-        try check.run()
-        let checkSaid = String(decoding: checkPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        check.waitUntilExit()
-        #expect(check.terminationStatus == 0, "promtool check metrics: \(checkSaid)")
+        let check = PrometheusTools.checkMetrics(
+            try String(contentsOfFile: Recorder.path(directory, Recorder.metricsFile), encoding: .utf8))
+        #expect(check.status == 0, "promtool check metrics: \(check.said)")
     }
 }
