@@ -4,39 +4,56 @@
 /// derives them from `ContinuousClock`; the virtual-clock driver from its event heap. One
 /// vocabulary for both is what makes virtual time and byte-identical reports possible.
 package struct RunInstant: Comparable, Hashable, Sendable, CustomStringConvertible {
-    /// Time elapsed since the run's origin.
-    package var sinceOrigin: Duration
+    /// Whole nanoseconds since the run's origin: the stored form. Eight bytes, not `Duration`'s
+    /// sixteen — a virtual run keeps several instants for each of a million waiting visitors —
+    /// and every instant the engines make is whole nanoseconds already (arrivals, the room's
+    /// schedule, scenario durations, the wall clock's readings).
+    package var wholeNanoseconds: Int64
 
-    package init(sinceOrigin: Duration) {
-        self.sinceOrigin = sinceOrigin
+    package init(wholeNanoseconds: Int64) {
+        self.wholeNanoseconds = wholeNanoseconds
     }
 
-    package static let origin = RunInstant(sinceOrigin: .zero)
+    /// Time elapsed since the run's origin; a duration finer than a nanosecond is truncated.
+    package var sinceOrigin: Duration {
+        get { .nanoseconds(wholeNanoseconds) }
+        set { wholeNanoseconds = newValue.saturatingNanoseconds }
+    }
+
+    package init(sinceOrigin: Duration) {
+        self.wholeNanoseconds = sinceOrigin.saturatingNanoseconds
+    }
+
+    package static let origin = RunInstant(wholeNanoseconds: 0)
 
     package static func < (lhs: RunInstant, rhs: RunInstant) -> Bool {
-        lhs.sinceOrigin < rhs.sinceOrigin
+        lhs.wholeNanoseconds < rhs.wholeNanoseconds
     }
 
     package static func + (lhs: RunInstant, rhs: Duration) -> RunInstant {
-        RunInstant(sinceOrigin: lhs.sinceOrigin + rhs)
+        RunInstant(wholeNanoseconds: saturatingSum(lhs.wholeNanoseconds, rhs.saturatingNanoseconds))
     }
 
     package static func - (lhs: RunInstant, rhs: Duration) -> RunInstant {
-        RunInstant(sinceOrigin: lhs.sinceOrigin - rhs)
+        let nanoseconds = rhs.saturatingNanoseconds
+        return RunInstant(
+            wholeNanoseconds: saturatingSum(lhs.wholeNanoseconds, nanoseconds == .min ? .max : -nanoseconds))
     }
 
     package static func - (lhs: RunInstant, rhs: RunInstant) -> Duration {
-        lhs.sinceOrigin - rhs.sinceOrigin
+        .nanoseconds(lhs.wholeNanoseconds) - .nanoseconds(rhs.wholeNanoseconds)
     }
 
     /// Whole milliseconds since the origin, rounded down (the unit of every report column).
-    package var milliseconds: Int64 { sinceOrigin.wholeMilliseconds }
+    package var milliseconds: Int64 {
+        let (quotient, remainder) = wholeNanoseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        return remainder < 0 ? quotient - 1 : quotient
+    }
 
-    /// Whole nanoseconds since the origin, truncated: the integer unit of the room's schedule.
-    package var wholeNanoseconds: Int64 { sinceOrigin.wholeNanoseconds }
-
-    package init(wholeNanoseconds: Int64) {
-        self.init(sinceOrigin: .nanoseconds(wholeNanoseconds))
+    /// "Never" deadlines (`.seconds(Int64.max)`) stay at the end of time instead of wrapping.
+    private static func saturatingSum(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+        let (sum, overflow) = lhs.addingReportingOverflow(rhs)
+        return overflow ? (rhs > 0 ? .max : .min) : sum
     }
 
     package var description: String { "\(sinceOrigin)" }
@@ -49,6 +66,15 @@ extension Duration {
     package var wholeNanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    /// Whole nanoseconds, rounded toward zero, clamped to `Int64`'s range (a `RunInstant`).
+    package var saturatingNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds > 0 ? .max : .min }
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return sumOverflow ? (seconds > 0 ? .max : .min) : sum
     }
 
     /// Whole milliseconds, rounded toward negative infinity.

@@ -33,8 +33,8 @@ package struct DiscreteEventLoop<Payload> {
     private var nextSlot: Int64 = 0
     private var nextSequence: UInt64 = 0
 
-    /// A slot is 2^60 attoseconds (about 1.15 s): the high bits of the time, no division.
-    private static var slotShift: Int { 60 }
+    /// A slot is 2^30 nanoseconds (about 1.07 s): the high bits of the time, no division.
+    private static var slotShift: Int { 30 }
     private static var bucketCount: Int { 1 << 13 }
     private static var bucketMask: Int64 { Int64(bucketCount - 1) }
 
@@ -112,7 +112,7 @@ package struct DiscreteEventLoop<Payload> {
     }
 
     private static func slot(of time: RunInstant) -> Int64 {
-        Int64(truncatingIfNeeded: time.sinceOrigin.attoseconds >> slotShift)
+        time.wholeNanoseconds >> slotShift
     }
 
     /// With the heap empty: makes the next non-empty slot the heap, if any event is pending.
