@@ -71,7 +71,10 @@ package struct QueuePageNavigator: Sendable {
 
     static let redirectsBeforePause: UInt8 = 20
 
-    package let policy: NavigationPolicy
+    /// Shared by the visitors of a room (`SharedSettings.sharing`): its four strings are the
+    /// same for every one of them.
+    private let policyBox: Boxed<NavigationPolicy>
+    package var policy: NavigationPolicy { policyBox.value }
     /// Shared by every visitor of a group (built once per `VisitorConfiguration` group): a
     /// visitor in the queue carries one reference instead of the settings' 48 bytes.
     final class SharedSettings: Sendable {
@@ -86,6 +89,9 @@ package struct QueuePageNavigator: Sendable {
         /// The last queue URL parsed: the next visitor's has the same host and path, only its
         /// query differs, so those two strings are shared rather than held once per visitor.
         private let lastQueueURL = Mutex<SimpleURL?>(nil)
+        /// The last policy and URL base handed out, handed to the next visitor when equal.
+        private let lastPolicy = Mutex<Boxed<NavigationPolicy>?>(nil)
+        private let lastBase = Mutex<PackedURL.Base?>(nil)
 
         init(_ settings: Settings) {
             self.settings = settings
@@ -98,6 +104,22 @@ package struct QueuePageNavigator: Sendable {
             guard let url = SimpleURL(text, sharingStringsWith: known) else { return nil }
             if known?.host != url.host || known?.path != url.path { lastQueueURL.withLock { $0 = url } }
             return url
+        }
+
+        /// `policy` in a box, the last one handed out when equal.
+        func sharing(_ policy: NavigationPolicy) -> Boxed<NavigationPolicy> {
+            if let known = lastPolicy.withLock({ $0 }), known.value == policy { return known }
+            let box = Boxed(policy)
+            lastPolicy.withLock { $0 = box }
+            return box
+        }
+
+        /// `url` packed, its base the last one handed out when equal.
+        func packing(_ url: SimpleURL) -> PackedURL {
+            if let known = lastBase.withLock({ $0 }), known.matches(url) { return PackedURL(base: known, query: url.query) }
+            let base = PackedURL.Base(url)
+            lastBase.withLock { $0 = base }
+            return PackedURL(base: base, query: url.query)
         }
 
         /// `SimpleURL(text)`, from the cache when it is the last target parsed.
@@ -113,7 +135,12 @@ package struct QueuePageNavigator: Sendable {
 
     private let sharedSettings: SharedSettings
     package var settings: Settings { sharedSettings.settings }
-    package private(set) var currentURL: SimpleURL
+    /// The page loaded or shown, packed: a waiting visitor keeps one.
+    private var packedURL: PackedURL
+    package private(set) var currentURL: SimpleURL {
+        get { packedURL.url }
+        set { packedURL = sharedSettings.packing(newValue) }
+    }
     package private(set) var enteredAt: RunInstant = .origin
     /// Queue page GETs sent.
     package private(set) var polls = 0
@@ -159,19 +186,18 @@ package struct QueuePageNavigator: Sendable {
         else { return nil }
         // A target URL written without a path has the empty path on both SDKs (`Uri.getPath`,
         // `NSURL.path`), which no navigation (always `/` at least) matches.
-        self.policy = NavigationPolicy(
-            queueHost: start.host, queuePathPrefix: queuePathPrefix, targetHost: target.host,
-            targetPath: SimpleURL.hasEmptyPath(targetUrl) ? "" : target.path)
+        self.policyBox = sharedSettings.sharing(
+            NavigationPolicy(
+                queueHost: start.host, queuePathPrefix: queuePathPrefix, targetHost: target.host,
+                targetPath: SimpleURL.hasEmptyPath(targetUrl) ? "" : target.path))
         self.sharedSettings = sharedSettings
         let settings = sharedSettings.settings
         // Boxed: only Android visitors pay for it.
         self.userIdInURLBox = settings.platform.sendsUserIdInURLs ? Boxed(userId ?? "") : nil
-        if let userIdInURLBox {
-            currentURL = Self.androidFirstQueueURL(start, userId: userIdInURLBox.value, inviteCode: inviteCode)
-        } else {
-            currentURL = start
-        }
-        savedURL = settings.retry == .reload ? Boxed(currentURL) : nil
+        let first =
+            userIdInURLBox.map { Self.androidFirstQueueURL(start, userId: $0.value, inviteCode: inviteCode) } ?? start
+        packedURL = sharedSettings.packing(first)
+        savedURL = settings.retry == .reload ? Boxed(first) : nil
         self.cookies = cookies
     }
 
@@ -193,7 +219,7 @@ package struct QueuePageNavigator: Sendable {
         case .loading:
             let status = response.status.code
             lastHTTPStatus = status
-            cookies.store(response.head.headerFields, from: currentURL.host)
+            cookies.store(response.head.headerFields, from: packedURL.base.host)
             if (300..<400).contains(status), let location = response.head.headerFields.value(of: .location),
                 let next = currentURL.resolving(location)
             {
@@ -395,11 +421,12 @@ package struct QueuePageNavigator: Sendable {
     private mutating func load(queueUrlChanged: Bool) -> Action {
         state = .loading
         polls += 1
+        let base = packedURL.base
         let head = HTTPRequest(
-            method: .get, scheme: currentURL.scheme, authority: currentURL.authority, path: currentURL.pathAndQuery,
+            method: .get, scheme: base.scheme, authority: base.authority, path: packedURL.pathAndQuery,
             headerFields: sharedSettings.pageFields.fields)
         let request = OutgoingRequest(
-            pageLoad: head, template: sharedSettings.pageFields, cookie: cookies.header(for: currentURL.host))
+            pageLoad: head, template: sharedSettings.pageFields, cookie: cookies.header(for: base.host))
         return .send(request, queueUrlChanged: queueUrlChanged)
     }
 }

@@ -7,17 +7,41 @@
 /// own fields. Setting `group` builds a new object; equality is by value.
 package struct VisitorConfiguration: Sendable, Hashable {
     private var shared: SharedGroup
-    package var userId: String
-    package var enqueueKey: String?
-    package var enqueueToken: String?
+    /// Packed (`PackedText`): a UUID-shaped id takes no heap block.
+    private var packedUserId: PackedText
+    package var userId: String {
+        get { packedUserId.string }
+        set { packedUserId = PackedText(newValue) }
+    }
+    package var enqueueKey: String? {
+        get { extras?.value.enqueueKey }
+        set { setExtras { $0.enqueueKey = newValue } }
+    }
+    package var enqueueToken: String? {
+        get { extras?.value.enqueueToken }
+        set { setExtras { $0.enqueueToken = newValue } }
+    }
     /// Android's invite code (`setInviteCode`), sent as `code=` on the first queue URL.
     package var inviteCode: String? {
-        get { inviteCodeBox?.value }
-        set { inviteCodeBox = newValue.map(Boxed.init) }
+        get { extras?.value.inviteCode }
+        set { setExtras { $0.inviteCode = newValue } }
     }
-    /// Boxed: a virtual run keeps a million configurations, and only Android visitors with a
-    /// code pay for one.
-    private var inviteCodeBox: Boxed<String>?
+
+    /// What only some visitors carry, boxed: a virtual run keeps a million configurations, and
+    /// a visitor without key, token or code pays one word for the three.
+    private struct Extras: Sendable, Hashable {
+        var enqueueKey: String?
+        var enqueueToken: String?
+        var inviteCode: String?
+        var isEmpty: Bool { enqueueKey == nil && enqueueToken == nil && inviteCode == nil }
+    }
+    private var extras: Boxed<Extras>?
+
+    private mutating func setExtras(_ change: (inout Extras) -> Void) {
+        var value = extras?.value ?? Extras()
+        change(&value)
+        extras = value.isEmpty ? nil : Boxed(value)
+    }
 
     /// A borrow, not a copy: reading one field does not copy (and retain) every string of the
     /// group (the runners read `group.requestTimeout` for every request).
@@ -31,10 +55,9 @@ package struct VisitorConfiguration: Sendable, Hashable {
         inviteCode: String? = nil
     ) {
         shared = SharedGroup(group)
-        self.userId = userId
-        self.enqueueKey = enqueueKey
-        self.enqueueToken = enqueueToken
-        self.inviteCodeBox = inviteCode.map(Boxed.init)
+        packedUserId = PackedText(userId)
+        let extras = Extras(enqueueKey: enqueueKey, enqueueToken: enqueueToken, inviteCode: inviteCode)
+        self.extras = extras.isEmpty ? nil : Boxed(extras)
     }
 
     package static func == (lhs: VisitorConfiguration, rhs: VisitorConfiguration) -> Bool {

@@ -1,40 +1,111 @@
 /// Points on a visitor's timeline (run-relative).
+///
+/// Stored as whole nanoseconds with `Int64.min` for "not yet": 32 bytes instead of 48, and a
+/// virtual run keeps one for every waiting visitor.
 package struct VisitorMarks: Sendable, Hashable {
     package var started: RunInstant
-    /// When the (last) enqueue call was decided: a 2xx, a 4xx, or the retries running out.
-    package var enqueueDecided: RunInstant?
-    /// When the (last) queue page visit began.
-    package var queueEntered: RunInstant?
+    private var enqueueDecidedNanoseconds: Int64
+    private var queueEnteredNanoseconds: Int64
     package var ended: RunInstant
+
+    private static let absent = Int64.min
+
+    /// When the (last) enqueue call was decided: a 2xx, a 4xx, or the retries running out.
+    package var enqueueDecided: RunInstant? {
+        get { Self.instant(enqueueDecidedNanoseconds) }
+        set { enqueueDecidedNanoseconds = newValue?.wholeNanoseconds ?? Self.absent }
+    }
+
+    /// When the (last) queue page visit began.
+    package var queueEntered: RunInstant? {
+        get { Self.instant(queueEnteredNanoseconds) }
+        set { queueEnteredNanoseconds = newValue?.wholeNanoseconds ?? Self.absent }
+    }
 
     package init(
         started: RunInstant, enqueueDecided: RunInstant? = nil, queueEntered: RunInstant? = nil, ended: RunInstant
     ) {
         self.started = started
-        self.enqueueDecided = enqueueDecided
-        self.queueEntered = queueEntered
+        self.enqueueDecidedNanoseconds = enqueueDecided?.wholeNanoseconds ?? Self.absent
+        self.queueEnteredNanoseconds = queueEntered?.wholeNanoseconds ?? Self.absent
         self.ended = ended
+    }
+
+    private static func instant(_ nanoseconds: Int64) -> RunInstant? {
+        nanoseconds == absent ? nil : RunInstant(wholeNanoseconds: nanoseconds)
     }
 }
 
 /// A visitor's fate, as the recorder needs it.
+///
+/// Every waiting visitor of a virtual run carries one, so the storage is packed behind the
+/// same properties: counts in 32 bits, the HTTP status in 16, the queue id as `PackedText`,
+/// and the two strings only some visitors get (an error message, the final token) in one box.
 package struct VisitorResult: Sendable, Hashable {
     package var outcome: VisitorOutcome
     /// The redirect type of the deciding enqueue (`queue` when no token), if one was decided.
     package var redirectType: String?
-    package var lastHTTPStatus: Int?
-    package var errorMessage: String?
-    /// Enqueue requests, over all runs of this visitor.
-    package var attempts: Int
-    /// Queue page GETs.
-    package var polls: Int
-    package var restarts: Int
-    /// Every HTTP request sent (enqueue, queue page, protected API).
-    package var requests: Int
-    package var queueId: String?
-    /// The final queueittoken, kept for validation by the runner. A credential: never log it.
-    package var queueitToken: String?
+    private var storedHTTPStatus: Int16 = -1
+    private var storedCounts: (attempts: UInt32, polls: UInt32, restarts: UInt32, requests: UInt32) = (0, 0, 0, 0)
+    private var packedQueueId: PackedText?
+    private var rare: Boxed<Rare>?
     package var marks: VisitorMarks
+
+    private struct Rare: Sendable, Hashable {
+        var errorMessage: String?
+        var queueitToken: String?
+    }
+
+    /// The last HTTP status seen (nil before any answer); kept in 16 bits (a status is three digits).
+    package var lastHTTPStatus: Int? {
+        get { storedHTTPStatus < 0 ? nil : Int(storedHTTPStatus) }
+        set { storedHTTPStatus = newValue.map { Int16(clamping: max(0, $0)) } ?? -1 }
+    }
+
+    package var errorMessage: String? {
+        get { rare?.value.errorMessage }
+        set { setRare { $0.errorMessage = newValue } }
+    }
+
+    /// The final queueittoken, kept for validation by the runner. A credential: never log it.
+    package var queueitToken: String? {
+        get { rare?.value.queueitToken }
+        set { setRare { $0.queueitToken = newValue } }
+    }
+
+    package var queueId: String? {
+        get { packedQueueId?.string }
+        set { packedQueueId = newValue.map(PackedText.init) }
+    }
+
+    /// Enqueue requests, over all runs of this visitor.
+    package var attempts: Int {
+        get { Int(storedCounts.attempts) }
+        set { storedCounts.attempts = UInt32(clamping: newValue) }
+    }
+
+    /// Queue page GETs.
+    package var polls: Int {
+        get { Int(storedCounts.polls) }
+        set { storedCounts.polls = UInt32(clamping: newValue) }
+    }
+
+    package var restarts: Int {
+        get { Int(storedCounts.restarts) }
+        set { storedCounts.restarts = UInt32(clamping: newValue) }
+    }
+
+    /// Every HTTP request sent (enqueue, queue page, protected API).
+    package var requests: Int {
+        get { Int(storedCounts.requests) }
+        set { storedCounts.requests = UInt32(clamping: newValue) }
+    }
+
+    private mutating func setRare(_ change: (inout Rare) -> Void) {
+        var value = rare?.value ?? Rare()
+        change(&value)
+        rare = value.errorMessage == nil && value.queueitToken == nil ? nil : Boxed(value)
+    }
 
     package init(
         outcome: VisitorOutcome, redirectType: String? = nil, lastHTTPStatus: Int? = nil, errorMessage: String? = nil,
@@ -43,14 +114,35 @@ package struct VisitorResult: Sendable, Hashable {
     ) {
         self.outcome = outcome
         self.redirectType = redirectType
+        self.marks = marks
         self.lastHTTPStatus = lastHTTPStatus
-        self.errorMessage = errorMessage
         self.attempts = attempts
         self.polls = polls
         self.restarts = restarts
         self.requests = requests
         self.queueId = queueId
+        self.errorMessage = errorMessage
         self.queueitToken = queueitToken
-        self.marks = marks
+    }
+
+    package static func == (lhs: VisitorResult, rhs: VisitorResult) -> Bool {
+        lhs.outcome == rhs.outcome && lhs.redirectType == rhs.redirectType && lhs.storedHTTPStatus == rhs.storedHTTPStatus
+            && lhs.attempts == rhs.attempts && lhs.polls == rhs.polls && lhs.restarts == rhs.restarts
+            && lhs.requests == rhs.requests && lhs.packedQueueId == rhs.packedQueueId
+            && lhs.errorMessage == rhs.errorMessage && lhs.queueitToken == rhs.queueitToken && lhs.marks == rhs.marks
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(outcome)
+        hasher.combine(redirectType)
+        hasher.combine(storedHTTPStatus)
+        hasher.combine(attempts)
+        hasher.combine(polls)
+        hasher.combine(restarts)
+        hasher.combine(requests)
+        hasher.combine(packedQueueId)
+        hasher.combine(errorMessage)
+        hasher.combine(queueitToken)
+        hasher.combine(marks)
     }
 }

@@ -22,6 +22,15 @@ package struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
         self.query = query
     }
 
+    /// The same, for a scheme known to be lowercase already (a packed URL's).
+    init(unlowered scheme: String, host: String, port: Int?, path: String, query: String?) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+        self.query = query
+    }
+
     /// Parses an absolute URL (`scheme://authority/path?query#fragment`). Nil when there is no
     /// `scheme://`.
     package init?(_ string: String) {

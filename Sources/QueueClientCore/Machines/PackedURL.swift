@@ -1,0 +1,49 @@
+/// A queue page URL as a navigator keeps it: what every visitor of a room has in common
+/// (scheme, host, port, path) in one shared object, and the visitor's own query packed
+/// (`PackedText`: `q=` and a queue id take no heap block). 33 bytes instead of `SimpleURL`'s
+/// 80 and an 80-byte query string; `url` gives the same `SimpleURL` back.
+struct PackedURL: Sendable {
+    final class Base: Sendable {
+        let scheme: String
+        let host: String
+        let port: Int?
+        let path: String
+        /// The request's `:authority`, written once.
+        let authority: String
+
+        init(_ url: SimpleURL) {
+            scheme = url.scheme
+            host = url.host
+            port = url.port
+            path = url.path
+            authority = url.authority
+        }
+
+        func matches(_ url: SimpleURL) -> Bool {
+            url.scheme == scheme && url.host == host && url.port == port && url.path == path
+        }
+    }
+
+    let base: Base
+    private let query: PackedText?
+
+    init(base: Base, query: String?) {
+        self.base = base
+        self.query = query.map(PackedText.init)
+    }
+
+    var url: SimpleURL {
+        SimpleURL(unlowered: base.scheme, host: base.host, port: base.port, path: base.path, query: query?.string)
+    }
+
+    /// Path plus `?query`, as an HTTP request target.
+    var pathAndQuery: String {
+        guard let query = query?.string else { return base.path }
+        var text = ""
+        text.reserveCapacity(base.path.utf8.count + 1 + query.utf8.count)
+        text += base.path
+        text += "?"
+        text += query
+        return text
+    }
+}
