@@ -135,17 +135,24 @@ package struct QueuePageNavigator: Sendable {
 
     private let sharedSettings: SharedSettings
     package var settings: Settings { sharedSettings.settings }
-    /// The page loaded or shown, packed: a waiting visitor keeps one.
-    private var packedURL: PackedURL
     package private(set) var currentURL: SimpleURL {
         get { packedURL.url }
         set { packedURL = sharedSettings.packing(newValue) }
     }
     package private(set) var enteredAt: RunInstant = .origin
     /// Queue page GETs sent.
-    package private(set) var polls = 0
-    package private(set) var lastHTTPStatus: Int?
+    package private(set) var polls: Int {
+        get { Int(storedPolls) }
+        set { storedPolls = UInt32(clamping: newValue) }
+    }
+    package private(set) var lastHTTPStatus: Int? {
+        get { storedHTTPStatus < 0 ? nil : Int(storedHTTPStatus) }
+        set { storedHTTPStatus = newValue.map { Int16(clamping: max(0, $0)) } ?? -1 }
+    }
     package private(set) var cookies: CookieJar
+    // The stored fields below are declared small to large: Swift lays them out in this order.
+    private var storedPolls: UInt32 = 0
+    private var storedHTTPStatus: Int16 = -1
     private var state: State = .idle
     /// Small counters side by side: a virtual run keeps a million navigators.
     private var redirectsInRow: UInt8 = 0
@@ -160,6 +167,8 @@ package struct QueuePageNavigator: Sendable {
     /// shows while a navigation away from it is under way, which it keeps if that navigation
     /// fails. Boxed: most visitors never need it.
     private var savedURL: Boxed<SimpleURL>?
+    /// The page loaded or shown, packed: a waiting visitor keeps one.
+    private var packedURL: PackedURL
 
     /// Nil when the queue or target URL is missing or unparsable (the SDK's "Failed to load
     /// the queue" error).

@@ -18,7 +18,8 @@ package struct VisitorMachine: Sendable {
         /// run keeps every waiting visitor's machine in memory — at the queue page's size.
         indirect case enqueueing(EnqueueMachine)
         case inQueue(QueuePageNavigator)
-        case finished(VisitorResult)
+        /// Its result is `result`, which no longer changes.
+        case finished
         /// Placeholder while a sub-machine is taken out to be mutated (avoids a copy).
         case transitioning
     }
@@ -173,7 +174,7 @@ package struct VisitorMachine: Sendable {
     /// `interrupted`; `.interrupted` (SIGINT): `interrupted`. A finished visitor keeps its result.
     package mutating func stop(at now: RunInstant, reason: StopReason) -> VisitorResult {
         switch stage {
-        case .finished(let result):
+        case .finished:
             return result
         case .inQueue where reason == .runEnded:
             return finishResult(.queued, message: nil, at: now)
@@ -185,7 +186,7 @@ package struct VisitorMachine: Sendable {
     /// The visitor closes the app (its patience ran out): it sends nothing more, and an answer
     /// in flight is never read. A finished visitor keeps its result.
     package mutating func abandon(at now: RunInstant) -> VisitorResult {
-        if case .finished(let result) = stage { return result }
+        if case .finished = stage { return result }
         return finishResult(.abandoned, message: nil, at: now)
     }
 
@@ -355,7 +356,7 @@ package struct VisitorMachine: Sendable {
         result.outcome = outcome
         result.errorMessage = message
         result.marks.ended = now
-        stage = .finished(result)
+        stage = .finished
         return result
     }
 }

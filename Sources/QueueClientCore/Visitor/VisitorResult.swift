@@ -42,14 +42,15 @@ package struct VisitorMarks: Sendable, Hashable {
 /// same properties: counts in 32 bits, the HTTP status in 16, the queue id as `PackedText`,
 /// and the two strings only some visitors get (an error message, the final token) in one box.
 package struct VisitorResult: Sendable, Hashable {
+    // Declared small to large: Swift lays fields out in this order, so nothing is padded.
     package var outcome: VisitorOutcome
-    /// The redirect type of the deciding enqueue (`queue` when no token), if one was decided.
-    package var redirectType: String?
     private var storedHTTPStatus: Int16 = -1
     private var storedCounts: (attempts: UInt32, polls: UInt32, restarts: UInt32, requests: UInt32) = (0, 0, 0, 0)
-    private var packedQueueId: PackedText?
-    private var rare: Boxed<Rare>?
+    /// The redirect type of the deciding enqueue (`queue` when no token), if one was decided.
+    package var redirectType: String?
     package var marks: VisitorMarks
+    private var rare: Boxed<Rare>?
+    private var packedQueueId: PackedText?
 
     private struct Rare: Sendable, Hashable {
         var errorMessage: String?

@@ -5,9 +5,19 @@ import QueueClientCore
 /// configuration, so it is not kept twice.
 struct InFlightVisitor: Sendable {
     var machine: VisitorMachine
-    let index: Int
     let arrival: RunInstant
-    let groupIndex: Int
+    /// 32 bits each: a run has at most `ScenarioLimits.mostVisitors` (10^8) visitors.
+    private let storedIndex: UInt32
+    private let storedGroupIndex: UInt32
+    var index: Int { Int(storedIndex) }
+    var groupIndex: Int { Int(storedGroupIndex) }
+
+    init(machine: VisitorMachine, index: Int, arrival: RunInstant, groupIndex: Int) {
+        self.machine = machine
+        self.arrival = arrival
+        storedIndex = UInt32(index)
+        storedGroupIndex = UInt32(groupIndex)
+    }
     /// What opening the connection of its first request cost (the wall clock's only).
     var firstHandshake = FirstRequestHandshake()
     /// When its request in flight was sent: its answer's time goes to `RequestStatistics`.
