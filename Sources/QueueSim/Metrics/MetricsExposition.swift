@@ -25,7 +25,19 @@ package enum MetricsExposition {
     /// instant, grouped as OpenMetrics requires: each family once, each series' points in time
     /// order, `# EOF` last. A series appears from the first snapshot that has it.
     package static func openMetrics(_ snapshots: [(seconds: Int64, snapshot: MetricsSnapshot)]) -> String {
+        var text = ""
+        openMetrics(snapshots) { text += $0 }
+        return text
+    }
+
+    /// The same text, handed to `emit` in pieces of about 64 KiB: an hour's file is tens of
+    /// megabytes, written at the end of the run, when a virtual run's memory peaks.
+    package static func openMetrics(
+        _ snapshots: [(seconds: Int64, snapshot: MetricsSnapshot)], emit: (String) throws -> Void
+    ) rethrows {
+        let piece = 1 << 16
         var out = ""
+        out.reserveCapacity(piece + 4096)
         for family in MetricCatalog.families {
             var order: [[String]] = []
             var seen: Set<[String]> = []
@@ -47,10 +59,14 @@ package enum MetricsExposition {
                         continue
                     }
                     out += samples(family, series, identity: snapshot.identity, timestamp: seconds)
+                    if out.utf8.count >= piece {
+                        try emit(out)
+                        out.removeAll(keepingCapacity: true)
+                    }
                 }
             }
         }
-        return out + "# EOF\n"
+        try emit(out + "# EOF\n")
     }
 
     private static func samples(

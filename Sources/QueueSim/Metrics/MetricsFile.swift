@@ -12,6 +12,18 @@ enum MetricsFile {
         _ series: RunMetricsSeries, run: RunDescription, ending: RunEnding, answers: RequestStatistics,
         room: RoomSeries? = nil, generatorLag: [Duration]? = nil
     ) -> String {
+        var text = ""
+        render(series, run: run, ending: ending, answers: answers, room: room, generatorLag: generatorLag) {
+            text += $0
+        }
+        return text
+    }
+
+    /// The same text in pieces (`MetricsExposition.openMetrics(_:emit:)`), for writing as it goes.
+    static func render(
+        _ series: RunMetricsSeries, run: RunDescription, ending: RunEnding, answers: RequestStatistics,
+        room: RoomSeries? = nil, generatorLag: [Duration]? = nil, emit: (String) throws -> Void
+    ) rethrows {
         // Seconds 0 through the one the run ended in: a visitor who ends at the very end (a
         // whole number of seconds, such as a hard stop or a `maxWait` of the last arrivals)
         // is counted in that second, as timeline.csv counts it.
@@ -26,7 +38,7 @@ enum MetricsFile {
         let snapshots = series.snapshots(
             seconds: Int(durationSeconds), identity: identity, answers: answers, saturated: saturated, room: room,
             generatorLag: generatorLag)
-        return MetricsExposition.openMetrics(
-            snapshots.enumerated().map { (seconds: base + Int64($0.offset) + 1, snapshot: $0.element) })
+        try MetricsExposition.openMetrics(
+            snapshots.enumerated().map { (seconds: base + Int64($0.offset) + 1, snapshot: $0.element) }, emit: emit)
     }
 }

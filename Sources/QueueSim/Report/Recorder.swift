@@ -240,11 +240,12 @@ package final class Recorder {
             }
         }
         if let metricsSeries {
-            files[Self.metricsFile] = try AtomicFileWriter.write(
-                MetricsFile.render(
+            files[Self.metricsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.metricsFile)) { file in
+                try MetricsFile.render(
                     metricsSeries, run: run, ending: ending, answers: answers, room: roomSeries,
-                    generatorLag: generatorLag),
-                to: Self.path(directory, Self.metricsFile))
+                    generatorLag: generatorLag
+                ) { piece in try file.write(Array(piece.utf8)) }
+            }
         }
         let page = ReportPage(
             description: run,

@@ -53,6 +53,22 @@ package struct VirtualClockRunner: Sendable {
             keepsFiguresOnly
             ? Recorder(figuresOnlyFor: run.runDescription)
             : try Recorder(directory: run.reportsDirectory, description: run.runDescription)
+        // The engine (a slot for every visitor who was ever waiting at once), the calendar and
+        // the room are gone before the reports are written: at a million visitors the slots
+        // alone are hundreds of megabytes, and writing the reports is when the run peaks.
+        let (end, guardrails, skippedPolls) = try simulate(into: recorder)
+        var ending = RunEnding(
+            end: end, startedAt: startedAt, endedAt: Date(),
+            interrupted: stopSignal.wasInterrupted, terminated: stopSignal.wasTerminated)
+        ending.guardrails = guardrails
+        let report = try recorder.finish(ending)
+        return (report, skippedPolls)
+    }
+
+    /// Runs the visitors to the end; every row is with the recorder when it returns.
+    private func simulate(into recorder: Recorder) throws -> (
+        end: RunInstant, guardrails: GuardrailResults?, skippedPolls: Int
+    ) {
         let roomConfiguration = RoomSetup.configuration(
             for: run, epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
         let room = WaitingRoomService(configuration: roomConfiguration)
@@ -73,11 +89,6 @@ package struct VirtualClockRunner: Sendable {
             throw error
         }
         try driver.finishRowWriter(into: recorder)
-        var ending = RunEnding(
-            end: driver.now, startedAt: startedAt, endedAt: Date(),
-            interrupted: stopSignal.wasInterrupted, terminated: stopSignal.wasTerminated)
-        ending.guardrails = driver.guardrails?.results
-        let report = try recorder.finish(ending)
-        return (report, driver.skippedPolls)
+        return (driver.now, driver.guardrails?.results, driver.skippedPolls)
     }
 }
