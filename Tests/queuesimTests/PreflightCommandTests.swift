@@ -62,7 +62,7 @@ struct PreflightCommandTests {
             #expect(result.status == 2, "\(command): \(result.stderr)")
             #expect(
                 result.stderr.hasPrefix(
-                    "\(scenario.path):4:1: this run would need at least 466.8 MiB of memory (about 200000 visitors, at least 200000 in flight at once), more than its budget of 256 MiB (--max-memory 256MiB)"
+                    "\(scenario.path):4:1: this run would need at least 271.5 MiB of memory (about 200000 visitors, at least 200000 in flight at once), more than its budget of 256 MiB (--max-memory 256MiB)"
                 ), "\(command): \(result.stderr)")
         }
         // The same plan within a budget that fits starts (and validates).

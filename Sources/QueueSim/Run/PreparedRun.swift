@@ -72,7 +72,7 @@ package struct PreparedRun: Sendable {
         try RunMemoryEstimate(
             visitors: Int(min(schedule.expectedCount, Double(ScenarioLimits.mostVisitors))),
             peakInFlight: scenario.clock == .wall ? min(floorPeak, scenario.run.concurrency) : floorPeak,
-            feederFileBytes: feederBytes, isFloor: true
+            feederFileBytes: feederBytes, clock: scenario.clock, isFloor: true
         ).check(against: budget)
         var summary = try VisitorPlan.preflight(
             scenario: scenario, visitors: options.visitors, inFlightWindow: window, shard: options.shard,
@@ -87,7 +87,8 @@ package struct PreparedRun: Sendable {
             if !descriptors.fits { throw PlanError.tooManyDescriptors(descriptors) }
         }
         memoryEstimate = RunMemoryEstimate(
-            visitors: summary.visitorCount, peakInFlight: summary.peakInFlight, feederFileBytes: feederBytes)
+            visitors: summary.visitorCount, peakInFlight: summary.peakInFlight, feederFileBytes: feederBytes,
+            clock: scenario.clock)
         try memoryEstimate.check(against: budget)
         knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)
         groupTemplates = Self.templates(of: scenario)

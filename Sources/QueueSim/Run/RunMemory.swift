@@ -76,32 +76,44 @@ package struct MemoryBudget: Sendable, Equatable {
 }
 
 /// An upper estimate of a run's memory, made before anything runs (docs/scenarios.md,
-/// "Limits"). Calibrated on virtual runs of a burst where every visitor waits at once: about
-/// 1.7 KiB per visitor in flight (its machine, configuration, cookies and its slot in the
-/// event heap), a few dozen bytes per visitor for the room's ticket and the recorder's index,
-/// and feeder files about three times their size once split into strings.
+/// "Limits"): a base, a share per visitor in flight at once, a few dozen bytes per visitor
+/// (the room's ticket, the row spool's index), and feeder files about three times their size
+/// once split into strings.
+///
+/// Per visitor in flight, by clock (docs/benchmarks.md, "Ten million visitors"): a virtual
+/// run's waiting visitor measured 505 bytes above the process's baseline (peak RSS over the
+/// peak waiting, `bench/virtual-million.sh`); 1 KiB leaves room for what that iOS visitor does
+/// not carry (an Android queue URL with its user id, an enqueue token, the hybrid flow's
+/// machine). A wall-clock visitor also holds its connections' buffers: 2 KiB, as before.
 package struct RunMemoryEstimate: Sendable, Equatable {
     package var visitors: Int
     /// The most visitors that can be in flight at once (see `VisitorPlan.preflight`).
     package var peakInFlight: Int
     package var feederFileBytes: Int
+    package var clock: ClockKind
     /// Made from the phases before the plan was walked: a floor, not the estimate itself.
     package var isFloor = false
 
-    package init(visitors: Int, peakInFlight: Int, feederFileBytes: Int, isFloor: Bool = false) {
+    package init(visitors: Int, peakInFlight: Int, feederFileBytes: Int, clock: ClockKind, isFloor: Bool = false) {
         self.visitors = visitors
         self.peakInFlight = peakInFlight
         self.feederFileBytes = feederFileBytes
+        self.clock = clock
         self.isFloor = isFloor
     }
 
     static let baseBytes = 64 << 20
-    static let bytesPerVisitorInFlight = 2048
+    static func bytesPerVisitorInFlight(_ clock: ClockKind) -> Int {
+        switch clock {
+        case .virtual: 1024
+        case .wall: 2048
+        }
+    }
     static let bytesPerVisitor = 64
     static let feederExpansion = 3
 
     package var bytes: Int {
-        Self.baseBytes + visitors * Self.bytesPerVisitor + peakInFlight * Self.bytesPerVisitorInFlight
+        Self.baseBytes + visitors * Self.bytesPerVisitor + peakInFlight * Self.bytesPerVisitorInFlight(clock)
             + feederFileBytes * Self.feederExpansion
     }
 

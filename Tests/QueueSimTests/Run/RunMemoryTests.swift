@@ -29,6 +29,18 @@ struct RunMemoryTests {
         #expect(prepared.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 2048)
     }
 
+    /// A virtual visitor in flight is estimated at 1 KiB, a wall-clock one (with its
+    /// connections' buffers) at 2 KiB: the same plan on the virtual clock fits a budget the wall
+    /// clock's does not.
+    @Test func aVirtualVisitorInFlightIsEstimatedAtHalfAWallClockOne() throws {
+        let virtual = try prepare("clock: virtual\narrivals: { phases: [ { duration: 1000s, rate: 0.1 } ] }")
+        #expect(virtual.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 1024)
+        let budget = MemoryBudget(bytes: 256 << 20, origin: "--max-memory 256MiB")
+        let burst = "run: { concurrency: 200000 }\narrivals: { phases: [ { burst: 100000 } ] }"
+        #expect(throws: (any Error).self) { try prepare(burst, options: RunOptions(maxMemory: budget)) }
+        _ = try prepare("clock: virtual\n" + burst, options: RunOptions(maxMemory: budget))
+    }
+
     @Test func aBurstIsAllInFlightAtOnce() throws {
         let prepared = try prepare("arrivals: { phases: [ { burst: 500 }, { pause: 1h }, { burst: 300 } ] }")
         #expect(prepared.summary.peakInFlight == 500)
@@ -53,14 +65,14 @@ struct RunMemoryTests {
     /// 100,000 visitors at 1,000/s for 100 s, with a longest visit of 82 s: the phases alone
     /// promise half of 82,000 at once (under the budget), the walk finds 82,000 (over it).
     @Test func aPlanThatFitsOnItsFaceIsStillRefusedWhenItsWalkedPeakDoesNot() throws {
-        let budget = MemoryBudget(bytes: 200 << 20, origin: "--max-memory 200MiB")
+        let budget = MemoryBudget(bytes: 128 << 20, origin: "--max-memory 128MiB")
         #expect {
             try prepare(
                 "clock: virtual\narrivals: { phases: [ { duration: 100s, rate: 1000 } ] }",
                 options: RunOptions(maxMemory: budget))
         } throws: { error in
             "\(error)".hasPrefix(
-                "this run would need about 230.3 MiB of memory (100000 visitors, up to 82000 in flight at once)")
+                "this run would need about 150.2 MiB of memory (100000 visitors, up to 82000 in flight at once)")
         }
     }
 
