@@ -1,0 +1,19 @@
+import Testing
+
+@testable import QueueClientCore
+@testable import QueueSim
+
+/// A virtual run keeps one slot per visitor waiting at once (docs/benchmarks.md, "Ten million
+/// visitors"): these are the sizes that measurement was made with. A field added to a waiting
+/// visitor shows here first, with the bytes it costs a million of them.
+@Suite("a waiting visitor's size")
+struct WaitingVisitorSizeTests {
+    @Test func theSlotAndItsPartsStayWithinTheirMeasuredSizes() {
+        #expect(MemoryLayout<InFlightVisitor?>.stride <= 352)
+        #expect(MemoryLayout<VisitorMachine>.stride <= 288)
+        #expect(MemoryLayout<VisitorResult>.stride <= 112)
+        #expect(MemoryLayout<QueuePageNavigator>.stride <= 104)
+        #expect(MemoryLayout<VisitorConfiguration>.stride <= 48)
+        #expect(MemoryLayout<RunInstant>.stride == 8)
+    }
+}
