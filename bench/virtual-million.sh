@@ -4,7 +4,8 @@
 #   bench/virtual-million.sh [VISITORS]
 #
 # 1,000,000 visitors arrive evenly over 10 minutes (100,000/min) into a queue that lets
-# 20,000/min through (about 50 minutes of queue at the peak); clients poll every 5 s unless
+# 20,000/min through (about 50 minutes of queue at the peak; VISITORS scales both, so every
+# count has the same shape: bench/virtual-10m.sh runs ten million); clients poll every 5 s unless
 # the page says otherwise (Retry-After), wait at most 2 h. Modelled latency: enqueue 20 ms,
 # queue page 10 ms, no jitter, no faults. Runs `queuesim run --clock virtual --quiet` (release
 # build) under /usr/bin/time -v and prints wall seconds, peak RSS and the rows written.
@@ -28,6 +29,7 @@ fi
 
 # The rate that brings exactly $visitors in 10 minutes (uniform arrivals are evenly spaced).
 rate_per_min=$((visitors / 10))
+outflow_per_min=$((visitors / 50))
 cat > "$out/million.yaml" <<YAML
 version: 1
 name: virtual-million
@@ -44,7 +46,7 @@ visitors:
 waitingRoom:
   mode: queue
   eventStart: 0s
-  outflow: 20000/min
+  outflow: ${outflow_per_min}/min
   latency: { enqueue: 20ms, queuePage: 10ms, jitter: 0ms }
 YAML
 [[ -z "${SCENARIO_ONLY:-}" ]] || exit 0

@@ -114,13 +114,13 @@ struct PollShortcut {
         // Scenario durations and jitter are whole nanoseconds (microseconds); a finer latency
         // would break the offsets' arithmetic, so it gets no shortcut (polls go to the room).
         if let fixedLatency, forecast.latency != .nanoseconds(fixedLatency) { return (0, start) }
-        let (startSeconds, startAttoseconds) = start.sinceOrigin.components
-        let startSubsecond = startAttoseconds / 1_000_000_000
-        let startWhole = startSeconds * 1_000_000_000 + startSubsecond
+        let startWhole = start.wholeNanoseconds
+        // Truncated toward zero, as `Duration.components` splits.
+        let (startSeconds, startSubsecond) = startWhole.quotientAndRemainder(dividingBy: 1_000_000_000)
         var offset: Int64 = 0
         var skipped = 0
         while offset < turnCeiling,
-            room.pollIsForecast(at: start + .nanoseconds(offset), nanoseconds: startWhole + offset)
+            room.pollIsForecast(at: RunInstant(wholeNanoseconds: startWhole + offset), nanoseconds: startWhole + offset)
         {
             let pollLatency: Int64
             if let fixedLatency {
