@@ -26,11 +26,8 @@ package struct VisitorMachine: Sendable {
 
     package let configuration: VisitorConfiguration
     private var stage: Stage = .notStarted
-    /// Present in the `.protectedApi` flow; parked while the visitor is in the waiting room.
-    /// Boxed: only hybrid visitors pay for it.
-    private var protectedApiBox: Boxed<ProtectedApiMachine>?
-    /// The connector's redirect, which replaces the configured waiting room (hybrid flow).
-    private var redirectInstruction: Boxed<QueueRedirectInstruction>?
+    /// The hybrid flow's parts, in one box: only hybrid visitors pay for it, one word.
+    private var hybrid: Boxed<Hybrid>?
     /// The WebView's cookies survive a restart (the SDK does not clear them).
     private var queueCookies = CookieJar()
     private var result: VisitorResult
@@ -192,19 +189,37 @@ package struct VisitorMachine: Sendable {
 
     // MARK: - Composition
 
+    private struct Hybrid: Sendable {
+        /// Present in the `.protectedApi` flow; parked while the visitor is in the waiting room.
+        var protectedApi: ProtectedApiMachine?
+        /// The connector's redirect, which replaces the configured waiting room.
+        var redirectInstruction: QueueRedirectInstruction?
+    }
+
     private var protectedApi: ProtectedApiMachine? {
-        get { protectedApiBox?.value }
-        set { protectedApiBox = newValue.map(Boxed.init) }
+        get { hybrid?.value.protectedApi }
+        set { setHybrid { $0.protectedApi = newValue } }
+    }
+
+    private var redirectInstruction: QueueRedirectInstruction? {
+        get { hybrid?.value.redirectInstruction }
+        set { setHybrid { $0.redirectInstruction = newValue } }
+    }
+
+    private mutating func setHybrid(_ change: (inout Hybrid) -> Void) {
+        var value = hybrid?.value ?? Hybrid()
+        change(&value)
+        hybrid = value.protectedApi == nil && value.redirectInstruction == nil ? nil : Boxed(value)
     }
 
     /// The waiting room the enqueue call goes to (without building the whole call).
     private var enqueueAddress: WaitingRoomAddress {
-        redirectInstruction?.value.address ?? configuration.address
+        redirectInstruction?.address ?? configuration.address
     }
 
     /// The enqueue call for this run: the connector's waiting room, else the configured one.
     private var enqueueParameters: EnqueueParameters {
-        guard let instruction = redirectInstruction?.value else { return configuration.enqueueParameters }
+        guard let instruction = redirectInstruction else { return configuration.enqueueParameters }
         return configuration.enqueueParameters(
             for: instruction.address, enqueueToken: instruction.enqueueToken ?? configuration.enqueueToken,
             layoutName: instruction.layoutName ?? configuration.group.layoutName,
@@ -232,7 +247,7 @@ package struct VisitorMachine: Sendable {
             result.requests += 1
             return .send(request, timeout: configuration.group.timeout(for: .protectedApi, giveUpAt: now))
         case .runWaitingRoom(let instruction):
-            redirectInstruction = Boxed(instruction)
+            redirectInstruction = instruction
             return beginEnqueue(at: now)
         case .finish(.reached):
             return finish(.passed, message: nil, at: now)

@@ -20,10 +20,11 @@ struct InFlightVisitor: Sendable {
     }
     /// What opening the connection of its first request cost (the wall clock's only).
     var firstHandshake = FirstRequestHandshake()
+    /// The serial of its pending `giveUp` or `resume` event, 0 when it has none. (Declared
+    /// right after the handshake's nine bytes: it fills their padding, 8 bytes a slot.)
+    var behaviourSerial: UInt32 = 0
     /// When its request in flight was sent: its answer's time goes to `RequestStatistics`.
     var requestSentAt = RunInstant.origin
-    /// The serial of its pending `giveUp` or `resume` event, 0 when it has none.
-    var behaviourSerial: UInt32 = 0
     /// When its patience runs out (meaningful while its `giveUp` is pending).
     var giveUpAt = RunInstant.origin
     /// What earlier attempts left (comebacks) or what the visitor does after passing; nil for
