@@ -127,7 +127,8 @@ package struct VisitorResult: Sendable, Hashable {
     }
 
     package static func == (lhs: VisitorResult, rhs: VisitorResult) -> Bool {
-        lhs.outcome == rhs.outcome && lhs.redirectType == rhs.redirectType && lhs.storedHTTPStatus == rhs.storedHTTPStatus
+        lhs.outcome == rhs.outcome && lhs.redirectType == rhs.redirectType
+            && lhs.storedHTTPStatus == rhs.storedHTTPStatus
             && lhs.attempts == rhs.attempts && lhs.polls == rhs.polls && lhs.restarts == rhs.restarts
             && lhs.requests == rhs.requests && lhs.packedQueueId == rhs.packedQueueId
             && lhs.errorMessage == rhs.errorMessage && lhs.queueitToken == rhs.queueitToken && lhs.marks == rhs.marks
