@@ -7,11 +7,40 @@
 /// own fields. Setting `group` builds a new object; equality is by value.
 package struct VisitorConfiguration: Sendable, Hashable {
     private var shared: SharedGroup
-    /// Packed (`PackedText`): a UUID-shaped id takes no heap block.
-    private var packedUserId: PackedText
+    private var identity: UserIdentity
+    /// Written, or made from the visitor's number by the group's `NumberedUserIds` when asked
+    /// (a simulated visitor: its id is a function of the seed and its number).
     package var userId: String {
-        get { packedUserId.string }
-        set { packedUserId = PackedText(newValue) }
+        get {
+            switch identity {
+            case .written(let text):
+                return text.value
+            case .numbered(let number):
+                guard let userIds = shared.userIds else { preconditionFailure("a numbered visitor without user ids") }
+                return userIds.userId(ofVisitor: Int(number))
+            }
+        }
+        set { identity = .written(Boxed(newValue)) }
+    }
+
+    /// A waiting visitor of a virtual run keeps its number (4 bytes), not its id: the id is
+    /// made again for each enqueue call, the only request that carries it (on iOS).
+    private enum UserIdentity: Sendable {
+        case written(Boxed<String>)
+        case numbered(UInt32)
+    }
+
+    /// This configuration for visitor `number` of a group whose template has `NumberedUserIds`.
+    package func numbered(_ number: Int) -> VisitorConfiguration {
+        precondition(shared.userIds != nil, "numbered visitors need the group's user ids")
+        var configuration = self
+        configuration.identity = .numbered(UInt32(number))
+        return configuration
+    }
+
+    /// The template's visitors get their ids from `userIds` (`numbered`).
+    package mutating func makeUserIds(with userIds: any NumberedUserIds) {
+        shared = SharedGroup(shared.settings, userIds: userIds)
     }
     package var enqueueKey: String? {
         get { extras?.value.enqueueKey }
@@ -47,15 +76,15 @@ package struct VisitorConfiguration: Sendable, Hashable {
     /// group (the runners read `group.requestTimeout` for every request).
     package var group: VisitorGroupSettings {
         _read { yield shared.settings }
-        set { shared = SharedGroup(newValue) }
+        set { shared = SharedGroup(newValue, userIds: shared.userIds) }
     }
 
     package init(
         group: VisitorGroupSettings, userId: String, enqueueKey: String? = nil, enqueueToken: String? = nil,
         inviteCode: String? = nil
     ) {
-        shared = SharedGroup(group)
-        packedUserId = PackedText(userId)
+        shared = SharedGroup(group, userIds: nil)
+        identity = .written(Boxed(userId))
         let extras = Extras(enqueueKey: enqueueKey, enqueueToken: enqueueToken, inviteCode: inviteCode)
         self.extras = extras.isEmpty ? nil : Boxed(extras)
     }
@@ -104,14 +133,21 @@ package struct VisitorConfiguration: Sendable, Hashable {
 }
 
 /// A group's settings and what derives from them, computed once when it is built.
+/// Makes a simulated visitor's user id from its number (`VisitorConfiguration.numbered`).
+package protocol NumberedUserIds: Sendable {
+    func userId(ofVisitor number: Int) -> String
+}
+
 private final class SharedGroup: Sendable {
     let settings: VisitorGroupSettings
+    let userIds: (any NumberedUserIds)?
     let address: WaitingRoomAddress
     let enqueueHead: EnqueueHeaderTemplate?
     let navigatorSettings: QueuePageNavigator.SharedSettings
 
-    init(_ settings: VisitorGroupSettings) {
+    init(_ settings: VisitorGroupSettings, userIds: (any NumberedUserIds)?) {
         self.settings = settings
+        self.userIds = userIds
         address = WaitingRoomAddress(
             customerId: settings.customerId, waitingRoomId: settings.waitingRoomId,
             waitingRoomDomain: settings.waitingRoomDomain, queuePathPrefix: settings.queuePathPrefix)

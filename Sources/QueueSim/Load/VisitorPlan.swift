@@ -9,8 +9,11 @@ package struct PlannedVisitor: Sendable, Equatable {
     package var arrival: RunInstant
     /// Position of the visitor's group in `Scenario.groups`.
     package var groupIndex: Int
-    /// Stable for a seed and index, shaped like the group platform's device id (see `VisitorUserId`).
-    package var userId: String
+    /// Stable for a seed and index, shaped like the group platform's device id (see
+    /// `VisitorUserId`); made when asked, as the engines ask the configuration (`numbered`).
+    package var userId: String { VisitorUserId.make(seed: userIdSeed, visitorIndex: index, android: android) }
+    private let userIdSeed: UInt64
+    private let android: Bool
     package var enqueueKey: String?
     package var enqueueToken: String?
     /// Android's invite code (`inviteCode` of the group).
@@ -20,13 +23,14 @@ package struct PlannedVisitor: Sendable, Equatable {
     package var platformIndex = 0
 
     package init(
-        index: Int, arrival: RunInstant, groupIndex: Int, userId: String, enqueueKey: String?, enqueueToken: String?,
-        inviteCode: String? = nil
+        index: Int, arrival: RunInstant, groupIndex: Int, seed: UInt64, android: Bool, enqueueKey: String?,
+        enqueueToken: String?, inviteCode: String? = nil
     ) {
         self.index = index
         self.arrival = arrival
         self.groupIndex = groupIndex
-        self.userId = userId
+        self.userIdSeed = seed
+        self.android = android
         self.enqueueKey = enqueueKey
         self.enqueueToken = enqueueToken
         self.inviteCode = inviteCode
@@ -106,7 +110,7 @@ package struct VisitorPlan: Sendable {
             let android = platforms.shares[platformIndex].platform == .android
             var visitor = PlannedVisitor(
                 index: index, arrival: arrival, groupIndex: group,
-                userId: VisitorUserId.make(seed: seed, visitorIndex: index, android: android),
+                seed: seed, android: android,
                 enqueueKey: values.enqueueKey, enqueueToken: values.enqueueToken, inviteCode: values.inviteCode)
             visitor.platformIndex = platformIndex
             return visitor

@@ -1,3 +1,5 @@
+import QueueClientCore
+
 /// A visitor's stable user id: a UUID-shaped string (8-4-4-4-12 upper-case hex, with the bits
 /// of a version-4, RFC 4122 variant UUID) derived from `SeededRandom(seed, .userId, index)` —
 /// upper case as iOS's `identifierForVendor.UUIDString` prints it; for Android visitors 16
@@ -50,5 +52,16 @@ package enum VisitorUserId {
             put(low, nibbles: 0...11)
             return position
         }
+    }
+}
+
+/// A group template's user ids (`VisitorConfiguration.numbered`): `VisitorUserId` of the run's
+/// seed, in the shape of the template's platform, exactly as the plan makes them.
+struct SeededUserIds: NumberedUserIds {
+    let seed: UInt64
+    let android: Bool
+
+    func userId(ofVisitor number: Int) -> String {
+        VisitorUserId.make(seed: seed, visitorIndex: number, android: android)
     }
 }

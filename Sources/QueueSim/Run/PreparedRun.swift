@@ -118,8 +118,7 @@ package struct PreparedRun: Sendable {
     static func visitorConfiguration(
         for visitor: PlannedVisitor, templates: [[VisitorConfiguration]]
     ) -> VisitorConfiguration {
-        var configuration = templates[visitor.groupIndex][visitor.platformIndex]
-        configuration.userId = visitor.userId
+        var configuration = templates[visitor.groupIndex][visitor.platformIndex].numbered(visitor.index)
         if let key = visitor.enqueueKey { configuration.enqueueKey = key }
         if let token = visitor.enqueueToken { configuration.enqueueToken = token }
         if let code = visitor.inviteCode { configuration.inviteCode = code }
@@ -221,8 +220,12 @@ package struct PreparedRun: Sendable {
             protectedApiURL: (target.protectedApi ?? RoomSetup.builtInProtectedAPIURL(for: scenario)).map(own),
             platform: client.platform, queuePageRetry: client.queuePageRetry)
         settings.requestTimeoutIsIdle = scenario.client.requestTimeout == nil
-        return VisitorConfiguration(
+        var configuration = VisitorConfiguration(
             group: settings, userId: "", enqueueKey: literalKey, enqueueToken: literalToken, inviteCode: literalCode)
+        // The plan's ids (`PlannedVisitor.userId`): the same seed, the platform's shape.
+        configuration.makeUserIds(
+            with: SeededUserIds(seed: scenario.seed, android: platform == .android))
+        return configuration
     }
 }
 

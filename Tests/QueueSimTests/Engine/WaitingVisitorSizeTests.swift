@@ -9,11 +9,11 @@ import Testing
 @Suite("a waiting visitor's size")
 struct WaitingVisitorSizeTests {
     @Test func theSlotAndItsPartsStayWithinTheirMeasuredSizes() {
-        #expect(MemoryLayout<InFlightVisitor?>.stride <= 336)
-        #expect(MemoryLayout<VisitorMachine>.stride <= 280)
+        #expect(MemoryLayout<InFlightVisitor?>.stride <= 312)
+        #expect(MemoryLayout<VisitorMachine>.stride <= 256)
         #expect(MemoryLayout<VisitorResult>.stride <= 112)
         #expect(MemoryLayout<QueuePageNavigator>.stride <= 104)
-        #expect(MemoryLayout<VisitorConfiguration>.stride <= 48)
+        #expect(MemoryLayout<VisitorConfiguration>.stride <= 24)
         #expect(MemoryLayout<RunInstant>.stride == 8)
     }
 }
