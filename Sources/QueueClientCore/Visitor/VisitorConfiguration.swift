@@ -67,9 +67,7 @@ package struct VisitorConfiguration: Sendable, Hashable {
     private var extras: Boxed<Extras>?
 
     private mutating func setExtras(_ change: (inout Extras) -> Void) {
-        var value = extras?.value ?? Extras()
-        change(&value)
-        extras = value.isEmpty ? nil : Boxed(value)
+        extras = .updating(extras, empty: Extras(), isEmpty: \.isEmpty, change)
     }
 
     /// A borrow, not a copy: reading one field does not copy (and retain) every string of the

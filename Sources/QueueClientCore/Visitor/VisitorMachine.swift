@@ -207,9 +207,8 @@ package struct VisitorMachine: Sendable {
     }
 
     private mutating func setHybrid(_ change: (inout Hybrid) -> Void) {
-        var value = hybrid?.value ?? Hybrid()
-        change(&value)
-        hybrid = value.protectedApi == nil && value.redirectInstruction == nil ? nil : Boxed(value)
+        hybrid = .updating(
+            hybrid, empty: Hybrid(), isEmpty: { $0.protectedApi == nil && $0.redirectInstruction == nil }, change)
     }
 
     /// The waiting room the enqueue call goes to (without building the whole call).
@@ -382,6 +381,16 @@ indirect enum Boxed<Value: Sendable>: Sendable {
     case boxed(Value)
 
     init(_ value: Value) { self = .boxed(value) }
+
+    /// `box`'s value (or `empty` when there is none) changed by `change`, boxed again; nil
+    /// when the result `isEmpty`, so a visitor without the rare fields pays one word.
+    static func updating(
+        _ box: Boxed?, empty: Value, isEmpty: (Value) -> Bool, _ change: (inout Value) -> Void
+    ) -> Boxed? {
+        var value = box?.value ?? empty
+        change(&value)
+        return isEmpty(value) ? nil : Boxed(value)
+    }
 
     var value: Value {
         switch self {

@@ -103,9 +103,7 @@ package struct VisitorResult: Sendable, Hashable {
     }
 
     private mutating func setRare(_ change: (inout Rare) -> Void) {
-        var value = rare?.value ?? Rare()
-        change(&value)
-        rare = value.errorMessage == nil && value.queueitToken == nil ? nil : Boxed(value)
+        rare = .updating(rare, empty: Rare(), isEmpty: { $0.errorMessage == nil && $0.queueitToken == nil }, change)
     }
 
     package init(

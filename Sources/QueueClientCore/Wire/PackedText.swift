@@ -1,8 +1,8 @@
-/// Text a virtual run keeps for every waiting visitor (its user id, its queue id, the query of
-/// its queue page URL), stored without a heap allocation when it has the usual shapes.
+/// Text a virtual run keeps for every waiting visitor (its queue id, the query of its queue
+/// page URL), stored without a heap allocation when it has the usual shapes.
 ///
-/// Measured (docs/benchmarks.md, issue 32): each of those three strings cost a visitor an
-/// 80-byte heap block, a quarter of what a waiting visitor weighed. A UUID in one case
+/// Measured (docs/benchmarks.md, issue 32): each such string (and the user id, now made from
+/// the visitor's number) cost a visitor an 80-byte heap block. A UUID in one case
 /// (`8-4-4-4-12` hex digits, as iOS's `identifierForVendor` and Queue-it's queue ids are
 /// written) packs into two words, optionally after a prefix of up to seven bytes (`q=`); 16
 /// hex digits (an Android id) into one. Anything else is kept as the `String` it was (Swift

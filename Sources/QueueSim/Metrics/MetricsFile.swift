@@ -8,18 +8,7 @@ import Foundation
 /// run; on the virtual clock the simulated run is laid so that it ends when the run ended, so
 /// an hour simulated in a minute lands in the last hour before the run finished.
 enum MetricsFile {
-    static func render(
-        _ series: RunMetricsSeries, run: RunDescription, ending: RunEnding, answers: RequestStatistics,
-        room: RoomSeries? = nil, generatorLag: [Duration]? = nil
-    ) -> String {
-        var text = ""
-        render(series, run: run, ending: ending, answers: answers, room: room, generatorLag: generatorLag) {
-            text += $0
-        }
-        return text
-    }
-
-    /// The same text in pieces (`MetricsExposition.openMetrics(_:emit:)`), for writing as it goes.
+    /// The text in pieces (`MetricsExposition.openMetrics(_:emit:)`), written as it goes.
     static func render(
         _ series: RunMetricsSeries, run: RunDescription, ending: RunEnding, answers: RequestStatistics,
         room: RoomSeries? = nil, generatorLag: [Duration]? = nil, emit: (String) throws -> Void
