@@ -4,11 +4,18 @@
 /// visitors in flight at several hundred bytes each would, at the array's last doubling, hold
 /// the old and the new buffer at once: hundreds of megabytes for a moment. Chunks are only ever
 /// appended; freed slots are reused last-in first-out, which is deterministic.
+///
+/// A chunk whose slots are all free gives its memory back: a queue that drains (a launch's
+/// second half) frees its visitors' chunks in order, so the run's peak memory is reached when
+/// the most visitors wait, not at its end, when the reports' per-visitor arrays are largest.
+/// Slot numbers never change, so this changes nothing a run does.
 struct SlotStore<Element> {
     private static var chunkShift: Int { 12 }
     private static var chunkSize: Int { 1 << chunkShift }
 
     private var chunks: [[Element?]] = []
+    /// Slots handed out and not freed, per chunk (taken slots count: they are put back).
+    private var occupied: [UInt16] = []
     private var freeSlots: [Int] = []
     private var allocatedCount = 0
 
@@ -17,26 +24,50 @@ struct SlotStore<Element> {
 
     mutating func insert(_ element: consuming Element) -> Int {
         if let free = freeSlots.popLast() {
+            let chunk = free >> Self.chunkShift
+            if occupied[chunk] == 0 {
+                // Given back when its last slot was freed: its slots are all empty again.
+                chunks[chunk] = Array(repeating: nil, count: Self.slotsMade(inChunk: chunk, allocated: allocatedCount))
+            }
+            occupied[chunk] += 1
             self[free] = element
             return free
         }
         let slot = allocatedCount
         allocatedCount += 1
-        if slot >> Self.chunkShift == chunks.count {
-            var chunk = [Element?]()
-            chunk.reserveCapacity(Self.chunkSize)
-            chunks.append(chunk)
+        let chunk = slot >> Self.chunkShift
+        if chunk == chunks.count {
+            var storage = [Element?]()
+            storage.reserveCapacity(Self.chunkSize)
+            chunks.append(storage)
+            occupied.append(0)
+        } else if occupied[chunk] == 0 && chunks[chunk].isEmpty {
+            // The last chunk, given back while it was still being filled.
+            chunks[chunk] = Array(repeating: nil, count: slot & (Self.chunkSize - 1))
+            chunks[chunk].reserveCapacity(Self.chunkSize)
         }
-        chunks[slot >> Self.chunkShift].append(element)
+        occupied[chunk] += 1
+        chunks[chunk].append(element)
         return slot
+    }
+
+    /// How many of a chunk's slots had been handed out when `allocated` slots were.
+    private static func slotsMade(inChunk chunk: Int, allocated: Int) -> Int {
+        min(chunkSize, allocated - chunk << chunkShift)
     }
 
     /// Moves the element out of `slot`, leaving it empty but not free (no copy, no
     /// reference counting).
     mutating func take(_ slot: Int) -> Element? {
+        guard holds(slot) else { return nil }
         var taken: Element?
         swap(&taken, &chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)])
         return taken
+    }
+
+    /// False for a slot of a chunk given back (an event of a visitor gone may still name it).
+    private func holds(_ slot: Int) -> Bool {
+        (slot & (Self.chunkSize - 1)) < chunks[slot >> Self.chunkShift].count
     }
 
     /// Moves `element` into `slot` (taken before).
@@ -55,7 +86,8 @@ struct SlotStore<Element> {
     /// Lends the element in `slot` in place (no copy, no Optional moved out and back); nil
     /// when the slot is empty.
     mutating func modify<Result>(_ slot: Int, _ body: (inout Element) throws -> Result) rethrows -> Result? {
-        try Self.lend(&chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)], body)
+        guard holds(slot) else { return nil }
+        return try Self.lend(&chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)], body)
     }
 
     /// The element's look and change both go through `inout`: a read through the array's
@@ -75,13 +107,19 @@ struct SlotStore<Element> {
         return element
     }
 
-    /// Frees an empty (taken) slot for reuse.
+    /// Frees an empty (taken) slot for reuse; the chunk's memory goes when it was its last.
     mutating func release(_ slot: Int) {
         freeSlots.append(slot)
+        let chunk = slot >> Self.chunkShift
+        occupied[chunk] -= 1
+        if occupied[chunk] == 0 { chunks[chunk] = [] }
     }
 
+    /// Chunks holding memory now (tests: a drained store gives its memory back).
+    var chunksHeld: Int { chunks.count { !$0.isEmpty } }
+
     subscript(slot: Int) -> Element? {
-        get { chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] }
+        get { holds(slot) ? chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] : nil }
         set { chunks[slot >> Self.chunkShift][slot & (Self.chunkSize - 1)] = newValue }
     }
 }

@@ -49,4 +49,33 @@ struct SlotStoreTests {
         #expect(store.insert(-1) == 5_000)
         #expect(store.capacity == 10_000)
     }
+
+    @Test("a chunk whose slots are all freed gives its memory back; its slots still work after")
+    func drainedChunksAreGivenBack() {
+        var store = SlotStore<Int>()
+        for value in 0..<10_000 { _ = store.insert(value) }
+        #expect(store.chunksHeld == 3)
+        // The first chunk drains (a queue letting its first visitors through).
+        for slot in 0..<4_096 { _ = store.remove(slot) }
+        #expect(store.chunksHeld == 2)
+        // An event of a visitor gone may still name a slot of it: nothing there, no crash.
+        #expect(store[17] == nil && store.take(17) == nil)
+        #expect(store.modify(4_000) { $0 } == nil)
+        #expect(store[4_096] == 4_096)
+        // The last chunk drains while it is still being filled, then fills on.
+        for slot in 8_192..<10_000 { _ = store.remove(slot) }
+        #expect(store.chunksHeld == 1)
+        // Reuse is last in, first out, as before: slot 9,999 was freed last.
+        #expect(store.insert(-1) == 9_999)
+        #expect(store.chunksHeld == 2)
+        #expect(store[9_999] == -1 && store[8_192] == nil)
+        for _ in 8_192..<9_999 { _ = store.insert(0) }
+        // Then the first chunk's slots, 4,095 down to 0, and only then a new slot.
+        #expect(store.insert(-2) == 4_095)
+        #expect(store.chunksHeld == 3)
+        #expect(store[4_095] == -2 && store[0] == nil)
+        for _ in 0..<4_095 { _ = store.insert(0) }
+        #expect(store.insert(-3) == 10_000)
+        #expect(store[10_000] == -3 && store.capacity == 10_001)
+    }
 }
