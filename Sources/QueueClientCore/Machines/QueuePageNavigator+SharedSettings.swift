@@ -16,7 +16,9 @@ extension QueuePageNavigator {
         /// query differs, so those two strings are shared rather than held once per visitor.
         private let lastQueueURL = Mutex<SimpleURL?>(nil)
         /// The last policy and URL base handed out, handed to the next visitor when equal.
-        private let lastPolicy = Mutex<Boxed<NavigationPolicy>?>(nil)
+        /// Weak: a policy holds its settings, so a strong reference back would be a cycle.
+        private let lastPolicy = Mutex<LastPolicy>(LastPolicy())
+        private struct LastPolicy: Sendable { weak var shared: SharedPolicy? }
         private let lastBase = Mutex<PackedURL.Base?>(nil)
 
         init(_ settings: Settings) {
@@ -32,12 +34,12 @@ extension QueuePageNavigator {
             return url
         }
 
-        /// `policy` in a box, the last one handed out when equal.
-        func sharing(_ policy: NavigationPolicy) -> Boxed<NavigationPolicy> {
-            if let known = lastPolicy.withLock({ $0 }), known.value == policy { return known }
-            let box = Boxed(policy)
-            lastPolicy.withLock { $0 = box }
-            return box
+        /// `policy` with these settings, the last pair handed out when the policy is equal.
+        func sharing(_ policy: NavigationPolicy) -> SharedPolicy {
+            if let known = lastPolicy.withLock({ $0.shared }), known.policy == policy { return known }
+            let shared = SharedPolicy(settings: self, policy: policy)
+            lastPolicy.withLock { $0.shared = shared }
+            return shared
         }
 
         /// `url` packed, its base the last one handed out when equal.
@@ -58,6 +60,18 @@ extension QueuePageNavigator {
             guard let url = SimpleURL(text) else { return nil }
             lastTarget.withLock { $0 = (text, url) }
             return url
+        }
+    }
+
+    /// A room's policy and its group's settings: what a navigator shares with the other
+    /// visitors of its room, behind one reference.
+    final class SharedPolicy: Sendable {
+        let settings: SharedSettings
+        let policy: NavigationPolicy
+
+        init(settings: SharedSettings, policy: NavigationPolicy) {
+            self.settings = settings
+            self.policy = policy
         }
     }
 }

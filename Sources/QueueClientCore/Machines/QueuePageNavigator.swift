@@ -70,12 +70,11 @@ package struct QueuePageNavigator: Sendable {
 
     static let redirectsBeforePause: UInt8 = 20
 
-    /// Shared by the visitors of a room (`SharedSettings.sharing`): its four strings are the
-    /// same for every one of them.
-    private let policyBox: Boxed<NavigationPolicy>
-    package var policy: NavigationPolicy { policyBox.value }
-
-    private let sharedSettings: SharedSettings
+    /// The group's settings and the room's policy, shared by the visitors of a room
+    /// (`SharedSettings.sharing`): one reference for both.
+    private let shared: SharedPolicy
+    package var policy: NavigationPolicy { shared.policy }
+    private var sharedSettings: SharedSettings { shared.settings }
     package var settings: Settings { sharedSettings.settings }
     package private(set) var currentURL: SimpleURL {
         get { packedURL.url }
@@ -102,13 +101,22 @@ package struct QueuePageNavigator: Sendable {
     private var pageLoad = true
     /// Page loads failed in a row (Android's `reloadAttempts`).
     private var failedPageLoads: UInt8 = 0
-    /// The id Android writes into queue URLs; nil on iOS.
-    private let userIdInURLBox: Boxed<String>?
-    private var userIdInURLs: String? { userIdInURLBox?.value }
-    /// Android (`.reload`): the first queue URL, which it reloads. iOS: the page the WebView
-    /// shows while a navigation away from it is under way, which it keeps if that navigation
-    /// fails. Boxed: most visitors never need it.
-    private var savedURL: Boxed<SimpleURL>?
+    /// What only some visitors have, in one box: most visitors pay one word for both.
+    private var rare: Boxed<Rare>?
+    private struct Rare: Sendable {
+        /// The id Android writes into queue URLs; nil on iOS.
+        var userIdInURLs: String?
+        /// Android (`.reload`): the first queue URL, which it reloads. iOS: the page the
+        /// WebView shows while a navigation away from it is under way, which it keeps if that
+        /// navigation fails.
+        var savedURL: SimpleURL?
+        var isEmpty: Bool { userIdInURLs == nil && savedURL == nil }
+    }
+    private var userIdInURLs: String? { rare?.value.userIdInURLs }
+    private var savedURL: SimpleURL? {
+        get { rare?.value.savedURL }
+        set { rare = .updating(rare, empty: Rare(), isEmpty: \.isEmpty) { $0.savedURL = newValue } }
+    }
     /// The page loaded or shown, packed: a waiting visitor keeps one.
     private var packedURL: PackedURL
 
@@ -137,18 +145,18 @@ package struct QueuePageNavigator: Sendable {
         else { return nil }
         // A target URL written without a path has the empty path on both SDKs (`Uri.getPath`,
         // `NSURL.path`), which no navigation (always `/` at least) matches.
-        self.policyBox = sharedSettings.sharing(
+        self.shared = sharedSettings.sharing(
             NavigationPolicy(
                 queueHost: start.host, queuePathPrefix: queuePathPrefix, targetHost: target.host,
                 targetPath: SimpleURL.hasEmptyPath(targetUrl) ? "" : target.path))
-        self.sharedSettings = sharedSettings
         let settings = sharedSettings.settings
         // Boxed: only Android visitors pay for it.
-        self.userIdInURLBox = settings.platform.sendsUserIdInURLs ? Boxed(userId ?? "") : nil
+        let androidUserId = settings.platform.sendsUserIdInURLs ? userId ?? "" : nil
         let first =
-            userIdInURLBox.map { Self.androidFirstQueueURL(start, userId: $0.value, inviteCode: inviteCode) } ?? start
+            androidUserId.map { Self.androidFirstQueueURL(start, userId: $0, inviteCode: inviteCode) } ?? start
         packedURL = sharedSettings.packing(first)
-        savedURL = settings.retry == .reload ? Boxed(first) : nil
+        let rare = Rare(userIdInURLs: androidUserId, savedURL: settings.retry == .reload ? first : nil)
+        self.rare = rare.isEmpty ? nil : Boxed(rare)
         self.cookies = cookies
     }
 
@@ -299,7 +307,7 @@ package struct QueuePageNavigator: Sendable {
         // Navigating away from a page on screen (its load or poll had answered): iOS keeps it
         // while the new one loads. (`savedURL` is the reload URL under `.reload`.)
         if !pageLoad, settings.retry == .none, settings.platform.keepsPageOnFailedNavigation {
-            savedURL = Boxed(currentURL)
+            savedURL = currentURL
         }
         currentURL = next
         pageLoad = true
@@ -329,7 +337,7 @@ package struct QueuePageNavigator: Sendable {
             // keeps the page): its script polls on. Only a first load that fails leaves it blank.
             if !httpError, let shown = savedURL {
                 savedURL = nil
-                currentURL = shown.value
+                currentURL = shown
                 return schedulePoll(after: settings.pollInterval, at: now)
             }
             state = .finished
@@ -346,7 +354,7 @@ package struct QueuePageNavigator: Sendable {
             }
             let delay = QueuePageRetry.reloadDelays[Int(failedPageLoads)]
             failedPageLoads += 1
-            currentURL = reloadURL.value
+            currentURL = reloadURL
             // Still a page load: the reload's own failure counts again.
             return schedulePoll(after: delay, at: now, keepingPageLoad: true)
         }

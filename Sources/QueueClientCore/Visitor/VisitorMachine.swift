@@ -298,7 +298,11 @@ package struct VisitorMachine: Sendable {
                     var navigator = QueuePageNavigator(
                         tryPass: tryPass, queuePathPrefix: enqueueAddress.queuePathPrefix,
                         sharedSettings: configuration.sharedNavigatorSettings, cookies: queueCookies,
-                        userId: configuration.userId, inviteCode: configuration.inviteCode)
+                        // Only Android writes it into queue URLs: iOS visitors' ids (made from
+                        // their numbers) are not made for nothing.
+                        userId: configuration.sharedNavigatorSettings.settings.platform.sendsUserIdInURLs
+                            ? configuration.userId : nil,
+                        inviteCode: configuration.inviteCode)
                 else {
                     return finish(.error, message: "Failed to load the queue: missing queue or target URL", at: now)
                 }
@@ -377,14 +381,14 @@ package struct VisitorMachine: Sendable {
 
 /// Heap storage for values most visitors never need, keeping `VisitorMachine` small.
 /// An indirect enum, not a class: the value semantics stay intact.
-indirect enum Boxed<Value: Sendable>: Sendable {
+package indirect enum Boxed<Value: Sendable>: Sendable {
     case boxed(Value)
 
-    init(_ value: Value) { self = .boxed(value) }
+    package init(_ value: Value) { self = .boxed(value) }
 
     /// `box`'s value (or `empty` when there is none) changed by `change`, boxed again; nil
     /// when the result `isEmpty`, so a visitor without the rare fields pays one word.
-    static func updating(
+    package static func updating(
         _ box: Boxed?, empty: Value, isEmpty: (Value) -> Bool, _ change: (inout Value) -> Void
     ) -> Boxed? {
         var value = box?.value ?? empty
@@ -392,7 +396,7 @@ indirect enum Boxed<Value: Sendable>: Sendable {
         return isEmpty(value) ? nil : Boxed(value)
     }
 
-    var value: Value {
+    package var value: Value {
         switch self {
         case .boxed(let value): value
         }

@@ -44,10 +44,10 @@ package struct VisitorMarks: Sendable, Hashable {
 package struct VisitorResult: Sendable, Hashable {
     // Declared small to large: Swift lays fields out in this order, so nothing is padded.
     package var outcome: VisitorOutcome
+    /// 0: none; 1…: `RedirectType.allCases[code − 1]`; `otherRedirectType`: the text is in `rare`.
+    private var redirectTypeCode: UInt8 = 0
     private var storedHTTPStatus: Int16 = -1
     private var storedCounts: (attempts: UInt32, polls: UInt32, restarts: UInt32, requests: UInt32) = (0, 0, 0, 0)
-    /// The redirect type of the deciding enqueue (`queue` when no token), if one was decided.
-    package var redirectType: String?
     package var marks: VisitorMarks
     private var rare: Boxed<Rare>?
     private var packedQueueId: PackedText?
@@ -55,6 +55,36 @@ package struct VisitorResult: Sendable, Hashable {
     private struct Rare: Sendable, Hashable {
         var errorMessage: String?
         var queueitToken: String?
+        /// A redirect type the SDK does not know (a token's own `rt_` text).
+        var redirectType: String?
+        var isEmpty: Bool { errorMessage == nil && queueitToken == nil && redirectType == nil }
+    }
+
+    private static let otherRedirectType = UInt8.max
+
+    /// The redirect type of the deciding enqueue (`queue` when no token), if one was decided.
+    /// One byte for the types the SDK knows (a string's 16 otherwise, for every waiting visitor).
+    package var redirectType: String? {
+        get {
+            switch redirectTypeCode {
+            case 0: nil
+            case Self.otherRedirectType: rare?.value.redirectType
+            default: RedirectType.allCases[Int(redirectTypeCode) - 1].rawValue
+            }
+        }
+        set {
+            if redirectTypeCode == Self.otherRedirectType { setRare { $0.redirectType = nil } }
+            guard let newValue else {
+                redirectTypeCode = 0
+                return
+            }
+            if let known = RedirectType(rawValue: newValue), let position = RedirectType.allCases.firstIndex(of: known) {
+                redirectTypeCode = UInt8(position + 1)
+            } else {
+                redirectTypeCode = Self.otherRedirectType
+                setRare { $0.redirectType = newValue }
+            }
+        }
     }
 
     /// The last HTTP status seen (nil before any answer); kept in 16 bits (a status is three digits).
@@ -103,7 +133,7 @@ package struct VisitorResult: Sendable, Hashable {
     }
 
     private mutating func setRare(_ change: (inout Rare) -> Void) {
-        rare = .updating(rare, empty: Rare(), isEmpty: { $0.errorMessage == nil && $0.queueitToken == nil }, change)
+        rare = .updating(rare, empty: Rare(), isEmpty: \.isEmpty, change)
     }
 
     package init(
@@ -112,8 +142,8 @@ package struct VisitorResult: Sendable, Hashable {
         queueitToken: String? = nil, marks: VisitorMarks
     ) {
         self.outcome = outcome
-        self.redirectType = redirectType
         self.marks = marks
+        self.redirectType = redirectType
         self.lastHTTPStatus = lastHTTPStatus
         self.attempts = attempts
         self.polls = polls

@@ -45,15 +45,29 @@ package struct DiscreteEventLoop<Payload> {
     private var payloads: [Payload?] = []
     private var freePayloadIndices: [UInt32] = []
 
+    /// 16 bytes: the sequence (high 36 bits) and the payload's index (low 28) share a word.
+    /// Sequences are unique, so comparing the word compares sequences. A run has at most 10^8
+    /// visitors with an event or two pending each (2^28 is 268 million) and makes some 40
+    /// events per visitor (2^36 is 68 billion); `schedule` stops the run beyond either.
     private struct Entry: Comparable {
         var time: RunInstant
-        var sequence: UInt64
-        var payloadIndex: UInt32
+        var order: UInt64
+
+        static var indexBits: UInt64 { 28 }
+        static var mostPayloads: Int { 1 << indexBits }
+        static var mostSequences: UInt64 { 1 << (64 - indexBits) }
+
+        init(time: RunInstant, sequence: UInt64, payloadIndex: UInt32) {
+            self.time = time
+            order = sequence << Self.indexBits | UInt64(payloadIndex)
+        }
+
+        var payloadIndex: UInt32 { UInt32(truncatingIfNeeded: order & (1 << Self.indexBits - 1)) }
 
         static func < (lhs: Entry, rhs: Entry) -> Bool {
-            lhs.time < rhs.time || (lhs.time == rhs.time && lhs.sequence < rhs.sequence)
+            lhs.time < rhs.time || (lhs.time == rhs.time && lhs.order < rhs.order)
         }
-        static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.time == rhs.time && lhs.sequence == rhs.sequence }
+        static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.time == rhs.time && lhs.order == rhs.order }
     }
 
     package init(reservingCapacity capacity: Int = 0) {
@@ -74,9 +88,11 @@ package struct DiscreteEventLoop<Payload> {
             payloadIndex = free
             payloads[Int(free)] = payload
         } else {
+            precondition(payloads.count < Entry.mostPayloads, "more than 2^28 events pending at once")
             payloadIndex = UInt32(payloads.count)
             payloads.append(payload)
         }
+        precondition(nextSequence < Entry.mostSequences, "more than 2^36 events in one run")
         let entry = Entry(time: max(time, now), sequence: nextSequence, payloadIndex: payloadIndex)
         nextSequence &+= 1
         let slot = Self.slot(of: entry.time)

@@ -11,6 +11,11 @@ struct InFlightVisitor: Sendable {
     private let storedGroupIndex: UInt32
     var index: Int { Int(storedIndex) }
     var groupIndex: Int { Int(storedGroupIndex) }
+    /// When its request in flight was sent: its answer's time goes to `RequestStatistics`.
+    var requestSentAt = RunInstant.origin
+    /// What only some visitors have, boxed: a virtual run's waiting visitor without patience
+    /// pays one word for it (measured in docs/benchmarks.md, "Ten million visitors").
+    private var extras: Boxed<Extras>?
 
     init(machine: VisitorMachine, index: Int, arrival: RunInstant, groupIndex: Int) {
         self.machine = machine
@@ -18,18 +23,46 @@ struct InFlightVisitor: Sendable {
         storedIndex = UInt32(index)
         storedGroupIndex = UInt32(groupIndex)
     }
+
+    private struct Extras: Sendable {
+        var firstHandshake = FirstRequestHandshake()
+        var behaviourSerial: UInt32 = 0
+        var giveUpAt = RunInstant.origin
+        var afterlife: Afterlife?
+        var isEmpty: Bool { !firstHandshake.settled && behaviourSerial == 0 && afterlife == nil }
+    }
+
+    private mutating func changeExtras(_ change: (inout Extras) -> Void) {
+        extras = .updating(extras, empty: Extras(), isEmpty: \.isEmpty, change)
+    }
+
     /// What opening the connection of its first request cost (the wall clock's only).
-    var firstHandshake = FirstRequestHandshake()
-    /// The serial of its pending `giveUp` or `resume` event, 0 when it has none. (Declared
-    /// right after the handshake's nine bytes: it fills their padding, 8 bytes a slot.)
-    var behaviourSerial: UInt32 = 0
-    /// When its request in flight was sent: its answer's time goes to `RequestStatistics`.
-    var requestSentAt = RunInstant.origin
+    var firstHandshake: FirstRequestHandshake { extras?.value.firstHandshake ?? FirstRequestHandshake() }
+
+    /// Records the first answer's handshake; later answers change nothing (and box nothing).
+    mutating func settleFirstHandshake(_ handshake: Handshake?) {
+        guard !firstHandshake.settled else { return }
+        changeExtras { $0.firstHandshake.settle(handshake) }
+    }
+
+    /// The serial of its pending `giveUp` or `resume` event, 0 when it has none.
+    var behaviourSerial: UInt32 {
+        get { extras?.value.behaviourSerial ?? 0 }
+        set { changeExtras { $0.behaviourSerial = newValue } }
+    }
+
     /// When its patience runs out (meaningful while its `giveUp` is pending).
-    var giveUpAt = RunInstant.origin
+    var giveUpAt: RunInstant {
+        get { extras?.value.giveUpAt ?? .origin }
+        set { changeExtras { $0.giveUpAt = newValue } }
+    }
+
     /// What earlier attempts left (comebacks) or what the visitor does after passing; nil for
-    /// the visitors of groups without `patience`/`afterPass`, who pay one word for it.
-    var afterlife: Afterlife?
+    /// the visitors of groups without `patience`/`afterPass`.
+    var afterlife: Afterlife? {
+        get { extras?.value.afterlife }
+        set { changeExtras { $0.afterlife = newValue } }
+    }
 }
 
 /// A visitor's life beyond the SDK's: boxed, so only visitors that have one pay for it.

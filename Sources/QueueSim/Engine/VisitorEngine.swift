@@ -146,7 +146,7 @@ struct VisitorEngine {
         if behaviours != nil, let action = afterlifeEvent(slot: slot, response: response, error: nil, at: now) {
             return action
         }
-        if tracksRequestDeadlines { slots.modify(slot) { $0.firstHandshake.settle(handshake) } }
+        if tracksRequestDeadlines { slots.modify(slot) { $0.settleFirstHandshake(handshake) } }
         countAnswer(slot: slot, status: .init(code: response.head.status.code), at: now)
         return advance(slot, at: now) { $0.received(response, at: now) }
     }
@@ -160,7 +160,7 @@ struct VisitorEngine {
         if behaviours != nil, let action = afterlifeEvent(slot: slot, response: nil, error: error, at: now) {
             return action
         }
-        if tracksRequestDeadlines { slots.modify(slot) { $0.firstHandshake.settle(handshake) } }
+        if tracksRequestDeadlines { slots.modify(slot) { $0.settleFirstHandshake(handshake) } }
         countAnswer(slot: slot, status: .init(error), at: now)
         return advance(slot, at: now) { $0.failed(error, at: now) }
     }

@@ -9,7 +9,8 @@ struct PackedTextTests {
         arguments: [
             "", "u", "visitor-42", "5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", "5F3CE8D2-C5A4-4A08-828D-58804DD4DAEB",
             "q=5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", "prefix7" + "00000000-0000-4000-8000-000000000000",
-            "prefix78" + "00000000-0000-4000-8000-000000000000", "5f3ce8d2-C5a4-4a08-828d-58804dd4daeb",
+            "prefix78" + "00000000-0000-4000-8000-000000000000", "abc5f3ce8d2-c5a4-4a08-828d-58804dd4daeb",
+            "abcd5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", "5f3ce8d2-C5a4-4a08-828d-58804dd4daeb",
             "5f3ce8d2_c5a4-4a08-828d-58804dd4daeb", "5f3ce8d2-c5a4-4a08-828d-58804dd4daeg", "0123456789abcdef",
             "0123456789ABCDEF", "0123456789aBcdef", "0123456789abcdeg", "é=5f3ce8d2-c5a4-4a08-828d-58804dd4daeb",
             "12345678-1234-1234-1234-123456789012", "q=5f3ce8d2-c5a4-4a08-828d-58804dd4daeb&t=1",
