@@ -103,6 +103,20 @@ package struct RequestStatistics: Sendable {
         repeating: Array(repeating: UInt64(0), count: RequestStatistics.latencyBoundsMs.count + 1),
         count: Endpoint.allCases.count)
     private var latencySumTotalMs = Array(repeating: UInt64(0), count: Endpoint.allCases.count)
+    /// The poll shortcut's answers, per second, by class (endpoint, status and time): added to
+    /// the per-second figures by `foldDeferredAnswers`, which `Recorder.recordAnswers` calls.
+    /// A forecast chain answers polls seconds ahead of the clock, and each answer went to five
+    /// per-second arrays, a cache miss each; now it goes to one. Totals count at once.
+    private var deferredAnswers: [DeferredAnswers] = []
+    private var lastDeferred = 0
+
+    private struct DeferredAnswers: Sendable {
+        var endpoint: Endpoint
+        var cell: Int
+        var isOK: Bool
+        var milliseconds: UInt64
+        var perSecond = PerSecondCounts()
+    }
     /// `MetricCatalog.requestBuckets` in whole milliseconds.
     static let latencyBoundsMs: [UInt64] = MetricCatalog.requestBuckets.map { UInt64(($0 * 1000).rounded()) }
 
@@ -115,20 +129,32 @@ package struct RequestStatistics: Sendable {
     ) {
         let index = cellIndex(endpoint, status)
         _ = cells[endpoint.rawValue][index].latency.record(milliseconds, count: UInt64(count))
-        cells[endpoint.rawValue][index].perSecond.add(at: second, count)
-        countLatency(endpoint, milliseconds: milliseconds, inSecond: second, count: count)
-        perSecond[2 * endpoint.rawValue + (status.isOK ? 0 : 1)].add(at: second, count)
+        countLatencyTotals(endpoint, milliseconds: milliseconds, count: count)
+        countPerSecond(
+            endpoint, cell: index, isOK: status.isOK, milliseconds: milliseconds, inSecond: second, count: count)
+    }
+
+    /// Everything `answered` counts per second.
+    private mutating func countPerSecond(
+        _ endpoint: Endpoint, cell: Int, isOK: Bool, milliseconds: UInt64, inSecond second: Int, count: Int
+    ) {
+        cells[endpoint.rawValue][cell].perSecond.add(at: second, count)
+        latencyBuckets[endpoint.rawValue][Self.latencyBucket(of: milliseconds)].add(at: second, count)
+        latencySumMs[endpoint.rawValue].add(at: second, Int(clamping: milliseconds) * count)
+        perSecond[2 * endpoint.rawValue + (isOK ? 0 : 1)].add(at: second, count)
         if endpoint == .queuePage {
             queuePageLatency.record(milliseconds, inSecond: second, count: UInt32(clamping: count))
         }
     }
 
-    private mutating func countLatency(_ endpoint: Endpoint, milliseconds: UInt64, inSecond second: Int, count: Int) {
+    private static func latencyBucket(of milliseconds: UInt64) -> Int {
         var bucket = 0
-        while bucket < Self.latencyBoundsMs.count, milliseconds > Self.latencyBoundsMs[bucket] { bucket += 1 }
-        latencyBuckets[endpoint.rawValue][bucket].add(at: second, count)
-        latencySumMs[endpoint.rawValue].add(at: second, Int(clamping: milliseconds) * count)
-        latencyBucketTotals[endpoint.rawValue][bucket] &+= UInt64(count)
+        while bucket < latencyBoundsMs.count, milliseconds > latencyBoundsMs[bucket] { bucket += 1 }
+        return bucket
+    }
+
+    private mutating func countLatencyTotals(_ endpoint: Endpoint, milliseconds: UInt64, count: Int) {
+        latencyBucketTotals[endpoint.rawValue][Self.latencyBucket(of: milliseconds)] &+= UInt64(count)
         latencySumTotalMs[endpoint.rawValue] &+= milliseconds &* UInt64(count)
     }
 
@@ -158,11 +184,42 @@ package struct RequestStatistics: Sendable {
     }
 
     /// One answer's per-second figures (the poll shortcut's, whose histogram is counted in bulk).
+    /// Its per-second figures wait in `deferredAnswers` until `foldDeferredAnswers`.
     mutating func answeredInSecond(_ endpoint: Endpoint, status: Status, milliseconds: UInt64, second: Int) {
-        cells[endpoint.rawValue][cellIndex(endpoint, status)].perSecond.add(at: second)
-        countLatency(endpoint, milliseconds: milliseconds, inSecond: second, count: 1)
-        perSecond[2 * endpoint.rawValue + (status.isOK ? 0 : 1)].add(at: second)
-        if endpoint == .queuePage { queuePageLatency.record(milliseconds, inSecond: second) }
+        countLatencyTotals(endpoint, milliseconds: milliseconds, count: 1)
+        var index = lastDeferred
+        if index >= deferredAnswers.count || deferredAnswers[index].endpoint != endpoint
+            || deferredAnswers[index].milliseconds != milliseconds
+            || cells[endpoint.rawValue][deferredAnswers[index].cell].status != status
+        {
+            // The cell is made now, so statuses keep the order they were first seen in.
+            let cell = cellIndex(endpoint, status)
+            if let known = deferredAnswers.firstIndex(where: {
+                $0.endpoint == endpoint && $0.cell == cell && $0.milliseconds == milliseconds
+            }) {
+                index = known
+            } else {
+                index = deferredAnswers.count
+                deferredAnswers.append(
+                    DeferredAnswers(endpoint: endpoint, cell: cell, isOK: status.isOK, milliseconds: milliseconds))
+            }
+            lastDeferred = index
+        }
+        deferredAnswers[index].perSecond.add(at: second)
+    }
+
+    /// Adds the answers `answeredInSecond` kept back to the per-second figures. Sums, so the
+    /// figures are the same as if each had been added when it was counted.
+    mutating func foldDeferredAnswers() {
+        for deferred in deferredAnswers {
+            for (second, count) in deferred.perSecond.nonZero {
+                countPerSecond(
+                    deferred.endpoint, cell: deferred.cell, isOK: deferred.isOK, milliseconds: deferred.milliseconds,
+                    inSecond: second, count: count)
+            }
+        }
+        deferredAnswers = []
+        lastDeferred = 0
     }
 
     private mutating func cellIndex(_ endpoint: Endpoint, _ status: Status) -> Int {
@@ -187,6 +244,8 @@ package struct RequestStatistics: Sendable {
 
     /// Adds another engine's statistics (a wall-clock run has one per event loop).
     mutating func merge(_ other: RequestStatistics) {
+        var other = other
+        other.foldDeferredAnswers()
         for endpoint in Endpoint.allCases {
             for cell in other.cells[endpoint.rawValue] {
                 let index = cellIndex(endpoint, cell.status)

@@ -36,9 +36,13 @@ extension WaitingRoomService {
     /// ticket the room cannot tie to a visitor).
     package func pollForecast(queueId: String) -> QueuePagePollForecast? {
         // Skipping turns of visitors who left moves release instants: nothing can be forecast.
-        guard !model.skipsTurns, faults.pollOrderIsIrrelevant,
-            let ticket = model.ticket(forQueueId: queueId),
-            let releaseAt = model.releaseInstant(ofTicket: ticket)
+        guard faults.pollOrderIsIrrelevant,
+            let (ticket, releaseAt) = inPlaceModel({ model -> (Int, RunInstant)? in
+                guard !model.skipsTurns, let ticket = model.ticket(forQueueId: queueId),
+                    let releaseAt = model.releaseInstant(ofTicket: ticket)
+                else { return nil }
+                return (ticket, releaseAt)
+            })
         else { return nil }
         var forecast = QueuePagePollForecast(
             releaseAt: releaseAt, latency: faults.baseLatency(endpoint: .queuePage), draws: nil)
