@@ -10,7 +10,8 @@
 # REF: the reference commit. NEW (environment): the newer commit, default HEAD. RUNS: per
 # build, default 5. VISITORS: default 1,000,000. Each commit is checked out in a worktree of
 # its own (.build-ab-ref/src, .build-ab-new/src) and built there in release mode, so edits in
-# the work tree meanwhile do not leak into a build.
+# the work tree meanwhile do not leak into a build. REF_BIN and NEW_BIN (environment): release
+# binaries built already, used instead of building that side (REF is then only a label).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ref="${1:?usage: bench/virtual-million-ab.sh REF [RUNS] [VISITORS]}"
@@ -34,9 +35,12 @@ build() {
     echo "building $1 ($(git -C "$src" rev-parse --short HEAD)), release" >&2
     (cd "$src" && swift build -c release --scratch-path "$root/.build-ab-$1/build" --product queuesim >&2)
 }
-build ref "$ref"
-build new "$new"
-declare -A bins=([ref]="$root/.build-ab-ref/build/release/queuesim" [new]="$root/.build-ab-new/build/release/queuesim")
+[[ -n "${REF_BIN:-}" ]] || build ref "$ref"
+[[ -n "${NEW_BIN:-}" ]] || build new "$new"
+declare -A bins=(
+    [ref]="${REF_BIN:-$root/.build-ab-ref/build/release/queuesim}"
+    [new]="${NEW_BIN:-$root/.build-ab-new/build/release/queuesim}"
+)
 
 # The scenario of bench/virtual-million.sh, written by it.
 OUT="$out" SCENARIO_ONLY=1 bench/virtual-million.sh "$visitors"

@@ -101,20 +101,21 @@ struct PollShortcut {
         giveUpAt: RunInstant?, firstIsSent: Bool, sent: inout SentRequests
     ) -> (count: Int, nextPollAt: RunInstant) {
         guard start >= .origin, start < forecast.releaseAt else { return (0, start) }
-        let untilTurn = forecast.releaseAt - start
-        let turnCeiling = Self.ceilingNanoseconds(untilTurn)
-        let turnFloor = Self.floorNanoseconds(untilTurn)
-        let maxWaitCeiling = Self.ceilingNanoseconds(maxWaitEnds - start)
-        let deadlineFloor = runDeadline.map { Self.floorNanoseconds($0 - start) }
+        // Instants are whole nanoseconds, so their differences need no rounding: floor and
+        // ceiling are the difference (and no `Duration` is made: it multiplies 128-bit numbers).
+        let startWhole = start.wholeNanoseconds
+        let turnCeiling = forecast.releaseAt.wholeNanoseconds &- startWhole
+        let turnFloor = turnCeiling
+        let maxWaitCeiling = maxWaitEnds.wholeNanoseconds &- startWhole
+        let deadlineFloor = runDeadline.map { $0.wholeNanoseconds &- startWhole }
         // The give-up event comes before an answer of the same instant (it was scheduled first).
-        let giveUpCeiling = giveUpAt.map { Self.ceilingNanoseconds($0 - start) }
+        let giveUpCeiling = giveUpAt.map { $0.wholeNanoseconds &- startWhole }
         let timeoutCeiling = Self.ceilingNanoseconds(timeout)
         // Without draws every poll has the same latency: worked out once.
         let fixedLatency = forecast.draws == nil ? Self.floorNanoseconds(forecast.latency) : nil
         // Scenario durations and jitter are whole nanoseconds (microseconds); a finer latency
         // would break the offsets' arithmetic, so it gets no shortcut (polls go to the room).
         if let fixedLatency, forecast.latency != .nanoseconds(fixedLatency) { return (0, start) }
-        let startWhole = start.wholeNanoseconds
         // Truncated toward zero, as `Duration.components` splits.
         let (startSeconds, startSubsecond) = startWhole.quotientAndRemainder(dividingBy: 1_000_000_000)
         var offset: Int64 = 0
