@@ -90,7 +90,14 @@ package struct QueuePageNavigator: Sendable {
         get { storedHTTPStatus < 0 ? nil : Int(storedHTTPStatus) }
         set { storedHTTPStatus = newValue.map { Int16(clamping: max(0, $0)) } ?? -1 }
     }
-    package private(set) var cookies: CookieJar
+    /// The WebView's cookies (in `rare`: most rooms' queue pages set none).
+    package private(set) var cookies: CookieJar {
+        get { rare?.value.cookies ?? CookieJar() }
+        set {
+            guard rare != nil || !newValue.isEmpty else { return }
+            rare = .updating(rare, empty: Rare(), isEmpty: \.isEmpty) { $0.cookies = newValue }
+        }
+    }
     // The stored fields below are declared small to large: Swift lays them out in this order.
     private var storedPolls: UInt32 = 0
     private var storedHTTPStatus: Int16 = -1
@@ -110,7 +117,8 @@ package struct QueuePageNavigator: Sendable {
         /// WebView shows while a navigation away from it is under way, which it keeps if that
         /// navigation fails.
         var savedURL: SimpleURL?
-        var isEmpty: Bool { userIdInURLs == nil && savedURL == nil }
+        var cookies = CookieJar()
+        var isEmpty: Bool { userIdInURLs == nil && savedURL == nil && cookies.isEmpty }
     }
     private var userIdInURLs: String? { rare?.value.userIdInURLs }
     private var savedURL: SimpleURL? {
@@ -155,9 +163,9 @@ package struct QueuePageNavigator: Sendable {
         let first =
             androidUserId.map { Self.androidFirstQueueURL(start, userId: $0, inviteCode: inviteCode) } ?? start
         packedURL = sharedSettings.packing(first)
-        let rare = Rare(userIdInURLs: androidUserId, savedURL: settings.retry == .reload ? first : nil)
+        let rare = Rare(
+            userIdInURLs: androidUserId, savedURL: settings.retry == .reload ? first : nil, cookies: cookies)
         self.rare = rare.isEmpty ? nil : Boxed(rare)
-        self.cookies = cookies
     }
 
     private var deadline: RunInstant { enteredAt + settings.maxWait }
@@ -178,7 +186,10 @@ package struct QueuePageNavigator: Sendable {
         case .loading:
             let status = response.status.code
             lastHTTPStatus = status
-            cookies.store(response.head.headerFields, from: packedURL.base.host)
+            // Only an answer that sets a cookie changes the jar (and its box).
+            if response.head.headerFields[.setCookie] != nil {
+                cookies.store(response.head.headerFields, from: packedURL.base.host)
+            }
             if (300..<400).contains(status), let location = response.head.headerFields.value(of: .location),
                 let next = currentURL.resolving(location)
             {

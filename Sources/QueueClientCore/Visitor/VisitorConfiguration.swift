@@ -7,34 +7,66 @@
 /// own fields. Setting `group` builds a new object; equality is by value.
 package struct VisitorConfiguration: Sendable, Hashable {
     private var shared: SharedGroup
-    private var identity: UserIdentity
+    private var own: Own
     /// Written, or made from the visitor's number by the group's `NumberedUserIds` when asked
     /// (a simulated visitor: its id is a function of the seed and its number).
     package var userId: String {
         get {
-            switch identity {
-            case .written(let text):
-                return text.value
+            switch own {
             case .numbered(let number):
-                guard let userIds = shared.userIds else { preconditionFailure("a numbered visitor without user ids") }
-                return userIds.userId(ofVisitor: Int(number))
+                return madeUserId(number)
+            case .boxed(let fields):
+                return fields.value.writtenUserId ?? madeUserId(fields.value.number)
             }
         }
-        set { identity = .written(Boxed(newValue)) }
+        set { changeOwn { $0.writtenUserId = newValue } }
     }
 
-    /// A waiting visitor of a virtual run keeps its number (4 bytes), not its id: the id is
-    /// made again for each enqueue call, the only request that carries it (on iOS).
-    private enum UserIdentity: Sendable {
-        case written(Boxed<String>)
+    private func madeUserId(_ number: UInt32) -> String {
+        guard let userIds = shared.userIds else { preconditionFailure("a numbered visitor without user ids") }
+        return userIds.userId(ofVisitor: Int(number))
+    }
+
+    /// The visitor's own fields in one word: a simulated visitor without key, token or code
+    /// keeps its number (4 bytes), not its id (made again for each enqueue call, the only
+    /// request that carries it on iOS); anyone else has a box.
+    private enum Own: Sendable {
         case numbered(UInt32)
+        case boxed(Boxed<OwnFields>)
+    }
+
+    private struct OwnFields: Sendable {
+        /// Nil: the id is made from `number`.
+        var writtenUserId: String?
+        var number: UInt32 = 0
+        var enqueueKey: String?
+        var enqueueToken: String?
+        var inviteCode: String?
+    }
+
+    private var ownFields: OwnFields {
+        switch own {
+        case .numbered(let number): OwnFields(number: number)
+        case .boxed(let fields): fields.value
+        }
+    }
+
+    private mutating func changeOwn(_ change: (inout OwnFields) -> Void) {
+        var fields = ownFields
+        change(&fields)
+        let plain = fields.writtenUserId == nil && fields.enqueueKey == nil && fields.enqueueToken == nil
+            && fields.inviteCode == nil
+        own = plain ? .numbered(fields.number) : .boxed(Boxed(fields))
     }
 
     /// This configuration for visitor `number` of a group whose template has `NumberedUserIds`.
     package func numbered(_ number: Int) -> VisitorConfiguration {
         precondition(shared.userIds != nil, "numbered visitors need the group's user ids")
         var configuration = self
-        configuration.identity = .numbered(UInt32(number))
+        configuration.changeOwn {
+            $0.writtenUserId = nil
+            $0.number = UInt32(number)
+        }
         return configuration
     }
 
@@ -43,31 +75,17 @@ package struct VisitorConfiguration: Sendable, Hashable {
         shared = SharedGroup(shared.settings, userIds: userIds)
     }
     package var enqueueKey: String? {
-        get { extras?.value.enqueueKey }
-        set { setExtras { $0.enqueueKey = newValue } }
+        get { ownFields.enqueueKey }
+        set { changeOwn { $0.enqueueKey = newValue } }
     }
     package var enqueueToken: String? {
-        get { extras?.value.enqueueToken }
-        set { setExtras { $0.enqueueToken = newValue } }
+        get { ownFields.enqueueToken }
+        set { changeOwn { $0.enqueueToken = newValue } }
     }
     /// Android's invite code (`setInviteCode`), sent as `code=` on the first queue URL.
     package var inviteCode: String? {
-        get { extras?.value.inviteCode }
-        set { setExtras { $0.inviteCode = newValue } }
-    }
-
-    /// What only some visitors carry, boxed: a virtual run keeps a million configurations, and
-    /// a visitor without key, token or code pays one word for the three.
-    private struct Extras: Sendable, Hashable {
-        var enqueueKey: String?
-        var enqueueToken: String?
-        var inviteCode: String?
-        var isEmpty: Bool { enqueueKey == nil && enqueueToken == nil && inviteCode == nil }
-    }
-    private var extras: Boxed<Extras>?
-
-    private mutating func setExtras(_ change: (inout Extras) -> Void) {
-        extras = .updating(extras, empty: Extras(), isEmpty: \.isEmpty, change)
+        get { ownFields.inviteCode }
+        set { changeOwn { $0.inviteCode = newValue } }
     }
 
     /// A borrow, not a copy: reading one field does not copy (and retain) every string of the
@@ -82,9 +100,11 @@ package struct VisitorConfiguration: Sendable, Hashable {
         inviteCode: String? = nil
     ) {
         shared = SharedGroup(group, userIds: nil)
-        identity = .written(Boxed(userId))
-        let extras = Extras(enqueueKey: enqueueKey, enqueueToken: enqueueToken, inviteCode: inviteCode)
-        self.extras = extras.isEmpty ? nil : Boxed(extras)
+        own = .boxed(
+            Boxed(
+                OwnFields(
+                    writtenUserId: userId, enqueueKey: enqueueKey, enqueueToken: enqueueToken,
+                    inviteCode: inviteCode)))
     }
 
     package static func == (lhs: VisitorConfiguration, rhs: VisitorConfiguration) -> Bool {

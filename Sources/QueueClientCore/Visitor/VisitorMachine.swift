@@ -26,10 +26,9 @@ package struct VisitorMachine: Sendable {
 
     package let configuration: VisitorConfiguration
     private var stage: Stage = .notStarted
-    /// The hybrid flow's parts, in one box: only hybrid visitors pay for it, one word.
+    /// The hybrid flow's parts and the queue page's cookies between visits, in one box: a
+    /// visitor with none of them (most of a virtual run's) pays one word for all three.
     private var hybrid: Boxed<Hybrid>?
-    /// The WebView's cookies survive a restart (the SDK does not clear them).
-    private var queueCookies = CookieJar()
     private var result: VisitorResult
 
     package init(configuration: VisitorConfiguration) {
@@ -194,6 +193,19 @@ package struct VisitorMachine: Sendable {
         var protectedApi: ProtectedApiMachine?
         /// The connector's redirect, which replaces the configured waiting room.
         var redirectInstruction: QueueRedirectInstruction?
+        /// The WebView's cookies, kept from one queue page visit to the next (a restart): the
+        /// SDK does not clear them. The navigator holds them during a visit.
+        var queueCookies = CookieJar()
+        var isEmpty: Bool { protectedApi == nil && redirectInstruction == nil && queueCookies.isEmpty }
+    }
+
+    private var queueCookies: CookieJar {
+        get { hybrid?.value.queueCookies ?? CookieJar() }
+        set {
+            // No box for an empty jar that had none.
+            guard hybrid != nil || !newValue.isEmpty else { return }
+            setHybrid { $0.queueCookies = newValue }
+        }
     }
 
     private var protectedApi: ProtectedApiMachine? {
@@ -207,8 +219,7 @@ package struct VisitorMachine: Sendable {
     }
 
     private mutating func setHybrid(_ change: (inout Hybrid) -> Void) {
-        hybrid = .updating(
-            hybrid, empty: Hybrid(), isEmpty: { $0.protectedApi == nil && $0.redirectInstruction == nil }, change)
+        hybrid = .updating(hybrid, empty: Hybrid(), isEmpty: \.isEmpty, change)
     }
 
     /// The waiting room the enqueue call goes to (without building the whole call).

@@ -16,14 +16,17 @@ struct SlotStore<Element> {
     private var chunks: [[Element?]] = []
     /// Slots handed out and not freed, per chunk (taken slots count: they are put back).
     private var occupied: [UInt16] = []
-    private var freeSlots: [Int] = []
+    /// 32 bits each: a run has at most 10^8 visitors in flight (half the bytes at the end of a
+    /// run, when every slot is free).
+    private var freeSlots: [UInt32] = []
     private var allocatedCount = 0
 
     /// Slots ever handed out (the highest slot number + 1).
     var capacity: Int { allocatedCount }
 
     mutating func insert(_ element: consuming Element) -> Int {
-        if let free = freeSlots.popLast() {
+        if let freeNumber = freeSlots.popLast() {
+            let free = Int(freeNumber)
             let chunk = free >> Self.chunkShift
             if occupied[chunk] == 0 {
                 // Given back when its last slot was freed: its slots are all empty again.
@@ -109,7 +112,7 @@ struct SlotStore<Element> {
 
     /// Frees an empty (taken) slot for reuse; the chunk's memory goes when it was its last.
     mutating func release(_ slot: Int) {
-        freeSlots.append(slot)
+        freeSlots.append(UInt32(slot))
         let chunk = slot >> Self.chunkShift
         occupied[chunk] -= 1
         if occupied[chunk] == 0 { chunks[chunk] = [] }

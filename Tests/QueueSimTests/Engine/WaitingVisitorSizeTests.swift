@@ -9,11 +9,11 @@ import Testing
 @Suite("a waiting visitor's size")
 struct WaitingVisitorSizeTests {
     @Test func theSlotAndItsPartsStayWithinTheirMeasuredSizes() {
-        #expect(MemoryLayout<InFlightVisitor?>.stride <= 240)
-        #expect(MemoryLayout<VisitorMachine>.stride <= 208)
+        #expect(MemoryLayout<InFlightVisitor?>.stride <= 216)
+        #expect(MemoryLayout<VisitorMachine>.stride <= 184)
         #expect(MemoryLayout<VisitorResult>.stride <= 88)
-        #expect(MemoryLayout<QueuePageNavigator>.stride <= 80)
-        #expect(MemoryLayout<VisitorConfiguration>.stride <= 24)
+        #expect(MemoryLayout<QueuePageNavigator>.stride <= 72)
+        #expect(MemoryLayout<VisitorConfiguration>.stride <= 16)
         #expect(MemoryLayout<PackedText?>.size <= 21)
         #expect(MemoryLayout<RunInstant>.stride == 8)
     }
