@@ -43,7 +43,8 @@ package struct RunInstant: Comparable, Hashable, Sendable, CustomStringConvertib
     package static func - (lhs: RunInstant, rhs: RunInstant) -> Duration {
         // One `Duration` made instead of two and a subtraction of 128-bit numbers; the same value.
         let (difference, overflow) = lhs.wholeNanoseconds.subtractingReportingOverflow(rhs.wholeNanoseconds)
-        return overflow ? .nanoseconds(lhs.wholeNanoseconds) - .nanoseconds(rhs.wholeNanoseconds) : .nanoseconds(difference)
+        return overflow
+            ? .nanoseconds(lhs.wholeNanoseconds) - .nanoseconds(rhs.wholeNanoseconds) : .nanoseconds(difference)
     }
 
     /// Whole milliseconds since the origin, rounded down (the unit of every report column).

@@ -54,7 +54,8 @@ package struct VisitorConfiguration: Sendable, Hashable {
     private mutating func changeOwn(_ change: (inout OwnFields) -> Void) {
         var fields = ownFields
         change(&fields)
-        let plain = fields.writtenUserId == nil && fields.enqueueKey == nil && fields.enqueueToken == nil
+        let plain =
+            fields.writtenUserId == nil && fields.enqueueKey == nil && fields.enqueueToken == nil
             && fields.inviteCode == nil
         own = plain ? .numbered(fields.number) : .boxed(Boxed(fields))
     }

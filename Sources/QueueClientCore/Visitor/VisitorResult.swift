@@ -78,7 +78,8 @@ package struct VisitorResult: Sendable, Hashable {
                 redirectTypeCode = 0
                 return
             }
-            if let known = RedirectType(rawValue: newValue), let position = RedirectType.allCases.firstIndex(of: known) {
+            if let known = RedirectType(rawValue: newValue), let position = RedirectType.allCases.firstIndex(of: known)
+            {
                 redirectTypeCode = UInt8(position + 1)
             } else {
                 redirectTypeCode = Self.otherRedirectType

@@ -8,7 +8,8 @@ extension WaitingRoomService {
     static let longestPollSeconds: Int64 = 30
 
     func queuePage(_ request: RoomRequest, at now: RunInstant) -> (HTTPResponse, [UInt8]) {
-        guard let queueId = request.queryValue("q"), let ticket = inPlaceModel({ $0.ticket(forQueueId: queueId) }) else {
+        guard let queueId = request.queryValue("q"), let ticket = inPlaceModel({ $0.ticket(forQueueId: queueId) })
+        else {
             return Self.jsonError(.notFound, "Unknown queue id")
         }
         switch model.queuePage(ticket: ticket, inviteCode: request.queryValue("code"), at: now) {
