@@ -78,12 +78,9 @@ let package = Package(
             ],
             swiftSettings: hotPathSettings
         ),
-        // One glibc setting the command sets at start (QueueSimCommand.main): see its comment.
-        .target(name: "CMallocTuning"),
         .executableTarget(
             name: "queuesim",
             dependencies: [
-                "CMallocTuning",
                 "QueueSim",
                 "QueueClientCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CMallocTuning
 import Foundation
 import QueueSim
 
@@ -41,11 +40,6 @@ struct QueueSimCommand: AsyncParsableCommand {
     /// Like ArgumentParser's own `main()`, except that command-line mistakes exit with 2 (the
     /// contract's "invalid" code) instead of its default 64.
     static func main() async {
-        // glibc raises its mmap threshold to the size of every large block freed (up to 32
-        // MB), after which a virtual run's slot chunks (about a megabyte each) come from the
-        // arena and a drained chunk's memory is not given back. A fixed threshold keeps large
-        // blocks mapped, so freeing one returns it (docs/benchmarks.md, "Ten million").
-        _ = queuesim_map_large_blocks(512 * 1024)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
