@@ -72,12 +72,14 @@ package struct VisitorMachine: Sendable {
             return handle(action, at: now)
         case .enqueueing(var machine):
             let action = machine.received(response, at: now)
+            let followUp = machine.lastSendIsFollowUp
             stage = .enqueueing(machine)
-            return handle(action, of: machine, at: now)
+            return handle(action, followUp: followUp, at: now)
         case .inQueue(var navigator):
             let action = navigator.received(response, at: now)
+            let maxWaitEnds = navigator.maxWaitEnds
             stage = .inQueue(navigator)
-            return handle(action, navigator: navigator, at: now)
+            return handle(action, maxWaitEnds: maxWaitEnds, at: now)
         case .notStarted, .finished, .transitioning:
             preconditionFailure("VisitorMachine received a response with nothing in flight")
         }
@@ -93,12 +95,14 @@ package struct VisitorMachine: Sendable {
             return handle(action, at: now)
         case .enqueueing(var machine):
             let action = machine.failed(error, at: now)
+            let followUp = machine.lastSendIsFollowUp
             stage = .enqueueing(machine)
-            return handle(action, of: machine, at: now)
+            return handle(action, followUp: followUp, at: now)
         case .inQueue(var navigator):
             let action = navigator.failed(error, at: now)
+            let maxWaitEnds = navigator.maxWaitEnds
             stage = .inQueue(navigator)
-            return handle(action, navigator: navigator, at: now)
+            return handle(action, maxWaitEnds: maxWaitEnds, at: now)
         case .notStarted, .finished, .transitioning:
             preconditionFailure("VisitorMachine got a transport error with nothing in flight")
         }
@@ -108,12 +112,14 @@ package struct VisitorMachine: Sendable {
         switch takeStage() {
         case .enqueueing(var machine):
             let action = machine.waited(at: now)
+            let followUp = machine.lastSendIsFollowUp
             stage = .enqueueing(machine)
-            return handle(action, of: machine, at: now)
+            return handle(action, followUp: followUp, at: now)
         case .inQueue(var navigator):
             let action = navigator.waited(at: now)
+            let maxWaitEnds = navigator.maxWaitEnds
             stage = .inQueue(navigator)
-            return handle(action, navigator: navigator, at: now)
+            return handle(action, maxWaitEnds: maxWaitEnds, at: now)
         case .notStarted, .protectedApi, .finished, .transitioning:
             preconditionFailure("VisitorMachine.waited called while not waiting")
         }
@@ -247,8 +253,9 @@ package struct VisitorMachine: Sendable {
             parameters: enqueueParameters, platform: configuration.group.platform,
             sharedHead: configuration.sharedEnqueueHead)
         let action = machine.start(at: now)
+        let followUp = machine.lastSendIsFollowUp
         stage = .enqueueing(machine)
-        return handle(action, of: machine, at: now)
+        return handle(action, followUp: followUp, at: now)
     }
 
     private mutating func handle(_ action: ProtectedApiMachine.Action, at now: RunInstant) -> Action {
@@ -267,13 +274,13 @@ package struct VisitorMachine: Sendable {
         }
     }
 
-    private mutating func handle(_ action: EnqueueMachine.Action, of machine: EnqueueMachine, at now: RunInstant)
-        -> Action
-    {
+    /// `followUp`: the enqueue machine's `lastSendIsFollowUp` (passed alone: a copy of the
+    /// machine would retain and release each of its references).
+    private mutating func handle(_ action: EnqueueMachine.Action, followUp: Bool, at now: RunInstant) -> Action {
         switch action {
         case .send(let request):
             result.requests += 1
-            if !machine.lastSendIsFollowUp { result.attempts += 1 }
+            if !followUp { result.attempts += 1 }
             return .send(request, timeout: configuration.group.timeout(for: .enqueue, giveUpAt: now))
         case .wait(let deadline):
             return .wait(until: deadline)
@@ -319,25 +326,27 @@ package struct VisitorMachine: Sendable {
                 }
                 result.marks.queueEntered = now
                 let action = navigator.start(at: now)
+                let maxWaitEnds = navigator.maxWaitEnds
                 stage = .inQueue(navigator)
-                return handle(action, navigator: navigator, at: now)
+                return handle(action, maxWaitEnds: maxWaitEnds, at: now)
             }
         }
     }
 
-    private mutating func handle(_ action: QueuePageNavigator.Action, navigator: QueuePageNavigator, at now: RunInstant)
+    /// Carries out the action of the navigator in `stage`; `maxWaitEnds` is its own (passed
+    /// alone: a copy of the navigator would retain and release each of its references).
+    private mutating func handle(_ action: QueuePageNavigator.Action, maxWaitEnds: RunInstant, at now: RunInstant)
         -> Action
     {
         switch action {
         case .send(let request, _):
             result.requests += 1
             result.polls += 1
-            return .send(
-                request, timeout: configuration.group.timeout(for: .queuePage, giveUpAt: navigator.maxWaitEnds))
+            return .send(request, timeout: configuration.group.timeout(for: .queuePage, giveUpAt: maxWaitEnds))
         case .wait(let deadline):
             return .wait(until: deadline)
         case .finish(let ending):
-            queueCookies = navigator.cookies
+            if case .inQueue(let navigator) = stage { queueCookies = navigator.cookies }
             switch ending {
             case .passed(let token):
                 result.queueitToken = token

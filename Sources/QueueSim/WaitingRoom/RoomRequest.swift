@@ -81,13 +81,39 @@ struct RoomRequest {
     /// equality does), decoded; as `query.first`, but decoding only the value asked for (every
     /// queue-page request looks up `q`).
     func queryValue(_ name: String) -> String? {
-        var found: String?
-        forEachRawQueryItem { itemName, value in
-            guard Self.decoded(String(itemName)).utf8.elementsEqual(name.utf8) else { return true }
-            found = value.map { Self.decoded(String($0)) } ?? ""
-            return false
+        guard !rawQuery.isEmpty else { return nil }
+        // Over the query's contiguous bytes; an item with nothing to decode (no `%`, no `+`:
+        // every queue-page request's `q=`) is compared and copied as it is, which is what
+        // decoding it would give.
+        var (query, wanted) = (rawQuery, name)
+        return wanted.withUTF8 { wanted in
+            query.withUTF8 { bytes -> String? in
+                var itemStart = 0
+                while itemStart < bytes.count {
+                    var itemEnd = itemStart
+                    var equals: Int?
+                    var encoded = false
+                    while itemEnd < bytes.count, bytes[itemEnd] != UInt8(ascii: "&") {
+                        let byte = bytes[itemEnd]
+                        if byte == UInt8(ascii: "="), equals == nil { equals = itemEnd }
+                        if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") { encoded = true }
+                        itemEnd += 1
+                    }
+                    defer { itemStart = itemEnd + 1 }
+                    guard itemStart != itemEnd else { continue }
+                    let nameBytes = UnsafeBufferPointer(rebasing: bytes[itemStart..<(equals ?? itemEnd)])
+                    let valueBytes = equals.map { UnsafeBufferPointer(rebasing: bytes[($0 + 1)..<itemEnd]) }
+                    if encoded {
+                        let name = Self.decoded(String(decoding: nameBytes, as: UTF8.self))
+                        guard name.utf8.elementsEqual(wanted) else { continue }
+                        return valueBytes.map { Self.decoded(String(decoding: $0, as: UTF8.self)) } ?? ""
+                    }
+                    guard nameBytes.elementsEqual(wanted) else { continue }
+                    return valueBytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                }
+                return nil
+            }
         }
-        return found
     }
 
     /// Calls `body` with each non-empty `&`-separated item, split at its first `=` (nil value:

@@ -99,7 +99,10 @@ package final class WaitingRoomService {
             let (head, notFound) = Self.jsonError(.notFound, "Not found")
             return .response(head, body: notFound, delay: .zero)
         }
-        let (drawIndex, visitor) = drawIndex(for: route, parsed, body: body)
+        // The enqueue body is read once, for the draws' visitor and the enqueue's members.
+        let enqueueBody: EnqueueBody? =
+            if case .enqueue = route { EnqueueBody(body) } else { nil }
+        let (drawIndex, visitor) = drawIndex(for: route, parsed, userId: enqueueBody?.userId)
         let (verdict, delay) = faults.decide(endpoint: route.endpoint, drawIndex: drawIndex, at: now)
         switch verdict {
         case .reset: return .reset(after: delay)
@@ -117,7 +120,8 @@ package final class WaitingRoomService {
             head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
             return .response(head, body: [], delay: delay)
         case .proceed:
-            let (head, responseBody) = answer(route, parsed, entrance: entrance, body: body, visitor: visitor, at: now)
+            let (head, responseBody) = answer(
+                route, parsed, entrance: entrance, enqueueBody: enqueueBody, visitor: visitor, at: now)
             return .response(head, body: responseBody, delay: delay)
         }
     }
@@ -204,12 +208,13 @@ package final class WaitingRoomService {
 
     /// The index the request's fault and latency draws come from: the visitor's own request
     /// count when the room can tell who sent it (`VisitorDraws`), else the room's request count.
-    private func drawIndex(for route: Route, _ request: RoomRequest, body: [UInt8]) -> (UInt64, visitor: UInt64?) {
+    /// `userId`: the enqueue body's, for an enqueue.
+    private func drawIndex(for route: Route, _ request: RoomRequest, userId: String?) -> (UInt64, visitor: UInt64?) {
         guard draws != nil else { return (requestCount, nil) }
         var visitor: UInt64?
         switch route {
         case .enqueue:
-            visitor = Self.userId(inEnqueueBody: body).map(VisitorDraws.visitorKey(userId:))
+            visitor = userId.map(VisitorDraws.visitorKey(userId:))
         case .queuePage:
             visitor = request.queryValue("q").flatMap(drawVisitor(ofQueueId:))
         case .protectedAPI:
@@ -238,19 +243,9 @@ package final class WaitingRoomService {
         inPlaceModel { $0.ticket(forQueueId: queueId) }.flatMap { draws?.visitor(ofTicket: $0) }
     }
 
-    /// The enqueue body's `userId`, read as `enqueue` reads the body's other members.
-    private static func userId(inEnqueueBody body: [UInt8]) -> String? {
-        guard !body.isEmpty else { return nil }
-        if let members = FlatJSONObject.parseMembers(body, keeping: ["userId"]) {
-            if case .string(let text)? = members["userId"] { return text }
-            return nil
-        }
-        let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
-        return object?["userId"] as? String
-    }
-
     private func answer(
-        _ route: Route, _ request: RoomRequest, entrance: MatchingEntrance?, body: [UInt8], visitor: UInt64?,
+        _ route: Route, _ request: RoomRequest, entrance: MatchingEntrance?, enqueueBody: EnqueueBody?,
+        visitor: UInt64?,
         at now: RunInstant
     ) -> (
         HTTPResponse, [UInt8]
@@ -261,7 +256,8 @@ package final class WaitingRoomService {
                 return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
             }
             guard let entrance else { preconditionFailure("an enqueue route always has its entrance") }
-            return enqueue(body: body, queueURLPrefix: entrance.queueURLPrefix, visitor: visitor, at: now)
+            guard let enqueueBody else { preconditionFailure("an enqueue route always has its body read") }
+            return enqueue(body: enqueueBody, queueURLPrefix: entrance.queueURLPrefix, visitor: visitor, at: now)
         case .queuePage(let customer, let room):
             guard isThisRoom(customer: customer, room: room) else {
                 return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
@@ -277,26 +273,11 @@ package final class WaitingRoomService {
 
     // MARK: Enqueue
 
-    private func enqueue(body: [UInt8], queueURLPrefix: String, visitor: UInt64?, at now: RunInstant) -> (
+    private func enqueue(body: EnqueueBody, queueURLPrefix: String, visitor: UInt64?, at now: RunInstant) -> (
         HTTPResponse, [UInt8]
     ) {
-        let enqueueKey: String?
-        let enqueueToken: String?
-        if body.isEmpty {
-            (enqueueKey, enqueueToken) = (nil, nil)
-        } else if let members = FlatJSONObject.parseMembers(body, keeping: ["enqueueKey", "enqueueToken"]) {
-            // The fast path reads what `JSONSerialization` would: only JSON strings are strings.
-            func string(_ key: String) -> String? {
-                if case .string(let text)? = members[key] { return text }
-                return nil
-            }
-            (enqueueKey, enqueueToken) = (string("enqueueKey"), string("enqueueToken"))
-        } else {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
-                return Self.jsonError(.badRequest, "The request body is not a JSON object")
-            }
-            (enqueueKey, enqueueToken) = (object["enqueueKey"] as? String, object["enqueueToken"] as? String)
-        }
+        guard body.isObject else { return Self.jsonError(.badRequest, "The request body is not a JSON object") }
+        let (enqueueKey, enqueueToken) = (body.enqueueKey, body.enqueueToken)
         let decision = model.enqueue(enqueueKey: enqueueKey, enqueueToken: enqueueToken, at: now)
         let queueId: String
         let token: String?
