@@ -221,7 +221,7 @@ struct SweepCommand: AsyncParsableCommand {
         let status: RunExitStatus =
             interrupted
             ? (stopSignal.wasTerminated ? .terminated : .interrupted) : answer == nil ? .thresholdFailed : .success
-        let fluid = SweepFiles.fluidWaitP95(plan)
+        let fluid = SweepFiles.fluid(plan)
         do {
             try SweepFiles.write(SweepFiles.csv(results, fluid: fluid), named: SweepFiles.csvFile, in: directory)
             try SweepFiles.write(

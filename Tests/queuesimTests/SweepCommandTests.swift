@@ -152,6 +152,63 @@ struct SweepCommandTests {
         #expect(shares.contains { $0 > 0.4 && $0 < 0.6 } && shares.contains(0), "\(shares)")
     }
 
+    /// Exponential patience in a burst: sweep.csv, sweep.json and sweep.html carry the fluid
+    /// model's share who give up beside the simulated one. The tolerance, 0.04 of the visitors:
+    /// the passes are a sum of independent draws (a standard deviation near 1 % of 2,000), and
+    /// the room learns that a visitor left only once it has been silent at its turn, so some
+    /// turns are wasted even when skipped (about 45 s / θ of them, 2.5 % of the passes).
+    @Test("patience: the fluid model's abandoned share beside the simulated one")
+    func fluidAbandonedShare() async throws {
+        let scenario = try TemporaryScenario(
+            """
+            version: 1
+            name: patience
+            seed: 8
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { pollInterval: 5s, maxWait: 10h }
+            arrivals: { phases: [ { burst: 2000 } ] }
+            visitors: [ { name: app, patience: { mean: 30m } } ]
+            waitingRoom: { mode: queue, outflow: 60/min, abandonedTurns: skipped }
+            sweep:
+              vary: { waitingRoom.outflow: [60/min, 90/min] }
+              seeds: 2
+              goals: [ abandoned < 30% ]
+              minimize: waitingRoom.outflow
+            """)
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try await QueueSimProcess.runOffPool(
+            ["sweep", scenario.path, "--out", out, "--no-progress"], limit: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = try String(contentsOfFile: out + "/sweep.csv", encoding: .utf8)
+        let lines = text.split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        let header = try #require(lines.first)
+        #expect(header.suffix(2) == ["fluid_wait_p95_ms", "fluid_abandoned_share"])
+        let simulated = try #require(header.firstIndex(of: "abandoned_share"))
+        let pointRows = lines.dropFirst().filter { $0.first == "point" }
+        #expect(pointRows.count == 2)
+        for (row, perSecond) in zip(pointRows, [1.0, 1.5]) {
+            let rTheta = perSecond * 1_800
+            let fluid = 1 - rTheta * log(1 + 2_000 / rTheta) / 2_000
+            let written = try #require(Double(row[header.count - 1]), "\(row)")
+            #expect(abs(written - fluid) < 0.001, "\(row)")
+            let mean = try #require(Double(row[simulated]), "\(row)")
+            #expect(abs(mean - fluid) < 0.04, "simulated \(mean), fluid \(fluid)")
+            // Visitors who give up get no fluid wait: the model's waits assume everyone stays.
+            #expect(row[header.count - 2] == "")
+        }
+        let points = try #require(try Self.json(out)["points"] as? [[String: Any]])
+        #expect(points.allSatisfy { ($0["fluid_abandoned_share"] as? Double).map { $0 > 0.1 && $0 < 0.4 } == true })
+        let page = try String(contentsOfFile: out + "/sweep.html", encoding: .utf8)
+        #expect(page.contains("<th>fluid abandoned</th>"))
+        let abandonedChart = try #require(
+            page.range(of: "font-weight=\"600\">abandoned</text>").map { page[$0.lowerBound...] })
+        let chartEnd = try #require(abandonedChart.range(of: "</svg>"))
+        #expect(abandonedChart[..<chartEnd.lowerBound].contains("<title>fluid model</title>"))
+    }
+
     @Test("--keep-points keeps each run's report folder; --jobs is lowered to fit --max-memory")
     func keepPointsAndMemory() async throws {
         let scenario = try TemporaryScenario(Self.burst("sweep: { vary: { waitingRoom.outflow: [200/min, 400/min] } }"))

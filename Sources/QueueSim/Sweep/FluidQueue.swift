@@ -168,6 +168,57 @@ package struct FluidQueue: Sendable {
     // start and outflow r: the closed forms of issue 30's oracles, for the room's two ways of
     // counting the turn of a visitor who left.
 
+    /// The share of visitors who give up, where the closed forms below apply: every visitor
+    /// arrives in one burst at or before the event start, every group has exponential patience
+    /// of the same mean θ and no comebacks, and the room is a plain queue (no scripted faults,
+    /// one outflow r). Nil for any other scenario.
+    ///
+    /// Patience is memoryless, so a burst that arrives at b, before the event start s, reaches
+    /// it with N·e^(−(s−b)/θ) visitors still there, and the closed forms run from s: with
+    /// skipped turns from those, with wasted turns over all N tickets (each ticket's turn comes
+    /// whether its visitor is there or not).
+    package static func abandonedShare(scenario: Scenario) -> Double? {
+        guard let room = scenario.waitingRoom, room.mode == .queue, room.faults.isEmpty, room.outflowChanges.isEmpty,
+            room.outflowPerSecond > 0, let first = scenario.groups.first,
+            case .exponential(let mean)? = first.behaviour.patience, mean > .zero,
+            scenario.groups.allSatisfy({ $0.behaviour.patience == first.behaviour.patience })
+        else { return nil }
+        // A comeback is a new enqueue at the back of the queue: not in the closed forms.
+        guard scenario.groups.allSatisfy({ ($0.behaviour.comeback?.share ?? 0) == 0 }) else { return nil }
+        let segments = ArrivalSegment.layout(scenario.arrivals.phases, scale: 1).segments
+        var burstStart: Duration?
+        for segment in segments {
+            switch segment {
+            case .steady(let steady) where steady.integral > 0:
+                return nil
+            case .steady:
+                continue
+            case .burst(let start, let count):
+                guard count > 0 else { continue }
+                guard burstStart == nil || burstStart == start else { return nil }
+                burstStart = start
+            }
+        }
+        guard let burstStart, burstStart <= room.eventStart else { return nil }
+        let model = FluidQueue(
+            arrivals: scenario.arrivals, eventStart: room.eventStart, outflowPerSecond: room.outflowPerSecond)
+        let n = model.visitors
+        guard n > 0 else { return nil }
+        let theta = mean.secondsDouble
+        let r = room.outflowPerSecond
+        let stillThere = exp(-(room.eventStart - burstStart).secondsDouble / theta)
+        let passed: Double
+        switch room.abandonedTurns {
+        case .skipped:
+            passed = min(
+                n * stillThere,
+                r * burstQueueEmptiesSkippingTurns(visitors: n * stillThere, outflow: r, meanPatience: theta))
+        case .wasted:
+            passed = stillThere * burstPassedWastingTurns(visitors: n, outflow: r, meanPatience: theta)
+        }
+        return max(0, 1 - passed / n)
+    }
+
     /// Turns of visitors who left are skipped: the queue holds q(t) with q' = −r − q/θ, so it
     /// empties at θ·ln(1 + N/(rθ)).
     package static func burstQueueEmptiesSkippingTurns(

@@ -8,21 +8,25 @@ package enum SweepFiles {
     package static let jsonFile = "sweep.json"
     package static let pageFile = "sweep.html"
 
-    /// The fluid model's wait p95 of each point, in milliseconds (nil where it does not apply).
-    package static func fluidWaitP95(_ plan: SweepPlan) -> [Double?] {
-        plan.points.map { point in FluidQueue(scenario: point.scenario)?.waitPercentile(0.95).map { $0 * 1000 } }
+    /// The fluid model's figures of each point (nil where it does not apply).
+    package static func fluid(_ plan: SweepPlan) -> SweepFluid {
+        SweepFluid(
+            waitP95: plan.points.map { point in
+                FluidQueue(scenario: point.scenario)?.waitPercentile(0.95).map { $0 * 1000 }
+            },
+            abandonedShare: plan.points.map { FluidQueue.abandonedShare(scenario: $0.scenario) })
     }
 
     /// A row per run (`row` = `seed`), then a row per point (`row` = `point`) with each
     /// figure's mean over the finished seeds and its 95 % Student t interval in the
     /// `_ci95_low`/`_ci95_high` columns.
-    package static func csv(_ results: SweepResults, fluid: [Double?]) -> String {
+    package static func csv(_ results: SweepResults, fluid: SweepFluid) -> String {
         let plan = results.plan
         var header = ["row", "point"] + plan.axes.map(\.key) + ["seed", "seeds", "meets_goals", "visitors"]
         for metric in plan.metrics {
             header += [metric.column, metric.column + "_ci95_low", metric.column + "_ci95_high"]
         }
-        header.append("fluid_wait_p95_ms")
+        header += ["fluid_wait_p95_ms", "fluid_abandoned_share"]
         var lines = [header.map(field).joined(separator: ",")]
         for point in plan.points {
             for (seedIndex, run) in results.runs(ofPoint: point.index).enumerated() {
@@ -32,7 +36,7 @@ package enum SweepFiles {
                 for (index, metric) in plan.metrics.enumerated() {
                     cells += [run.values[index].map { SweepText.file($0, metric.unit) } ?? "", "", ""]
                 }
-                cells.append(fluid[point.index].map { SweepText.file($0, .milliseconds) } ?? "")
+                cells += fluid.cells(point: point.index)
                 lines.append(cells.map(field).joined(separator: ","))
             }
         }
@@ -50,7 +54,7 @@ package enum SweepFiles {
                     interval?.high.map { SweepText.file($0, metric.unit) } ?? "",
                 ]
             }
-            cells.append(fluid[point.index].map { SweepText.file($0, .milliseconds) } ?? "")
+            cells += fluid.cells(point: point.index)
             lines.append(cells.map(field).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
@@ -64,7 +68,7 @@ package enum SweepFiles {
     /// sweep.json: keys sorted, `null` where nothing was measured; `answer` maps each varied
     /// key to its value at the answer point as the scenario writes it, or is null.
     package static func json(
-        _ results: SweepResults, answer: SweepAnswer?, sentence: String, exitCode: Int32, fluid: [Double?]
+        _ results: SweepResults, answer: SweepAnswer?, sentence: String, exitCode: Int32, fluid: SweepFluid
     ) throws -> String {
         let plan = results.plan
         func values(_ values: [SweepValue], keys: [String]) -> [String: Any] {
@@ -91,7 +95,8 @@ package enum SweepFiles {
                 "meets_goals": results.meetsEveryGoal(point: point.index),
                 "meets_goals_by_seed": runs.map { run -> Any in run.map { $0.meetsEveryGoal } ?? NSNull() },
                 "figures": figures,
-                "fluid_wait_p95_ms": fluid[point.index].map(number) ?? NSNull(),
+                "fluid_wait_p95_ms": fluid.waitP95[point.index].map(number) ?? NSNull(),
+                "fluid_abandoned_share": fluid.abandonedShare[point.index].map(number) ?? NSNull(),
             ])
         }
         let objectiveAxis = plan.objective.flatMap { objective in keys.firstIndex(of: objective.key) }
@@ -139,5 +144,28 @@ package enum SweepFiles {
     package static func write(_ text: String, named name: String, in directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try AtomicFileWriter.write(text, to: Recorder.path(directory, name))
+    }
+}
+
+/// The fluid model's figures beside a sweep's simulated ones, a value per point: the wait p95
+/// (`FluidQueue.waitPercentile`, milliseconds) where visitors stay, and the share who give up
+/// (`FluidQueue.abandonedShare`) for a burst with exponential patience.
+package struct SweepFluid: Sendable {
+    package var waitP95: [Double?]
+    package var abandonedShare: [Double?]
+
+    /// The model's figure for `metric` at each point; nil for a metric it does not predict.
+    func figures(for metric: SweepMetric) -> [Double?]? {
+        if metric == SweepMetric.waitP95 { return waitP95 }
+        if metric == SweepMetric.abandonedShare { return abandonedShare }
+        return nil
+    }
+
+    /// sweep.csv's two cells, as the file writes the figures.
+    func cells(point: Int) -> [String] {
+        [
+            waitP95[point].map { SweepText.file($0, .milliseconds) } ?? "",
+            abandonedShare[point].map { SweepText.file($0, .share) } ?? "",
+        ]
     }
 }

@@ -69,6 +69,7 @@ package struct SweepMetric: Sendable, Equatable {
     static let queueDuration = SweepMetric(column: "queue_duration_ms", source: .queueDuration, unit: .milliseconds)
     static let shopPeak = SweepMetric(column: "shop_peak_rps", source: .shopPeak, unit: .perSecond)
     package static let waitP95 = SweepMetric(metric: .timing(.wait, .percentile(95)))
+    package static let abandonedShare = SweepMetric(metric: .outcomeRatio(.abandoned))
 
     /// Every column a sweep writes, in order: the goals' metrics, the scenario's thresholds',
     /// the wait p95 (the fluid model's figure), each outcome's share, the queue and the shop.

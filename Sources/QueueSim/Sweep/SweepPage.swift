@@ -3,14 +3,15 @@ import Foundation
 /// sweep.html: the sweep on one self-contained page (inline SVG, no scripts, no fetches),
 /// like report.html. The answer on top; each figure against the swept key with its seed
 /// band (the 95 % interval) and the goal's line; the fluid model beside the simulated wait
-/// p95; a heat map when two keys vary; every point in a table.
+/// p95 (or, for a burst with exponential patience, the share who give up); a heat map when two
+/// keys vary; every point in a table.
 package struct SweepPage {
     let results: SweepResults
     let answer: SweepAnswer?
     let sentence: String
-    let fluid: [Double?]
+    let fluid: SweepFluid
 
-    package init(results: SweepResults, answer: SweepAnswer?, sentence: String, fluid: [Double?]) {
+    package init(results: SweepResults, answer: SweepAnswer?, sentence: String, fluid: SweepFluid) {
         self.results = results
         self.answer = answer
         self.sentence = sentence
@@ -87,12 +88,13 @@ package struct SweepPage {
         let xs = plan.axes[xAxis].values.map(\.magnitude)
         let (xMin, xMax) = (xs.min() ?? 0, xs.max() ?? 1)
         let goals = plan.goals.filter { SweepMetric(threshold: $0).column == metric.column }
+        let model = fluid.figures(for: metric)
         var yMax = 0.0
         for point in plan.points {
             if let interval = results.interval(point: point.index, metric: index) {
                 yMax = max(yMax, interval.high ?? interval.mean, interval.mean)
             }
-            if metric == SweepMetric.waitP95, let model = fluid[point.index] { yMax = max(yMax, model) }
+            if let figure = model?[point.index] { yMax = max(yMax, figure) }
         }
         for goal in goals { yMax = max(yMax, goal.limit) }
         // Shares read best on 0–100 %.
@@ -140,13 +142,13 @@ package struct SweepPage {
                         "<circle cx=\"\(f(x(point.values[xAxis].magnitude)))\" cy=\"\(f(y(interval.mean)))\" r=\"3\" fill=\"\(results.meetsEveryGoal(point: point.index) ? color : "#fff")\" stroke=\"\(color)\"><title>\(escape(tooltip(point, interval, metric)))</title></circle>"
                 }
             }
-            if metric == SweepMetric.waitP95 {
-                let model = line.points.compactMap { point in
-                    fluid[point.index].map { "\(f(x(point.values[xAxis].magnitude))),\(f(y($0)))" }
+            if let model {
+                let modelLine = line.points.compactMap { point in
+                    model[point.index].map { "\(f(x(point.values[xAxis].magnitude))),\(f(y($0)))" }
                 }
-                if !model.isEmpty {
+                if !modelLine.isEmpty {
                     svg +=
-                        "<polyline points=\"\(model.joined(separator: " "))\" fill=\"none\" stroke=\"\(color)\" stroke-dasharray=\"2 3\" stroke-width=\"1.5\"><title>fluid model</title></polyline>"
+                        "<polyline points=\"\(modelLine.joined(separator: " "))\" fill=\"none\" stroke=\"\(color)\" stroke-dasharray=\"2 3\" stroke-width=\"1.5\"><title>fluid model</title></polyline>"
                 }
             }
             if !line.label.isEmpty {
@@ -154,7 +156,7 @@ package struct SweepPage {
                     "<text x=\"\(left + 8)\" y=\"\(f(top + 12 + Double(number) * 12))\" font-size=\"10\" fill=\"\(color)\">\(escape(line.label))</text>"
             }
         }
-        if metric == SweepMetric.waitP95, fluid.contains(where: { $0 != nil }) {
+        if let model, model.contains(where: { $0 != nil }) {
             svg +=
                 "<text x=\"\(width - right - 4)\" y=\"\(f(height - 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"#667\">dotted: the fluid model</text>"
         }
@@ -214,7 +216,8 @@ package struct SweepPage {
         html += "<th>seeds</th><th>every goal</th>"
         let shown = plan.metrics.enumerated().filter { hasData(metric: $0.offset) }
         html += shown.map { "<th>\(escape(SweepText.metricName($0.element)))</th>" }.joined()
-        html += "<th>fluid wait p95</th></tr>\n"
+        let showsAbandonment = fluid.abandonedShare.contains { $0 != nil }
+        html += "<th>fluid wait p95</th>" + (showsAbandonment ? "<th>fluid abandoned</th>" : "") + "</tr>\n"
         for point in plan.points {
             let finished = results.runs(ofPoint: point.index).count(where: { $0 != nil })
             html += "<tr><td>\(point.index + 1)</td>" + point.values.map { "<td>\(escape($0.text))</td>" }.joined()
@@ -224,7 +227,12 @@ package struct SweepPage {
                 let interval = results.interval(point: point.index, metric: index)
                 html += "<td>\(interval.map { escape(SweepText.figure($0.mean, metric.unit)) } ?? "")</td>"
             }
-            html += "<td>\(fluid[point.index].map { escape(SweepText.figure($0, .milliseconds)) } ?? "")</td></tr>\n"
+            html += "<td>\(fluid.waitP95[point.index].map { escape(SweepText.figure($0, .milliseconds)) } ?? "")</td>"
+            if showsAbandonment {
+                html +=
+                    "<td>\(fluid.abandonedShare[point.index].map { escape(SweepText.figure($0, .share)) } ?? "")</td>"
+            }
+            html += "</tr>\n"
         }
         return html + "</table>\n"
     }

@@ -72,4 +72,64 @@ struct FluidQueueTests {
     @Test func noVisitorsNoWait() {
         #expect(model([], outflow: 10).waitPercentile(0.95) == nil)
     }
+
+    static func patienceScenario(
+        phases: String = "[ { burst: 2000 } ]", eventStart: String = "0s", patience: String = "{ mean: 30m }",
+        comeback: String = "", turns: String = "skipped", outflow: String = "60/min"
+    ) throws -> Scenario {
+        try ScenarioLoader.load(
+            yaml: """
+                version: 1
+                name: patience
+                target: { customerId: acme, waitingRoomId: launch }
+                arrivals: { phases: \(phases) }
+                visitors: [ { name: app, patience: \(patience)\(comeback) } ]
+                waitingRoom: { eventStart: \(eventStart), outflow: \(outflow), abandonedTurns: \(turns) }
+                """, path: "patience.yaml", environment: [:])
+    }
+
+    /// The share who give up that the sweep draws beside the simulated one: the closed forms for
+    /// N = 2,000, r = 1/s, θ = 1,800 s (rθ = 1,800).
+    @Test func theAbandonedShareOfABurstWithExponentialPatience() throws {
+        let (n, rTheta) = (2_000.0, 1_800.0)
+        let skipped = try #require(FluidQueue.abandonedShare(scenario: Self.patienceScenario()))
+        #expect(abs(skipped - (1 - rTheta * log(1 + n / rTheta) / n)) < 1e-12)
+        let wasted = try #require(FluidQueue.abandonedShare(scenario: Self.patienceScenario(turns: "wasted")))
+        #expect(abs(wasted - (1 - rTheta * (1 - exp(-n / rTheta)) / n)) < 1e-12)
+        // Skipping the turns of those who left lets more pass: 0.327 against 0.396 give up.
+        #expect(skipped < wasted - 0.05)
+        // A burst 10 minutes before the event start: e^(−600/1800) of it is still there at the
+        // start (patience is memoryless), and the closed forms run from there.
+        let early = try #require(
+            FluidQueue.abandonedShare(
+                scenario: Self.patienceScenario(eventStart: "10m", turns: "wasted")))
+        #expect(abs(early - (1 - exp(-600.0 / 1800) * rTheta * (1 - exp(-n / rTheta)) / n)) < 1e-12)
+    }
+
+    @Test func noAbandonedShareWhereTheClosedFormsDoNotApply() throws {
+        // Fixed patience, comebacks, arrivals over time, a scheduled outflow: no prediction.
+        #expect(FluidQueue.abandonedShare(scenario: try Self.patienceScenario(patience: "{ fixed: 10m }")) == nil)
+        #expect(
+            FluidQueue.abandonedShare(
+                scenario: try Self.patienceScenario(comeback: ", comeback: { share: 30%, after: { mean: 2m } }"))
+                == nil)
+        #expect(
+            FluidQueue.abandonedShare(
+                scenario: try Self.patienceScenario(phases: "[ { duration: 10m, rate: 5 } ]")) == nil)
+        #expect(
+            FluidQueue.abandonedShare(
+                scenario: try Self.patienceScenario(
+                    outflow: "[ { at: 0s, rate: 60/min }, { at: 10m, rate: 120/min } ]")) == nil)
+        // Without patience the wait percentile is the model's figure, not this one.
+        #expect(
+            FluidQueue.abandonedShare(
+                scenario: try ScenarioLoader.load(
+                    yaml: """
+                        version: 1
+                        name: patient
+                        target: { customerId: acme, waitingRoomId: launch }
+                        arrivals: { phases: [ { burst: 100 } ] }
+                        waitingRoom: { outflow: 60/min }
+                        """, path: "patient.yaml", environment: [:])) == nil)
+    }
 }
