@@ -65,12 +65,21 @@ package struct VirtualClockRunner: Sendable {
         return (report, skippedPolls)
     }
 
+    /// Whether a visitor of the scenario may show its token to a connector (the room's
+    /// protected API): the hybrid flow, and calls after passing.
+    static func presentsTokens(_ scenario: Scenario) -> Bool {
+        scenario.groups.contains { $0.flow == .protectedApi || $0.behaviour.afterPass != nil }
+    }
+
     /// Runs the visitors to the end; every row is with the recorder when it returns.
     private func simulate(into recorder: Recorder) throws -> (
         end: RunInstant, guardrails: GuardrailResults?, skippedPolls: Int
     ) {
-        let roomConfiguration = RoomSetup.configuration(
+        var roomConfiguration = RoomSetup.configuration(
             for: run, epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
+        // A figures-only run shows no token and, without a protected API call, never has one
+        // checked: its figures are the same with unsigned tokens.
+        if keepsFiguresOnly && !Self.presentsTokens(run.scenario) { roomConfiguration.signsTokens = false }
         let room = WaitingRoomService(configuration: roomConfiguration)
         // A figures-only run writes no `token` column: no HMAC per visitor who passed.
         let judge = TokenJudge(

@@ -48,6 +48,18 @@ package struct KnownUserToken: Sendable, Equatable {
         return text
     }
 
+    /// The token as `signed` writes it, but with 64 zeros for the hash: the same length and
+    /// the same characters, so a client reads it exactly as a signed one. No connector accepts
+    /// it (`WaitingRoomConfiguration.signsTokens`).
+    package var unsignedPlaceholder: String {
+        var token = unsignedText
+        token += "~h_"
+        token += Self.zeroHash
+        return token
+    }
+
+    private static let zeroHash = String(repeating: "0", count: 64)
+
     /// The signed token: `unsignedText~h_{hmac-sha256 hex}`.
     package func signed(secretKey: String) -> String {
         signed(with: PreparedHMAC(key: secretKey))

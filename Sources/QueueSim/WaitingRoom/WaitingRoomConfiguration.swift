@@ -23,6 +23,11 @@ package struct WaitingRoomConfiguration: Sendable, Equatable {
     /// own proxy domain and prefix (a partner CDN, say). Each gets the host and prefix checks of
     /// the primary entrance, and the queue URLs handed out keep the entrance a visitor came by.
     package var additionalEntrances: [RoomEntrance] = []
+    /// False: tokens carry 64 zeros where the HMAC goes (`KnownUserToken.unsignedPlaceholder`).
+    /// Only for a run that keeps its figures and nothing else, in which no visitor ever shows a
+    /// token to a connector (`VirtualClockRunner`): a sweep's point, whose figures are the same
+    /// either way and which otherwise spends a twentieth of its time signing tokens nobody reads.
+    package var signsTokens = true
 
     package init(
         customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil,

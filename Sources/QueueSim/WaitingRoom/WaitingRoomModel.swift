@@ -364,10 +364,10 @@ package struct WaitingRoomModel: Sendable {
     // MARK: Tokens
 
     private func token(_ queueId: String, _ type: RoomMode, _ now: RunInstant) -> String {
-        KnownUserToken(
+        let token = KnownUserToken(
             eventId: configuration.waitingRoomId, queueId: queueId,
             expiryUnixSeconds: configuration.unixSeconds(at: now + configuration.settings.tokenValidity),
-            extendableCookie: true, redirectType: type.rawValue
-        ).signed(with: signingKey)
+            extendableCookie: true, redirectType: type.rawValue)
+        return configuration.signsTokens ? token.signed(with: signingKey) : token.unsignedPlaceholder
     }
 }

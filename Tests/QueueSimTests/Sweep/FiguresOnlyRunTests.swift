@@ -47,4 +47,46 @@ struct FiguresOnlyRunTests {
         #expect(inQueue.max() == full.queue.lengthPeak)
         #expect(figures.directory.isEmpty)
     }
+
+    /// A figures-only run with no protected API call leaves its tokens unsigned (64 zeros for
+    /// the hash): a client reads one as it reads a signed token, and no connector accepts it.
+    @Test func unsignedTokensOnlyWhereNobodyChecksThem() throws {
+        let token = KnownUserToken(
+            eventId: "launch", queueId: "7b0e4c7a-52b5-4d8e-9a63-1f1c1f0c2b6d", expiryUnixSeconds: 1_735_689_900,
+            redirectType: "queue")
+        let signed = token.signed(secretKey: "secret")
+        let placeholder = token.unsignedPlaceholder
+        #expect(placeholder.utf8.count == signed.utf8.count)
+        #expect(placeholder == token.unsignedText + "~h_" + String(repeating: "0", count: 64))
+        let validator = KnownUserTokenValidator(secretKey: "secret", eventId: "launch")
+        #expect((try? validator.validate(signed, nowUnixSeconds: 1_735_689_600).get()) != nil)
+        #expect((try? validator.validate(placeholder, nowUnixSeconds: 1_735_689_600).get()) == nil)
+
+        func presents(_ visitors: String) throws -> Bool {
+            VirtualClockRunner.presentsTokens(
+                try ScenarioTestSupport.load(
+                    Self.scenario.replacingOccurrences(of: "thresholds:", with: "visitors: \(visitors)\nthresholds:")))
+        }
+        #expect(try !presents("[ { name: app } ]"))
+        #expect(try presents("[ { name: app }, { name: hybrid, flow: protectedApi } ]"))
+        #expect(try presents("[ { name: app, afterPass: { calls: 2, thinkTime: { fixed: 5s } } } ]"))
+    }
+
+    /// Visitors who call the shop after passing show their tokens to the room's connector: such
+    /// a run signs them even figures-only, and its after-pass figures are the full run's.
+    @Test func afterPassCallsKeepSignedTokens() throws {
+        let scenario = Self.scenario.replacingOccurrences(
+            of: "thresholds:",
+            with: "visitors: [ { name: app, afterPass: { calls: 2, thinkTime: { fixed: 5s } } } ]\nthresholds:")
+        let (full, directory) = try VirtualRun.run(scenario)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let prepared = try PreparedRun(
+            scenario: try ScenarioTestSupport.load(scenario), options: RunOptions(clock: .virtual))
+        var runner = VirtualClockRunner(
+            run: prepared, progress: RunProgress(planned: prepared.summary.visitorCount), stopSignal: RunStopSignal())
+        runner.keepsFiguresOnly = true
+        let figures = try runner.execute()
+        #expect(figures.outcomeCounts == full.outcomeCounts)
+        #expect(full.behaviour.afterPassRequests > 0 && figures.behaviour == full.behaviour)
+    }
 }
