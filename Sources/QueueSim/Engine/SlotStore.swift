@@ -49,7 +49,7 @@ struct SlotStore<Element> {
         // A new chunk, or one given back when its last slot was freed: all its slots are empty.
         if chunks[chunk] == nil { chunks[chunk] = SlotChunk(count: Self.chunkSize) }
         occupied[chunk] += 1
-        uniqueChunk(chunk).elements[slot & (Self.chunkSize - 1)] = element
+        uniqueChunk(chunk).store(element, at: slot & (Self.chunkSize - 1))
         return slot
     }
 
@@ -68,14 +68,12 @@ struct SlotStore<Element> {
     /// reference counting).
     mutating func take(_ slot: Int) -> Element? {
         guard holds(slot) else { return nil }
-        var taken: Element?
-        swap(&taken, &uniqueChunk(slot >> Self.chunkShift).elements[slot & (Self.chunkSize - 1)])
-        return taken
+        return uniqueChunk(slot >> Self.chunkShift).take(slot & (Self.chunkSize - 1))
     }
 
     /// Moves `element` into `slot` (taken before).
     mutating func put(_ element: consuming Element, at slot: Int) {
-        uniqueChunk(slot >> Self.chunkShift).elements[slot & (Self.chunkSize - 1)] = element
+        uniqueChunk(slot >> Self.chunkShift).store(element, at: slot & (Self.chunkSize - 1))
     }
 
     /// Moves `element` back into `slot` (taken before), or into a new slot when `slot` is nil;
@@ -90,17 +88,12 @@ struct SlotStore<Element> {
     /// when the slot is empty.
     mutating func modify<Result>(_ slot: Int, _ body: (inout Element) throws -> Result) rethrows -> Result? {
         guard holds(slot) else { return nil }
-        return try Self.lend(&uniqueChunk(slot >> Self.chunkShift).elements[slot & (Self.chunkSize - 1)], body)
-    }
-
-    /// The element's look and change both go through `inout`: a plain read would copy the
-    /// element (a retain and release of each of its references).
-    private static func lend<Result>(
-        _ element: inout Element?, _ body: (inout Element) throws -> Result
-    ) rethrows -> Result? {
-        guard element != nil else { return nil }
-        // Checked just above: the access is in place, through the Optional's payload.
-        return try body(&element!)
+        let chunk = uniqueChunk(slot >> Self.chunkShift)
+        let index = slot & (Self.chunkSize - 1)
+        guard chunk.holds(index) else { return nil }
+        // In place: a plain read would copy the element (a retain and release of each of its
+        // references).
+        return try body(&chunk.elements[index])
     }
 
     /// Moves the element out of `slot`, which must hold one, and frees the slot.
@@ -122,8 +115,21 @@ struct SlotStore<Element> {
     var chunksHeld: Int { chunks.count { $0 != nil } }
 
     subscript(slot: Int) -> Element? {
-        get { chunks[slot >> Self.chunkShift]?.elements[slot & (Self.chunkSize - 1)] ?? nil }
-        set { uniqueChunk(slot >> Self.chunkShift).elements[slot & (Self.chunkSize - 1)] = newValue }
+        get {
+            guard let chunk = chunks[slot >> Self.chunkShift], chunk.holds(slot & (Self.chunkSize - 1)) else {
+                return nil
+            }
+            return chunk.elements[slot & (Self.chunkSize - 1)]
+        }
+        set {
+            let chunk = uniqueChunk(slot >> Self.chunkShift)
+            let index = slot & (Self.chunkSize - 1)
+            if let newValue {
+                chunk.store(newValue, at: index)
+            } else {
+                _ = chunk.take(index)
+            }
+        }
     }
 }
 
@@ -131,29 +137,57 @@ struct SlotStore<Element> {
 /// when the last reference goes. Only `SlotStore` holds one, and copies it before changing a
 /// shared one, so its mutable memory is never reached from two places.
 final class SlotChunk<Element>: @unchecked Sendable {
-    let elements: UnsafeMutablePointer<Element?>
+    /// Initialized only where `present` has the slot's bit: no `Optional` around each element,
+    /// whose tag (spread over the spare bits of the visitor's nested enums) took a percent of a
+    /// run to read at every event.
+    let elements: UnsafeMutablePointer<Element>
+    private let present: UnsafeMutablePointer<UInt64>
     private let count: Int
     private let byteCount: Int
 
     init(count: Int) {
         self.count = count
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-        byteCount = (MemoryLayout<Element?>.stride * count + pageSize - 1) / pageSize * pageSize
+        let words = (count + 63) / 64
+        let elementBytes = (MemoryLayout<Element>.stride * count + 7) / 8 * 8
+        byteCount = (elementBytes + words * 8 + pageSize - 1) / pageSize * pageSize
         let mapped = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         // Running out of address space for a megabyte is not a state a run can go on from.
         guard let mapped, mapped != MAP_FAILED else { fatalError("could not map \(byteCount) bytes for visitor slots") }
-        elements = mapped.bindMemory(to: Element?.self, capacity: count)
-        elements.initialize(repeating: nil, count: count)
+        elements = mapped.bindMemory(to: Element.self, capacity: count)
+        // A fresh mapping reads as zeros: no slot present.
+        present = (mapped + elementBytes).bindMemory(to: UInt64.self, capacity: words)
+    }
+
+    func holds(_ index: Int) -> Bool {
+        present[index >> 6] & (1 << UInt64(index & 63)) != 0
+    }
+
+    /// Puts `element` in slot `index`, replacing any element there.
+    func store(_ element: consuming Element, at index: Int) {
+        if holds(index) {
+            elements[index] = element
+        } else {
+            (elements + index).initialize(to: element)
+            present[index >> 6] |= 1 << UInt64(index & 63)
+        }
+    }
+
+    /// Moves the element out of slot `index`, leaving it empty; nil when it is.
+    func take(_ index: Int) -> Element? {
+        guard holds(index) else { return nil }
+        present[index >> 6] &= ~(1 << UInt64(index & 63))
+        return (elements + index).move()
     }
 
     func copy() -> SlotChunk {
         let copy = SlotChunk(count: count)
-        for index in 0..<count where elements[index] != nil { copy.elements[index] = elements[index] }
+        for index in 0..<count where holds(index) { copy.store(elements[index], at: index) }
         return copy
     }
 
     deinit {
-        elements.deinitialize(count: count)
+        for index in 0..<count where holds(index) { (elements + index).deinitialize(count: 1) }
         munmap(UnsafeMutableRawPointer(elements), byteCount)
     }
 }

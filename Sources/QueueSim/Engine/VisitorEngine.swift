@@ -315,16 +315,21 @@ struct VisitorEngine {
     mutating func advance(
         _ slot: Int, at now: RunInstant, _ event: (inout VisitorMachine) -> VisitorMachine.Action
     ) -> Action {
-        let step = slots.modify(slot) { visitor in
-            let before = visitor.machine.phase
+        // The phases and group come out through locals, the action as the result: a tuple of
+        // all four was copied and destroyed through the runtime's generic tuple witnesses.
+        var (before, after, group) = (VisitorPhase.notStarted, VisitorPhase.notStarted, 0)
+        let action = slots.modify(slot) { visitor in
+            before = visitor.machine.phase
             let action = event(&visitor.machine)
             if case .send = action { visitor.requestSentAt = now }
-            return (before: before, after: visitor.machine.phase, action: action, group: visitor.groupIndex)
+            after = visitor.machine.phase
+            group = visitor.groupIndex
+            return action
         }
-        guard let step else { return .none }
-        progress.phaseChanged(from: step.before, to: step.after, group: step.group)
-        if behaviours != nil, step.after == .inQueue, step.before != .inQueue { startPatience(slot: slot, at: now) }
-        switch step.action {
+        guard let action else { return .none }
+        progress.phaseChanged(from: before, to: after, group: group)
+        if behaviours != nil, after == .inQueue, before != .inQueue { startPatience(slot: slot, at: now) }
+        switch action {
         case .finish(let result):
             if behaviours != nil, result.outcome == .passed, let row = startAfterPass(slot: slot, result, at: now) {
                 return .finished(row)
@@ -344,7 +349,7 @@ struct VisitorEngine {
             let serial = tracksRequestDeadlines ? awaitAnswer(slot: slot, timeout: timeout, sentAt: now) : 0
             return .send(
                 RequestOrder(
-                    slot: slot, serial: serial, request: request, timeout: timeout, kind: Self.kind(of: step.after)))
+                    slot: slot, serial: serial, request: request, timeout: timeout, kind: Self.kind(of: after)))
         }
     }
 

@@ -81,10 +81,13 @@ package struct VirtualClockRunner: Sendable {
         // checked: its figures are the same with unsigned tokens.
         if keepsFiguresOnly && !Self.presentsTokens(run.scenario) { roomConfiguration.signsTokens = false }
         let room = WaitingRoomService(configuration: roomConfiguration)
-        // A figures-only run writes no `token` column: no HMAC per visitor who passed.
-        let judge = TokenJudge(
-            secretKey: keepsFiguresOnly ? nil : roomConfiguration.settings.secretKey,
-            epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
+        // A figures-only run writes no `token` column: no token is judged.
+        let judge =
+            keepsFiguresOnly
+            ? TokenJudge.forFiguresOnly
+            : TokenJudge(
+                secretKey: roomConfiguration.settings.secretKey,
+                epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
         var driver = try VirtualDriver(
             run: run, room: room, recorder: recorder, tokenJudge: judge, progress: progress, stopSignal: stopSignal)
         if !pollShortcut { driver.pollShortcut = nil }
