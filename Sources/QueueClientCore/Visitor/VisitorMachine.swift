@@ -14,9 +14,9 @@ package struct VisitorMachine: Sendable {
     private enum Stage: Sendable {
         case notStarted
         case protectedApi
-        /// Indirect: the enqueue machine (its parameters) is the largest stage, and a virtual
-        /// run keeps every waiting visitor's machine in memory — at the queue page's size.
-        indirect case enqueueing(EnqueueMachine)
+        /// Boxed: the enqueue machine (its parameters) is the largest stage, and a virtual run
+        /// keeps every waiting visitor's machine in memory — at the queue page's size.
+        case enqueueing(EnqueueBox)
         case inQueue(QueuePageNavigator)
         /// Its result is `result`, which no longer changes.
         case finished
@@ -70,10 +70,11 @@ package struct VisitorMachine: Sendable {
             let action = api.received(response, at: now)
             protectedApi = api
             return handle(action, at: now)
-        case .enqueueing(var machine):
-            let action = machine.received(response, at: now)
-            let followUp = machine.lastSendIsFollowUp
-            stage = .enqueueing(machine)
+        case .enqueueing(var box):
+            EnqueueBox.makeUnique(&box)
+            let action = box.machine.received(response, at: now)
+            let followUp = box.machine.lastSendIsFollowUp
+            stage = .enqueueing(box)
             return handle(action, followUp: followUp, at: now)
         case .inQueue(var navigator):
             let action = navigator.received(response, at: now)
@@ -93,10 +94,11 @@ package struct VisitorMachine: Sendable {
             let action = api.failed(error, at: now)
             protectedApi = api
             return handle(action, at: now)
-        case .enqueueing(var machine):
-            let action = machine.failed(error, at: now)
-            let followUp = machine.lastSendIsFollowUp
-            stage = .enqueueing(machine)
+        case .enqueueing(var box):
+            EnqueueBox.makeUnique(&box)
+            let action = box.machine.failed(error, at: now)
+            let followUp = box.machine.lastSendIsFollowUp
+            stage = .enqueueing(box)
             return handle(action, followUp: followUp, at: now)
         case .inQueue(var navigator):
             let action = navigator.failed(error, at: now)
@@ -110,10 +112,11 @@ package struct VisitorMachine: Sendable {
 
     package mutating func waited(at now: RunInstant) -> Action {
         switch takeStage() {
-        case .enqueueing(var machine):
-            let action = machine.waited(at: now)
-            let followUp = machine.lastSendIsFollowUp
-            stage = .enqueueing(machine)
+        case .enqueueing(var box):
+            EnqueueBox.makeUnique(&box)
+            let action = box.machine.waited(at: now)
+            let followUp = box.machine.lastSendIsFollowUp
+            stage = .enqueueing(box)
             return handle(action, followUp: followUp, at: now)
         case .inQueue(var navigator):
             let action = navigator.waited(at: now)
@@ -242,6 +245,19 @@ package struct VisitorMachine: Sendable {
             language: instruction.language ?? configuration.group.language)
     }
 
+    /// The enqueue stage's machine on the heap, changed in place: an indirect enum case was
+    /// copied out of its box and boxed anew at every event (an allocation, and a retain and
+    /// release of each of the machine's references). Value semantics hold: a box that a copy of
+    /// this machine shares is copied before it is changed (`makeUnique`).
+    private final class EnqueueBox: @unchecked Sendable {
+        var machine: EnqueueMachine
+        init(_ machine: EnqueueMachine) { self.machine = machine }
+
+        static func makeUnique(_ box: inout EnqueueBox) {
+            if !isKnownUniquelyReferenced(&box) { box = EnqueueBox(box.machine) }
+        }
+    }
+
     private mutating func takeStage() -> Stage {
         let current = stage
         stage = .transitioning
@@ -254,7 +270,7 @@ package struct VisitorMachine: Sendable {
             sharedHead: configuration.sharedEnqueueHead)
         let action = machine.start(at: now)
         let followUp = machine.lastSendIsFollowUp
-        stage = .enqueueing(machine)
+        stage = .enqueueing(EnqueueBox(machine))
         return handle(action, followUp: followUp, at: now)
     }
 

@@ -69,6 +69,41 @@ struct VisitorMachineTests {
         #expect(result.queueitToken == nil)
     }
 
+    /// The machine is a value: a copy taken while it enqueues goes its own way (the enqueue
+    /// machine lives in a box that is changed in place, copied first when a copy shares it).
+    @Test("a copy taken while enqueueing changes apart from the original")
+    func copiesWhileEnqueueingAreValues() throws {
+        var first = VisitorMachine(configuration: configuration())
+        guard case .send = first.start(at: .origin) else {
+            Issue.record("no enqueue sent")
+            return
+        }
+        var second = first
+        // The original's attempt fails and it backs off; the copy's is answered and passes.
+        guard case .wait(let retryAt) = first.failed(.connectionReset, at: .seconds(0.02)) else {
+            Issue.record("no back-off after a reset")
+            return
+        }
+        guard
+            case .finish(let passed) = second.received(Reply.enqueue(token: TokenVectors.safetynet), at: .seconds(0.02))
+        else {
+            Issue.record("the copy did not finish")
+            return
+        }
+        #expect(passed.outcome == .passed && passed.attempts == 1)
+        #expect(first.phase == .enqueueing && second.phase == .finished)
+        guard case .send = first.waited(at: retryAt) else {
+            Issue.record("no retry sent")
+            return
+        }
+        guard case .finish(let retried) = first.received(Reply.enqueue(token: TokenVectors.safetynet), at: retryAt)
+        else {
+            Issue.record("the original did not finish")
+            return
+        }
+        #expect(retried.outcome == .passed && retried.attempts == 2)
+    }
+
     @Test("400 → error after one request, with status and message")
     func clientError() {
         let (result, sent) = simulate(configuration()) { _ in
