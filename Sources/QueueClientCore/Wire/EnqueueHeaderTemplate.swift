@@ -8,6 +8,9 @@ package final class EnqueueHeaderTemplate: Sendable {
     let platform: ClientPlatform
     let head: HTTPRequest
     let layout: HeadLayout
+    /// The body's `"userAgent":"…"` member, escaped once (a user agent has several `/` to
+    /// escape, and every visitor's body carries it).
+    let userAgentMember: [UInt8]
 
     init(address: WaitingRoomAddress, userAgent: String, platform: ClientPlatform) {
         self.address = address
@@ -17,6 +20,7 @@ package final class EnqueueHeaderTemplate: Sendable {
         head = HTTPRequest(
             method: .post, scheme: "https", authority: address.host, path: address.enqueuePath, headerFields: fields)
         self.layout = layout
+        userAgentMember = EnqueueRequest.member("userAgent", userAgent)
     }
 
     /// Whether `parameters` would make this head: the same host, path, platform and

@@ -15,7 +15,8 @@ package enum EnqueueRequest {
 
     package static func make(_ parameters: EnqueueParameters, sharedHead: EnqueueHeaderTemplate?) -> OutgoingRequest {
         if let template = sharedHead, template.fits(parameters) {
-            return OutgoingRequest(sharedHead: template, body: bodyBytes(parameters))
+            return OutgoingRequest(
+                sharedHead: template, body: bodyBytes(parameters, userAgentMember: template.userAgentMember))
         }
         var path = parameters.address.enqueuePath
         if parameters.userIdInURL {
@@ -36,18 +37,23 @@ package enum EnqueueRequest {
     }
 
     /// The body's UTF-8 bytes, written straight into one buffer (every visitor sends one).
-    static func bodyBytes(_ parameters: EnqueueParameters) -> [UInt8] {
+    /// `userAgentMember`: `member("userAgent", parameters.userAgent)` written already (a
+    /// group's template keeps it).
+    static func bodyBytes(_ parameters: EnqueueParameters, userAgentMember: [UInt8]? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(160)
         out.append(UInt8(ascii: "{"))
         func member(_ key: String, _ value: String) {
             if out.count > 1 { out.append(UInt8(ascii: ",")) }
-            JSONText.appendQuoted(key, to: &out, escapingSolidus: true)
-            out.append(UInt8(ascii: ":"))
-            JSONText.appendQuoted(value, to: &out, escapingSolidus: true)
+            appendMember(key, value, to: &out)
         }
         member("userId", parameters.userId)
-        member("userAgent", parameters.userAgent)
+        if let userAgentMember {
+            out.append(UInt8(ascii: ","))
+            out.append(contentsOf: userAgentMember)
+        } else {
+            member("userAgent", parameters.userAgent)
+        }
         member("sdkVersion", parameters.sdkVersion)
         // Not a loop over an array literal: that array would be allocated for every visitor.
         func optionalMember(_ key: String, _ value: String?) {
@@ -59,5 +65,18 @@ package enum EnqueueRequest {
         optionalMember("enqueueKey", parameters.enqueueKey)
         out.append(UInt8(ascii: "}"))
         return out
+    }
+
+    /// `"key":"value"`, both escaped as the SDKs' writers escape them.
+    static func member(_ key: String, _ value: String) -> [UInt8] {
+        var out: [UInt8] = []
+        appendMember(key, value, to: &out)
+        return out
+    }
+
+    private static func appendMember(_ key: String, _ value: String, to out: inout [UInt8]) {
+        JSONText.appendQuoted(key, to: &out, escapingSolidus: true)
+        out.append(UInt8(ascii: ":"))
+        JSONText.appendQuoted(value, to: &out, escapingSolidus: true)
     }
 }

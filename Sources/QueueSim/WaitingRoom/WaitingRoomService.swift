@@ -30,6 +30,9 @@ package final class WaitingRoomService {
     private let protectedAPI: ProtectedAPIConnector
     /// The `Location` of a visitor's turn up to its token.
     let tokenLocationPrefix: String
+    /// The enqueue answer's members after the queue URL up to the token's value, written once:
+    /// `,"QueueUrlTTLInMinutes":30,"EventTargetUrl":"…","QueueitToken":` (see `enqueue`).
+    private let enqueueAnswerTail: [UInt8]
     /// Entrances with a domain first: one without a domain answers on any host. Their hosts,
     /// prefixes and queue URLs are worked out once, not per request.
     private let entrancesInMatchingOrder: [MatchingEntrance]
@@ -51,6 +54,10 @@ package final class WaitingRoomService {
         protectedAPI = ProtectedAPIConnector(configuration: configuration)
         let targetQuerySeparator = configuration.eventTargetURL.contains("?") ? "&" : "?"
         tokenLocationPrefix = "\(configuration.eventTargetURL)\(targetQuerySeparator)queueittoken="
+        var tail = Array(#","QueueUrlTTLInMinutes":\#(Self.queueURLTTLMinutes),"EventTargetUrl":"#.utf8)
+        JSONText.appendQuoted(configuration.eventTargetURL, to: &tail)
+        tail.append(contentsOf: #","QueueitToken":"#.utf8)
+        enqueueAnswerTail = tail
         let customerId = configuration.customerId
         let queuePath = "/queue/\(configuration.customerId)/\(configuration.waitingRoomId)?q="
         entrancesInMatchingOrder =
@@ -293,13 +300,22 @@ package final class WaitingRoomService {
             token = passToken
             if let visitor { draws?.remember(ticket: ticket, visitor: visitor) }
         }
-        let response = RoomJSON.object([
-            ("QueueId", .string(queueId)),
-            ("QueueUrl", .string(Self.joined(queueURLPrefix, queueId))),
-            ("QueueUrlTTLInMinutes", .int(Self.queueURLTTLMinutes)),
-            ("EventTargetUrl", .string(configuration.eventTargetURL)),
-            ("QueueitToken", token.map(RoomJSON.Value.string) ?? .null),
-        ])
+        // `RoomJSON.object` of QueueId, QueueUrl, QueueUrlTTLInMinutes, EventTargetUrl and
+        // QueueitToken, with the members that are the same for every visitor written once.
+        var response: [UInt8] = []
+        response.reserveCapacity(
+            2 * queueURLPrefix.utf8.count + enqueueAnswerTail.count + 64 + (token?.utf8.count ?? 0))
+        response.append(contentsOf: #"{"QueueId":"#.utf8)
+        JSONText.appendQuoted(queueId, to: &response)
+        response.append(contentsOf: #","QueueUrl":"#.utf8)
+        JSONText.appendQuoted(Self.joined(queueURLPrefix, queueId), to: &response)
+        response.append(contentsOf: enqueueAnswerTail)
+        if let token {
+            JSONText.appendQuoted(token, to: &response)
+        } else {
+            response.append(contentsOf: "null".utf8)
+        }
+        response.append(UInt8(ascii: "}"))
         return (Self.json(.ok, response), response)
     }
 

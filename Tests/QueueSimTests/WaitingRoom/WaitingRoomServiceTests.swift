@@ -55,6 +55,32 @@ import Testing
         #expect(validator.validate(token, nowUnixSeconds: epoch + 183) == .failure(.timestamp))
     }
 
+    /// The enqueue answer is written from parts made once per room; its bytes are those of the
+    /// room's JSON writer over the five members in their order, with and without a token (an
+    /// event target URL with characters to escape).
+    @Test("the enqueue answer's bytes", arguments: [RoomMode.queue, .safetynet])
+    func enqueueAnswerBytes(mode: RoomMode) throws {
+        var configuration = RoomFixture.configuration(mode: mode)
+        configuration.eventTargetURL = "https://acme.example/launch?\"quoted\"&tab=\t"
+        let service = WaitingRoomService(configuration: configuration)
+        let answer = try #require(
+            service.handle(RoomFixture.enqueueRequest(), body: RoomFixture.body("{\"userId\":\"u1\"}"), at: .origin)
+                .answer)
+        let object = json(answer.body)
+        let queueId = try #require(object["QueueId"] as? String)
+        let token = object["QueueitToken"] as? String
+        #expect((token != nil) == (mode == .safetynet))
+        let expected = RoomJSON.object([
+            ("QueueId", .string(queueId)),
+            ("QueueUrl", .string(try #require(object["QueueUrl"] as? String))),
+            ("QueueUrlTTLInMinutes", .int(30)),
+            ("EventTargetUrl", .string(configuration.eventTargetURL)),
+            ("QueueitToken", token.map(RoomJSON.Value.string) ?? .null),
+        ])
+        #expect(Array(answer.body.utf8) == expected, "\(answer.body)")
+        #expect(object["EventTargetUrl"] as? String == configuration.eventTargetURL)
+    }
+
     @Test func safetynetUnderTheOutflowGivesATokenAtOnce() {
         let service = WaitingRoomService(configuration: RoomFixture.configuration(mode: .safetynet))
         let (head, body) = enqueue(service)
