@@ -187,6 +187,23 @@ package struct RequestStatistics: Sendable {
     /// Its per-second figures wait in `deferredAnswers` until `foldDeferredAnswers`.
     mutating func answeredInSecond(_ endpoint: Endpoint, status: Status, milliseconds: UInt64, second: Int) {
         countLatencyTotals(endpoint, milliseconds: milliseconds, count: 1)
+        answeredInSecond(deferredSlot(endpoint, status: status, milliseconds: milliseconds), second: second)
+    }
+
+    /// The same per-second figure for an answer of the kind `slot` names (`deferredSlot`), whose
+    /// latency totals the caller counts (`answeredLatencyTotals`): a chain of forecast polls of
+    /// one latency looks its slot up once.
+    mutating func answeredInSecond(_ slot: Int, second: Int) {
+        deferredAnswers[slot].perSecond.add(at: second)
+    }
+
+    /// Adds `count` answers of `milliseconds` to the live latency totals (`totals`).
+    mutating func answeredLatencyTotals(_ endpoint: Endpoint, milliseconds: UInt64, count: Int) {
+        countLatencyTotals(endpoint, milliseconds: milliseconds, count: count)
+    }
+
+    /// Where answers of `endpoint`, `status` and `milliseconds` wait for `foldDeferredAnswers`.
+    mutating func deferredSlot(_ endpoint: Endpoint, status: Status, milliseconds: UInt64) -> Int {
         var index = lastDeferred
         if index >= deferredAnswers.count || deferredAnswers[index].endpoint != endpoint
             || deferredAnswers[index].milliseconds != milliseconds
@@ -205,7 +222,7 @@ package struct RequestStatistics: Sendable {
             }
             lastDeferred = index
         }
-        deferredAnswers[index].perSecond.add(at: second)
+        return index
     }
 
     /// Adds the answers `answeredInSecond` kept back to the per-second figures. Sums, so the

@@ -120,6 +120,10 @@ struct PollShortcut {
         let (startSeconds, startSubsecond) = startWhole.quotientAndRemainder(dividingBy: 1_000_000_000)
         var offset: Int64 = 0
         var skipped = 0
+        // With one latency for every poll, the chain's answers are of one kind: their per-second
+        // slot is looked up once (at the first answer, where it was made before), and their
+        // latency totals are counted once, after the loop.
+        var fixedSlot: Int?
         while offset < turnCeiling,
             room.pollIsForecast(at: RunInstant(wholeNanoseconds: startWhole + offset), nanoseconds: startWhole + offset)
         {
@@ -148,10 +152,16 @@ struct PollShortcut {
             }
             // Every poll of the chain is answered, the first one sent by the engine included.
             if sent.keepsAnswers {
-                sent.answers.answeredInSecond(
-                    .queuePage, status: .ok, milliseconds: latencyMilliseconds,
-                    second: Int(startSeconds) + Int((startSubsecond + answeredOffset) / 1_000_000_000))
-                if fixedLatency == nil {
+                let answeredSecond = Int(startSeconds) + Int((startSubsecond + answeredOffset) / 1_000_000_000)
+                if fixedLatency != nil {
+                    let slot =
+                        fixedSlot
+                        ?? sent.answers.deferredSlot(.queuePage, status: .ok, milliseconds: latencyMilliseconds)
+                    fixedSlot = slot
+                    sent.answers.answeredInSecond(slot, second: answeredSecond)
+                } else {
+                    sent.answers.answeredInSecond(
+                        .queuePage, status: .ok, milliseconds: latencyMilliseconds, second: answeredSecond)
                     sent.answers.answeredLatencyOnly(
                         .queuePage, status: .ok, milliseconds: latencyMilliseconds, count: 1)
                 }
@@ -165,6 +175,8 @@ struct PollShortcut {
             if let fixedLatency, sent.keepsAnswers {
                 sent.answers.answeredLatencyOnly(
                     .queuePage, status: .ok, milliseconds: UInt64(fixedLatency / 1_000_000), count: skipped)
+                sent.answers.answeredLatencyTotals(
+                    .queuePage, milliseconds: UInt64(fixedLatency / 1_000_000), count: skipped)
             }
         }
         return (skipped, start + .nanoseconds(offset))
