@@ -58,11 +58,12 @@ struct PreflightCommandTests {
             client: { connections: shared }
             arrivals: { phases: [ { burst: 200000 } ] }
             """)
-        for (command, result) in try Self.both(scenario, ["--max-memory", "256MiB"]) {
+        // 64 MiB + 200,000 × (64 + 512) bytes: 200,000 lean iOS visitors in flight at once.
+        for (command, result) in try Self.both(scenario, ["--max-memory", "160MiB"]) {
             #expect(result.status == 2, "\(command): \(result.stderr)")
             #expect(
                 result.stderr.hasPrefix(
-                    "\(scenario.path):4:1: this run would need at least 271.5 MiB of memory (about 200000 visitors, at least 200000 in flight at once), more than its budget of 256 MiB (--max-memory 256MiB)"
+                    "\(scenario.path):4:1: this run would need at least 173.9 MiB of memory (about 200000 visitors, at least 200000 in flight at once), more than its budget of 160 MiB (--max-memory 160MiB)"
                 ), "\(command): \(result.stderr)")
         }
         // The same plan within a budget that fits starts (and validates).
@@ -70,7 +71,7 @@ struct PreflightCommandTests {
             ["validate", "--quiet", scenario.path, "--clock", "virtual", "--max-memory", "1GiB"])
         #expect(fits.status == 0, "\(fits.stderr)")
         // On the wall clock `run.concurrency` (10,000 by default) bounds the visitors in flight.
-        let wall = try QueueSimProcess.run(["validate", "--quiet", scenario.path, "--max-memory", "256MiB"])
+        let wall = try QueueSimProcess.run(["validate", "--quiet", scenario.path, "--max-memory", "160MiB"])
         #expect(wall.status == 0, "\(wall.stderr)")
     }
 

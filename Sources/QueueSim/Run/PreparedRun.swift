@@ -72,7 +72,8 @@ package struct PreparedRun: Sendable {
         try RunMemoryEstimate(
             visitors: Int(min(schedule.expectedCount, Double(ScenarioLimits.mostVisitors))),
             peakInFlight: scenario.clock == .wall ? min(floorPeak, scenario.run.concurrency) : floorPeak,
-            feederFileBytes: feederBytes, clock: scenario.clock, isFloor: true
+            feederFileBytes: feederBytes, clock: scenario.clock, isFloor: true,
+            leanVisitors: RunMemoryEstimate.carriesLittle(scenario)
         ).check(against: budget)
         var summary = try VisitorPlan.preflight(
             scenario: scenario, visitors: options.visitors, inFlightWindow: window, shard: options.shard,
@@ -88,7 +89,7 @@ package struct PreparedRun: Sendable {
         }
         memoryEstimate = RunMemoryEstimate(
             visitors: summary.visitorCount, peakInFlight: summary.peakInFlight, feederFileBytes: feederBytes,
-            clock: scenario.clock)
+            clock: scenario.clock, leanVisitors: RunMemoryEstimate.carriesLittle(scenario))
         try memoryEstimate.check(against: budget)
         knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)
         groupTemplates = Self.templates(of: scenario)

@@ -80,11 +80,13 @@ package struct MemoryBudget: Sendable, Equatable {
 /// (the room's ticket, the row spool's index), and feeder files about three times their size
 /// once split into strings.
 ///
-/// Per visitor in flight, by clock (docs/benchmarks.md, "Ten million visitors"): a virtual
-/// run's waiting visitor measured 505 bytes above the process's baseline (peak RSS over the
-/// peak waiting, `bench/virtual-million.sh`); 1 KiB leaves room for what that iOS visitor does
-/// not carry (an Android queue URL with its user id, an enqueue token, the hybrid flow's
-/// machine). A wall-clock visitor also holds its connections' buffers: 2 KiB, as before.
+/// Per visitor in flight, by clock and by what the visitors carry (docs/benchmarks.md, "Ten
+/// million visitors"): a virtual run's waiting iOS visitor measured 242–292 bytes above the
+/// process's baseline (peak RSS over the peak waiting), so a plan whose every visitor is as
+/// lean (`carriesLittle`) is estimated at 512 bytes; an Android visitor measured 558 (its queue
+/// URLs carry its id and do not pack), and enqueue keys, tokens and codes per visitor, the
+/// hybrid flow and behaviours add boxes of their own: 1 KiB for the others. A wall-clock
+/// visitor also holds its connections' buffers: 2 KiB.
 package struct RunMemoryEstimate: Sendable, Equatable {
     package var visitors: Int
     /// The most visitors that can be in flight at once (see `VisitorPlan.preflight`).
@@ -93,28 +95,44 @@ package struct RunMemoryEstimate: Sendable, Equatable {
     package var clock: ClockKind
     /// Made from the phases before the plan was walked: a floor, not the estimate itself.
     package var isFloor = false
+    /// Every visitor is a lean one (`carriesLittle`).
+    package var leanVisitors = false
 
-    package init(visitors: Int, peakInFlight: Int, feederFileBytes: Int, clock: ClockKind, isFloor: Bool = false) {
+    package init(
+        visitors: Int, peakInFlight: Int, feederFileBytes: Int, clock: ClockKind, isFloor: Bool = false,
+        leanVisitors: Bool = false
+    ) {
         self.visitors = visitors
         self.peakInFlight = peakInFlight
         self.feederFileBytes = feederFileBytes
         self.clock = clock
         self.isFloor = isFloor
+        self.leanVisitors = leanVisitors
     }
 
     static let baseBytes = 64 << 20
-    static func bytesPerVisitorInFlight(_ clock: ClockKind) -> Int {
+    static func bytesPerVisitorInFlight(_ clock: ClockKind, lean: Bool = false) -> Int {
         switch clock {
-        case .virtual: 1024
+        case .virtual: lean ? 512 : 1024
         case .wall: 2048
+        }
+    }
+
+    /// Whether every visitor of the scenario is as small as the measured iOS visitor: iOS only,
+    /// the `run` or `tryPass` flow, no enqueue key, token or invite code, no behaviour.
+    static func carriesLittle(_ scenario: Scenario) -> Bool {
+        scenario.groups.allSatisfy { group in
+            group.platforms(client: scenario.client).shares.allSatisfy { $0.platform == .ios }
+                && group.flow != .protectedApi && group.enqueueKey == nil && group.enqueueToken == nil
+                && group.inviteCode == nil && group.behaviour == VisitorBehaviour()
         }
     }
     static let bytesPerVisitor = 64
     static let feederExpansion = 3
 
     package var bytes: Int {
-        Self.baseBytes + visitors * Self.bytesPerVisitor + peakInFlight * Self.bytesPerVisitorInFlight(clock)
-            + feederFileBytes * Self.feederExpansion
+        Self.baseBytes + visitors * Self.bytesPerVisitor + peakInFlight
+            * Self.bytesPerVisitorInFlight(clock, lean: leanVisitors) + feederFileBytes * Self.feederExpansion
     }
 
     /// How long one visitor can stay in flight at most: every enqueue attempt timing out with

@@ -29,12 +29,24 @@ struct RunMemoryTests {
         #expect(prepared.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 2048)
     }
 
-    /// A virtual visitor in flight is estimated at 1 KiB, a wall-clock one (with its
+    /// A virtual visitor in flight is estimated at 512 bytes when every visitor is a lean iOS
+    /// one, at 1 KiB otherwise (Android, enqueue keys, behaviours), a wall-clock one (with its
     /// connections' buffers) at 2 KiB: the same plan on the virtual clock fits a budget the wall
     /// clock's does not.
     @Test func aVirtualVisitorInFlightIsEstimatedAtHalfAWallClockOne() throws {
         let virtual = try prepare("clock: virtual\narrivals: { phases: [ { duration: 1000s, rate: 0.1 } ] }")
-        #expect(virtual.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 1024)
+        #expect(virtual.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 512)
+        for visitors in [
+            "visitors: [ { name: app, platform: android } ]",
+            "visitors: [ { name: app, platform: { ios: 90%, android: 10% } } ]",
+            "visitors: [ { name: app, enqueueKey: key-1 } ]",
+            "visitors: [ { name: app, patience: { mean: 5m } } ]",
+            "visitors: [ { name: app, flow: protectedApi } ]",
+        ] {
+            let full = try prepare(
+                "clock: virtual\n\(visitors)\narrivals: { phases: [ { duration: 1000s, rate: 0.1 } ] }")
+            #expect(full.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 1024, "\(visitors)")
+        }
         let budget = MemoryBudget(bytes: 256 << 20, origin: "--max-memory 256MiB")
         let burst = "run: { concurrency: 200000 }\narrivals: { phases: [ { burst: 100000 } ] }"
         #expect(throws: (any Error).self) { try prepare(burst, options: RunOptions(maxMemory: budget)) }
@@ -63,16 +75,17 @@ struct RunMemoryTests {
     }
 
     /// 100,000 visitors at 1,000/s for 100 s, with a longest visit of 82 s: the phases alone
-    /// promise half of 82,000 at once (under the budget), the walk finds 82,000 (over it).
+    /// promise half of 82,000 at once (90.1 MiB, under the budget), the walk finds 82,000 (over
+    /// it).
     @Test func aPlanThatFitsOnItsFaceIsStillRefusedWhenItsWalkedPeakDoesNot() throws {
-        let budget = MemoryBudget(bytes: 128 << 20, origin: "--max-memory 128MiB")
+        let budget = MemoryBudget(bytes: 100 << 20, origin: "--max-memory 100MiB")
         #expect {
             try prepare(
                 "clock: virtual\narrivals: { phases: [ { duration: 100s, rate: 1000 } ] }",
                 options: RunOptions(maxMemory: budget))
         } throws: { error in
             "\(error)".hasPrefix(
-                "this run would need about 150.2 MiB of memory (100000 visitors, up to 82000 in flight at once)")
+                "this run would need about 110.1 MiB of memory (100000 visitors, up to 82000 in flight at once)")
         }
     }
 
