@@ -36,6 +36,12 @@ struct PackedURL: Sendable {
         SimpleURL(unlowered: base.scheme, host: base.host, port: base.port, path: base.path, query: query?.string)
     }
 
+    /// `url.queryValue("q")`, without making the URL when the query is `q=` and a packed id (a
+    /// queue page's usual query: an id has nothing to percent-decode).
+    var queueIdQueryValue: String? {
+        query?.packedId(after: "q=") ?? url.queryValue("q")
+    }
+
     /// Path plus `?query`, as an HTTP request target.
     var pathAndQuery: String {
         guard let query = query?.string else { return base.path }

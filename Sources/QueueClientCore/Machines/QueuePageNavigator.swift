@@ -248,6 +248,9 @@ package struct QueuePageNavigator: Sendable {
     /// When `maxWait` (measured from queue entry) runs out.
     package var maxWaitEnds: RunInstant { deadline }
 
+    /// `currentURL.queryValue("q")`: the queue id of the page, read without making the URL.
+    package var currentQueueId: String? { packedURL.queueIdQueryValue }
+
     /// Accounts for `count` polls a driver did not carry out one by one because it knows their
     /// answers: each was a load of `currentURL` answered `status` (a 2xx without cookies or a
     /// redirect, so "keep waiting"), and the poll after them is due at `nextPollAt`. The

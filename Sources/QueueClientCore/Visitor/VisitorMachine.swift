@@ -145,6 +145,18 @@ package struct VisitorMachine: Sendable {
         return (navigator.currentURL, navigator.maxWaitEnds)
     }
 
+    /// `pendingQueuePagePoll` and `queuePageLoadInFlight` with the page's queue id (its `q`)
+    /// instead of the page: what the virtual driver's forecast needs, without making the URL.
+    package var pendingQueuePagePollQueueId: (queueId: String?, maxWaitEnds: RunInstant)? {
+        guard case .inQueue(let navigator) = stage, navigator.isWaitingToPoll else { return nil }
+        return (navigator.currentQueueId, navigator.maxWaitEnds)
+    }
+
+    package var queuePageLoadInFlightQueueId: (queueId: String?, maxWaitEnds: RunInstant)? {
+        guard case .inQueue(let navigator) = stage, navigator.isLoading else { return nil }
+        return (navigator.currentQueueId, navigator.maxWaitEnds)
+    }
+
     /// Accounts for the answer to the queue-page load in flight, known without handing the
     /// request over: a 2xx "keep waiting" whose `Retry-After` makes the next poll due at
     /// `nextPollAt` (the driver calls `waited` then). The result is the one `received` would

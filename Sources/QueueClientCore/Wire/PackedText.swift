@@ -31,6 +31,19 @@ package struct PackedText: Sendable, Hashable, CustomStringConvertible {
 
     package var description: String { string }
 
+    /// The text after `prefix`, when the text is `prefix` followed by a packed id: what cutting
+    /// `prefix` off `string` gives, without making `string` first. Nil for any other text.
+    package func packedId(after prefix: String) -> String? {
+        guard case .hex(let high, let low, let shape) = storage else { return nil }
+        var prefix = prefix
+        let matches = prefix.withUTF8 { bytes in
+            bytes.count == Int(shape & 0x7)
+                && bytes.indices.allSatisfy { UInt8(truncatingIfNeeded: shape >> (8 + 8 * UInt32($0))) == bytes[$0] }
+        }
+        // Bits 3 and 4 (the digits' case, UUID or not) stay; the prefix goes.
+        return matches ? Self.unpack(high: high, low: low, shape: shape & 0x18) : nil
+    }
+
     private static let uuidLength = 36
     private static let androidIdLength = 16
     private static let maximumPrefix = 3

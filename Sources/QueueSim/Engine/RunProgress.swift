@@ -31,34 +31,35 @@ package final class RunProgress: Sendable {
         mutating func phaseChanged(from before: VisitorPhase, to after: VisitorPhase, group: Int) {
             if before != .inQueue, after == .inQueue {
                 inQueue += 1
-                self[group].inQueue += 1
+                withGroup(group) { $0.inQueue += 1 }
             }
             if before == .inQueue, after != .inQueue {
                 inQueue -= 1
-                self[group].inQueue -= 1
+                withGroup(group) { $0.inQueue -= 1 }
             }
         }
 
         mutating func arrived(group: Int) {
             arrived += 1
-            self[group].arrived += 1
+            withGroup(group) { $0.arrived += 1 }
         }
 
         /// A finished visitor: its outcome and, if it reached the queue page, its wait.
         mutating func finished(group: Int, outcome: VisitorOutcome, waitSeconds: Double?) {
             finished += 1
-            self[group].finished[GroupCounts.outcomeIndex(outcome)] += 1
-            if let waitSeconds { self[group].wait.record(seconds: waitSeconds) }
+            withGroup(group) { counts in
+                counts.finished[GroupCounts.outcomeIndex(outcome)] += 1
+                if let waitSeconds { counts.wait.record(seconds: waitSeconds) }
+            }
         }
 
-        private subscript(group: Int) -> GroupCounts {
-            get { group < groups.count ? groups[group] : GroupCounts() }
-            set {
-                if group >= groups.count {
-                    groups.append(contentsOf: repeatElement(GroupCounts(), count: group + 1 - groups.count))
-                }
-                groups[group] = newValue
+        /// Lends group `group`'s counts in place (added when new). A subscript's get and set
+        /// copied them at every event, and the copy's arrays were then copied again to change.
+        private mutating func withGroup(_ group: Int, _ change: (inout GroupCounts) -> Void) {
+            if group >= groups.count {
+                groups.append(contentsOf: repeatElement(GroupCounts(), count: group + 1 - groups.count))
             }
+            change(&groups[group])
         }
 
         mutating func add(_ other: Snapshot) {
@@ -72,7 +73,7 @@ package final class RunProgress: Sendable {
             generatorSaturated = generatorSaturated || other.generatorSaturated
             loopLag = max(loopLag, other.loopLag)
             saturatedSeconds = max(saturatedSeconds, other.saturatedSeconds)
-            for (group, counts) in other.groups.enumerated() { self[group].add(counts) }
+            for (group, counts) in other.groups.enumerated() { withGroup(group) { $0.add(counts) } }
             answers.add(other.answers)
         }
 

@@ -43,9 +43,10 @@ struct PollShortcut {
     func skipForecastPolls(
         _ machine: inout VisitorMachine, at now: RunInstant, giveUpAt: RunInstant? = nil, sent: inout SentRequests
     ) -> Jump? {
-        guard let pending = machine.pendingQueuePagePoll else { return nil }
+        guard let pending = machine.pendingQueuePagePollQueueId else { return nil }
         return jump(
-            &machine, url: pending.url, maxWaitEnds: pending.maxWaitEnds, giveUpAt: giveUpAt, loadSent: false, at: now,
+            &machine, queueId: pending.queueId, maxWaitEnds: pending.maxWaitEnds, giveUpAt: giveUpAt, loadSent: false,
+            at: now,
             &sent)
     }
 
@@ -55,9 +56,9 @@ struct PollShortcut {
     func answerForecastLoad(
         _ machine: inout VisitorMachine, at now: RunInstant, giveUpAt: RunInstant? = nil, sent: inout SentRequests
     ) -> Jump? {
-        guard let inFlight = machine.queuePageLoadInFlight else { return nil }
+        guard let inFlight = machine.queuePageLoadInFlightQueueId else { return nil }
         return jump(
-            &machine, url: inFlight.url, maxWaitEnds: inFlight.maxWaitEnds, giveUpAt: giveUpAt, loadSent: true,
+            &machine, queueId: inFlight.queueId, maxWaitEnds: inFlight.maxWaitEnds, giveUpAt: giveUpAt, loadSent: true,
             at: now, &sent)
     }
 
@@ -65,10 +66,10 @@ struct PollShortcut {
     /// first poll is a load the machine sent (and counted, as the engine did in `sent`); the
     /// machine takes it as answered.
     private func jump(
-        _ machine: inout VisitorMachine, url: SimpleURL, maxWaitEnds: RunInstant, giveUpAt: RunInstant?,
+        _ machine: inout VisitorMachine, queueId: String?, maxWaitEnds: RunInstant, giveUpAt: RunInstant?,
         loadSent: Bool, at now: RunInstant, _ sent: inout SentRequests
     ) -> Jump? {
-        guard let queueId = url.queryValue("q"), let forecast = room.pollForecast(queueId: queueId) else {
+        guard let queueId, let forecast = room.pollForecast(queueId: queueId) else {
             return nil
         }
         let timeout = machine.configuration.group.timeout(for: .queuePage, giveUpAt: maxWaitEnds)

@@ -20,6 +20,23 @@ struct PackedTextTests {
         #expect(PackedText(text) == PackedText(String(decoding: Array(text.utf8), as: UTF8.self)))
     }
 
+    /// What the virtual driver reads at every forecast: the id after `q=`, as cutting the prefix
+    /// off the whole text gives it; nil when the text is not `q=` and a packed id.
+    @Test(
+        "the id after a prefix, without the whole text",
+        arguments: [
+            ("q=5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", "5f3ce8d2-c5a4-4a08-828d-58804dd4daeb"),
+            ("q=5F3CE8D2-C5A4-4A08-828D-58804DD4DAEB", "5F3CE8D2-C5A4-4A08-828D-58804DD4DAEB"),
+            // Not packed (an id of 16 digits packs only alone), or not after `q=`: nil.
+            ("q=0123456789abcdef", nil), ("e=5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", nil),
+            ("5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", nil), ("qq=5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", nil),
+            ("q=5f3ce8d2-c5a4-4a08-828d-58804dd4daeb&t=1", nil), ("q=visitor", nil),
+        ] as [(String, String?)])
+    func idAfterPrefix(_ text: String, _ expected: String?) {
+        #expect(PackedText(text).packedId(after: "q=") == expected, "\(text)")
+        if let expected { #expect("q=" + expected == text) }
+    }
+
     @Test("different texts stay different, including the same UUID in the other case or after another prefix")
     func distinct() {
         let texts = [
