@@ -34,7 +34,8 @@ package struct SweepPage {
             .answer{font-size:18px;padding:12px 16px;border-radius:6px;margin:12px 0}
             .yes{background:#e3f4e8;border:1px solid #7cc493}.no{background:#fbe7e7;border:1px solid #e08a8a}
             table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #d5d9e0;padding:3px 6px;text-align:right}
-            th{background:#f3f5f8}svg{background:#fff;border:1px solid #e1e4ea;margin:4px 8px 8px 0}
+            th{background:#f3f5f8}svg{background:#fff;border:1px solid #e1e4ea;margin:4px 8px 8px 0;max-width:calc(100% - 10px);height:auto}
+            .wide{overflow-x:auto}
             .muted{color:#667}
             </style></head><body>
             <h1>queuesim sweep: \(escape(plan.scenarioName))</h1>
@@ -211,7 +212,7 @@ package struct SweepPage {
     }
 
     private func table() -> String {
-        var html = "<h2>Points</h2>\n<table><tr><th>#</th>"
+        var html = "<h2>Points</h2>\n<div class=\"wide\"><table><tr><th>#</th>"
         html += plan.axes.map { "<th>\(escape($0.key))</th>" }.joined()
         html += "<th>seeds</th><th>every goal</th>"
         let shown = plan.metrics.enumerated().filter { hasData(metric: $0.offset) }
@@ -234,7 +235,7 @@ package struct SweepPage {
             }
             html += "</tr>\n"
         }
-        return html + "</table>\n"
+        return html + "</table></div>\n"
     }
 
     private func f(_ value: Double) -> String { String(format: "%.1f", value) }
