@@ -72,6 +72,8 @@ struct MD1TheoryTests {
               outflow: \(perMinute)/min
               latency: { enqueue: 0ms, queuePage: 0ms, jitter: 0ms }
             """)
+        // Fifty hours of run: its report folder is over a gigabyte, not to be left in /tmp.
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let rows = try VirtualRun.visitors(directory)
         #expect(rows.count > 12_000)
         #expect(rows.allSatisfy { $0.outcome == "passed" })
