@@ -63,16 +63,25 @@ package struct RunInstant: Comparable, Hashable, Sendable, CustomStringConvertib
 }
 
 /// Every conversion of a `Duration` to a number lives here, so each unit has one rounding rule.
+///
+/// `components` divides a 128-bit count of attoseconds in software, and the engines convert a
+/// duration at most events (a deadline, a timeout, a report's milliseconds): 1.5 % of a
+/// virtual run. A non-negative duration that is not too long takes a shortcut with the same
+/// result: the attoseconds shifted right by the divisor's power of two fit in 64 bits, and the
+/// odd rest of the divisor (1e9 = 2^9 · 5^9, 1e15 = 2^15 · 5^15) divides those. Flooring twice
+/// floors once (⌊⌊a / 2^k⌋ / m⌋ = ⌊a / (2^k·m)⌋), so the shortcut is exact.
 extension Duration {
     /// Whole nanoseconds, rounded toward zero: the room's schedule arithmetic and NIO's
     /// `TimeAmount` unit.
     package var wholeNanoseconds: Int64 {
+        if let nanoseconds = shortNanoseconds { return nanoseconds }
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// Whole nanoseconds, rounded toward zero, clamped to `Int64`'s range (a `RunInstant`).
     package var saturatingNanoseconds: Int64 {
+        if let nanoseconds = shortNanoseconds { return nanoseconds }
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard !overflow else { return seconds > 0 ? .max : .min }
@@ -82,10 +91,23 @@ extension Duration {
 
     /// Whole milliseconds, rounded toward negative infinity.
     package var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let millis = attoseconds / 1_000_000_000_000_000
-        let rounded = attoseconds < 0 && attoseconds % 1_000_000_000_000_000 != 0 ? millis - 1 : millis
+        // Non-negative and under 2^79 attoseconds (about a week): the shortcut.
+        let attoseconds = self.attoseconds
+        if attoseconds >= 0 && attoseconds >> 79 == 0 {
+            return Int64(UInt64(truncatingIfNeeded: attoseconds >> 15) / 30_517_578_125)
+        }
+        let (seconds, attosecondsPart) = components
+        let millis = attosecondsPart / 1_000_000_000_000_000
+        let rounded = attosecondsPart < 0 && attosecondsPart % 1_000_000_000_000_000 != 0 ? millis - 1 : millis
         return seconds * 1000 + rounded
+    }
+
+    /// Whole nanoseconds of a non-negative duration under 2^73 attoseconds (about 2.6 hours);
+    /// nil for any other, which takes `components`.
+    private var shortNanoseconds: Int64? {
+        let attoseconds = self.attoseconds
+        guard attoseconds >= 0 && attoseconds >> 73 == 0 else { return nil }
+        return Int64(UInt64(truncatingIfNeeded: attoseconds >> 9) / 1_953_125)
     }
 
     /// The duration as fractional seconds (for rates and display; never for ordering).
