@@ -63,7 +63,6 @@ let package = Package(
                 "CZlib",
                 // Remote write of metrics (`--metrics-push`); QueueClientCore links it already.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -99,3 +99,36 @@ struct DiscreteEventLoopTests {
         #expect(loop.pendingCount == 0)
     }
 }
+
+/// The calendar's heap gives its elements back in order, heapified or inserted, mixed with pops.
+@Suite("Four-ary heap")
+struct QuaternaryHeapTests {
+    @Test("pops in ascending order, built from an array or by inserts, with pops in between")
+    func popsInOrder() {
+        var random = SystemRandomNumberGenerator()
+        for count in [0, 1, 2, 4, 5, 6, 17, 1_000] {
+            let values = (0..<count).map { _ in Int(random.next() % 500) }
+            var built = QuaternaryHeap(values)
+            var popped: [Int] = []
+            while let value = built.popMin() { popped.append(value) }
+            #expect(popped == values.sorted())
+
+            var grown = QuaternaryHeap<Int>()
+            var expected: [Int] = []
+            var out: [Int] = []
+            for (index, value) in values.enumerated() {
+                grown.insert(value)
+                expected.append(value)
+                if index % 3 == 2, let least = grown.popMin() {
+                    #expect(least == expected.min())
+                    expected.remove(at: expected.firstIndex(of: least)!)
+                    out.append(least)
+                }
+            }
+            #expect(grown.count == expected.count)
+            while let value = grown.popMin() { out.append(value) }
+            #expect(out.count == values.count)
+            #expect(grown.isEmpty && grown.min == nil)
+        }
+    }
+}
