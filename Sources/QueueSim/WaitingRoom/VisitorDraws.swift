@@ -14,23 +14,22 @@ struct VisitorDraws {
     /// The visitor key of each ticket, by ticket index.
     private var ticketVisitors: [UInt64] = []
     /// Requests handled so far per visitor key.
-    private var requestCounts: [UInt64: UInt32] = [:]
+    private var requestCounts = RequestCountTable()
 
     /// The draw index for the next request of `visitor`, counting it.
     mutating func nextIndex(visitor: UInt64) -> UInt64 {
-        let ordinal = requestCounts[visitor, default: 0]
-        requestCounts[visitor] = ordinal &+ 1
+        let ordinal = requestCounts.add(1, to: visitor)
         return Self.index(visitor: visitor, ordinal: ordinal)
     }
 
     /// The ordinal `visitor`'s next request will draw with.
     func nextOrdinal(visitor: UInt64) -> UInt32 {
-        requestCounts[visitor, default: 0]
+        requestCounts.count(of: visitor)
     }
 
     /// Counts `count` requests of `visitor` that were answered without the room (forecast polls).
     mutating func skip(_ count: Int, visitor: UInt64) {
-        requestCounts[visitor, default: 0] &+= UInt32(truncatingIfNeeded: count)
+        _ = requestCounts.add(UInt32(truncatingIfNeeded: count), to: visitor)
     }
 
     mutating func remember(ticket: Int, visitor: UInt64) {
@@ -74,5 +73,72 @@ struct VisitorDraws {
 
     static func queueId(inCookie cookie: String) -> Substring? {
         cookie.split(separator: "&").first(where: { $0.hasPrefix("QueueId=") })?.dropFirst("QueueId=".count)
+    }
+}
+
+/// A request count per visitor key: an open-addressing table with linear probing, in place of
+/// `[UInt64: UInt32]`. Every request of a room with draws looks its visitor up here (a
+/// 100,000-visitor sweep point with latency jitter makes 200,000 lookups), and the dictionary
+/// hashed each key with SipHash and kept no key and count side by side. Keys are visitor keys,
+/// whose top bit is always set, so 0 marks an empty place. Only lookups and additions: no
+/// order is ever read from the table, so its layout cannot change a run.
+struct RequestCountTable {
+    private var keys: [UInt64] = []
+    private var counts: [UInt32] = []
+    private var occupied = 0
+    /// `keys.count - 1`; the capacity is a power of two.
+    private var mask = -1
+
+    /// The count of `key` (0 when unseen).
+    func count(of key: UInt64) -> UInt32 {
+        guard occupied > 0 else { return 0 }
+        var place = Self.home(of: key, mask: mask)
+        while true {
+            let found = keys[place]
+            if found == key { return counts[place] }
+            if found == 0 { return 0 }
+            place = (place + 1) & mask
+        }
+    }
+
+    /// Adds `amount` to the count of `key` (wrapping) and returns the count before.
+    mutating func add(_ amount: UInt32, to key: UInt64) -> UInt32 {
+        // At most three places in four taken: linear probing's probes stay short.
+        if (occupied + 1) * 4 > keys.count * 3 { grow() }
+        var place = Self.home(of: key, mask: mask)
+        while true {
+            let found = keys[place]
+            if found == key {
+                let before = counts[place]
+                counts[place] = before &+ amount
+                return before
+            }
+            if found == 0 {
+                keys[place] = key
+                counts[place] = amount
+                occupied += 1
+                return 0
+            }
+            place = (place + 1) & mask
+        }
+    }
+
+    /// Fibonacci hashing: the key's bits mixed into the top, which become the place.
+    private static func home(of key: UInt64, mask: Int) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    private mutating func grow() {
+        let (oldKeys, oldCounts) = (keys, counts)
+        let capacity = max(1024, oldKeys.count * 2)
+        keys = Array(repeating: 0, count: capacity)
+        counts = Array(repeating: 0, count: capacity)
+        mask = capacity - 1
+        for (key, count) in zip(oldKeys, oldCounts) where key != 0 {
+            var place = Self.home(of: key, mask: mask)
+            while keys[place] != 0 { place = (place + 1) & mask }
+            keys[place] = key
+            counts[place] = count
+        }
     }
 }

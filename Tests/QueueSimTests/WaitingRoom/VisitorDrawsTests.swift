@@ -96,3 +96,36 @@ struct VisitorDrawsTests {
         #expect(service.faults.drawsAreIrrelevant)
     }
 }
+
+/// The room's per-visitor request counts: the table must count as a dictionary does, through
+/// its growth and with keys that share a home place.
+@Suite("Request count table")
+struct RequestCountTableTests {
+    @Test("counts as a dictionary does, across growth")
+    func countsAsADictionary() {
+        var table = RequestCountTable()
+        var expected: [UInt64: UInt32] = [:]
+        var random = SystemRandomNumberGenerator()
+        // Keys with the top bit set, as visitor keys are; some repeated often, some once.
+        let keys = (0..<5_000).map { _ in random.next() | 1 << 63 }
+        for step in 0..<40_000 {
+            let key = keys[step % 7 == 0 ? step % keys.count : Int(random.next() % 100)]
+            let amount = UInt32(step % 3 == 0 ? 5 : 1)
+            #expect(table.add(amount, to: key) == expected[key, default: 0])
+            expected[key, default: 0] &+= amount
+        }
+        for key in keys { #expect(table.count(of: key) == expected[key, default: 0]) }
+        #expect(table.count(of: 1 << 63 | 12345) == expected[1 << 63 | 12345, default: 0])
+    }
+
+    @Test("keys with the same home place each keep their count")
+    func collidingKeys() {
+        var table = RequestCountTable()
+        // Multiples of 2^32 · k share the low bits the hash reads less of; and a long run of
+        // neighbours fills consecutive places.
+        let keys = (1...3_000).map { UInt64($0) << 40 | 1 << 63 }
+        for (index, key) in keys.enumerated() { #expect(table.add(UInt32(index), to: key) == 0) }
+        for (index, key) in keys.enumerated() { #expect(table.count(of: key) == UInt32(index)) }
+        #expect(table.count(of: 1 << 63) == 0)
+    }
+}
