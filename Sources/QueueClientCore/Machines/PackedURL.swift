@@ -42,6 +42,13 @@ struct PackedURL: Sendable {
         query?.packedId(after: "q=") ?? url.queryValue("q")
     }
 
+    /// `queueIdQueryValue` as the room's poll forecast takes it: the UUID's digits when the
+    /// query packs one after `q=`, the text otherwise.
+    var queueIdQueryReference: PageQueueId? {
+        if let digits = query?.uuidDigits(after: "q=") { return .uuid(high: digits.high, low: digits.low) }
+        return queueIdQueryValue.map(PageQueueId.text)
+    }
+
     /// Path plus `?query`, as an HTTP request target.
     var pathAndQuery: String {
         guard let query = query?.string else { return base.path }
@@ -52,4 +59,12 @@ struct PackedURL: Sendable {
         text += query
         return text
     }
+}
+
+/// The queue id of a visitor's queue page as a driver's poll shortcut hands it to the room: a
+/// UUID's 32 hex digits as two words (the first 16 in `high`; the digits' case is not kept,
+/// and the room reads ids case-insensitively), or the id's text when it is not a packed UUID.
+package enum PageQueueId: Sendable, Equatable {
+    case uuid(high: UInt64, low: UInt64)
+    case text(String)
 }

@@ -251,6 +251,9 @@ package struct QueuePageNavigator: Sendable {
     /// `currentURL.queryValue("q")`: the queue id of the page, read without making the URL.
     package var currentQueueId: String? { packedURL.queueIdQueryValue }
 
+    /// `currentQueueId` without writing a packed id out (`PageQueueId`).
+    package var currentQueueIdReference: PageQueueId? { packedURL.queueIdQueryReference }
+
     /// Accounts for `count` polls a driver did not carry out one by one because it knows their
     /// answers: each was a load of `currentURL` answered `status` (a 2xx without cookies or a
     /// redirect, so "keep waiting"), and the poll after them is due at `nextPollAt`. The
@@ -394,12 +397,9 @@ package struct QueuePageNavigator: Sendable {
     private mutating func load(queueUrlChanged: Bool) -> Action {
         state = .loading
         polls += 1
-        let base = packedURL.base
-        let head = HTTPRequest(
-            method: .get, scheme: base.scheme, authority: base.authority, path: packedURL.pathAndQuery,
-            headerFields: sharedSettings.pageFields.fields)
         let request = OutgoingRequest(
-            pageLoad: head, template: sharedSettings.pageFields, cookie: cookies.header(for: base.host))
+            pageLoadOf: packedURL, template: sharedSettings.pageFields,
+            cookie: cookies.header(for: packedURL.base.host))
         return .send(request, queueUrlChanged: queueUrlChanged)
     }
 }

@@ -46,6 +46,11 @@ package struct VisitorMachine: Sendable {
         }
     }
 
+    /// `phase`, for a caller that holds the machine in place (an engine's slot): a mutating
+    /// call lends the machine by reference, where reading `phase` from another module made a
+    /// copy of the whole machine (181 bytes) first, twice per event. Changes nothing.
+    package mutating func readPhase() -> VisitorPhase { phase }
+
     package mutating func start(at now: RunInstant) -> Action {
         guard case .notStarted = stage else { preconditionFailure("VisitorMachine.start called twice") }
         result.marks = VisitorMarks(started: now, ended: now)
@@ -147,14 +152,14 @@ package struct VisitorMachine: Sendable {
 
     /// `pendingQueuePagePoll` and `queuePageLoadInFlight` with the page's queue id (its `q`)
     /// instead of the page: what the virtual driver's forecast needs, without making the URL.
-    package var pendingQueuePagePollQueueId: (queueId: String?, maxWaitEnds: RunInstant)? {
+    package var pendingQueuePagePollQueueId: (queueId: PageQueueId?, maxWaitEnds: RunInstant)? {
         guard case .inQueue(let navigator) = stage, navigator.isWaitingToPoll else { return nil }
-        return (navigator.currentQueueId, navigator.maxWaitEnds)
+        return (navigator.currentQueueIdReference, navigator.maxWaitEnds)
     }
 
-    package var queuePageLoadInFlightQueueId: (queueId: String?, maxWaitEnds: RunInstant)? {
+    package var queuePageLoadInFlightQueueId: (queueId: PageQueueId?, maxWaitEnds: RunInstant)? {
         guard case .inQueue(let navigator) = stage, navigator.isLoading else { return nil }
-        return (navigator.currentQueueId, navigator.maxWaitEnds)
+        return (navigator.currentQueueIdReference, navigator.maxWaitEnds)
     }
 
     /// Accounts for the answer to the queue-page load in flight, known without handing the

@@ -41,7 +41,14 @@ package enum EnqueueRequest {
     /// group's template keeps it).
     static func bodyBytes(_ parameters: EnqueueParameters, userAgentMember: [UInt8]? = nil) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(160)
+        // Room for every member unescaped (`"key":"value",` is the texts and six bytes) and a
+        // little escaping: a fixed 160 bytes was outgrown by most bodies (an iOS user agent
+        // alone is over 100), which then moved to a second buffer.
+        func room(_ value: String?) -> Int { value.map { $0.utf8.count + 16 } ?? 0 }
+        out.reserveCapacity(
+            2 + 64 + (userAgentMember?.count ?? room(parameters.userAgent)) + room(parameters.userId)
+                + room(parameters.sdkVersion) + room(parameters.layoutName) + room(parameters.language)
+                + room(parameters.enqueueToken) + room(parameters.enqueueKey))
         out.append(UInt8(ascii: "{"))
         func member(_ key: String, _ value: String) {
             if out.count > 1 { out.append(UInt8(ascii: ",")) }

@@ -44,6 +44,20 @@ package struct PackedText: Sendable, Hashable, CustomStringConvertible {
         return matches ? Self.unpack(high: high, low: low, shape: shape & 0x18) : nil
     }
 
+    /// The 32 hex digits of a UUID packed after `prefix`, as two words (the first 16 digits in
+    /// `high`), whatever the digits' case: what `packedId(after:)` gives, as numbers. Nil for
+    /// any other text. The poll shortcut reads a waiting visitor's queue id this way, without
+    /// writing it out for the room to parse back.
+    package func uuidDigits(after prefix: String) -> (high: UInt64, low: UInt64)? {
+        guard case .hex(let high, let low, let shape) = storage, shape & (1 << 4) == 0 else { return nil }
+        var prefix = prefix
+        let matches = prefix.withUTF8 { bytes in
+            bytes.count == Int(shape & 0x7)
+                && bytes.indices.allSatisfy { UInt8(truncatingIfNeeded: shape >> (8 + 8 * UInt32($0))) == bytes[$0] }
+        }
+        return matches ? (high, low) : nil
+    }
+
     private static let uuidLength = 36
     private static let androidIdLength = 16
     private static let maximumPrefix = 3

@@ -52,7 +52,7 @@ extension VisitorEngine {
         guard let behaviours else { return .none }
         let gaveUp =
             slots.modify(slot) { visitor -> (before: VisitorPhase, result: VisitorResult, group: Int)? in
-                let phase = visitor.machine.phase
+                let phase = visitor.machine.readPhase()
                 guard visitor.behaviourSerial == serial, phase == .inQueue || phase == .enqueueing else { return nil }
                 visitor.behaviourSerial = 0
                 return (phase, visitor.machine.abandon(at: now), visitor.groupIndex)
@@ -223,7 +223,7 @@ extension VisitorEngine {
         enum Kind { case machine, tombstone, shopper }
         let kind =
             slots.modify(slot) { visitor -> Kind in
-                guard visitor.machine.phase == .finished else { return .machine }
+                guard visitor.machine.readPhase() == .finished else { return .machine }
                 return visitor.afterlife?.isShopping == true ? .shopper : .tombstone
             } ?? .machine
         switch kind {

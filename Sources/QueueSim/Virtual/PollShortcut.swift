@@ -66,7 +66,7 @@ struct PollShortcut {
     /// first poll is a load the machine sent (and counted, as the engine did in `sent`); the
     /// machine takes it as answered.
     private func jump(
-        _ machine: inout VisitorMachine, queueId: String?, maxWaitEnds: RunInstant, giveUpAt: RunInstant?,
+        _ machine: inout VisitorMachine, queueId: PageQueueId?, maxWaitEnds: RunInstant, giveUpAt: RunInstant?,
         loadSent: Bool, at now: RunInstant, _ sent: inout SentRequests
     ) -> Jump? {
         guard let queueId, let forecast = room.pollForecast(queueId: queueId) else {

@@ -79,7 +79,7 @@ struct VirtualDriver {
             let nextRelease = paced.first?.leaves
             // Arrivals at the same instant as an event go first: they were "scheduled" earlier;
             // then requests whose turn has come (`run.maxRequestRate`).
-            guard let next = [nextEvent, nextArrival, nextRelease].compactMap({ $0 }).min() else { break }
+            guard let next = Self.earliest(nextEvent, nextArrival, nextRelease) else { break }
             // Every second before the next event is over: its windows are judged first, so a
             // guardrail stops the run at the same instant whatever the events' order.
             let judgedTo = deadline.map { min(next, $0) } ?? next
@@ -122,6 +122,15 @@ struct VirtualDriver {
         _ = guardrails?.finish(at: end)
         publish()
         sampleRoomAtEnd()
+    }
+
+    /// The earliest of the instants given. (An array of the three, `compactMap`ped, was two
+    /// heap allocations per event: a fifth of a virtual run's allocations.)
+    private static func earliest(_ a: RunInstant?, _ b: RunInstant?, _ c: RunInstant?) -> RunInstant? {
+        var earliest = a
+        if let b, earliest.map({ b < $0 }) ?? true { earliest = b }
+        if let c, earliest.map({ c < $0 }) ?? true { earliest = c }
+        return earliest
     }
 
     /// Samples the room at the end of every second that ends at or before `instant`.
@@ -185,7 +194,7 @@ struct VirtualDriver {
                 let answered = engine.withMachine(
                     inSlot: order.slot,
                     { machine, sent in
-                        machine.phase == .inQueue
+                        machine.readPhase() == .inQueue
                             ? shortcut.answerForecastLoad(&machine, at: now, giveUpAt: giveUpAt, sent: &sent) : nil
                     }),
                 let jump = answered

@@ -52,6 +52,28 @@ struct QueueIdCodec: Sendable {
         }
     }
 
+    /// `ticket(forQueueId:ticketCount:)` for an id given as its 32 hex digits in two words (the
+    /// first 16 in `high`, as `PackedText` keeps a UUID): the same answer for the same id in
+    /// either case, with no text.
+    func ticket(forUUIDHigh high: UInt64, low: UInt64, ticketCount: Int) -> Int? {
+        let index = (low & 0xFFFF_FFFF_FFFF) ^ indexMask
+        guard index < UInt64(ticketCount) else { return nil }
+        let expected = digits(ofTicket: Int(index))
+        return expected.high == high && expected.low == low ? Int(index) : nil
+    }
+
+    /// The id of `ticket` as two words of 16 hex digits each, dashes left out: what `write`
+    /// writes, as numbers.
+    private func digits(ofTicket ticket: Int) -> (high: UInt64, low: UInt64) {
+        var random = SeededRandom(seed: seed, purpose: .queueId, index: UInt64(ticket))
+        let high = random.next()
+        let middle = random.next()
+        return (
+            (high >> 32) << 32 | ((high >> 16) & 0xFFFF) << 16 | (0x4000 | (high & 0x0FFF)),
+            (0x8000 | (middle & 0x3FFF)) << 48 | ((UInt64(ticket) ^ indexMask) & 0xFFFF_FFFF_FFFF)
+        )
+    }
+
     /// `xxxxxxxx-xxxx-4xxx-yxxx-nnnnnnnnnnnn` into a buffer of `length` bytes.
     private func write(ticket: Int, into buffer: UnsafeMutableBufferPointer<UInt8>) {
         var random = SeededRandom(seed: seed, purpose: .queueId, index: UInt64(ticket))

@@ -23,47 +23,33 @@ struct RoomRequest {
         head = request
         method = request.method
         let target = request.path ?? "/"
-        let pathPart: Substring
-        if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            pathPart = target[..<mark]
-            rawQuery = target[target.index(after: mark)...]
-        } else {
-            pathPart = Substring(target)
-            rawQuery = ""
-        }
-        pathSegments = Self.segments(pathPart)
-    }
-
-    /// `split(separator: "/")` over bytes into one exactly sized array: splitting grows its
-    /// array one doubling at a time, which made it most of the room's allocations.
-    private static func segments(_ path: Substring) -> [Substring] {
-        // Offsets found over the contiguous bytes (the `UTF8View` checks every index it is
-        // handed), then the segments cut out of `path` by offset, which is O(1) for UTF-8.
-        var contiguous = path
-        return contiguous.withUTF8 { bytes in
+        // One pass over the target's contiguous bytes finds the `?` and the path's segments;
+        // the parts are cut out of `target` by offset, which is O(1) for UTF-8. (The generic
+        // `utf8.firstIndex(of:)` that looked for the `?` cost 0.7 % of a virtual run.)
+        var contiguous = target
+        (pathSegments, rawQuery) = contiguous.withUTF8 { bytes -> ([Substring], Substring) in
             let slash = UInt8(ascii: "/")
+            let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
             var count = 0
             var previous = slash
-            for byte in bytes {
-                if byte != slash && previous == slash { count += 1 }
-                previous = byte
+            for offset in 0..<pathEnd {
+                if bytes[offset] != slash && previous == slash { count += 1 }
+                previous = bytes[offset]
             }
+            let utf8 = target.utf8
+            func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
             var segments: [Substring] = []
             segments.reserveCapacity(count)
-            let utf8 = path.utf8
             var start = -1
-            for offset in 0...bytes.count {
-                if offset == bytes.count || bytes[offset] == slash {
-                    if start >= 0 {
-                        let from = utf8.index(utf8.startIndex, offsetBy: start)
-                        segments.append(path[from..<utf8.index(from, offsetBy: offset - start)])
-                    }
+            for offset in 0...pathEnd {
+                if offset == pathEnd || bytes[offset] == slash {
+                    if start >= 0 { segments.append(target[index(start)..<index(offset)]) }
                     start = -1
                 } else if start < 0 {
                     start = offset
                 }
             }
-            return segments
+            return (segments, pathEnd < bytes.count ? target[index(pathEnd + 1)...] : "")
         }
     }
 

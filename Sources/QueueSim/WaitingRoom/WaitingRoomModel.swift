@@ -109,6 +109,13 @@ package struct WaitingRoomModel: Sendable {
         queueIds.ticket(forQueueId: queueId, ticketCount: tickets.count)
     }
 
+    package func ticket(for queueId: PageQueueId) -> Int? {
+        switch queueId {
+        case .uuid(let high, let low): queueIds.ticket(forUUIDHigh: high, low: low, ticketCount: tickets.count)
+        case .text(let text): ticket(forQueueId: text)
+        }
+    }
+
     // MARK: Enqueue
 
     package mutating func enqueue(enqueueKey: String?, enqueueToken: String?, at now: RunInstant) -> EnqueueDecision {

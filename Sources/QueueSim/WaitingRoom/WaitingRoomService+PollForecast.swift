@@ -35,10 +35,16 @@ extension WaitingRoomService {
     /// by one (unknown id, no place yet, a turn that never comes, or draws that matter for a
     /// ticket the room cannot tie to a visitor).
     package func pollForecast(queueId: String) -> QueuePagePollForecast? {
+        pollForecast(queueId: .text(queueId))
+    }
+
+    /// As `pollForecast(queueId:)`, for a queue id as a poll shortcut reads it from the visitor
+    /// (a packed UUID is looked up from its digits, with no text made and parsed).
+    package func pollForecast(queueId: PageQueueId) -> QueuePagePollForecast? {
         // Skipping turns of visitors who left moves release instants: nothing can be forecast.
         guard faults.pollOrderIsIrrelevant,
             let (ticket, releaseAt) = inPlaceModel({ model -> (Int, RunInstant)? in
-                guard !model.skipsTurns, let ticket = model.ticket(forQueueId: queueId),
+                guard !model.skipsTurns, let ticket = model.ticket(for: queueId),
                     let releaseAt = model.releaseInstant(ofTicket: ticket)
                 else { return nil }
                 return (ticket, releaseAt)

@@ -3,13 +3,24 @@ import QueueClientCore
 
 /// The queue page, by the queue page protocol of the scenario contract: 200 with `Retry-After`
 /// and a JSON body while waiting, 302 to `EventTargetUrl?queueittoken=…` at the visitor's turn.
+/// A queue-page request's `q` and the ticket it names (nil: no `q`, or no such ticket), read
+/// once per request for both the draws' visitor and the page.
+struct QueuePageTicket {
+    let queueId: String?
+    let ticket: Int?
+
+    init(_ request: RoomRequest, in room: WaitingRoomService) {
+        queueId = request.queryValue("q")
+        ticket = queueId.flatMap { id in room.inPlaceModel { $0.ticket(forQueueId: id) } }
+    }
+}
+
 extension WaitingRoomService {
     /// The longest `Retry-After` the page asks for, whatever the expected wait.
     static let longestPollSeconds: Int64 = 30
 
-    func queuePage(_ request: RoomRequest, at now: RunInstant) -> (HTTPResponse, [UInt8]) {
-        guard let queueId = request.queryValue("q"), let ticket = inPlaceModel({ $0.ticket(forQueueId: queueId) })
-        else {
+    func queuePage(_ request: RoomRequest, _ lookedUp: QueuePageTicket, at now: RunInstant) -> (HTTPResponse, [UInt8]) {
+        guard let queueId = lookedUp.queueId, let ticket = lookedUp.ticket else {
             return Self.jsonError(.notFound, "Unknown queue id")
         }
         switch model.queuePage(ticket: ticket, inviteCode: request.queryValue("code"), at: now) {

@@ -109,7 +109,11 @@ package final class WaitingRoomService {
         // The enqueue body is read once, for the draws' visitor and the enqueue's members.
         let enqueueBody: EnqueueBody? =
             if case .enqueue = route { EnqueueBody(body) } else { nil }
-        let (drawIndex, visitor) = drawIndex(for: route, parsed, userId: enqueueBody?.userId)
+        // So is a queue-page request's queue id and its ticket, for the draws and the page.
+        let queuePageTicket: QueuePageTicket? =
+            if case .queuePage = route { QueuePageTicket(parsed, in: self) } else { nil }
+        let (drawIndex, visitor) = drawIndex(
+            for: route, parsed, userId: enqueueBody?.userId, queuePageTicket: queuePageTicket)
         let (verdict, delay) = faults.decide(endpoint: route.endpoint, drawIndex: drawIndex, at: now)
         switch verdict {
         case .reset: return .reset(after: delay)
@@ -128,7 +132,8 @@ package final class WaitingRoomService {
             return .response(head, body: [], delay: delay)
         case .proceed:
             let (head, responseBody) = answer(
-                route, parsed, entrance: entrance, enqueueBody: enqueueBody, visitor: visitor, at: now)
+                route, parsed, entrance: entrance, enqueueBody: enqueueBody, queuePageTicket: queuePageTicket,
+                visitor: visitor, at: now)
             return .response(head, body: responseBody, delay: delay)
         }
     }
@@ -216,14 +221,16 @@ package final class WaitingRoomService {
     /// The index the request's fault and latency draws come from: the visitor's own request
     /// count when the room can tell who sent it (`VisitorDraws`), else the room's request count.
     /// `userId`: the enqueue body's, for an enqueue.
-    private func drawIndex(for route: Route, _ request: RoomRequest, userId: String?) -> (UInt64, visitor: UInt64?) {
+    private func drawIndex(
+        for route: Route, _ request: RoomRequest, userId: String?, queuePageTicket: QueuePageTicket?
+    ) -> (UInt64, visitor: UInt64?) {
         guard draws != nil else { return (requestCount, nil) }
         var visitor: UInt64?
         switch route {
         case .enqueue:
             visitor = userId.map(VisitorDraws.visitorKey(userId:))
         case .queuePage:
-            visitor = request.queryValue("q").flatMap(drawVisitor(ofQueueId:))
+            visitor = queuePageTicket?.ticket.flatMap { draws?.visitor(ofTicket: $0) }
         case .protectedAPI:
             let token = request.queryValue("queueittoken")
             let cookie = request.cookie(AcceptedSessionCookie.name(eventId: configuration.waitingRoomId))
@@ -252,7 +259,7 @@ package final class WaitingRoomService {
 
     private func answer(
         _ route: Route, _ request: RoomRequest, entrance: MatchingEntrance?, enqueueBody: EnqueueBody?,
-        visitor: UInt64?,
+        queuePageTicket: QueuePageTicket?, visitor: UInt64?,
         at now: RunInstant
     ) -> (
         HTTPResponse, [UInt8]
@@ -269,7 +276,8 @@ package final class WaitingRoomService {
             guard isThisRoom(customer: customer, room: room) else {
                 return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
             }
-            return queuePage(request, at: now)
+            guard let queuePageTicket else { preconditionFailure("a queue-page route always has its ticket looked up") }
+            return queuePage(request, queuePageTicket, at: now)
         case .errorPage:
             // Queue-it's "Used queue number" page (max redirects per visitor exceeded, `er=5`).
             return Self.jsonError(.forbidden, "Used queue number: the return link was used too often (er=5)")

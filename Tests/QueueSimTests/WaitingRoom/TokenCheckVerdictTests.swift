@@ -1,3 +1,4 @@
+import QueueClientCore
 import Testing
 
 @testable import QueueSim
@@ -133,5 +134,34 @@ struct TokenCheckVerdictTests {
         #expect(codec.ticket(forQueueId: String(id.dropLast(12)) + "+00000000002", ticketCount: 100) == nil)
         #expect(codec.ticket(forQueueId: String(id.dropLast(12)) + "zzzzzzzzzzzz", ticketCount: 100) == nil)
         #expect(codec.ticket(forQueueId: "", ticketCount: 100) == nil)
+    }
+
+    /// The poll shortcut hands the room a packed id's digits: the room must read them as it
+    /// reads the id's text, in either case, and refuse what the text path refuses.
+    @Test func packedDigitsReadAsTheText() throws {
+        let codec = QueueIdCodec(seed: 6)
+        func digits(_ text: String) -> PageQueueId? {
+            PackedText("q=" + text).uuidDigits(after: "q=").map { .uuid(high: $0.high, low: $0.low) }
+        }
+        for ticket in [0, 1, 42, 4_096, 999_999] {
+            let id = codec.queueId(ofTicket: ticket)
+            for text in [id, id.uppercased()] {
+                guard case .uuid(let high, let low) = try #require(digits(text)) else { continue }
+                #expect(codec.ticket(forUUIDHigh: high, low: low, ticketCount: ticket + 1) == ticket)
+                #expect(codec.ticket(forUUIDHigh: high, low: low, ticketCount: ticket) == nil, "not issued yet")
+            }
+            // Another seed's id, or one digit changed anywhere: refused, as the text is.
+            let foreign = QueueIdCodec(seed: 7).queueId(ofTicket: ticket)
+            var changed = Array(id.utf8)
+            changed[3] = changed[3] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+            for text in [foreign, String(decoding: changed, as: UTF8.self)] {
+                #expect(codec.ticket(forQueueId: text, ticketCount: 1_000_000) == nil)
+                guard case .uuid(let high, let low) = try #require(digits(text)) else { continue }
+                #expect(codec.ticket(forUUIDHigh: high, low: low, ticketCount: 1_000_000) == nil)
+            }
+        }
+        // Not after the prefix asked for, or not a UUID: no digits.
+        #expect(PackedText("q=" + codec.queueId(ofTicket: 3)).uuidDigits(after: "c=") == nil)
+        #expect(PackedText("q=0123456789abcdef").uuidDigits(after: "q=") == nil)
     }
 }
