@@ -82,7 +82,26 @@ package struct NavigationPolicy: Sendable, Hashable {
 }
 
 extension String {
+    /// `lowercased() == other.lowercased()`, over bytes when both are ASCII (host names are):
+    /// the two lowercased copies were two allocations for every navigation of every visitor.
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+        guard utf8.count == other.utf8.count else { return false }
+        var (this, that) = (self, other)
+        let ascii: Bool? = this.withUTF8 { lhs in
+            that.withUTF8 { rhs in
+                var equal = true
+                for index in 0..<lhs.count {
+                    let (left, right) = (lhs[index], rhs[index])
+                    guard left < 0x80 && right < 0x80 else { return nil }
+                    if left != right && Self.asciiLowercased(left) != Self.asciiLowercased(right) { equal = false }
+                }
+                return equal
+            }
+        }
+        return ascii ?? (lowercased() == other.lowercased())
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }

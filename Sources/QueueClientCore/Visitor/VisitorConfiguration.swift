@@ -89,6 +89,13 @@ package struct VisitorConfiguration: Sendable, Hashable {
         set { changeOwn { $0.inviteCode = newValue } }
     }
 
+    /// `group.timeout(for:giveUpAt:)` for callers in other modules: `group` read from another
+    /// module goes through its `_read` coroutine, whose frame was a heap allocation per call
+    /// (the poll shortcut asks once per waiting visitor).
+    package func timeout(for call: PlatformCall, giveUpAt: RunInstant) -> RequestTimeout {
+        shared.settings.timeout(for: call, giveUpAt: giveUpAt)
+    }
+
     /// A borrow, not a copy: reading one field does not copy (and retain) every string of the
     /// group (the runners read `group.requestTimeout` for every request).
     package var group: VisitorGroupSettings {

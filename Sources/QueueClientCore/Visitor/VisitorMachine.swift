@@ -276,8 +276,10 @@ package struct VisitorMachine: Sendable {
     }
 
     private mutating func takeStage() -> Stage {
-        let current = stage
-        stage = .transitioning
+        // Swapped out, not copied out and overwritten: the copy retained each reference of the
+        // stage (a navigator has several) and the overwrite released them again, at every event.
+        var current = Stage.transitioning
+        swap(&current, &stage)
         return current
     }
 

@@ -94,15 +94,17 @@ package struct VisitorResult: Sendable, Hashable {
         set { storedHTTPStatus = newValue.map { Int16(clamping: max(0, $0)) } ?? -1 }
     }
 
+    /// Setting the value it has already changes nothing (every finished visitor sets its
+    /// message, most to nil): a new box would be made for the same strings.
     package var errorMessage: String? {
         get { rare?.value.errorMessage }
-        set { setRare { $0.errorMessage = newValue } }
+        set { if newValue != errorMessage { setRare { $0.errorMessage = newValue } } }
     }
 
     /// The final queueittoken, kept for validation by the runner. A credential: never log it.
     package var queueitToken: String? {
         get { rare?.value.queueitToken }
-        set { setRare { $0.queueitToken = newValue } }
+        set { if newValue != queueitToken { setRare { $0.queueitToken = newValue } } }
     }
 
     package var queueId: String? {

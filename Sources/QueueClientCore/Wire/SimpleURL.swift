@@ -48,21 +48,28 @@ package struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// URLs, `//host/...`, `/path?query`, `?query` and relative paths against this one, with `.`
     /// and `..` segments removed from the path (§5.2.4) — a WebView never loads `/a/../b`.
     package func resolving(_ reference: String) -> SimpleURL? {
-        guard var resolved = resolvingWithoutDotSegments(reference) else { return nil }
+        Self.resolve(reference, against: self)
+    }
+
+    /// `base.resolving(reference)`, with `base` made only when `reference` is relative: a queue
+    /// page's redirect at the visitor's turn is absolute, and its page's URL is kept packed.
+    package static func resolve(_ reference: String, against base: @autoclosure () -> SimpleURL) -> SimpleURL? {
+        guard var resolved = resolvingWithoutDotSegments(reference, against: base) else { return nil }
         if resolved.scheme == "http" || resolved.scheme == "https" {
             resolved.path = Self.removingDotSegments(resolved.path)
         }
         return resolved
     }
 
-    private func resolvingWithoutDotSegments(_ reference: String) -> SimpleURL? {
+    private static func resolvingWithoutDotSegments(_ reference: String, against base: () -> SimpleURL) -> SimpleURL? {
         // Trimming builds a character set: only trim what has something to trim.
         func isBlank(_ byte: UInt8?) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         let reference =
             isBlank(reference.utf8.first) || isBlank(reference.utf8.last) ? reference.trimming([" ", "\t"]) : reference
         if let absolute = SimpleURL(reference) { return absolute }
-        if reference.hasPrefix("//") { return SimpleURL("\(scheme):\(reference)") }
-        var resolved = self
+        let base = base()
+        if reference.hasPrefix("//") { return SimpleURL("\(base.scheme):\(reference)") }
+        var resolved = base
         var target = Substring(reference)
         if let hash = target.firstIndex(of: "#") { target = target[..<hash] }
         var newPath = target
@@ -73,13 +80,13 @@ package struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
         }
         if newPath.isEmpty {
             // `?query` (or an empty reference) keeps the path.
-            resolved.query = newQuery ?? (target.isEmpty ? query : nil)
+            resolved.query = newQuery ?? (target.isEmpty ? base.query : nil)
             return resolved
         }
         if newPath.hasPrefix("/") {
             resolved.path = String(newPath)
         } else {
-            let directory = path.lastIndex(of: "/").map { path[...$0] } ?? "/"
+            let directory = base.path.lastIndex(of: "/").map { base.path[...$0] } ?? "/"
             resolved.path = String(directory) + String(newPath)
         }
         resolved.query = newQuery

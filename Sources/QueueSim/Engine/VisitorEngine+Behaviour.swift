@@ -211,7 +211,7 @@ extension VisitorEngine {
 
     /// The app's own API call: the platform's protected API timeout, as the hybrid flow's.
     private mutating func afterPassTimeout(slot: Int, at now: RunInstant) -> RequestTimeout {
-        slots.modify(slot) { $0.machine.configuration.group.timeout(for: .protectedApi, giveUpAt: now) }
+        slots.modify(slot) { $0.machine.configuration.timeout(for: .protectedApi, giveUpAt: now) }
             ?? RequestTimeout(limit: .seconds(10), kind: .wholeExchange)
     }
 

@@ -72,7 +72,7 @@ struct PollShortcut {
         guard let queueId, let forecast = room.pollForecast(queueId: queueId) else {
             return nil
         }
-        let timeout = machine.configuration.group.timeout(for: .queuePage, giveUpAt: maxWaitEnds)
+        let timeout = machine.configuration.timeout(for: .queuePage, giveUpAt: maxWaitEnds)
         let (answered, pollAt) = forecastPolls(
             from: now, forecast, timeout: timeout.answerBound(sentAt: now), maxWaitEnds: maxWaitEnds,
             giveUpAt: giveUpAt, firstIsSent: loadSent, sent: &sent)

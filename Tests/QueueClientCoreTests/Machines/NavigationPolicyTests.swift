@@ -32,6 +32,20 @@ struct NavigationPolicyTests {
         #expect(policy.decide(url) == expected)
     }
 
+    @Test("hosts compare as their lowercased forms do, over bytes for ASCII and by Unicode otherwise")
+    func caseInsensitiveHosts() {
+        let pairs: [(String, String)] = [
+            ("shop.example.com", "SHOP.Example.COM"), ("shop.example.com", "shop.example.co"),
+            ("shop.example.com", "shop.example.con"), ("a-b_c[1]", "A-B_C[1]"), ("@[`{", "@[`{"), ("@", "`"),
+            ("Ünïcode.example", "ünÏcode.EXAMPLE"), ("ünï", "uni"), ("", ""), ("x", "X"), ("ß", "SS"),
+        ]
+        for (lhs, rhs) in pairs {
+            let expected = lhs.utf8.count == rhs.utf8.count && lhs.lowercased() == rhs.lowercased()
+            #expect(lhs.caseInsensitiveEquals(rhs) == expected, "\(lhs) vs \(rhs)")
+            #expect(rhs.caseInsensitiveEquals(lhs) == expected, "\(rhs) vs \(lhs)")
+        }
+    }
+
     @Test("waiting-room pages (any path, host case-insensitive) are queue URL changes")
     func queueHost() {
         #expect(

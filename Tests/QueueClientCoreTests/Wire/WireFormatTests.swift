@@ -120,6 +120,24 @@ struct WireFormatTests {
                 == "https://api.example/v1/cart?id=3&queueittoken=e_x~rt_queue")
     }
 
+    @Test("resolving against a base made on demand: the same URLs, and no base for an absolute location")
+    func resolveAgainstALazyBase() throws {
+        let base = try #require(SimpleURL("https://room.example/queue/acme/page?q=1"))
+        var basesMade = 0
+        func makeBase() -> SimpleURL {
+            basesMade += 1
+            return base
+        }
+        for reference in ["https://shop.example/a/../b?queueittoken=x", " https://shop.example/ ", "queueit://close"] {
+            #expect(SimpleURL.resolve(reference, against: makeBase()) == base.resolving(reference))
+        }
+        #expect(basesMade == 0)
+        for reference in ["/other?x=1", "next/../x", "//cdn.example/x", "?q=2", ""] {
+            #expect(SimpleURL.resolve(reference, against: makeBase()) == base.resolving(reference))
+        }
+        #expect(basesMade == 5)
+    }
+
     @Test("resolving removes . and .. segments as a WebView does (RFC 3986 §5.2.4)")
     func dotSegments() throws {
         let url = try #require(SimpleURL("https://room.example/queue/acme/page?q=1"))
