@@ -248,10 +248,8 @@ package struct QueuePageNavigator: Sendable {
     /// When `maxWait` (measured from queue entry) runs out.
     package var maxWaitEnds: RunInstant { deadline }
 
-    /// `currentURL.queryValue("q")`: the queue id of the page, read without making the URL.
-    package var currentQueueId: String? { packedURL.queueIdQueryValue }
-
-    /// `currentQueueId` without writing a packed id out (`PageQueueId`).
+    /// `currentURL.queryValue("q")`, the queue id of the page, read without making the URL and
+    /// without writing a packed id out (`PageQueueId`).
     package var currentQueueIdReference: PageQueueId? { packedURL.queueIdQueryReference }
 
     /// Accounts for `count` polls a driver did not carry out one by one because it knows their
