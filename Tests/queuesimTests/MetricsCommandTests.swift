@@ -97,13 +97,18 @@ struct MetricsCommandTests {
         let expected = try Self.outcomeCounts(out)
         #expect(expected["passed", default: 0] > 0)
         let runId = try Self.runId(out)
-        let query = #"sum by (outcome) (queuesim_visitors_total{run_id="\#(runId)"})"#
+        // The run has ended, so the next scrape fails and Prometheus marks every series of the
+        // target stale: an instant query then finds nothing. A range selector skips staleness
+        // markers, so `last_over_time` reads the last scraped value however late we ask.
+        let run = #"{run_id="\#(runId)"}"#
+        func last(_ name: String) -> String { "last_over_time(\(name)\(run)[10m])" }
+        let query = "sum by (outcome) (\(last("queuesim_visitors_total")))"
         let stored = Self.byOutcome(try prometheus.waitFor(query) { Self.byOutcome($0) == expected })
         #expect(stored == expected)
         // The arrivals and the room's series were scraped too.
-        let arrivals = try prometheus.query(#"sum(queuesim_arrivals_total{run_id="\#(runId)"})"#)
+        let arrivals = try prometheus.query("sum(\(last("queuesim_arrivals_total")))")
         #expect(arrivals.first?.1 == expected.values.reduce(0, +))
-        #expect(try !prometheus.query(#"queuesim_room_released_total{run_id="\#(runId)"}"#).isEmpty)
+        #expect(try !prometheus.query(last("queuesim_room_released_total")).isEmpty)
         // metrics.prom has the room's queue and the generator's lag too, second by second.
         let promFile = try String(contentsOfFile: out + "/metrics.prom", encoding: .utf8)
         for name in ["queuesim_room_queue_length{", "queuesim_room_released_total{", "queuesim_generator_lag_seconds{"]
