@@ -62,7 +62,9 @@ struct ConnectionPoolStateMachine {
         case free
         case connecting
         case idle
-        case busy(LiveExchange)
+        /// Boxed: the exchange (its request's parts) is most of a slot's size, and a device run
+        /// has a slot for every connection its waiting visitors hold, idle for most of the wait.
+        indirect case busy(LiveExchange)
         /// Asked to close (aborted, closed with the pool, closed while connecting, not wanted):
         /// it counts against the limit until its channel is gone.
         case closing

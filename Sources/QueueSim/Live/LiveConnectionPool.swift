@@ -218,6 +218,15 @@ final class LiveConnectionPool {
         }
     }
 
+    /// The receive buffers of a visitor's own connections (`device`). A channel keeps its
+    /// receive buffer between reads, grown to the largest read it has needed, and a waiting
+    /// visitor's connections idle for most of the wait with answers of about 300 bytes (the
+    /// room's enqueue and queue page answers): NIO's default first buffer of 2 KiB was two
+    /// fifths of a waiting iOS visitor's memory (heaptrack, `bench/live-queue.sh`). 512 bytes
+    /// read such an answer in one call and still grow for a real endpoint's larger pages.
+    /// Shared connections keep NIO's default: there are few of them and they are never idle.
+    static let visitorReceiveAllocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+
     private func connect(_ id: ConnectionID) {
         let now = clock.now
         opened.add(at: Timeline.second(of: now))
@@ -235,6 +244,9 @@ final class LiveConnectionPool {
         var bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(connectTimeoutOfOpening ?? connectTimeout)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+        if owner.isVisitor {
+            bootstrap = bootstrap.channelOption(ChannelOptions.recvAllocator, value: Self.visitorReceiveAllocator)
+        }
         if !sourceAddresses.isEmpty {
             // A visitor's connections all leave from one address, as a phone's do.
             let turn = owner.isVisitor ? owner.visitor : id.index

@@ -13,10 +13,11 @@ struct DeviceConnectionTests {
     /// (the reachability check's left out) and the report.
     static func run(
         enqueueKey: String, platform: String = "ios", connections: String, arrivals: String,
-        concurrency: Int = 100, clientExtra: String = ""
+        concurrency: Int = 100, clientExtra: String = "",
+        script: (@Sendable (StandInRequest) -> StandInAnswer)? = nil
     ) async throws -> (requests: [StandInRequest], reports: RunReports) {
-        let counter = StandInEndpointTests.CallCounter()
-        return try await ScriptedQueueItServer.with(script: StandInEndpointTests.script(counter)) { server in
+        let script = script ?? StandInEndpointTests.script(StandInEndpointTests.CallCounter())
+        return try await ScriptedQueueItServer.with(script: script) { server in
             let yaml = """
                 version: 1
                 name: connections
@@ -80,6 +81,25 @@ struct DeviceConnectionTests {
             concurrency: 1)
         #expect(reports.outcomes == ["passed": 10])
         #expect(Set(requests.map(\.clientPort)).count == 1, "one connection served every visitor")
+    }
+
+    /// A visitor's own connection starts with a small receive buffer (its answers from the
+    /// room are about 300 bytes): a real queue page tens of times larger still arrives whole.
+    @Test("device: a queue page of 21 kB, far larger than a connection's first receive buffer, arrives whole")
+    func aLargeQueuePageArrivesWhole() async throws {
+        let standard = StandInEndpointTests.script(StandInEndpointTests.CallCounter())
+        let page = "<html><body>" + String(repeating: "<p>You are in line.</p>", count: 900) + "</body></html>"
+        let (requests, reports) = try await Self.run(
+            enqueueKey: "queue", connections: "device", arrivals: "{ phases: [ { burst: 4 } ] }",
+            script: { request in
+                var answer = standard(request)
+                if request.method == "GET", answer.status == 200 { answer.body = page }
+                return answer
+            })
+        #expect(page.utf8.count > 20_000)
+        #expect(reports.outcomes == ["passed": 4], "each read the long page and polled again")
+        #expect(requests.count == 4 * 3, "an enqueue call and two polls each")
+        #expect(Set(requests.map(\.clientPort)).count == 8)
     }
 
     @Test("device: the first request's handshake is in visitors.csv")
