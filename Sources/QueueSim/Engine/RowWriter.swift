@@ -20,75 +20,46 @@ final class RowWriter {
         var value: (any Error)? { error.withLock { $0 } }
     }
 
-    /// `@unchecked Sendable`: the recorder is touched only by the writer thread from `init`
-    /// until `finish` has joined it.
-    private struct HandedOver: @unchecked Sendable {
-        let recorder: Recorder
-    }
-
     static let batchSize = 1_024
     private let channel: BatchChannel<FinishedVisitor>
     private let failure = FirstFailure()
-    private let worker: WorkerThread
+    /// nil when rows are recorded on the producer's thread (`onTheCallersThread`).
+    private let worker: WorkerThread?
+    private let inline: RowProcessor?
+    private var inlineCount = 0
     private var batch: RowBatch
     private var finished = false
 
     /// - Parameters:
     ///   - capacity: batches that may wait for the writer (more producers want more).
     ///   - progress: told the enqueue time of every row, for the live line's enqueue p95.
+    ///   - onTheCallersThread: record each row in `record` itself, with no thread of its own:
+    ///     for a sweep that already runs a point on every core, where a writer thread per point
+    ///     would only take turns with the engines and add the hand-over (docs/benchmarks.md).
     init(
         recorder: Recorder, run: PreparedRun, tokenJudge: TokenJudge, capacity: Int = 8,
-        progress: RunProgress? = nil
+        progress: RunProgress? = nil, onTheCallersThread: Bool = false
     ) {
         let channel = BatchChannel<FinishedVisitor>(capacity: capacity)
         self.channel = channel
         let failure = self.failure
         batch = RowBatch(channel: channel, failure: failure)
-        let handedOver = HandedOver(recorder: recorder)
-        // Copies of their own, so the writer never touches the strings the loop's visitors share.
-        let eventIds = (0..<run.scenario.groups.count).map {
-            String(decoding: Array(run.waitingRoomId(ofGroup: $0).utf8), as: UTF8.self)
+        let processor = RowProcessor(recorder: recorder, run: run, tokenJudge: tokenJudge, progress: progress)
+        if onTheCallersThread {
+            inline = processor
+            worker = nil
+            return
         }
+        inline = nil
         worker = WorkerThread(name: "queuesim-rows") {
-            var enqueueMilliseconds: [Int64] = []
             while let batch = channel.receive() {
-                for item in batch {
-                    var record = VisitorRecord(
-                        index: item.index, arrival: item.arrival, groupIndex: item.groupIndex, result: item.result,
-                        run: run, eventId: eventIds[item.groupIndex], tokenJudge: tokenJudge)
-                    if let firstStart = item.firstStart {
-                        record.lastAttemptStart = record.start
-                        record.start = firstStart
-                    }
-                    if record.comebacks != nil { record.comebacks = item.comebacks }
-                    record.earlierStays = item.earlierStays
-                    if let handshake = item.handshake {
-                        record.connectTime = handshake.connect
-                        record.tlsTime = handshake.tls
-                    }
-                    do {
-                        try handedOver.recorder.record(record)
-                    } catch {
-                        failure.set(error)
-                        channel.cancel()
-                        return
-                    }
-                    if progress != nil, let milliseconds = record.enqueueMilliseconds {
-                        enqueueMilliseconds.append(milliseconds)
-                    }
-                }
-                // Rows reach the disk a batch at a time (live loop drivers send one at least every
-                // 100 ms): a killed run loses at most about a second of them.
                 do {
-                    try handedOver.recorder.flushRows()
+                    for item in batch { try processor.record(item) }
+                    try processor.endBatch()
                 } catch {
                     failure.set(error)
                     channel.cancel()
                     return
-                }
-                if let progress, !enqueueMilliseconds.isEmpty {
-                    progress.recordEnqueueTimes(enqueueMilliseconds)
-                    enqueueMilliseconds.removeAll(keepingCapacity: true)
                 }
             }
         }
@@ -101,7 +72,13 @@ final class RowWriter {
     }
 
     func record(_ finished: FinishedVisitor) throws {
-        try batch.append(finished)
+        guard let inline else { return try batch.append(finished) }
+        try inline.record(finished)
+        inlineCount += 1
+        if inlineCount == Self.batchSize {
+            inlineCount = 0
+            try inline.endBatch()
+        }
     }
 
     /// Writes what is left, waits for the writer and rethrows the recorder's first error.
@@ -109,9 +86,10 @@ final class RowWriter {
     func finish() throws {
         guard !finished else { return }
         finished = true
+        if let inline { return try inline.endBatch() }
         try? batch.flush()
         channel.close()
-        worker.join()
+        worker?.join()
         if let error = failure.value { throw error }
     }
 
@@ -120,6 +98,61 @@ final class RowWriter {
         guard !finished else { return }
         finished = true
         channel.cancel()
-        worker.join()
+        worker?.join()
+    }
+}
+
+/// A finished visitor made a report row (`VisitorRecord`: the token check, the attempts' times)
+/// and handed to the recorder, on whichever thread owns the recorder.
+///
+/// `@unchecked Sendable`: it is used by one thread at a time, the writer thread from
+/// `RowWriter.init` until `finish` has joined it, or the producer's own.
+private final class RowProcessor: @unchecked Sendable {
+    private let recorder: Recorder
+    private let run: PreparedRun
+    private let tokenJudge: TokenJudge
+    private let progress: RunProgress?
+    /// Copies of their own, so the writer never touches the strings the loop's visitors share.
+    private let eventIds: [String]
+    private var enqueueMilliseconds: [Int64] = []
+
+    init(recorder: Recorder, run: PreparedRun, tokenJudge: TokenJudge, progress: RunProgress?) {
+        self.recorder = recorder
+        self.run = run
+        self.tokenJudge = tokenJudge
+        self.progress = progress
+        eventIds = (0..<run.scenario.groups.count).map {
+            String(decoding: Array(run.waitingRoomId(ofGroup: $0).utf8), as: UTF8.self)
+        }
+    }
+
+    func record(_ item: FinishedVisitor) throws {
+        var record = VisitorRecord(
+            index: item.index, arrival: item.arrival, groupIndex: item.groupIndex, result: item.result,
+            run: run, eventId: eventIds[item.groupIndex], tokenJudge: tokenJudge)
+        if let firstStart = item.firstStart {
+            record.lastAttemptStart = record.start
+            record.start = firstStart
+        }
+        if record.comebacks != nil { record.comebacks = item.comebacks }
+        record.earlierStays = item.earlierStays
+        if let handshake = item.handshake {
+            record.connectTime = handshake.connect
+            record.tlsTime = handshake.tls
+        }
+        try recorder.record(record)
+        if progress != nil, let milliseconds = record.enqueueMilliseconds {
+            enqueueMilliseconds.append(milliseconds)
+        }
+    }
+
+    /// Rows reach the disk a batch at a time (live loop drivers send one at least every 100 ms):
+    /// a killed run loses at most about a second of them.
+    func endBatch() throws {
+        try recorder.flushRows()
+        if let progress, !enqueueMilliseconds.isEmpty {
+            progress.recordEnqueueTimes(enqueueMilliseconds)
+            enqueueMilliseconds.removeAll(keepingCapacity: true)
+        }
     }
 }

@@ -47,7 +47,7 @@ package struct SweepPage {
             """
         if plan.axes.count == 2 { html += heatMap() }
         html += "<h2>Figures against \(escape(plan.axes[xAxis].key))</h2>\n"
-        for (index, metric) in plan.metrics.enumerated() where hasData(metric: index) {
+        for index in plan.metrics.indices where hasData(metric: index) {
             html += chart(metric: index)
         }
         html += table()

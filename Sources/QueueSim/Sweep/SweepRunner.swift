@@ -32,6 +32,13 @@ package final class SweepRunner: Sendable {
 
     private let state = Mutex(State())
 
+    /// At least as many runs in flight as usable cores: each run's rows are recorded on its
+    /// engine's thread, as a writer thread per run would only take turns with the engines.
+    private var everyCoreRunsAPoint: Bool {
+        let runsInFlight = min(jobs, plan.runCount)
+        return runsInFlight >= (ProcessCPUTime.usableCores() ?? ProcessInfo.processInfo.activeProcessorCount)
+    }
+
     private struct State {
         var next = 0
         var results: [SweepRunResult?] = []
@@ -103,6 +110,7 @@ package final class SweepRunner: Sendable {
         var runner = VirtualClockRunner(
             run: prepared, progress: RunProgress(planned: prepared.summary.visitorCount), stopSignal: stopSignal)
         runner.keepsFiguresOnly = directory == nil
+        runner.recordsRowsOnTheEngineThread = everyCoreRunsAPoint
         let report = try runner.execute()
         // A signal during the run may have cut it short: only runs that ended on their own count.
         if stopSignal.reason != nil { return nil }

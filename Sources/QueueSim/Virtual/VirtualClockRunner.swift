@@ -22,6 +22,10 @@ package struct VirtualClockRunner: Sendable {
     /// Keep the run's figures (`RunReport`) and write no report files: a sweep's points.
     package var keepsFiguresOnly = false
 
+    /// Record the rows on the engine's thread instead of a writer thread of their own: a sweep
+    /// running a point on every core has no core to spare for a writer (`RowWriter`).
+    package var recordsRowsOnTheEngineThread = false
+
     package init(run: PreparedRun, progress: RunProgress, stopSignal: RunStopSignal) {
         self.run = run
         self.progress = progress
@@ -89,7 +93,8 @@ package struct VirtualClockRunner: Sendable {
                 secretKey: roomConfiguration.settings.secretKey,
                 epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
         var driver = try VirtualDriver(
-            run: run, room: room, recorder: recorder, tokenJudge: judge, progress: progress, stopSignal: stopSignal)
+            run: run, room: room, recorder: recorder, tokenJudge: judge, progress: progress, stopSignal: stopSignal,
+            rowsOnTheEngineThread: recordsRowsOnTheEngineThread)
         if !pollShortcut { driver.pollShortcut = nil }
         if keepsFiguresOnly { driver.engine.sent.keepsAnswers = false }
         // A sweep's points measure whole runs (docs/sweep.md): no guardrail stops one.

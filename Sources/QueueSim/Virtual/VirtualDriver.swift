@@ -29,7 +29,7 @@ struct VirtualDriver {
 
     init(
         run: PreparedRun, room: WaitingRoomService, recorder: Recorder, tokenJudge: TokenJudge,
-        progress: RunProgress, stopSignal: RunStopSignal
+        progress: RunProgress, stopSignal: RunStopSignal, rowsOnTheEngineThread: Bool = false
     ) throws {
         self.room = room
         self.progress = progress
@@ -37,7 +37,8 @@ struct VirtualDriver {
         engine = try VisitorEngine(
             plan: run.makePlan(), templates: run.groupTemplates, tracksRequestDeadlines: false,
             behaviours: VisitorBehaviourBook(scenario: run.scenario))
-        rows = RowWriter(recorder: recorder, run: run, tokenJudge: tokenJudge)
+        rows = RowWriter(
+            recorder: recorder, run: run, tokenJudge: tokenJudge, onTheCallersThread: rowsOnTheEngineThread)
         pollShortcut = PollShortcut(room: room, runDeadline: run.scenario.run.duration.map { .origin + $0 })
         guardrails = GuardrailMonitor(thresholds: run.scenario.thresholds, groupNames: run.groupNames)
         if let rate = run.scenario.run.maxRequestRate {

@@ -18,7 +18,10 @@ struct FiguresOnlyRunTests {
         thresholds: [ "wait.p95 < 2m", "passed >= 90%" ]
         """
 
-    @Test func theSameFiguresAsAFullRunAndNoFiles() throws {
+    /// Both ways a sweep records a point's rows: on a writer thread, and on the engine's own
+    /// thread (when every core runs a point).
+    @Test(arguments: [false, true])
+    func theSameFiguresAsAFullRunAndNoFiles(rowsOnTheEngineThread: Bool) throws {
         let (full, directory) = try VirtualRun.run(Self.scenario)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let prepared = try PreparedRun(
@@ -26,6 +29,7 @@ struct FiguresOnlyRunTests {
         var runner = VirtualClockRunner(
             run: prepared, progress: RunProgress(planned: prepared.summary.visitorCount), stopSignal: RunStopSignal())
         runner.keepsFiguresOnly = true
+        runner.recordsRowsOnTheEngineThread = rowsOnTheEngineThread
         let figures = try runner.execute()
 
         #expect(figures.visitorCount == full.visitorCount && figures.visitorCount == 400)
