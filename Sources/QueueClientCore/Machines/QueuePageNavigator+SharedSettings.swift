@@ -54,7 +54,7 @@ extension QueuePageNavigator {
 
         /// `SimpleURL(text)`, from the cache when it is the last target parsed.
         func targetURL(_ text: String) -> SimpleURL? {
-            if let cached = lastTarget.withLock({ $0 }), cached.text.utf8.elementsEqual(text.utf8) {
+            if let cached = lastTarget.withLock({ $0 }), ASCIIByte.sameBytes(cached.text, text) {
                 return cached.url
             }
             guard let url = SimpleURL(text) else { return nil }

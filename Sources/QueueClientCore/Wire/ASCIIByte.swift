@@ -32,6 +32,55 @@
         return contiguous.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } }
     }
 
+    /// Whether two byte runs hold the same bytes. A loop over the buffers themselves: the
+    /// standard library's `elementsEqual` on strings' `utf8` views and on buffer slices went
+    /// through iterator and index witnesses byte by byte (1.8 % of a sweep point).
+    @inlinable
+    public static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        var index = 0
+        while index < a.count {
+            if a[index] != b[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Whether `a` holds the bytes of `literal`.
+    @inlinable
+    public static func equal(_ a: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        literal.withUTF8Buffer { equal(a, $0) }
+    }
+
+    /// Whether two strings hold the same UTF-8 bytes (not `==`: that also equates canonically
+    /// equivalent texts, which are different URLs and ids).
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var (a, b) = (a, b)
+        return a.withUTF8 { a in b.withUTF8 { b in equal(a, b) } }
+    }
+
+    /// The first index of `byte` in `bytes[range]`, or nil (`firstIndex(of:)` on a buffer's
+    /// slice compared its indices through a witness at every byte).
+    @inlinable
+    public static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+        var index = range.lowerBound
+        while index < range.upperBound {
+            if bytes[index] == byte { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The last index of `byte` in `bytes[range]`, or nil.
+    static func lastIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+        var index = range.upperBound
+        while index > range.lowerBound {
+            index -= 1
+            if bytes[index] == byte { return index }
+        }
+        return nil
+    }
+
     /// `A`…`Z` made lowercase; every other byte as it is.
     @inlinable
     public static func lowercased(_ byte: UInt8) -> UInt8 {

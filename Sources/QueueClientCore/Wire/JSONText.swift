@@ -6,6 +6,14 @@ package enum JSONText {
     /// the SDKs' writers do (NSJSONSerialization, org.json's `JSONStringer`) — the enqueue body.
     package static func appendQuoted(_ string: String, to out: inout [UInt8], escapingSolidus: Bool = false) {
         out.append(UInt8(ascii: "\""))
+        appendEscaped(string, to: &out, escapingSolidus: escapingSolidus)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// `string`'s JSON escapes without the quotes around them: escaping goes byte by byte over
+    /// ASCII bytes, so the escapes of two texts written one after the other are the escapes of
+    /// the two joined (the room writes a queue URL's fixed start once).
+    package static func appendEscaped(_ string: String, to out: inout [UInt8], escapingSolidus: Bool = false) {
         // Over the string's own contiguous bytes (the `utf8` view goes a byte at a time), the
         // runs between escapes copied whole: every SDK user agent has a `/` or more to escape.
         var contiguous = string
@@ -34,6 +42,5 @@ package enum JSONText {
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
-        out.append(UInt8(ascii: "\""))
     }
 }

@@ -160,18 +160,19 @@ extension SimpleURL {
             query.withUTF8 { bytes -> String? in
                 // A key without `%` or `+` decodes to itself: compare its bytes, make no string.
                 func keyMatches(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-                    if !key.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
-                        return name.elementsEqual(key)
+                    if ASCIIByte.firstIndex(of: UInt8(ascii: "%"), in: key, 0..<key.count) == nil,
+                        ASCIIByte.firstIndex(of: UInt8(ascii: "+"), in: key, 0..<key.count) == nil
+                    {
+                        return ASCIIByte.equal(name, key)
                     }
                     let decoded = PercentEncoding.decode(String(decoding: key, as: UTF8.self), plusAsSpace: true)
                     return decoded.utf8.elementsEqual(name)
                 }
                 var start = 0
                 while start <= bytes.count {
-                    let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+                    let end = ASCIIByte.firstIndex(of: UInt8(ascii: "&"), in: bytes, start..<bytes.count) ?? bytes.count
                     if end > start {
-                        let pair = bytes[start..<end]
-                        let equals = pair.firstIndex(of: UInt8(ascii: "="))
+                        let equals = ASCIIByte.firstIndex(of: UInt8(ascii: "="), in: bytes, start..<end)
                         if keyMatches(UnsafeBufferPointer(rebasing: bytes[start..<(equals ?? end)])) {
                             guard let equals else { return "" }
                             let value = String(
@@ -224,7 +225,7 @@ extension SimpleURL {
             }
             func text(_ range: Range<Int>, orKnown candidate: String?) -> String {
                 guard var candidate else { return text(range) }
-                let same = candidate.withUTF8 { $0.elementsEqual(bytes[range]) }
+                let same = candidate.withUTF8 { ASCIIByte.equal($0, UnsafeBufferPointer(rebasing: bytes[range])) }
                 return same ? candidate : text(range)
             }
             func isAlpha(_ byte: UInt8) -> Bool {
@@ -252,16 +253,23 @@ extension SimpleURL {
             }
             let restStart = schemeEnd + 3
             var restEnd = count
-            if let hash = bytes[restStart...].firstIndex(of: UInt8(ascii: "#")) { restEnd = hash }
-            let authorityEnd =
-                bytes[restStart..<restEnd].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") })
-                ?? restEnd
+            if let hash = ASCIIByte.firstIndex(of: UInt8(ascii: "#"), in: bytes, restStart..<count) { restEnd = hash }
+            var authorityEnd = restStart
+            while authorityEnd < restEnd, bytes[authorityEnd] != UInt8(ascii: "/"),
+                bytes[authorityEnd] != UInt8(ascii: "?")
+            {
+                authorityEnd += 1
+            }
             var authorityStart = restStart
-            if let at = bytes[restStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) { authorityStart = at + 1 }
+            if let at = ASCIIByte.lastIndex(of: UInt8(ascii: "@"), in: bytes, restStart..<authorityEnd) {
+                authorityStart = at + 1
+            }
             var hostEnd = authorityEnd
             var port: Int?
             let endsWithBracket = authorityEnd > authorityStart && bytes[authorityEnd - 1] == UInt8(ascii: "]")
-            if let colon = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: ":")), !endsWithBracket {
+            if let colon = ASCIIByte.lastIndex(of: UInt8(ascii: ":"), in: bytes, authorityStart..<authorityEnd),
+                !endsWithBracket
+            {
                 let digits = bytes[(colon + 1)..<authorityEnd]
                 if digits.isEmpty {
                     hostEnd = colon
@@ -276,11 +284,21 @@ extension SimpleURL {
             }
             var pathEnd = restEnd
             var query: String?
-            if let questionMark = bytes[authorityEnd..<restEnd].firstIndex(of: UInt8(ascii: "?")) {
+            if let questionMark = ASCIIByte.firstIndex(of: UInt8(ascii: "?"), in: bytes, authorityEnd..<restEnd) {
                 pathEnd = questionMark
                 query = text((questionMark + 1)..<restEnd)
             }
-            let scheme = text(0..<schemeEnd).lowercased()
+            // The web's two schemes as literals when written in lowercase (as every URL the room
+            // and the SDKs write them): no string made and lowercased per URL.
+            let schemeBytes = UnsafeBufferPointer(rebasing: bytes[0..<schemeEnd])
+            let scheme =
+                if ASCIIByte.equal(schemeBytes, "https") {
+                    "https"
+                } else if ASCIIByte.equal(schemeBytes, "http") {
+                    "http"
+                } else {
+                    text(0..<schemeEnd).lowercased()
+                }
             let isWeb = scheme == "http" || scheme == "https"
             let path = pathEnd == authorityEnd && isWeb ? "/" : text(authorityEnd..<pathEnd, orKnown: known?.path)
             let host = text(authorityStart..<hostEnd, orKnown: known?.host)

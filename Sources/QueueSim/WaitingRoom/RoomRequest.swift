@@ -1,5 +1,5 @@
 import HTTPTypes
-import QueueClientCore
+@_spi(Wire) import QueueClientCore
 
 /// The parts of an HTTP request the room routes on: host (without port), path segments with
 /// the room's prefix still on, query items, and cookies.
@@ -29,7 +29,7 @@ struct RoomRequest {
         var contiguous = target
         (pathSegments, rawQuery) = contiguous.withUTF8 { bytes -> ([Substring], Substring) in
             let slash = UInt8(ascii: "/")
-            let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+            let pathEnd = ASCIIByte.firstIndex(of: UInt8(ascii: "?"), in: bytes, 0..<bytes.count) ?? bytes.count
             var count = 0
             var previous = slash
             for offset in 0..<pathEnd {
@@ -94,7 +94,7 @@ struct RoomRequest {
                         guard name.utf8.elementsEqual(wanted) else { continue }
                         return valueBytes.map { Self.decoded(String(decoding: $0, as: UTF8.self)) } ?? ""
                     }
-                    guard nameBytes.elementsEqual(wanted) else { continue }
+                    guard ASCIIByte.equal(nameBytes, wanted) else { continue }
                     return valueBytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
                 }
                 return nil

@@ -49,12 +49,16 @@ struct VisitorDraws {
     /// iOS prints it upper-case: the room's draws for a visitor do not depend on its SDK's
     /// spelling, and runs keep their bytes across that change of the ids.
     static func visitorKey(userId: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in userId.utf8 {
-            let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-            hash = (hash ^ UInt64(folded)) &* 0x0000_0100_0000_01B3
+        // Over the id's contiguous bytes: its `utf8` view stepped through index witnesses.
+        var userId = userId
+        return userId.withUTF8 { bytes in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes {
+                let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                hash = (hash ^ UInt64(folded)) &* 0x0000_0100_0000_01B3
+            }
+            return hash | (1 << 63)
         }
-        return hash | (1 << 63)
     }
 
     /// SplitMix64's finaliser over the visitor key and the request's ordinal.

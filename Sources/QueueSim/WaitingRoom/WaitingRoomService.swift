@@ -41,8 +41,9 @@ package final class WaitingRoomService {
         /// Nil: any host.
         let host: String?
         let prefix: [Substring]
-        /// This entrance's queue URL up to the queue id (`…/queue/{c}/{e}?q=`).
-        let queueURLPrefix: String
+        /// This entrance's queue URL up to the queue id (`…/queue/{c}/{e}?q=`), JSON-escaped:
+        /// the enqueue answer's `QueueUrl` is these bytes and the queue id's escapes.
+        let escapedQueueURLPrefix: [UInt8]
     }
 
     package init(configuration: WaitingRoomConfiguration) {
@@ -65,7 +66,7 @@ package final class WaitingRoomService {
                 MatchingEntrance(
                     host: $0.hasDomain ? $0.host(customerId: customerId) : nil,
                     prefix: $0.effectivePathPrefix.map { $0.split(separator: "/") } ?? [],
-                    queueURLPrefix: $0.baseURL(customerId: customerId) + queuePath)
+                    escapedQueueURLPrefix: Self.jsonEscaped($0.baseURL(customerId: customerId) + queuePath))
             }
     }
 
@@ -271,7 +272,8 @@ package final class WaitingRoomService {
             }
             guard let entrance else { preconditionFailure("an enqueue route always has its entrance") }
             guard let enqueueBody else { preconditionFailure("an enqueue route always has its body read") }
-            return enqueue(body: enqueueBody, queueURLPrefix: entrance.queueURLPrefix, visitor: visitor, at: now)
+            return enqueue(
+                body: enqueueBody, escapedQueueURLPrefix: entrance.escapedQueueURLPrefix, visitor: visitor, at: now)
         case .queuePage(let customer, let room):
             guard isThisRoom(customer: customer, room: room) else {
                 return Self.jsonError(.notFound, "Unknown customer '\(customer)' or waiting room '\(room)'")
@@ -288,9 +290,9 @@ package final class WaitingRoomService {
 
     // MARK: Enqueue
 
-    private func enqueue(body: EnqueueBody, queueURLPrefix: String, visitor: UInt64?, at now: RunInstant) -> (
-        HTTPResponse, [UInt8]
-    ) {
+    private func enqueue(body: EnqueueBody, escapedQueueURLPrefix: [UInt8], visitor: UInt64?, at now: RunInstant)
+        -> (HTTPResponse, [UInt8])
+    {
         guard body.isObject else { return Self.jsonError(.badRequest, "The request body is not a JSON object") }
         let (enqueueKey, enqueueToken) = (body.enqueueKey, body.enqueueToken)
         let decision = model.enqueue(enqueueKey: enqueueKey, enqueueToken: enqueueToken, at: now)
@@ -312,11 +314,14 @@ package final class WaitingRoomService {
         // QueueitToken, with the members that are the same for every visitor written once.
         var response: [UInt8] = []
         response.reserveCapacity(
-            2 * queueURLPrefix.utf8.count + enqueueAnswerTail.count + 64 + (token?.utf8.count ?? 0))
+            escapedQueueURLPrefix.count + enqueueAnswerTail.count + 64 + 2 * queueId.utf8.count
+                + (token?.utf8.count ?? 0))
         response.append(contentsOf: #"{"QueueId":"#.utf8)
         JSONText.appendQuoted(queueId, to: &response)
-        response.append(contentsOf: #","QueueUrl":"#.utf8)
-        JSONText.appendQuoted(Self.joined(queueURLPrefix, queueId), to: &response)
+        response.append(contentsOf: #","QueueUrl":""#.utf8)
+        response.append(contentsOf: escapedQueueURLPrefix)
+        JSONText.appendEscaped(queueId, to: &response)
+        response.append(UInt8(ascii: "\""))
         response.append(contentsOf: enqueueAnswerTail)
         if let token {
             JSONText.appendQuoted(token, to: &response)
@@ -325,6 +330,12 @@ package final class WaitingRoomService {
         }
         response.append(UInt8(ascii: "}"))
         return (Self.json(.ok, response), response)
+    }
+
+    static func jsonEscaped(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONText.appendEscaped(text, to: &bytes)
+        return bytes
     }
 
     /// How long the handed-out queue URL stays usable (read by the Android SDK only).

@@ -139,4 +139,52 @@ struct FlatJSONObjectTests {
                 == .undecided)
         #expect(EnqueueResponse(jsonBody: Array(#"{"ü":1,"QueueId":"q"}"#.utf8))?.queueId == "q")
     }
+
+    /// The eight-bytes-at-a-time string scan flags a word exactly when one of its bytes is a
+    /// quote, a backslash, a control byte or not ASCII, wherever that byte sits among plain
+    /// bytes of every value.
+    @Test func theWordScanFlagsExactlyTheBytesAStringMustLookAt() {
+        func special(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80
+        }
+        func word(_ bytes: [UInt8]) -> UInt64 {
+            bytes.enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        }
+        let plain = (UInt8(0)...0xFF).filter { !special($0) }
+        #expect(plain.count == 94)
+        for byte in UInt8(0)...0xFF {
+            for position in 0..<8 {
+                // Around it: the plain bytes next to the boundaries a borrow could cross.
+                for filler in [UInt8(0x20), 0x21, 0x23, 0x5B, 0x5D, 0x7F] {
+                    var bytes = [UInt8](repeating: filler, count: 8)
+                    bytes[position] = byte
+                    #expect(FlatJSONObject.hasSpecialStringByte(word(bytes)) == special(byte))
+                }
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let bytes = (0..<8).map { _ in
+                Bool.random(using: &generator) ? plain.randomElement(using: &generator)! : UInt8.random(in: 0...0xFF)
+            }
+            #expect(FlatJSONObject.hasSpecialStringByte(word(bytes)) == bytes.contains(where: special))
+        }
+    }
+
+    /// A string's quote, escape, control byte or non-ASCII byte is found at every offset of the
+    /// scan's eight-byte words.
+    @Test func stringsAreReadWhateverWordTheirSpecialBytesFallIn() {
+        for length in 0..<20 {
+            let text = String(repeating: "a", count: length)
+            let plainBody = Array(#"{"QueueId":"\#(text)"}"#.utf8)
+            #expect(FlatJSONObject.parseMembers(plainBody)?["QueueId"] == .string(text))
+            let escapedBody = Array(#"{"QueueId":"\#(text)\/\#(text)"}"#.utf8)
+            #expect(EnqueueResponse(jsonBody: escapedBody)?.queueId == "\(text)/\(text)")
+            var controlBody = plainBody
+            controlBody.insert(0x0A, at: 12 + length / 2)
+            #expect(FlatJSONObject.parseMembers(controlBody) == nil)
+            let unterminated = Array(#"{"QueueId":"\#(text)"#.utf8)
+            #expect(FlatJSONObject.parseMembers(unterminated) == nil)
+        }
+    }
 }
