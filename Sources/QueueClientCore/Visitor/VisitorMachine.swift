@@ -289,7 +289,7 @@ package struct VisitorMachine: Sendable {
             sharedHead: configuration.sharedEnqueueHead)
         let action = machine.start(at: now)
         let followUp = machine.lastSendIsFollowUp
-        stage = .enqueueing(EnqueueBox(machine))
+        stage = .enqueueing(EnqueueBox(consume machine))
         return handle(action, followUp: followUp, at: now)
     }
 
@@ -311,8 +311,12 @@ package struct VisitorMachine: Sendable {
 
     /// `followUp`: the enqueue machine's `lastSendIsFollowUp` (passed alone: a copy of the
     /// machine would retain and release each of its references).
-    private mutating func handle(_ action: EnqueueMachine.Action, followUp: Bool, at now: RunInstant) -> Action {
-        switch action {
+    private mutating func handle(_ action: consuming EnqueueMachine.Action, followUp: Bool, at now: RunInstant)
+        -> Action
+    {
+        // Consumed: the request moves into the visitor's action instead of being copied (a
+        // retain and a release of each of its references).
+        switch consume action {
         case .send(let request):
             result.requests += 1
             if !followUp { result.attempts += 1 }
@@ -370,10 +374,10 @@ package struct VisitorMachine: Sendable {
 
     /// Carries out the action of the navigator in `stage`; `maxWaitEnds` is its own (passed
     /// alone: a copy of the navigator would retain and release each of its references).
-    private mutating func handle(_ action: QueuePageNavigator.Action, maxWaitEnds: RunInstant, at now: RunInstant)
-        -> Action
-    {
-        switch action {
+    private mutating func handle(
+        _ action: consuming QueuePageNavigator.Action, maxWaitEnds: RunInstant, at now: RunInstant
+    ) -> Action {
+        switch consume action {
         case .send(let request, _):
             result.requests += 1
             result.polls += 1

@@ -331,7 +331,8 @@ struct VisitorEngine {
         guard let action else { return .none }
         progress.phaseChanged(from: before, to: after, group: group)
         if behaviours != nil, after == .inQueue, before != .inQueue { startPatience(slot: slot, at: now) }
-        switch action {
+        // Consumed: a request moves into the order instead of being copied.
+        switch consume action {
         case .finish(let result):
             if behaviours != nil, result.outcome == .passed, let row = startAfterPass(slot: slot, result, at: now) {
                 return .finished(row)

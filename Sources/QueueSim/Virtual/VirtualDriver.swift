@@ -181,9 +181,9 @@ struct VirtualDriver {
 
     /// Carries out what the engine asked for. A queue-page load whose answer the room
     /// forecasts is answered here (the poll shortcut) instead of being sent.
-    private mutating func carryOut(_ action: VisitorEngine.Action, mayAnswerLoad: Bool) throws {
+    private mutating func carryOut(_ action: consuming VisitorEngine.Action, mayAnswerLoad: Bool) throws {
         let now = self.now
-        switch action {
+        switch consume action {
         case .none:
             return
         case .finished(let visitor):
