@@ -332,6 +332,7 @@ package final class WaitingRoomService {
         return (Self.json(.ok, response), response)
     }
 
+    /// `text`'s JSON escapes without quotes: an entrance's queue-URL prefix, written once.
     static func jsonEscaped(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = []
         JSONText.appendEscaped(text, to: &bytes)
