@@ -33,11 +33,12 @@ struct ConnectionPoolStateMachine {
         var freshConnection = false
     }
 
-    /// How an exchange ends for its owner.
+    /// How an exchange ends for its owner, who knows it by its id: the exchange itself (its
+    /// request) is done with here, not handed on (a copy per answer the pool had no use for).
     enum Completion: Equatable {
         /// The answer was read (the pool holds it).
-        case succeeded(LiveExchange)
-        case failed(LiveExchange, TransportError)
+        case succeeded(ExchangeID)
+        case failed(ExchangeID, TransportError)
     }
 
     /// What to do after an event, in this order: close, connect, execute, complete. An event
@@ -262,7 +263,7 @@ struct ConnectionPoolStateMachine {
         queue.connecting -= 1
         release(id.index)
         var action = Action.none
-        if let first = popWaiter(&queue) { action.complete = .failed(first, error) }
+        if let first = popWaiter(&queue) { action.complete = .failed(first.id, error) }
         openIfWanted(owner, &queue, &action)
         store(queue, for: owner)
         serveStarved(&action)
@@ -274,7 +275,7 @@ struct ConnectionPoolStateMachine {
     mutating func exchangeSucceeded(on id: ConnectionID, reusable: Bool) -> Action {
         guard isCurrent(id), case .busy(let exchange) = connections[id.index].state else { return .none }
         connections[id.index].served += 1
-        var action = Action(complete: .succeeded(exchange))
+        var action = Action(complete: .succeeded(exchange.id))
         if reusable && !exchange.oneUse {
             let owner = connections[id.index].owner
             var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
@@ -324,7 +325,7 @@ struct ConnectionPoolStateMachine {
                 waitingTotal += 1
                 openIfWanted(connection.owner, &queue, &action)
             } else {
-                action.complete = .failed(exchange, error)
+                action.complete = .failed(exchange.id, error)
             }
             store(queue, for: connection.owner)
         case .idle:

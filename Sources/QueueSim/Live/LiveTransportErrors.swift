@@ -31,6 +31,8 @@ package enum LiveTransportErrors {
             return .connectFailed(words(connectError))
         case let parseError as HTTP1ResponseParser.ParseError:
             return .other(parseError.description)
+        case let transportError as TransportError:
+            return transportError
         default:
             return .other(plain(error))
         }

@@ -55,7 +55,7 @@ struct ConnectionPoolStateMachineTests {
         for _ in 0..<3 {
             let id = try #require(machine.connection(carrying: ExchangeID(slot: served[served.count - 2], serial: 1)))
             let action = machine.exchangeSucceeded(on: id, reusable: true)
-            #expect(action.complete == .succeeded(Self.exchange(served[served.count - 2])))
+            #expect(action.complete == .succeeded(Self.exchange(served[served.count - 2]).id))
             served.append(try #require(action.execute).exchange.slot)
             #expect(action.connect.isEmpty)
         }
@@ -70,7 +70,7 @@ struct ConnectionPoolStateMachineTests {
         let id = try #require(machine.requestQueued(Self.exchange(1)).connect.first)
         #expect(machine.requestQueued(Self.exchange(2)).connect.isEmpty)
         let failed = machine.connectFailed(id, error: .connectFailed("refused"))
-        #expect(failed.complete == .failed(Self.exchange(1), .connectFailed("refused")))
+        #expect(failed.complete == .failed(Self.exchange(1).id, .connectFailed("refused")))
         #expect(failed.connect.count == 1, "the next waiter gets a connect of its own")
         #expect(machine.openCount == 1)
         // The failed connection's later events are stale.
@@ -82,7 +82,8 @@ struct ConnectionPoolStateMachineTests {
         var (machine, ids) = Self.machine(limit: 1, idle: 1)
         let id = ids[0]
         _ = machine.requestQueued(Self.exchange(1, serial: 1))
-        #expect(machine.exchangeSucceeded(on: id, reusable: true).complete == .succeeded(Self.exchange(1, serial: 1)))
+        #expect(
+            machine.exchangeSucceeded(on: id, reusable: true).complete == .succeeded(Self.exchange(1, serial: 1).id))
         let second = Self.exchange(1, serial: 2)
         #expect(machine.requestQueued(second).execute?.connection == id, "the connection is reused")
         let closed = machine.connectionClosed(id, error: .connectionReset, receivedResponseBytes: false)
@@ -94,7 +95,7 @@ struct ConnectionPoolStateMachineTests {
         #expect(established.execute == Machine.Execution(exchange: resent, connection: again, freshConnection: true))
         // The second close of the same request is the visitor's failure.
         let failed = machine.connectionClosed(again, error: .connectionReset, receivedResponseBytes: false)
-        #expect(failed.complete == .failed(resent, .connectionReset))
+        #expect(failed.complete == .failed(resent.id, .connectionReset))
         #expect(failed.connect.isEmpty)
     }
 
@@ -105,14 +106,14 @@ struct ConnectionPoolStateMachineTests {
         _ = machine.connectionEstablished(fresh)
         #expect(
             machine.connectionClosed(fresh, error: .connectionReset, receivedResponseBytes: false).complete
-                == .failed(Self.exchange(1), .connectionReset))
+                == .failed(Self.exchange(1).id, .connectionReset))
 
         var (reused, ids) = Self.machine(limit: 1, idle: 1)
         _ = reused.requestQueued(Self.exchange(1, serial: 1))
         _ = reused.exchangeSucceeded(on: ids[0], reusable: true)
         _ = reused.requestQueued(Self.exchange(1, serial: 2))
         let cut = reused.connectionClosed(ids[0], error: .connectionReset, receivedResponseBytes: true)
-        #expect(cut.complete == .failed(Self.exchange(1, serial: 2), .connectionReset))
+        #expect(cut.complete == .failed(Self.exchange(1, serial: 2).id, .connectionReset))
     }
 
     @Test("an answer that ends the connection frees its place at once")
