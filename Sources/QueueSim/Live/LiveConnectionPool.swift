@@ -324,15 +324,15 @@ final class LiveConnectionPool {
     /// as the pool always is; were it ever to run later, the connect fails with
     /// `initializerOutsideConnect` instead of setting up the wrong connection.
     private func makeBootstrap(_ endpoint: LiveEndpoint, forVisitor: Bool) -> ClientBootstrap {
-        let bound = NIOLoopBound(self, eventLoop: loop)
+        // Weakly: the pool keeps its bootstraps, and so their initializers.
+        let bound = NIOLoopBound(WeakPool(self), eventLoop: loop)
         var bootstrap = ClientBootstrap(group: loop)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
         if forVisitor {
             bootstrap = bootstrap.channelOption(ChannelOptions.recvAllocator, value: Self.visitorReceiveAllocator)
         }
         return bootstrap.channelInitializer { channel in
-            let pool = bound.value
-            guard let id = pool.initializing else {
+            guard let pool = bound.value.pool, let id = pool.initializing else {
                 return channel.eventLoop.makeFailedFuture(Self.initializerOutsideConnect)
             }
             do {
@@ -353,4 +353,10 @@ final class LiveConnectionPool {
 
     static let initializerOutsideConnect = TransportError.other(
         "NIO set up a connection outside its connect call (the pool cannot tell which it is)")
+}
+
+/// A pool that may be gone: what a bootstrap's initializer holds.
+private final class WeakPool {
+    weak var pool: LiveConnectionPool?
+    init(_ pool: LiveConnectionPool) { self.pool = pool }
 }
