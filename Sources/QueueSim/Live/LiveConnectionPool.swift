@@ -227,9 +227,10 @@ final class LiveConnectionPool {
     /// then connections closed, each kind together. On the way to a server they come in
     /// bursts, so its process is woken once for many of them rather than once each (on loopback
     /// the client's core pays those wake-ups, about 7 % of a `device` connection's CPU in
-    /// `bench/live-connect.sh`). Connects are not deferred: batched too, they let visitors'
-    /// arrivals lag behind an overloaded server (`bench/live-queue.sh`: arrival lag p99 5 to
-    /// 110 ms in its saturated seconds).
+    /// `bench/live-connect.sh`). Connects are not deferred: a connect can cost a millisecond
+    /// (Linux's search for a free local port with ~18,000 connections open to one address), and
+    /// a tick's worth of them batched held arrivals back (`bench/live-queue.sh 9000`: arrival lag
+    /// p99 5 to 110 ms).
     private struct EndOfTick {
         var flushes: [LiveHTTP1Handler] = []
         var closes: [LiveHTTP1Handler] = []
