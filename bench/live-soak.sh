@@ -29,6 +29,14 @@ cleanup() {
 trap cleanup EXIT
 
 visitors=$((minutes * 60 * 100))
+# run.concurrency only caps: a few hundred visitors are in flight at once. The preflight refuses
+# a cap whose device connections (4 descriptors a visitor with the embedded room in the process,
+# plus 256) exceed `ulimit -n`'s hard limit, so the cap comes down to what the limit allows.
+concurrency=10000
+hard_limit=$(ulimit -Hn)
+if [ "$hard_limit" != unlimited ] && [ $(((hard_limit - 256) / 4)) -lt "$concurrency" ]; then
+    concurrency=$(((hard_limit - 256) / 4))
+fi
 cat > "$workdir/soak.yaml" <<YAML
 version: 1
 name: live-soak
@@ -40,7 +48,7 @@ arrivals:
   phases: [ { duration: ${minutes}m, rate: 100 } ]
 visitors: [ { name: app } ]
 waitingRoom: { mode: queue, outflow: 7200/min, latency: { enqueue: 20ms, queuePage: 10ms, jitter: 5ms } }
-run: { concurrency: 10000 }
+run: { concurrency: $concurrency }
 YAML
 
 "$bin" run "$workdir/soak.yaml" --out "$workdir/out" --quiet &
