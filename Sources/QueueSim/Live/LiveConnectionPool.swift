@@ -34,6 +34,9 @@ final class LiveConnectionPool {
     private var machine: ConnectionPoolStateMachine
     /// The handler of each established connection, by its `ConnectionID.index`.
     private var handlers: [LiveHTTP1Handler?] = []
+
+    /// The channels of the established connections (tests read their socket options).
+    var establishedChannels: [any Channel] { handlers.compactMap { $0?.channel } }
     /// Connections opened over the run (a test counts them: keep-alive reuses).
     var connectionsOpened: Int { machine.connectionsOpened }
     /// Opens connection `id` and reports `connectionEstablished` or `connectFailed`; nil:
@@ -327,8 +330,11 @@ final class LiveConnectionPool {
     private func makeBootstrap(_ endpoint: LiveEndpoint, forVisitor: Bool) -> ClientBootstrap {
         // Weakly: the pool keeps its bootstraps, and so their initializers.
         let bound = NIOLoopBound(WeakPool(self), eventLoop: loop)
+        // TCP_NODELAY is ClientBootstrap's default (`.tcpOption(.tcp_nodelay)`): a request leaves
+        // in one write, as a phone's does. (`.socketOption(.tcp_nodelay)`, set here before,
+        // named level SOL_SOCKET, where option 1 is SO_DEBUG: it needs CAP_NET_ADMIN, so every
+        // connection of a user other than root failed with EACCES.)
         var bootstrap = ClientBootstrap(group: loop)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
         if forVisitor {
             bootstrap = bootstrap.channelOption(ChannelOptions.recvAllocator, value: Self.visitorReceiveAllocator)
         }

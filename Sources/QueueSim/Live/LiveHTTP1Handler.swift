@@ -46,6 +46,8 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
         self.context = context
     }
 
+    var channel: (any Channel)? { context?.channel }
+
     /// The pool saw the connect complete, `duration` after it began.
     func connected(after duration: Duration) {
         connectDuration = duration

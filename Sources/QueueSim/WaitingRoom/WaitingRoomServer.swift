@@ -82,10 +82,13 @@ package struct WaitingRoomServer: Sendable {
         DescriptorLimit.raiseToHardLimit()
         let connections = RoomConnections()
         let (service, clock, logger, idleTimeout) = (service, clock, logger, idleTimeout)
+        // Accepted connections inherit TCP_NODELAY from the listener, where ServerBootstrap sets
+        // it by default. (A child option `.socketOption(.tcp_nodelay)` was here: level
+        // SOL_SOCKET, where option 1 is SO_DEBUG, which needs CAP_NET_ADMIN: for a user other
+        // than root every accepted connection failed.)
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: Int32(Self.listenBacklog))
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 do {
                     try Self.configure(
