@@ -180,7 +180,7 @@ final class LiveConnectionPool {
                 endOfTick.closes.append(handler)
                 scheduleEndOfTick()
             }
-            for id in action.connect { connect(id, timeout: connectTimeoutOfOpening ?? connectTimeout) }
+            for id in action.connect { connectAtEndOfTick(id, timeout: connectTimeoutOfOpening ?? connectTimeout) }
             if let execution = action.execute {
                 let exchange = execution.exchange
                 if let owner, owner.awaits(slot: exchange.slot, serial: exchange.serial) {
@@ -226,15 +226,17 @@ final class LiveConnectionPool {
         scheduleEndOfTick()
     }
 
-    /// What the pool does once the loop has handled every event of a tick: requests flushed,
-    /// then connections closed, each kind together. On the way to a server they come in
-    /// bursts, so its process is woken once for many of them rather than once each (on loopback
-    /// the client's core pays those wake-ups, about 7 % of a `device` connection's CPU in
-    /// `bench/live-connect.sh`). Connects are not deferred: a connect can cost a millisecond
-    /// (Linux's search for a free local port with ~18,000 connections open to one address), and
-    /// a tick's worth of them batched held arrivals back (`bench/live-queue.sh 9000`: arrival lag
-    /// p99 5 to 110 ms).
+    /// What the pool does once the loop has handled every event of a tick: connections opened,
+    /// requests flushed, then connections closed, each kind together. On the way to a server
+    /// they come in bursts, so its process is woken once for many of them rather than once each
+    /// (on loopback the client's core pays those wake-ups inside its own `connect` and `close`:
+    /// the handshake and the FIN are delivered there). Connects wait for at most
+    /// `deferredConnectsLimit` others: a connect can cost a millisecond (Linux's search for a
+    /// free local port with ~18,000 connections open to one address), and a whole tick of them
+    /// batched held arrivals back (`bench/live-queue.sh 9000`: arrival lag p99 5 to 110 ms;
+    /// 6–8 to 12–13 ms with the limit).
     private struct EndOfTick {
+        var connects: [(id: ConnectionID, timeout: TimeAmount)] = []
         var flushes: [LiveHTTP1Handler] = []
         var closes: [LiveHTTP1Handler] = []
         var scheduled = false
@@ -255,8 +257,10 @@ final class LiveConnectionPool {
         var work = EndOfTick()
         swap(&work, &spareEndOfTick)
         swap(&work, &endOfTick)
+        for (id, timeout) in work.connects { connect(id, timeout: timeout) }
         for handler in work.flushes { handler.flush() }
         for handler in work.closes { handler.close() }
+        work.connects.removeAll(keepingCapacity: true)
         work.flushes.removeAll(keepingCapacity: true)
         work.closes.removeAll(keepingCapacity: true)
         work.scheduled = false
@@ -271,6 +275,19 @@ final class LiveConnectionPool {
     /// read such an answer in one call and still grow for a real endpoint's larger pages.
     /// Shared connections keep NIO's default: there are few of them and they are never idle.
     static let visitorReceiveAllocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+
+    /// At most this many connects wait for the tick's end: the next one sends them at once.
+    static let deferredConnectsLimit = 16
+
+    private func connectAtEndOfTick(_ id: ConnectionID, timeout: TimeAmount) {
+        if endOfTick.connects.count >= Self.deferredConnectsLimit {
+            let waiting = endOfTick.connects
+            endOfTick.connects.removeAll(keepingCapacity: true)
+            for (id, timeout) in waiting { connect(id, timeout: timeout) }
+        }
+        endOfTick.connects.append((id, timeout))
+        scheduleEndOfTick()
+    }
 
     private func connect(_ id: ConnectionID, timeout: TimeAmount) {
         let now = clock.now
