@@ -1,3 +1,4 @@
+import Crypto
 import QueueClientCore
 import Testing
 
@@ -91,6 +92,37 @@ struct TokenCheckVerdictTests {
         // The prepared state is copied per message: a second message is not hashed after the first.
         #expect(key.hex("a") == QueueITHash.hmacSHA256Hex(key: "k", message: "a"))
         #expect(key.hex("b") == QueueITHash.hmacSHA256Hex(key: "k", message: "b"))
+    }
+
+    /// RFC 4231's test case 2, the one with a text key and message.
+    @Test func preparedKeyMatchesRFC4231() {
+        #expect(
+            PreparedHMAC(key: "Jefe").hex("what do ya want for nothing?")
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+
+    /// Against swift-crypto's `HMAC<SHA256>` for keys shorter than, exactly and longer than a
+    /// block, and messages from empty to several blocks, split at every place between `first`
+    /// and `second`.
+    @Test func preparedKeyMatchesCryptoHMAC() {
+        for keyLength in [0, 1, 32, 63, 64, 65, 200] {
+            let key = String((0..<keyLength).map { Character(UnicodeScalar(UInt8(97 + $0 % 26))) })
+            let prepared = PreparedHMAC(key: key)
+            for messageLength in [0, 1, 55, 56, 64, 119, 200] {
+                let message = Array((0..<messageLength).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+                let expected = HMAC<SHA256>.authenticationCode(
+                    for: message, using: SymmetricKey(data: Array(key.utf8))
+                ).withUnsafeBytes(QueueITHash.hex)
+                for split in Set([0, messageLength / 2, messageLength]) {
+                    let code = message.withUnsafeBytes { bytes in
+                        prepared.hex(
+                            UnsafeRawBufferPointer(rebasing: bytes[..<split]),
+                            UnsafeRawBufferPointer(rebasing: bytes[split...]))
+                    }
+                    #expect(code == expected, "key \(keyLength) bytes, message \(messageLength), split at \(split)")
+                }
+            }
+        }
     }
 }
 
