@@ -60,7 +60,13 @@ struct VisitorEngine {
     private let part: Int
     private let parts: Int
     /// The next planned visitor of this engine, not started yet.
-    private(set) var nextArrival: PlannedVisitor?
+    private(set) var nextArrival: PlannedVisitor? {
+        didSet { nextArrivalAt = nextArrival?.arrival }
+    }
+    /// When `nextArrival` arrives. Kept beside it because the drivers ask at every event, and
+    /// asking the optional visitor itself (`nextArrival == nil`, `nextArrival?.arrival`) copied
+    /// it, retains and all (`perf` of the million: 0.6 % of its samples in `isDone` alone).
+    private(set) var nextArrivalAt: RunInstant?
     private let templates: [[VisitorConfiguration]]
     /// The most visitors in flight at once (this engine's share of `run.concurrency`).
     let quota: Int
@@ -104,10 +110,11 @@ struct VisitorEngine {
         self.quota = max(1, quota)
         self.tracksRequestDeadlines = tracksRequestDeadlines
         nextArrival = try self.plan.next(ownedBy: part, of: parts)
+        nextArrivalAt = nextArrival?.arrival  // (an initializer's assignment calls no didSet)
     }
 
     /// No visitor is left to arrive and none is in flight.
-    var isDone: Bool { nextArrival == nil && inFlight == 0 }
+    var isDone: Bool { nextArrivalAt == nil && inFlight == 0 }
 
     /// Whether another visitor may start under `quota`.
     var hasPlace: Bool { inFlight < quota }
@@ -117,7 +124,7 @@ struct VisitorEngine {
     /// Starts `nextArrival` at `now` (the adapter decides when: at its instant, or later when
     /// the quota held it back) and moves the cursor to the next planned visitor.
     mutating func startNextArrival(at now: RunInstant) throws -> Action {
-        guard let visitor = nextArrival else { return .none }
+        guard nextArrivalAt != nil, let visitor = nextArrival.take() else { return .none }
         nextArrival = try plan.next(ownedBy: part, of: parts)
         inFlight += 1
         progress.arrived(group: visitor.groupIndex)
@@ -204,7 +211,7 @@ struct VisitorEngine {
             finished.handshake = visitor.firstHandshake.handshake
             try row(finished)
         }
-        while dueArrivals, let visitor = nextArrival, visitor.arrival <= instant {
+        while dueArrivals, let arrival = nextArrivalAt, arrival <= instant, let visitor = nextArrival {
             nextArrival = try plan.next(ownedBy: part, of: parts)
             progress.arrived(group: visitor.groupIndex)
             let neverStarted = VisitorResult(

@@ -359,7 +359,7 @@ extension VisitorEngine {
     mutating func nextWake(arrivalsUntil stop: RunInstant) -> Wake {
         if isDone { return .done }
         var next = nextEventTime()
-        if let arrival = nextArrival?.arrival, hasPlace, arrival <= stop {
+        if let arrival = nextArrivalAt, hasPlace, arrival <= stop {
             next = min(next ?? arrival, arrival)
         }
         return next.map(Wake.at) ?? .idle
@@ -367,6 +367,6 @@ extension VisitorEngine {
 
     /// When the next planned visitor arrives; nil when none is left.
     mutating func nextArrivalInstant() -> RunInstant? {
-        nextArrival?.arrival
+        nextArrivalAt
     }
 }

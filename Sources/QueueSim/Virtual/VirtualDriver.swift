@@ -76,7 +76,7 @@ struct VirtualDriver {
         // of a visitor who passed first, a tombstone's last event), and must not stretch the run.
         while !engine.isDone {
             let nextEvent = engine.calendar.nextTime
-            let nextArrival = engine.nextArrival?.arrival
+            let nextArrival = engine.nextArrivalAt
             let nextRelease = paced.first?.leaves
             // Arrivals at the same instant as an event go first: they were "scheduled" earlier;
             // then requests whose turn has come (`run.maxRequestRate`).
