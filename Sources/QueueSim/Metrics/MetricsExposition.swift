@@ -54,11 +54,16 @@ package enum MetricsExposition {
             out += "# TYPE \(family.name) \(family.kind.rawValue)\n"
             out += "# HELP \(family.name) \(escapeHelp(family.help))\n"
             for labels in order {
+                // A series' name and labels are the same in each of its samples: written once.
+                var lines: SeriesLines?
                 for (seconds, snapshot) in snapshots {
                     guard let series = snapshot.series[family.name]?.first(where: { $0.labels == labels }) else {
                         continue
                     }
-                    out += samples(family, series, identity: snapshot.identity, timestamp: seconds)
+                    if lines == nil || !lines!.fits(snapshot.identity, series.value) {
+                        lines = SeriesLines(family, series, identity: snapshot.identity)
+                    }
+                    lines!.append(series.value, timestamp: seconds, to: &out)
                     if out.utf8.count >= piece {
                         try emit(out)
                         out.removeAll(keepingCapacity: true)
@@ -89,6 +94,74 @@ package enum MetricsExposition {
             out += "\(family.name)_count\(labelText(names, values)) \(histogram.count)\(suffix)\n"
             out += "\(family.name)_sum\(labelText(names, values)) \(number(histogram.sum))\(suffix)\n"
             return out
+        }
+    }
+
+    /// The unchanging start of each line of a series (`name{labels}`, and per bucket of a
+    /// histogram `name_bucket{labels,le="bound"}`): an hour's file has tens of thousands of
+    /// samples per series, and writing the labels out for each was most of `metrics.prom`'s time.
+    private struct SeriesLines {
+        let identity: MetricsSnapshot.Identity
+        let bounds: [Double]?
+        let plain: String
+        let buckets: [String]
+        let count: String
+        let sum: String
+
+        init(_ family: MetricCatalog.Family, _ series: MetricsSnapshot.Series, identity: MetricsSnapshot.Identity) {
+            self.identity = identity
+            let names = MetricCatalog.commonLabels + family.labels
+            let values = identity.labelValues + series.labels
+            switch series.value {
+            case .number:
+                bounds = nil
+                plain = family.name + labelText(names, values)
+                (buckets, count, sum) = ([], "", "")
+            case .histogram(let histogram):
+                bounds = histogram.bounds
+                plain = ""
+                buckets = (0...histogram.bounds.count).map { index in
+                    let bound = index < histogram.bounds.count ? number(histogram.bounds[index]) : "+Inf"
+                    return "\(family.name)_bucket\(labelText(names + ["le"], values + [bound]))"
+                }
+                count = "\(family.name)_count\(labelText(names, values))"
+                sum = "\(family.name)_sum\(labelText(names, values))"
+            }
+        }
+
+        func fits(_ identity: MetricsSnapshot.Identity, _ value: MetricsSnapshot.Value) -> Bool {
+            guard identity == self.identity else { return false }
+            switch value {
+            case .number: return bounds == nil
+            case .histogram(let histogram): return histogram.bounds == bounds
+            }
+        }
+
+        /// The lines `samples` writes for `value`, byte for byte.
+        func append(_ value: MetricsSnapshot.Value, timestamp: Int64, to out: inout String) {
+            let suffix = " \(timestamp)\n"
+            switch value {
+            case .number(let value):
+                out += plain
+                out += " "
+                out += number(value)
+                out += suffix
+            case .histogram(let histogram):
+                for (index, cumulative) in histogram.cumulative.enumerated() {
+                    out += buckets[index]
+                    out += " "
+                    out += String(cumulative)
+                    out += suffix
+                }
+                out += count
+                out += " "
+                out += String(histogram.count)
+                out += suffix
+                out += sum
+                out += " "
+                out += number(histogram.sum)
+                out += suffix
+            }
         }
     }
 
