@@ -170,4 +170,24 @@ struct LiveHTTP1HandlerTests {
         #expect(harness.owner.results.isEmpty)
         #expect(harness.pool.lastProgress(slot: 1, serial: 1) == nil)
     }
+
+    @Test("a tick's connects go out together, at most 16 waiting, every one made in order")
+    func connectsInBursts() throws {
+        let count = 2 * LiveConnectionPool.deferredConnectsLimit + 8
+        let harness = try Harness(limit: count)
+        for slot in 0..<count {
+            harness.pool.send(
+                LiveExchange(
+                    slot: slot, serial: 1,
+                    request: OutgoingRequest(
+                        head: HTTPRequest(method: .get, scheme: "http", authority: nil, path: "/\(slot)"))))
+        }
+        // Within the tick: none waits beyond the limit.
+        #expect(harness.channels.count == count - 8)
+        harness.loop.run()  // the end of the tick
+        #expect(harness.channels.count == count)
+        for (index, channel) in harness.channels.enumerated() {
+            #expect(try harness.written(channel) == "GET /\(index) HTTP/1.1\r\nHost: room.test\r\n\r\n")
+        }
+    }
 }
