@@ -124,7 +124,7 @@ struct VisitorEngine {
     /// Starts `nextArrival` at `now` (the adapter decides when: at its instant, or later when
     /// the quota held it back) and moves the cursor to the next planned visitor.
     mutating func startNextArrival(at now: RunInstant) throws -> Action {
-        guard nextArrivalAt != nil, let visitor = nextArrival.take() else { return .none }
+        guard let visitor = nextArrival.take() else { return .none }
         nextArrival = try plan.next(ownedBy: part, of: parts)
         inFlight += 1
         progress.arrived(group: visitor.groupIndex)

@@ -15,7 +15,7 @@ package enum MetricsExposition {
             out += "# HELP \(family.name) \(escapeHelp(family.help))\n"
             out += "# TYPE \(family.name) \(family.kind.rawValue)\n"
             for series in list {
-                out += samples(family, series, identity: snapshot.identity, timestamp: nil)
+                SeriesLines(family, series, identity: snapshot.identity).append(series.value, timestamp: nil, to: &out)
             }
         }
         return out
@@ -74,32 +74,10 @@ package enum MetricsExposition {
         try emit(out + "# EOF\n")
     }
 
-    private static func samples(
-        _ family: MetricCatalog.Family, _ series: MetricsSnapshot.Series, identity: MetricsSnapshot.Identity,
-        timestamp: Int64?
-    ) -> String {
-        let names = MetricCatalog.commonLabels + family.labels
-        let values = identity.labelValues + series.labels
-        let suffix = timestamp.map { " \($0)" } ?? ""
-        switch series.value {
-        case .number(let value):
-            return "\(family.name)\(labelText(names, values)) \(number(value))\(suffix)\n"
-        case .histogram(let histogram):
-            var out = ""
-            let cumulative = histogram.cumulative
-            for (index, count) in cumulative.enumerated() {
-                let bound = index < histogram.bounds.count ? number(histogram.bounds[index]) : "+Inf"
-                out += "\(family.name)_bucket\(labelText(names + ["le"], values + [bound])) \(count)\(suffix)\n"
-            }
-            out += "\(family.name)_count\(labelText(names, values)) \(histogram.count)\(suffix)\n"
-            out += "\(family.name)_sum\(labelText(names, values)) \(number(histogram.sum))\(suffix)\n"
-            return out
-        }
-    }
-
-    /// The unchanging start of each line of a series (`name{labels}`, and per bucket of a
-    /// histogram `name_bucket{labels,le="bound"}`): an hour's file has tens of thousands of
-    /// samples per series, and writing the labels out for each was most of `metrics.prom`'s time.
+    /// A series' lines. Their start (`name{labels}`, and per bucket of a histogram
+    /// `name_bucket{labels,le="bound"}`) is made once and kept for the series' next samples: an
+    /// hour's `metrics.prom` has tens of thousands per series, and writing the labels out for
+    /// each was most of its time.
     private struct SeriesLines {
         let identity: MetricsSnapshot.Identity
         let bounds: [Double]?
@@ -137,9 +115,9 @@ package enum MetricsExposition {
             }
         }
 
-        /// The lines `samples` writes for `value`, byte for byte.
-        func append(_ value: MetricsSnapshot.Value, timestamp: Int64, to out: inout String) {
-            let suffix = " \(timestamp)\n"
+        /// The lines of one sample of the series, with `timestamp` (seconds) when given.
+        func append(_ value: MetricsSnapshot.Value, timestamp: Int64?, to out: inout String) {
+            let suffix = timestamp.map { " \($0)\n" } ?? "\n"
             switch value {
             case .number(let value):
                 out += plain
