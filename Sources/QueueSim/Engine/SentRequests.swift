@@ -22,4 +22,11 @@ struct SentRequests {
         perSecond.add(at: second)
         total += 1
     }
+
+    /// `count` requests sent at `first + k × period` (whole nanoseconds from the origin): a
+    /// chain of forecast polls, in bulk (`PerSecondCounts.addProgression`).
+    mutating func count(firstNanoseconds first: Int64, periodNanoseconds period: Int64, count: Int) {
+        perSecond.addProgression(firstNanoseconds: first, periodNanoseconds: period, count: count)
+        total += count
+    }
 }

@@ -197,6 +197,12 @@ package struct RequestStatistics: Sendable {
         deferredAnswers[slot].perSecond.add(at: second)
     }
 
+    /// `count` answers of the kind `slot` names, at `first + k × period` (whole nanoseconds from
+    /// the origin): the answers of a chain of forecast polls of one latency, in bulk.
+    mutating func answered(_ slot: Int, firstNanoseconds first: Int64, periodNanoseconds period: Int64, count: Int) {
+        deferredAnswers[slot].perSecond.addProgression(firstNanoseconds: first, periodNanoseconds: period, count: count)
+    }
+
     /// Adds `count` answers of `milliseconds` to the live latency totals (`totals`).
     mutating func answeredLatencyTotals(_ endpoint: Endpoint, milliseconds: UInt64, count: Int) {
         countLatencyTotals(endpoint, milliseconds: milliseconds, count: count)

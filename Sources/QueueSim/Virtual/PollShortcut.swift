@@ -125,9 +125,44 @@ struct PollShortcut {
         // slot is looked up once (at the first answer, where it was made before), and their
         // latency totals are counted once, after the loop.
         var fixedSlot: Int?
+        // Far from the turn every answer says `Retry-After: 30`: with one latency the polls come
+        // a fixed period apart, and that stretch is counted at once (`steadyStretch`), checked
+        // against every bound below. Tried once per chain: what ends it is for the loop to see.
+        var stretchTried = fixedLatency == nil
         while offset < turnCeiling,
             room.pollIsForecast(at: RunInstant(wholeNanoseconds: startWhole + offset), nanoseconds: startWhole + offset)
         {
+            if !stretchTried, let fixedLatency, fixedLatency < timeoutCeiling,
+                let horizon = room.forecastHorizonNanoseconds(after: startWhole + offset)
+            {
+                stretchTried = true
+                let period = fixedLatency + WaitingRoomService.longestPollSeconds * 1_000_000_000
+                let stretch = Self.steadyStretch(
+                    from: offset, period: period, latency: fixedLatency,
+                    bounds: .init(
+                        turn: turnFloor, horizon: horizon == .max ? nil : horizon - startWhole,
+                        deadline: deadlineFloor, giveUp: giveUpCeiling, maxWait: maxWaitCeiling))
+                if stretch > 0 {
+                    // The chain's first poll, when the engine sent it, is counted already.
+                    let uncounted = skipped == 0 && firstIsSent ? 1 : 0
+                    sent.count(
+                        firstNanoseconds: startWhole + offset + Int64(uncounted) * period, periodNanoseconds: period,
+                        count: stretch - uncounted)
+                    if sent.keepsAnswers {
+                        let slot =
+                            fixedSlot
+                            ?? sent.answers.deferredSlot(
+                                .queuePage, status: .ok, milliseconds: UInt64(fixedLatency / 1_000_000))
+                        fixedSlot = slot
+                        sent.answers.answered(
+                            slot, firstNanoseconds: startWhole + offset + fixedLatency, periodNanoseconds: period,
+                            count: stretch)
+                    }
+                    skipped += stretch
+                    offset += Int64(stretch) * period
+                    continue
+                }
+            }
             let pollLatency: Int64
             if let fixedLatency {
                 pollLatency = fixedLatency
@@ -181,6 +216,49 @@ struct PollShortcut {
             }
         }
         return (skipped, start + .nanoseconds(offset))
+    }
+
+    /// Offsets from a chain's start (whole nanoseconds) that end a steady stretch: the
+    /// visitor's turn (truncated), the first instant a poll may not be forecast, the last an
+    /// answer may arrive by (the run's hard stop), the visitor's give-up, and its `maxWait`.
+    struct StretchBounds {
+        var turn: Int64
+        var horizon: Int64?
+        var deadline: Int64?
+        var giveUp: Int64?
+        var maxWait: Int64
+    }
+
+    /// How many polls from `offset` on, `period` apart, the loop of `forecastPolls` would count
+    /// each with `Retry-After: longestPollSeconds` and no bound crossed, so that each is followed
+    /// by the next one `period` later. Poll `j` at `o = offset + j × period` is in the stretch when
+    /// - its answer says the longest wait: `turn − o > (longestPollSeconds − 1) s`;
+    /// - it is forecast: `o < horizon`;
+    /// - its answer, at `o + latency`, comes by the deadline and before the give-up;
+    /// - the poll after it, at `o + period`, comes before `maxWait` ends.
+    /// Every bound is an offset, so each gives a count of `j` with `j × period < B`.
+    static func steadyStretch(from offset: Int64, period: Int64, latency: Int64, bounds: StretchBounds) -> Int {
+        // The number of j ≥ 0 with offset + j × period < bound (saturating: bounds may be far off).
+        func polls(before bound: Int64?) -> Int64 {
+            guard let bound else { return .max }
+            let (room, overflow) = bound.subtractingReportingOverflow(offset)
+            if overflow { return bound > 0 ? .max : 0 }
+            return room <= 0 ? 0 : (room - 1) / period + 1
+        }
+        func minus(_ bound: Int64?, _ amount: Int64) -> Int64? {
+            bound.map { $0.subtractingReportingOverflow(amount).overflow ? .min : $0 - amount }
+        }
+        func plus(_ bound: Int64?, _ amount: Int64) -> Int64? {
+            bound.map { $0.addingReportingOverflow(amount).overflow ? .max : $0 + amount }
+        }
+        let longest = WaitingRoomService.longestPollSeconds * 1_000_000_000
+        var count = polls(before: minus(bounds.turn, longest - 1_000_000_000))
+        count = min(count, polls(before: bounds.horizon))
+        // o + latency ≤ deadline  ⟺  o < deadline − latency + 1
+        count = min(count, polls(before: plus(minus(bounds.deadline, latency), 1)))
+        count = min(count, polls(before: minus(bounds.giveUp, latency)))
+        count = min(count, polls(before: minus(bounds.maxWait, period)))
+        return Int(count)
     }
 
     private static func floorNanoseconds(_ duration: Duration) -> Int64 {

@@ -34,6 +34,18 @@ struct ModeTimeline: Sendable {
         segments[segmentIndex(atNanoseconds: time)].mode
     }
 
+    /// The start of the first segment after the one holding `time` whose mode does not release
+    /// the queue (`Int64.max` when there is none): until then a poll's mode is the one at `time`'s
+    /// as far as releasing goes.
+    func releasingEndsNanoseconds(after time: Int64) -> Int64 {
+        var index = segmentIndex(atNanoseconds: time) + 1
+        while index < segments.count {
+            if !segments[index].mode.releasesQueue { return segments[index].startNanoseconds }
+            index += 1
+        }
+        return .max
+    }
+
     func segmentIndex(atNanoseconds time: Int64) -> Int {
         var low = 0
         var high = segments.count - 1

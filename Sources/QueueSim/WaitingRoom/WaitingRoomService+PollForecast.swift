@@ -79,4 +79,12 @@ extension WaitingRoomService {
         guard modes.mode(atNanoseconds: nanoseconds).releasesQueue else { return false }
         return faults.rules.isEmpty || !faults.anyRuleApplies(endpoint: .queuePage, at: now())
     }
+
+    /// For a poll at `nanoseconds` that `pollIsForecast`: the first instant (whole nanoseconds)
+    /// from which a later poll may not be, so every poll before it is. Nil when fault rules
+    /// exist (each poll is then asked about on its own).
+    func forecastHorizonNanoseconds(after nanoseconds: Int64) -> Int64? {
+        guard faults.rules.isEmpty else { return nil }
+        return modes.releasingEndsNanoseconds(after: nanoseconds)
+    }
 }

@@ -109,3 +109,33 @@ struct TimelineIdleTimeTests {
         #expect(counts.total == 8)
     }
 }
+
+/// A chain of forecast polls is counted in bulk (`addProgression`): exactly the counts of one
+/// `add(at:)` per instant, across blocks of seconds, with periods shorter and longer than a
+/// second and starts inside a second.
+@Suite("per-second counts: a progression counts as its instants one by one")
+struct PerSecondProgressionTests {
+    @Test(arguments: [
+        (first: Int64(0), period: Int64(1_000_000_000), count: 3_000),
+        (first: 1_023_700_000_000, period: 30_010_000_000, count: 90),
+        (first: 999_999_999, period: 333_333_333, count: 10_000),
+        (first: 5_000_000_000_123, period: 2_047_000_000_001, count: 7),
+        (first: 42, period: 1, count: 1),
+        (first: 17_000_000_000, period: 30_010_000_000, count: 0),
+    ])
+    func matchesOneByOne(progression: (first: Int64, period: Int64, count: Int)) {
+        var bulk = PerSecondCounts()
+        var oneByOne = PerSecondCounts()
+        // Counts already there stay and add up.
+        bulk.add(at: 1_100, 2)
+        oneByOne.add(at: 1_100, 2)
+        bulk.addProgression(
+            firstNanoseconds: progression.first, periodNanoseconds: progression.period, count: progression.count)
+        for k in 0..<Int64(progression.count) {
+            oneByOne.add(at: Int((progression.first + k * progression.period) / 1_000_000_000))
+        }
+        #expect(bulk.nonZero.map { [$0.second, $0.count] } == oneByOne.nonZero.map { [$0.second, $0.count] })
+        #expect(bulk.total == oneByOne.total)
+        #expect(bulk.count == oneByOne.count)
+    }
+}

@@ -111,6 +111,109 @@ struct PollShortcutTests {
 
 }
 
+/// Without fault rules the shortcut counts a chain's stretch of `Retry-After: 30` polls at once
+/// (`PollShortcut.steadyStretch`). Each bound that ends a stretch is reached here: turns;
+/// `maxWait` (5 minutes: the burst's last 200 run into it); visitors who give up (one group's
+/// patience); a second of `idle` at 330 s, a mode that lets everyone waiting through, so polls
+/// in it are not forecast; and the run's hard stop, with the queue building up again after it.
+/// Every report and every per-second figure of metrics.prom must match a run without the shortcut.
+@Suite("Poll shortcut: steady stretches are exact")
+struct SteadyStretchTests {
+    static let scenario = """
+        version: 1
+        name: stretches
+        seed: 31
+        target: { customerId: acme, waitingRoomId: launch }
+        client: { pollInterval: 5s, maxWait: 5m }
+        arrivals:
+          process: poisson
+          phases:
+            - { burst: 500 }
+            - { duration: 6m, rate: 2 }
+        visitors:
+          - { name: app, weight: 3 }
+          - { name: restless, weight: 1, patience: { mean: 3m } }
+        waitingRoom:
+          outflow: 60/min
+          latency: { enqueue: 20ms, queuePage: 10ms, jitter: 0ms }
+          faults:
+            - { from: 330s, to: 331s, mode: idle }
+        run:
+          duration: 400s
+        """
+
+    @Test func identicalToPollByPoll() throws {
+        let fast = try VirtualRun.runCountingSkips(Self.scenario, label: "stretch-on", pollShortcut: true)
+        let slow = try VirtualRun.runCountingSkips(Self.scenario, label: "stretch-off", pollShortcut: false)
+        #expect(fast.skippedPolls > fast.report.requestCount / 2, "skipped \(fast.skippedPolls)")
+        #expect(fast.report.requestCount == slow.report.requestCount)
+        for outcome in [VisitorOutcome.passed, .disabled, .queued, .abandoned] {
+            #expect((slow.report.outcomeCounts[outcome] ?? 0) > 0, "no \(outcome) visitors")
+        }
+        for file in [Recorder.visitorsFile, Recorder.summaryFile, Recorder.timelineFile] {
+            #expect(try VirtualRun.bytes(fast.directory, file) == VirtualRun.bytes(slow.directory, file), "\(file)")
+        }
+        // Requests and answers per second, by endpoint, status and latency bucket: each series'
+        // values in order (without the run id and the sample timestamps, which count from the
+        // wall-clock start; a series of statuses is listed where its status was first seen,
+        // which the shortcut sees earlier).
+        func metrics(_ directory: String) throws -> [String: [Substring]] {
+            let text = String(decoding: try VirtualRun.bytes(directory, Recorder.metricsFile), as: UTF8.self)
+            var series: [String: [Substring]] = [:]
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                let parts = line.split(separator: " ")
+                series[String(parts[0]).replacing(/run_id="[^"]*"/, with: ""), default: []].append(parts[1])
+            }
+            return series
+        }
+        #expect(try metrics(fast.directory) == metrics(slow.directory))
+    }
+}
+
+/// `steadyStretch` against the rules it stands for, poll by poll, with bounds placed at and
+/// around the instants where a poll or its answer falls (the edges a run seldom hits: a give-up
+/// in the 10 ms between a poll and its answer, a deadline on the answer's nanosecond).
+@Suite("Poll shortcut: a steady stretch ends where the polls would")
+struct SteadyStretchBoundsTests {
+    @Test func matchesPollByPoll() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ below: Int64) -> Int64 {
+            // SplitMix64: the same cases in every run.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int64((z ^ (z >> 31)) % UInt64(below))
+        }
+        let second: Int64 = 1_000_000_000
+        for _ in 0..<20_000 {
+            let latency = 1 + next(2 * second)
+            let period = latency + WaitingRoomService.longestPollSeconds * second
+            let offset = next(3 * period)
+            // Somewhere near the k-th poll or its answer, give or take a few nanoseconds.
+            func near() -> Int64 {
+                offset + next(40) * period + [0, latency, 29 * second, period][Int(next(4))] + next(7) - 3
+            }
+            let bounds = PollShortcut.StretchBounds(
+                turn: near(), horizon: next(3) == 0 ? nil : near(), deadline: next(3) == 0 ? nil : near(),
+                giveUp: next(3) == 0 ? nil : near(), maxWait: near())
+            var expected = 0
+            var poll = offset
+            while bounds.turn - poll > 29 * second, bounds.horizon.map({ poll < $0 }) ?? true,
+                bounds.deadline.map({ poll + latency <= $0 }) ?? true,
+                bounds.giveUp.map({ poll + latency < $0 }) ?? true,
+                poll + period < bounds.maxWait
+            {
+                expected += 1
+                poll += period
+            }
+            let counted = PollShortcut.steadyStretch(from: offset, period: period, latency: latency, bounds: bounds)
+            #expect(counted == expected, "\(bounds), offset \(offset), latency \(latency)")
+            if counted != expected { return }
+        }
+    }
+}
+
 /// The first queue-page load after enqueue is answered from the forecast too: with no faults,
 /// the room itself handles exactly two requests per visitor (the enqueue and the poll at the
 /// visitor's turn), and the reports still match a run without the shortcut.
