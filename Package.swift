@@ -55,10 +55,14 @@ let package = Package(
             ],
             swiftSettings: hotPathSettings
         ),
+        // SHA-256 for the room's token HMAC: eight words of state copied by value, and the CPU's
+        // SHA extensions where it has them (KnownUserToken.swift's `PreparedHMAC`).
+        .target(name: "CSHA256"),
         .target(
             name: "QueueSim",
             dependencies: [
                 "QueueClientCore",
+                "CSHA256",
                 "CYaml",
                 "CZlib",
                 // Remote write of metrics (`--metrics-push`); QueueClientCore links it already.
@@ -118,6 +122,7 @@ let package = Package(
                 "QueueSim",
                 "QueueClientCore",
                 "StandInServers",
+                "CSHA256",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,4 @@
-import Crypto
+import CSHA256
 @_spi(Wire) import QueueClientCore
 
 /// The `queueittoken` the room hands back at a visitor's turn (reference §1), written from
@@ -76,36 +76,29 @@ package struct KnownUserToken: Sendable, Equatable {
 }
 
 /// HMAC-SHA256 (RFC 2104) with the key's inner and outer pads hashed once: each message then
-/// costs only its own blocks. Built on `SHA256` directly rather than `HMAC<SHA256>`, whose
-/// generic code (not specialized across the module boundary) cost four times the hashing
-/// itself when the room signs a token per visitor (`perf` of `bench/virtual-million.sh`).
-/// Checked against `HMAC<SHA256>` and RFC 4231's vectors (`TokenCheckVerdictTests`).
-///
-/// `@unchecked Sendable`: `SHA256` is a value whose digest context is copied before any update
-/// that finds it shared. `inner` and `outer` are never updated, so every copy made from them,
-/// on any thread, updates a context of its own.
-package struct PreparedHMAC: @unchecked Sendable {
-    private let inner: SHA256
-    private let outer: SHA256
+/// costs only its own blocks. The room signs a token per visitor (and the token column checks
+/// one per row), so the states after the pads are eight words each, copied by value, and the
+/// compression is `CSHA256`'s (the CPU's SHA extensions where it has them). swift-crypto's
+/// `SHA256` allocated and freed a digest context for every copy and every `finalize`: a token
+/// cost four times its three compressions (`perf` of `bench/virtual-million.sh`). Checked
+/// against `HMAC<SHA256>` and RFC 4231's vectors (`TokenCheckVerdictTests`).
+package struct PreparedHMAC: Sendable {
+    private let inner: SIMD8<UInt32>
+    private let outer: SIMD8<UInt32>
+    private static let blockSize = 64
 
     package init(key: String) {
-        let blockSize = SHA256.blockByteCount
-        var block = [UInt8](repeating: 0, count: blockSize)
+        var block = [UInt8](repeating: 0, count: Self.blockSize)
         let keyBytes = Array(key.utf8)
-        if keyBytes.count > blockSize {
+        if keyBytes.count > Self.blockSize {
             // A key longer than a block is replaced by its hash (RFC 2104).
-            SHA256.hash(data: keyBytes).withUnsafeBytes { digest in
-                for (offset, byte) in digest.enumerated() { block[offset] = byte }
-            }
+            let digest = keyBytes.withUnsafeBytes { Self.digest(from: Self.initialState, absorbed: 0, $0) }
+            withUnsafeBytes(of: digest) { block.replaceSubrange(0..<$0.count, with: $0) }
         } else {
             block.replaceSubrange(0..<keyBytes.count, with: keyBytes)
         }
-        var inner = SHA256()
-        inner.update(data: block.map { $0 ^ 0x36 })
-        var outer = SHA256()
-        outer.update(data: block.map { $0 ^ 0x5C })
-        self.inner = inner
-        self.outer = outer
+        inner = Self.state(afterBlock: block.map { $0 ^ 0x36 })
+        outer = Self.state(afterBlock: block.map { $0 ^ 0x5C })
     }
 
     /// Lowercase hex of the message's code.
@@ -116,12 +109,51 @@ package struct PreparedHMAC: @unchecked Sendable {
 
     /// Lowercase hex of the code of `first` followed by `second`.
     func hex(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> String {
-        var innerHash = inner
-        if !first.isEmpty { innerHash.update(bufferPointer: first) }
-        if !second.isEmpty { innerHash.update(bufferPointer: second) }
-        var outerHash = outer
-        innerHash.finalize().withUnsafeBytes { outerHash.update(bufferPointer: $0) }
-        return outerHash.finalize().withUnsafeBytes(QueueITHash.hex)
+        let length = first.count + second.count
+        let innerDigest = withUnsafeTemporaryAllocation(byteCount: max(length, 1), alignment: 8) { message in
+            if !first.isEmpty { message.baseAddress!.copyMemory(from: first.baseAddress!, byteCount: first.count) }
+            if !second.isEmpty {
+                (message.baseAddress! + first.count).copyMemory(from: second.baseAddress!, byteCount: second.count)
+            }
+            return Self.digest(
+                from: inner, absorbed: Self.blockSize, UnsafeRawBufferPointer(rebasing: message[..<length]))
+        }
+        let code = withUnsafeBytes(of: innerDigest) { Self.digest(from: outer, absorbed: Self.blockSize, $0) }
+        return withUnsafeBytes(of: code, QueueITHash.hex)
+    }
+
+    private static var initialState: SIMD8<UInt32> {
+        var state = SIMD8<UInt32>()
+        withWords(&state) { qs_sha256_init($0) }
+        return state
+    }
+
+    private static func state(afterBlock block: [UInt8]) -> SIMD8<UInt32> {
+        var state = initialState
+        withWords(&state) { words in block.withUnsafeBufferPointer { qs_sha256_blocks(words, $0.baseAddress, 1) } }
+        return state
+    }
+
+    /// The digest of a hash at `state`, which has taken `absorbed` bytes, after `bytes`.
+    private static func digest(from state: SIMD8<UInt32>, absorbed: Int, _ bytes: UnsafeRawBufferPointer)
+        -> SIMD32<UInt8>
+    {
+        var state = state
+        var digest = SIMD32<UInt8>()
+        withWords(&state) { words in
+            withUnsafeMutableBytes(of: &digest) { out in
+                qs_sha256_finish(
+                    words, UInt64(absorbed), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        return digest
+    }
+
+    private static func withWords<Result>(
+        _ state: inout SIMD8<UInt32>, _ body: (UnsafeMutablePointer<UInt32>) -> Result
+    ) -> Result {
+        withUnsafeMutablePointer(to: &state) { $0.withMemoryRebound(to: UInt32.self, capacity: 8, body) }
     }
 }
 

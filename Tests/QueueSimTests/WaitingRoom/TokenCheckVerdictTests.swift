@@ -1,3 +1,4 @@
+import CSHA256
 import Crypto
 import QueueClientCore
 import Testing
@@ -122,6 +123,43 @@ struct TokenCheckVerdictTests {
                     #expect(code == expected, "key \(keyLength) bytes, message \(messageLength), split at \(split)")
                 }
             }
+        }
+    }
+}
+
+/// `CSHA256`, under the room's HMAC: the digest of every message length from empty to several
+/// blocks against swift-crypto's `SHA256`, and the CPU's SHA extensions (where this machine has
+/// them) against the portable compression over many states and blocks.
+@Suite struct SHA256CompressionTests {
+    static func message(_ length: Int, seed: UInt64) -> [UInt8] {
+        var random = SeededRandom(seed: seed, purpose: .queueId, index: UInt64(length))
+        return (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    }
+
+    @Test func digestsMatchSwiftCrypto() {
+        for length in 0...300 {
+            let message = Self.message(length, seed: 1)
+            var state = [UInt32](repeating: 0, count: 8)
+            qs_sha256_init(&state)
+            var digest = [UInt8](repeating: 0, count: 32)
+            message.withUnsafeBufferPointer { qs_sha256_finish(state, 0, $0.baseAddress, length, &digest) }
+            #expect(digest == Array(SHA256.hash(data: message)), "\(length) bytes")
+        }
+    }
+
+    @Test func extensionsMatchThePortableCompression() {
+        for round in 0..<2_000 {
+            let blocks = 1 + round % 3
+            let data = Self.message(64 * blocks, seed: UInt64(round))
+            let start = Self.message(32, seed: UInt64(round) + 1_000_000).withUnsafeBytes {
+                Array($0.bindMemory(to: UInt32.self))
+            }
+            var dispatched = start
+            var portable = start
+            qs_sha256_blocks(&dispatched, data, blocks)
+            qs_sha256_blocks_portable(&portable, data, blocks)
+            #expect(dispatched == portable, "round \(round)")
+            if dispatched != portable { return }
         }
     }
 }
