@@ -29,49 +29,117 @@ package struct KnownUserToken: Sendable, Equatable {
 
     /// The token without its hash: the exact message the HMAC covers.
     package var unsignedText: String {
-        var text = "e_"
-        text.reserveCapacity(192)
-        text += eventId
-        if let queueId {
-            text += "~q_"
-            text += queueId
-        }
-        text += "~ts_"
-        text += String(expiryUnixSeconds)
-        text += extendableCookie ? "~ce_true" : "~ce_false"
-        if let cookieValidityMinutes {
-            text += "~cv_"
-            text += String(cookieValidityMinutes)
-        }
-        text += "~rt_"
-        text += redirectType
-        return text
+        String(unsafeUninitializedCapacity: unsignedCount) { writeUnsigned(into: $0) }
     }
 
     /// The token as `signed` writes it, but with 64 zeros for the hash: the same length and
     /// the same characters, so a client reads it exactly as a signed one. No connector accepts
     /// it (`WaitingRoomConfiguration.signsTokens`).
     package var unsignedPlaceholder: String {
-        var token = unsignedText
-        token += "~h_"
-        token += Self.zeroHash
-        return token
+        let count = unsignedCount
+        return String(unsafeUninitializedCapacity: count + Self.hashSuffixCount) { buffer in
+            let end = writeUnsigned(into: buffer)
+            Self.writeHashSuffix(into: UnsafeMutableBufferPointer(rebasing: buffer[end...])) {
+                $0.initialize(repeating: UInt8(ascii: "0"))
+            }
+            return count + Self.hashSuffixCount
+        }
     }
-
-    private static let zeroHash = String(repeating: "0", count: 64)
 
     /// The signed token: `unsignedText~h_{hmac-sha256 hex}`.
     package func signed(secretKey: String) -> String {
         signed(with: PreparedHMAC(key: secretKey))
     }
 
-    /// The same, with the key already prepared (the room signs a token per visitor).
+    /// The same, with the key already prepared (the room signs a token per visitor). Written
+    /// into one buffer, hashed there and finished with the hash's hex: each part appended to a
+    /// `String` in turn cost as much as the HMAC itself.
     package func signed(with key: PreparedHMAC) -> String {
-        var token = unsignedText
-        let hash = key.hex(token)
-        token += "~h_"
-        token += hash
-        return token
+        let count = unsignedCount
+        return String(unsafeUninitializedCapacity: count + Self.hashSuffixCount) { buffer in
+            let end = writeUnsigned(into: buffer)
+            let code = key.code(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<end])))
+            Self.writeHashSuffix(into: UnsafeMutableBufferPointer(rebasing: buffer[end...])) { hex in
+                withUnsafeBytes(of: code) { QueueITHash.writeHex($0, into: hex) }
+            }
+            return count + Self.hashSuffixCount
+        }
+    }
+
+    /// `~h_` and 64 hex digits.
+    private static let hashSuffixCount = 3 + 64
+
+    private static func writeHashSuffix(
+        into buffer: UnsafeMutableBufferPointer<UInt8>, _ hash: (UnsafeMutableBufferPointer<UInt8>) -> Void
+    ) {
+        buffer[0] = UInt8(ascii: "~")
+        buffer[1] = UInt8(ascii: "h")
+        buffer[2] = UInt8(ascii: "_")
+        hash(UnsafeMutableBufferPointer(rebasing: buffer[3..<Self.hashSuffixCount]))
+    }
+
+    /// The bytes of `unsignedText`.
+    private var unsignedCount: Int {
+        var count = 2 + eventId.utf8.count + 4 + Self.decimalCount(expiryUnixSeconds)
+        if let queueId { count += 3 + queueId.utf8.count }
+        count += extendableCookie ? 8 : 9
+        if let cookieValidityMinutes { count += 4 + Self.decimalCount(Int64(cookieValidityMinutes)) }
+        return count + 4 + redirectType.utf8.count
+    }
+
+    /// Writes `unsignedText` (exactly `unsignedCount` bytes) at the buffer's start; returns its end.
+    private func writeUnsigned(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var at = 0
+        func put(_ text: String) {
+            let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+                UnsafeMutableBufferPointer(rebasing: buffer[at..<(at + bytes.count)]).update(fromContentsOf: bytes)
+            }
+            if let copied {
+                at += copied
+                return
+            }
+            for byte in text.utf8 {
+                buffer[at] = byte
+                at += 1
+            }
+        }
+        func put(_ number: Int64) {
+            let digits = Self.decimalCount(number)
+            var rest = number.magnitude
+            for offset in stride(from: digits - 1, through: number < 0 ? 1 : 0, by: -1) {
+                buffer[at + offset] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            if number < 0 { buffer[at] = UInt8(ascii: "-") }
+            at += digits
+        }
+        put("e_")
+        put(eventId)
+        if let queueId {
+            put("~q_")
+            put(queueId)
+        }
+        put("~ts_")
+        put(expiryUnixSeconds)
+        put(extendableCookie ? "~ce_true" : "~ce_false")
+        if let cookieValidityMinutes {
+            put("~cv_")
+            put(Int64(cookieValidityMinutes))
+        }
+        put("~rt_")
+        put(redirectType)
+        return at
+    }
+
+    /// The characters of `String(number)`.
+    private static func decimalCount(_ number: Int64) -> Int {
+        var count = number < 0 ? 2 : 1
+        var rest = number.magnitude / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        return count
     }
 }
 
@@ -107,19 +175,23 @@ package struct PreparedHMAC: Sendable {
         return message.withUTF8 { hex(UnsafeRawBufferPointer($0), UnsafeRawBufferPointer(start: nil, count: 0)) }
     }
 
+    /// The code of `message`.
+    func code(_ message: UnsafeRawBufferPointer) -> SIMD32<UInt8> {
+        let innerDigest = Self.digest(from: inner, absorbed: Self.blockSize, message)
+        return withUnsafeBytes(of: innerDigest) { Self.digest(from: outer, absorbed: Self.blockSize, $0) }
+    }
+
     /// Lowercase hex of the code of `first` followed by `second`.
     func hex(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> String {
         let length = first.count + second.count
-        let innerDigest = withUnsafeTemporaryAllocation(byteCount: max(length, 1), alignment: 8) { message in
+        let digest = withUnsafeTemporaryAllocation(byteCount: max(length, 1), alignment: 8) { message in
             if !first.isEmpty { message.baseAddress!.copyMemory(from: first.baseAddress!, byteCount: first.count) }
             if !second.isEmpty {
                 (message.baseAddress! + first.count).copyMemory(from: second.baseAddress!, byteCount: second.count)
             }
-            return Self.digest(
-                from: inner, absorbed: Self.blockSize, UnsafeRawBufferPointer(rebasing: message[..<length]))
+            return self.code(UnsafeRawBufferPointer(rebasing: message[..<length]))
         }
-        let code = withUnsafeBytes(of: innerDigest) { Self.digest(from: outer, absorbed: Self.blockSize, $0) }
-        return withUnsafeBytes(of: code, QueueITHash.hex)
+        return withUnsafeBytes(of: digest, QueueITHash.hex)
     }
 
     private static var initialState: SIMD8<UInt32> {
@@ -165,11 +237,16 @@ package enum QueueITHash {
 
     static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { out in
-            for (offset, byte) in bytes.enumerated() {
-                out[2 * offset] = ASCIIByte.lowercaseHexDigit(byte >> 4)
-                out[2 * offset + 1] = ASCIIByte.lowercaseHexDigit(byte & 0x0F)
-            }
+            writeHex(bytes, into: out)
             return bytes.count * 2
+        }
+    }
+
+    /// Writes the lowercase hex of `bytes` (two characters each) at the start of `out`.
+    static func writeHex(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>) {
+        for (offset, byte) in bytes.enumerated() {
+            out[2 * offset] = ASCIIByte.lowercaseHexDigit(byte >> 4)
+            out[2 * offset + 1] = ASCIIByte.lowercaseHexDigit(byte & 0x0F)
         }
     }
 
