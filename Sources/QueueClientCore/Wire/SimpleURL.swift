@@ -97,13 +97,20 @@ package struct SimpleURL: Sendable, Hashable, CustomStringConvertible {
     /// SDKs' URL types read its path as empty, where `SimpleURL` and a WebView's navigation
     /// read `/`.
     package static func hasEmptyPath(_ string: String) -> Bool {
-        let bytes = string.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        var rest = bytes[bytes.index(after: colon)...]
-        guard rest.starts(with: "//".utf8) else { return false }
-        rest = rest.dropFirst(2)
-        let end = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-        return end.map { rest[$0] != UInt8(ascii: "/") } ?? true
+        // Over the contiguous bytes: every visitor's pass asks it of the target URL, and the
+        // `utf8` view's generic `firstIndex(where:)` stepped through it a byte at a time.
+        var text = string
+        return text.withUTF8 { bytes in
+            guard let colon = ASCIIByte.firstIndex(of: UInt8(ascii: ":"), in: bytes, 0..<bytes.count),
+                colon + 2 < bytes.count, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+            else { return false }
+            // The authority ends at the first `/` (a path), `?` or `#` (no path), or at the end.
+            for byte in bytes[(colon + 3)...] {
+                if byte == UInt8(ascii: "/") { return false }
+                if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { return true }
+            }
+            return true
+        }
     }
 
     /// `host` or `host:port` when a port is given.

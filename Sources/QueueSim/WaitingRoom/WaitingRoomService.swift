@@ -205,10 +205,9 @@ package final class WaitingRoomService {
     static func equalIgnoringCase(_ lhs: Substring, _ rhs: String) -> Bool {
         // Over the strings' contiguous bytes: every request carries both ids, and zipping the
         // two `utf8` views goes through their indices a byte at a time.
-        var left = lhs
-        var right = rhs
-        return left.withUTF8 { left in
-            right.withUTF8 { right in
+        // Read in place (a mutable copy of each, for `withUTF8`, retained and released both).
+        let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
                 guard left.count == right.count else { return false }
                 for offset in left.indices
                 where ASCIIByte.lowercased(left[offset]) != ASCIIByte.lowercased(right[offset]) {
@@ -217,6 +216,9 @@ package final class WaitingRoomService {
                 return true
             }
         }
+        if let compared = compared ?? nil { return compared }
+        return lhs.utf8.count == rhs.utf8.count
+            && zip(lhs.utf8, rhs.utf8).allSatisfy { ASCIIByte.lowercased($0) == ASCIIByte.lowercased($1) }
     }
 
     /// The index the request's fault and latency draws come from: the visitor's own request

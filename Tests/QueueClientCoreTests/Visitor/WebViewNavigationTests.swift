@@ -74,6 +74,22 @@ struct WebViewNavigationTests {
         #expect(SimpleURL.hasEmptyPath("https://shop.example:8443?x=1"))
         #expect(!SimpleURL.hasEmptyPath("https://shop.example/"))
         #expect(!SimpleURL.hasEmptyPath("https://shop.example/a?x"))
+        // Against the first reading, over the `utf8` view, on odd inputs too.
+        func reference(_ string: String) -> Bool {
+            let bytes = string.utf8
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
+            var rest = bytes[bytes.index(after: colon)...]
+            guard rest.starts(with: "//".utf8) else { return false }
+            rest = rest.dropFirst(2)
+            let end = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            return end.map { rest[$0] != UInt8(ascii: "/") } ?? true
+        }
+        for url in [
+            "", ":", "https:", "https:/", "https://", "https://h", "x://a#b/c", "https://h?x/y", "mailto:x",
+            "no colon", "h://é/ü", "a:b://c", "https://shop.example:8443/", "//host/path", "https://h#",
+        ] {
+            #expect(SimpleURL.hasEmptyPath(url) == reference(url), "\(url)")
+        }
     }
 
     @Test("Android compares the queue host as the API wrote it: a queue URL with capitals never matches a navigation")
