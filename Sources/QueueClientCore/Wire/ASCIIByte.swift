@@ -17,12 +17,13 @@
     /// The value of a hex digit in either case, or nil.
     @inlinable
     public static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        // Comparisons, not a `switch` over ranges: each range pattern was a call to an
+        // unspecialized `~=` (every queue id a visitor packs passes here, 32 digits).
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        // `| 0x20` maps `A`…`F` onto `a`…`f`, and no other byte into that range.
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        return letter < 6 ? letter + 10 : nil
     }
 
     /// True when every byte of `text` is ASCII, scanned over the string's own contiguous

@@ -1,7 +1,7 @@
 import HTTPTypes
 import Testing
 
-@testable import QueueClientCore
+@_spi(Wire) @testable import QueueClientCore
 
 @Suite("Wire formats: enqueue URL, request, response")
 struct WireFormatTests {
@@ -229,5 +229,32 @@ struct WireFormatTests {
         }
         // U+212A KELVIN SIGN is canonically equal to "K" for Swift's `==`, not for Java's `equals`.
         #expect(url.queryValue("\u{212A}") == nil)
+    }
+}
+
+/// Byte-level helpers against their plain readings, over every byte.
+@Suite struct ByteScanTests {
+    @Test func hexValueOfEveryByte() {
+        let digits = Array("0123456789abcdef".utf8)
+        for byte in UInt8.min...UInt8.max {
+            let lower = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+            let expected = digits.firstIndex(of: lower).map(UInt8.init)
+            #expect(ASCIIByte.hexValue(byte) == expected, "byte \(byte)")
+        }
+    }
+
+    /// Decoding: `%XX` (either case) and, when asked, `+` as a space; anything else, a lone `%`
+    /// or a bad escape included, as it is.
+    @Test func percentDecoding() {
+        #expect(PercentEncoding.decode("a%2Fb%2fc") == "a/b/c")
+        #expect(PercentEncoding.decode("a+b") == "a+b")
+        #expect(PercentEncoding.decode("a+b", plusAsSpace: true) == "a b")
+        #expect(PercentEncoding.decode("100%") == "100%")
+        #expect(PercentEncoding.decode("%zz%4") == "%zz%4")
+        #expect(PercentEncoding.decode("%C3%A9t%C3%A9") == "été")
+        let plain = String(repeating: "e_room~q_abc-123~ts_1797033600~ce_true~rt_queue~h_0f", count: 5)
+        #expect(PercentEncoding.decode(plain, plusAsSpace: true) == plain)
+        #expect(PercentEncoding.decode(plain + "%41") == plain + "A")
+        #expect(PercentEncoding.decode(plain + "+", plusAsSpace: true) == plain + " ")
     }
 }
