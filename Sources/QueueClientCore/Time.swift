@@ -20,6 +20,13 @@ package struct RunInstant: Comparable, Hashable, Sendable, CustomStringConvertib
         set { wholeNanoseconds = newValue.saturatingNanoseconds }
     }
 
+    /// Whole seconds since the run's origin, truncated toward zero: `sinceOrigin.components.seconds`
+    /// without making a `Duration` and splitting it (every answer of a virtual run asks which
+    /// second it falls in, every token asks for its Unix time).
+    package var wholeSecondsSinceOrigin: Int64 {
+        wholeNanoseconds / 1_000_000_000
+    }
+
     package init(sinceOrigin: Duration) {
         self.wholeNanoseconds = sinceOrigin.saturatingNanoseconds
     }

@@ -305,7 +305,7 @@ struct Timeline {
     }
 
     static func second(of instant: RunInstant) -> Int {
-        instant.sinceOrigin <= .zero ? 0 : Int(instant.sinceOrigin.components.seconds)
+        instant.wholeNanoseconds <= 0 ? 0 : Int(instant.wholeSecondsSinceOrigin)
     }
 
     /// How many rows the file has and which row an event's second lands in.

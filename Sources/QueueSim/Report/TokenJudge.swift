@@ -33,7 +33,7 @@ package struct TokenJudge: Sendable {
         guard let secretKey, let preparedKey else {
             return KnownUserTokenValidator.hasEventIdAndHash(token) ? .present : .invalid
         }
-        let now = epochUnixSeconds + Int64(instant.sinceOrigin.components.seconds)
+        let now = epochUnixSeconds + instant.wholeSecondsSinceOrigin
         let validator = KnownUserTokenValidator(secretKey: secretKey, preparedKey: preparedKey, eventId: eventId)
         return validator.check(token, nowUnixSeconds: now) == nil ? .present : .invalid
     }

@@ -80,7 +80,7 @@ package struct WaitingRoomConfiguration: Sendable, Equatable {
 
     /// Unix seconds at a point of the run.
     func unixSeconds(at now: RunInstant) -> Int64 {
-        epochUnixSeconds + now.sinceOrigin.components.seconds
+        epochUnixSeconds + now.wholeSecondsSinceOrigin
     }
 }
 

@@ -60,4 +60,15 @@ struct DurationConversionTests {
             }
         }
     }
+
+    @Test("an instant's whole seconds are its duration's seconds component, negative ones included")
+    func instantSecondsMatchComponents() {
+        var instants: [Int64] = [0, 1, -1, 999_999_999, -999_999_999, 1_000_000_000, -1_000_000_000, .max, .min]
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 { instants.append(Int64.random(in: .min ... .max, using: &random)) }
+        for nanoseconds in instants {
+            let instant = RunInstant(wholeNanoseconds: nanoseconds)
+            #expect(instant.wholeSecondsSinceOrigin == instant.sinceOrigin.components.seconds, "\(nanoseconds)")
+        }
+    }
 }
