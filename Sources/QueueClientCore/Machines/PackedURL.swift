@@ -51,13 +51,17 @@ struct PackedURL: Sendable {
 
     /// Path plus `?query`, as an HTTP request target.
     var pathAndQuery: String {
-        guard let query = query?.string else { return base.path }
-        var text = ""
-        text.reserveCapacity(base.path.utf8.count + 1 + query.utf8.count)
-        text += base.path
-        text += "?"
-        text += query
-        return text
+        guard let query else { return base.path }
+        // Written into one string (every page load makes one): the packed query is not made
+        // into a string of its own first.
+        let pathCount = base.path.utf8.count
+        let count = pathCount + 1 + query.utf8Count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[0..<pathCount]).initialize(fromContentsOf: base.path.utf8)
+            buffer[pathCount] = UInt8(ascii: "?")
+            query.write(into: UnsafeMutableBufferPointer(rebasing: buffer[(pathCount + 1)...]))
+            return count
+        }
     }
 }
 

@@ -63,4 +63,82 @@ struct PackedTextTests {
         result.lastHTTPStatus = 0
         #expect(result.lastHTTPStatus == 0)
     }
+
+    /// The packing rule as the type's comment states it: up to three bytes of prefix and a UUID
+    /// (`8-4-4-4-12` hex digits), or 16 hex digits alone; letters all of one case.
+    private static func packs(_ text: [UInt8]) -> Bool {
+        func isHex(_ byte: UInt8) -> Bool { Array("0123456789abcdefABCDEF".utf8).contains(byte) }
+        func oneCase(_ digits: ArraySlice<UInt8>) -> Bool {
+            let letters = digits.filter { $0 > UInt8(ascii: "9") }
+            return letters.allSatisfy { $0 >= UInt8(ascii: "a") } || letters.allSatisfy { $0 <= UInt8(ascii: "F") }
+        }
+        if text.count == 16 { return text.allSatisfy(isHex) && oneCase(text[...]) }
+        guard (36...39).contains(text.count) else { return false }
+        let uuid = text[(text.count - 36)...]
+        for (offset, byte) in uuid.enumerated() {
+            if [8, 13, 18, 23].contains(offset) ? byte != UInt8(ascii: "-") : !isHex(byte) { return false }
+        }
+        return oneCase(uuid.filter { $0 != UInt8(ascii: "-") }[...])
+    }
+
+    @Test("ids with a byte changed, cut or prefixed pack exactly when the rule says, and come back")
+    func mutatedIdsFollowTheRule() {
+        var random = SeededBytes(seed: 32)
+        let alphabet = Array("0123456789abcdefABCDEF-gG=q".utf8)
+        let ids = ["5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", "5F3CE8D2-C5A4-4A08-828D-58804DD4DAEB", "0123456789abcdef"]
+        var packed = 0
+        for round in 0..<6_000 {
+            var text = Array(ids[round % ids.count].utf8)
+            for _ in 0..<(random.next() % 3) where !text.isEmpty {
+                text[Int(random.next() % UInt64(text.count))] = alphabet[Int(random.next() % UInt64(alphabet.count))]
+            }
+            let prefix = (0..<(random.next() % 5)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            text = prefix + text
+            if random.next() % 8 == 0 { text.removeLast() }
+            let string = String(decoding: text, as: UTF8.self)
+            let packedText = PackedText(string)
+            #expect(packedText.string == string)
+            #expect(packedText.utf8Count == text.count)
+            let written = [UInt8](unsafeUninitializedCapacity: packedText.utf8Count + 3) { buffer, count in
+                packedText.write(into: buffer)
+                count = packedText.utf8Count
+            }
+            #expect(written == text, "\(string)")
+            let prefixCount = text.count == 16 ? 0 : max(text.count - 36, 0)
+            let isPacked = packedText.packedId(after: String(decoding: text[..<prefixCount], as: UTF8.self)) != nil
+            #expect(isPacked == Self.packs(text), "\(string)")
+            if isPacked { packed += 1 }
+        }
+        // Both sides of the rule were tried.
+        #expect(packed > 1_000 && packed < 5_000)
+    }
+
+    @Test("a queue page's request target is its path, `?` and its query, packed or not")
+    func requestTarget() {
+        let queries: [String?] = [
+            nil, "", "q=5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", "q=5F3CE8D2-C5A4-4A08-828D-58804DD4DAEB",
+            "c=acme&e=launch&q=5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", "q=caf\u{e9}",
+        ]
+        for path in ["/", "/queue/acme/launch", "/pr\u{e9}fix/queue"] {
+            for query in queries {
+                let url = SimpleURL(scheme: "https", host: "acme.queue-it.net", path: path, query: query)
+                let packed = PackedURL(base: PackedURL.Base(url), query: query)
+                #expect(packed.pathAndQuery == url.pathAndQuery)
+                #expect(packed.url == url)
+            }
+        }
+    }
+}
+
+/// SplitMix64: the same cases in every run.
+private struct SeededBytes {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
