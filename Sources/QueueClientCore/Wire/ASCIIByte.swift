@@ -56,8 +56,21 @@
     /// Whether two strings hold the same UTF-8 bytes (not `==`: that also equates canonically
     /// equivalent texts, which are different URLs and ids).
     static func sameBytes(_ a: String, _ b: String) -> Bool {
+        withBytes(of: a, b) { equal($0, $1) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of two strings. Read in place where the strings are
+    /// contiguous (native or small), rather than through `withUTF8` on mutable copies of
+    /// them, which retained and released both (every enqueue compares four pairs).
+    static func withBytes<Result>(
+        of a: String, _ b: String, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        let inPlace = a.utf8.withContiguousStorageIfAvailable { a in
+            b.utf8.withContiguousStorageIfAvailable { b in body(a, b) }
+        }
+        if let inPlace, let result = inPlace { return result }
         var (a, b) = (a, b)
-        return a.withUTF8 { a in b.withUTF8 { b in equal(a, b) } }
+        return a.withUTF8 { a in b.withUTF8 { b in body(a, b) } }
     }
 
     /// The first index of `byte` in `bytes[range]`, or nil (`firstIndex(of:)` on a buffer's

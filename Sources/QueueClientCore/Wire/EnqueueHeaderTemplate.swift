@@ -32,14 +32,10 @@ package final class EnqueueHeaderTemplate: Sendable {
     }
 
     private static func sameBytes(_ one: String, _ other: String) -> Bool {
-        var one = one
-        var other = other
         // The request's texts are usually the template's own (one group configuration): the
         // same storage is the same bytes, without comparing them.
-        return one.withUTF8 { one in
-            other.withUTF8 { other in
-                one.count == other.count && (one.baseAddress == other.baseAddress || one.elementsEqual(other))
-            }
+        ASCIIByte.withBytes(of: one, other) { one, other in
+            one.count == other.count && (one.baseAddress == other.baseAddress || ASCIIByte.equal(one, other))
         }
     }
 }
