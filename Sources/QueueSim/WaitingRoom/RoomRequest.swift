@@ -2,7 +2,7 @@ import HTTPTypes
 @_spi(Wire) import QueueClientCore
 
 /// The parts of an HTTP request the room routes on: host (without port), path segments with
-/// the room's prefix still on, query items, and cookies.
+/// the room's prefix still on (`path.withSegments`), query items, and cookies.
 ///
 /// Every request of a virtual run passes through here: the target is split over its UTF-8 bytes
 /// (`/`, `?`, `&`, `=` are single bytes never found inside a multi-byte character, so this is
@@ -14,7 +14,8 @@ struct RoomRequest {
         let authority = head.authority ?? head.headerFields[.hostHeader]
         return authority.map { Self.lowercasedASCII(Self.hostWithoutPort($0)) }
     }
-    let pathSegments: [Substring]
+    /// The request target's path, its segments found when routing (`withSegments`).
+    let path: TargetPath
     /// The text after `?`, still encoded; empty without a query.
     private let rawQuery: Substring
     let head: HTTPRequest
@@ -23,34 +24,9 @@ struct RoomRequest {
         head = request
         method = request.method
         let target = request.path ?? "/"
-        // One pass over the target's contiguous bytes finds the `?` and the path's segments;
-        // the parts are cut out of `target` by offset, which is O(1) for UTF-8. (The generic
-        // `utf8.firstIndex(of:)` that looked for the `?` cost 0.7 % of a virtual run.)
-        var contiguous = target
-        (pathSegments, rawQuery) = contiguous.withUTF8 { bytes -> ([Substring], Substring) in
-            let slash = UInt8(ascii: "/")
-            let pathEnd = ASCIIByte.firstIndex(of: UInt8(ascii: "?"), in: bytes, 0..<bytes.count) ?? bytes.count
-            var count = 0
-            var previous = slash
-            for offset in 0..<pathEnd {
-                if bytes[offset] != slash && previous == slash { count += 1 }
-                previous = bytes[offset]
-            }
-            let utf8 = target.utf8
-            func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
-            var segments: [Substring] = []
-            segments.reserveCapacity(count)
-            var start = -1
-            for offset in 0...pathEnd {
-                if offset == pathEnd || bytes[offset] == slash {
-                    if start >= 0 { segments.append(target[index(start)..<index(offset)]) }
-                    start = -1
-                } else if start < 0 {
-                    start = offset
-                }
-            }
-            return (segments, pathEnd < bytes.count ? target[index(pathEnd + 1)...] : "")
-        }
+        path = TargetPath(target)
+        let utf8 = target.utf8
+        rawQuery = path.end < utf8.count ? target[utf8.index(utf8.startIndex, offsetBy: path.end + 1)...] : ""
     }
 
     /// Query items, decoded, in order.
@@ -158,6 +134,92 @@ struct RoomRequest {
             bytes.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
         }
         return plain ? text : text.lowercased()
+    }
+}
+
+/// A request target's path: where it ends and how many segments it has, found in one pass
+/// over its bytes. The segments themselves are byte ranges made when routing
+/// (`withSegments`), not substrings: making one retained the target and aligned its indices,
+/// and releasing them cost as much again (3 % of a virtual run).
+struct TargetPath {
+    /// The request target (`/` without one).
+    let target: String
+    /// The path's end in `target`'s UTF-8 (the `?`, or the end), and its segment count.
+    let end: Int
+    private let segmentCount: Int
+
+    init(_ target: String) {
+        self.target = target
+        var contiguous = target
+        (end, segmentCount) = contiguous.withUTF8 { bytes in
+            let slash = UInt8(ascii: "/")
+            let end = ASCIIByte.firstIndex(of: UInt8(ascii: "?"), in: bytes, 0..<bytes.count) ?? bytes.count
+            var count = 0
+            var previous = slash
+            for offset in 0..<end {
+                if bytes[offset] != slash && previous == slash { count += 1 }
+                previous = bytes[offset]
+            }
+            return (end, count)
+        }
+    }
+
+    /// Calls `body` with the path's non-empty `/`-separated segments (the room's prefix still
+    /// on), as byte ranges of the target held in a stack buffer.
+    func withSegments<Result>(_ body: (PathSegments) -> Result) -> Result {
+        let (end, segmentCount) = (end, segmentCount)
+        return target.utf8.withContiguousStorageIfAvailable { bytes in
+            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(segmentCount, 1)) { ranges in
+                var filled = 0
+                var start = -1
+                for offset in 0...end {
+                    if offset == end || bytes[offset] == UInt8(ascii: "/") {
+                        if start >= 0 {
+                            ranges.initializeElement(at: filled, to: start..<offset)
+                            filled += 1
+                        }
+                        start = -1
+                    } else if start < 0 {
+                        start = offset
+                    }
+                }
+                // `Range<Int>` is trivial: nothing to deinitialize.
+                return body(PathSegments(bytes: bytes, ranges: UnsafeBufferPointer(rebasing: ranges[0..<filled])))
+            }
+        } ?? TargetPath(String(decoding: Array(target.utf8), as: UTF8.self)).withSegments(body)
+    }
+}
+
+/// A request path's segments as byte ranges of its UTF-8 (`/` is one byte in any text), valid
+/// inside `TargetPath.withSegments`. Segments compare by their bytes, as a server routes.
+struct PathSegments {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let ranges: UnsafeBufferPointer<Range<Int>>
+
+    var count: Int { ranges.count }
+
+    subscript(index: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[ranges[index]])
+    }
+
+    /// Whether segment `index` is `literal`.
+    func `is`(_ index: Int, _ literal: StaticString) -> Bool {
+        ASCIIByte.equal(self[index], literal)
+    }
+
+    /// Whether the segments from `start` begin with `prefix`'s segments.
+    func hasPrefix(_ prefix: [[UInt8]], from start: Int = 0) -> Bool {
+        guard count - start >= prefix.count else { return false }
+        for (offset, segment) in prefix.enumerated() {
+            let same = segment.withUnsafeBufferPointer { ASCIIByte.equal(self[start + offset], $0) }
+            if !same { return false }
+        }
+        return true
+    }
+
+    /// Segment `index` as text (still percent-encoded), for an error message.
+    func text(_ index: Int) -> String {
+        String(decoding: self[index], as: UTF8.self)
     }
 }
 

@@ -24,7 +24,8 @@ import Testing
         #expect(Self.request("queue").pathSegments == ["queue"])
         #expect(Self.request("a///b?x=/y/").pathSegments == ["a", "b"])
         // Bytes, as an HTTP server splits a target: a `/` before a combining mark still separates.
-        #expect(Self.request("/a/\u{301}b/c").pathSegments.map(String.init) == ["a", "\u{301}b", "c"])
+        #expect(Self.request("/a/\u{301}b/c").pathSegments == ["a", "\u{301}b", "c"])
+        #expect(Self.request("/a?").pathSegments == ["a"] && Self.request("?/a").pathSegments == [])
     }
 
     @Test func queryValueIsTheFirstDecodedMatch() {
@@ -49,5 +50,12 @@ import Testing
         #expect(request.queryValue("a") == "é")
         #expect(request.queryValue("b") == "2")
         #expect(request.query.map(\.name) == ["a", "b"])
+    }
+}
+
+extension RoomRequest {
+    /// The segments `path.withSegments` hands out, as text.
+    fileprivate var pathSegments: [String] {
+        path.withSegments { segments in (0..<segments.count).map(segments.text) }
     }
 }

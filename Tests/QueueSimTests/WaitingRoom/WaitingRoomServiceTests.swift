@@ -121,6 +121,15 @@ import Testing
         #expect(answer.head.status == .notFound)
         #expect((json(answer.body)["error"] as? String)?.contains("other-room") == true)
         #expect(answer.head.headerFields[.contentType]?.hasPrefix("application/json") == true)
+        // The ids compare without case; a longer or shorter one is another room.
+        let capitals = RoomFixture.enqueueRequest(path: "/api/mobileapp/queue/ACME/Spring-Launch/enqueue")
+        #expect(service.handle(capitals, body: [], at: .origin).answer?.head.status == .ok)
+        for path in [
+            "/api/mobileapp/queue/acm/spring-launch/enqueue", "/api/mobileapp/queue/acme/spring-launchx/enqueue",
+        ] {
+            let wrong = RoomFixture.enqueueRequest(path: path)
+            #expect(service.handle(wrong, body: [], at: .origin).answer?.head.status == .notFound, "\(path)")
+        }
     }
 
     @Test func inviteOnlyAcceptsAListedKeyAndRefusesAForgedOne() throws {
