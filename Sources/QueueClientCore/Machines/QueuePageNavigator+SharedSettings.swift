@@ -13,11 +13,15 @@ extension QueuePageNavigator {
         /// every waiting visitor instead of copied into each.
         private let lastTarget = Mutex<(text: String, url: SimpleURL)?>(nil)
         /// The last queue URL parsed: the next visitor's has the same host and path, only its
-        /// query differs, so those two strings are shared rather than held once per visitor.
-        private let lastQueueURL = Mutex<SimpleURL?>(nil)
+        /// query differs, so those two strings are shared rather than held once per visitor,
+        /// and its text up to the query is compared rather than parsed.
+        private let lastQueueURL = Mutex<SimpleURL.KnownPrefix?>(nil)
         /// The last policy and URL base handed out, handed to the next visitor when equal.
         /// Weak: a policy holds its settings, so a strong reference back would be a cycle.
         private let lastPolicy = Mutex<LastPolicy>(LastPolicy())
+        /// The last absolute redirect resolved: every visitor's turn redirects to the room's
+        /// target URL with its own token, so its text up to the query is compared, not parsed.
+        private let lastRedirect = Mutex<SimpleURL.KnownPrefix?>(nil)
         private struct LastPolicy: Sendable { weak var shared: SharedPolicy? }
         private let lastBase = Mutex<PackedURL.Base?>(nil)
 
@@ -29,8 +33,20 @@ extension QueuePageNavigator {
         /// `SimpleURL(text)`, sharing the host and path strings of the last queue URL parsed.
         func queueURL(_ text: String) -> SimpleURL? {
             let known = lastQueueURL.withLock { $0 }
-            guard let url = SimpleURL(text, sharingStringsWith: known) else { return nil }
-            if known?.host != url.host || known?.path != url.path { lastQueueURL.withLock { $0 = url } }
+            if let url = known?.parse(text) { return url }
+            guard let url = SimpleURL(text, sharingStringsWith: known?.url) else { return nil }
+            if let prefix = SimpleURL.KnownPrefix(url, text: text) { lastQueueURL.withLock { $0 = prefix } }
+            return url
+        }
+
+        /// `SimpleURL.resolve(location, against: current)`, from the last redirect's prefix
+        /// when the location has it.
+        func redirectURL(_ location: String, against current: @autoclosure () -> SimpleURL) -> SimpleURL? {
+            if let url = lastRedirect.withLock({ $0 })?.resolve(location) { return url }
+            guard let url = SimpleURL.resolve(location, against: current()) else { return nil }
+            if let prefix = SimpleURL.KnownPrefix(resolved: url, reference: location) {
+                lastRedirect.withLock { $0 = prefix }
+            }
             return url
         }
 

@@ -191,7 +191,7 @@ package struct QueuePageNavigator: Sendable {
                 cookies.store(response.head.headerFields, from: packedURL.base.host)
             }
             if (300..<400).contains(status), let location = response.head.headerFields.value(of: .location),
-                let next = SimpleURL.resolve(location, against: currentURL)
+                let next = sharedSettings.redirectURL(location, against: currentURL)
             {
                 return navigate(to: next, at: now)
             }

@@ -59,6 +59,13 @@
         withBytes(of: a, b) { equal($0, $1) }
     }
 
+    /// Calls `body` with the UTF-8 bytes of `text`, read in place where it is contiguous.
+    static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let inPlace = text.utf8.withContiguousStorageIfAvailable(body) { return inPlace }
+        var text = text
+        return text.withUTF8(body)
+    }
+
     /// Calls `body` with the UTF-8 bytes of two strings. Read in place where the strings are
     /// contiguous (native or small), rather than through `withUTF8` on mutable copies of
     /// them, which retained and released both (every enqueue compares four pairs).
