@@ -60,7 +60,7 @@
     }
 
     /// Calls `body` with the UTF-8 bytes of `text`, read in place where it is contiguous.
-    static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    package static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         if let inPlace = text.utf8.withContiguousStorageIfAvailable(body) { return inPlace }
         var text = text
         return text.withUTF8(body)
