@@ -90,7 +90,12 @@ public func roomRequestFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         let request = RoomHTTPHandler.request(requestHead)
         // The parsing the routes rely on, called directly as well.
         let parsed = RoomRequest(request)
-        _ = (parsed.host, parsed.pathSegments, parsed.query, parsed.queryValue("q"), parsed.queryValue(""))
+        _ = (parsed.host, parsed.query, parsed.queryValue("q"), parsed.queryValue(""))
+        // The path's segments as routing reads them: none empty, none holding a `/`.
+        let segments = parsed.path.withSegments { segments in (0..<segments.count).map(segments.text) }
+        guard segments.allSatisfy({ !$0.isEmpty && !$0.utf8.contains(UInt8(ascii: "/")) }) else {
+            fatalError("path segments out of shape: \(segments)")
+        }
         _ = (parsed.cookie("QueueITAccepted-SDFrts345E-V3_checkout"), parsed.header("x-queueittoken"))
         now = RunInstant(sinceOrigin: now.sinceOrigin + .seconds(7))  // RunInstant's `+` is package: not visible here
         switch service.handle(request, body: body, at: now) {
