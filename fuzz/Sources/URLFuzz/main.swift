@@ -28,6 +28,7 @@ public func urlFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         if let reference {
             _ = url.resolving(reference)
             roundTrip(name: reference, value: text)
+            knownPrefix(of: url, text: text, other: reference)
         }
         if let plain = PlainHTTPURL(text), let foundation = URL(string: text) {
             compare(url, plain: plain, foundation: foundation, text: text)
@@ -37,6 +38,26 @@ public func urlFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         roundTrip(name: reference, value: text)
     }
     return 0
+}
+
+/// A navigator's shortcut for the next visitor's queue URL and redirect (`SimpleURL.KnownPrefix`):
+/// whatever it gives for `text`'s prefix followed by `other` is what the full parse and resolve
+/// give.
+private func knownPrefix(of url: SimpleURL, text: String, other: String) {
+    guard let known = SimpleURL.KnownPrefix(url, text: text),
+        let questionMark = text.utf8.firstIndex(of: UInt8(ascii: "?"))
+    else { return }
+    let next = String(text[...questionMark]) + other
+    if let shortcut = known.parse(next), shortcut != SimpleURL(next) {
+        fatalError("the known prefix of \(text) read \(next) otherwise than the parse")
+    }
+    guard let resolved = SimpleURL.resolve(text, against: url),
+        let redirect = SimpleURL.KnownPrefix(resolved: resolved, reference: text),
+        let shortcut = redirect.resolve(next)
+    else { return }
+    if shortcut != SimpleURL.resolve(next, against: url) {
+        fatalError("the known redirect prefix of \(text) resolved \(next) otherwise than resolving")
+    }
 }
 
 /// `name=value` appended to a URL without that name reads back as `value`.
