@@ -17,22 +17,18 @@ struct KnownURLPrefixTests {
     @Test("each text and its changed copies: the shortcut is nil or the parse, and it is taken")
     func shortcutIsTheParse() throws {
         let alphabet = Array("?#/:@%&=qQaZ0-.[]".utf8)
-        var random: UInt64 = 0x5EED
-        func next() -> Int {
-            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(truncatingIfNeeded: random >> 33)
-        }
+        var random = SeededCases(seed: 0x5EED)
         var taken = 0
         for base in Self.bases {
             let url = try #require(SimpleURL(base))
             let known = SimpleURL.KnownPrefix(url, text: base)
             for _ in 0..<1_500 {
                 var bytes = Array(base.utf8)
-                for _ in 0..<(next() % 3) {
-                    let at = next() % (bytes.count + 1)
-                    switch next() % 3 {
-                    case 0: bytes.insert(alphabet[next() % alphabet.count], at: at)
-                    case 1 where at < bytes.count: bytes[at] = alphabet[next() % alphabet.count]
+                for _ in 0..<random.below(3) {
+                    let at = random.below(bytes.count + 1)
+                    switch random.below(3) {
+                    case 0: bytes.insert(alphabet[random.below(alphabet.count)], at: at)
+                    case 1 where at < bytes.count: bytes[at] = alphabet[random.below(alphabet.count)]
                     default: if at < bytes.count { bytes.remove(at: at) }
                     }
                 }
@@ -53,23 +49,19 @@ struct KnownURLPrefixTests {
             "https://shop.example/a/../b/./c?queueittoken=x", "HTTP://Shop.Example:80/launch?x=1&queueittoken=y",
         ]
         let alphabet = Array("?#/:. \t=qa0".utf8)
-        var random: UInt64 = 0xD07
-        func next() -> Int {
-            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(truncatingIfNeeded: random >> 33)
-        }
+        var random = SeededCases(seed: 0xD07)
         var taken = 0
         for reference in references {
             let resolved = try #require(SimpleURL.resolve(reference, against: base))
             let known = try #require(SimpleURL.KnownPrefix(resolved: resolved, reference: reference))
             for _ in 0..<1_500 {
                 var bytes = Array(reference.utf8)
-                for _ in 0..<(next() % 3) {
-                    let at = next() % (bytes.count + 1)
-                    if next() % 2 == 0 || at == bytes.count {
-                        bytes.insert(alphabet[next() % alphabet.count], at: at)
+                for _ in 0..<random.below(3) {
+                    let at = random.below(bytes.count + 1)
+                    if random.below(2) == 0 || at == bytes.count {
+                        bytes.insert(alphabet[random.below(alphabet.count)], at: at)
                     } else {
-                        bytes[at] = alphabet[next() % alphabet.count]
+                        bytes[at] = alphabet[random.below(alphabet.count)]
                     }
                 }
                 let text = String(decoding: bytes, as: UTF8.self)

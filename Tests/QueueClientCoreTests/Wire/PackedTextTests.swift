@@ -83,7 +83,7 @@ struct PackedTextTests {
 
     @Test("ids with a byte changed, cut or prefixed pack exactly when the rule says, and come back")
     func mutatedIdsFollowTheRule() {
-        var random = SeededBytes(seed: 32)
+        var random = SeededCases(seed: 32)
         let alphabet = Array("0123456789abcdefABCDEF-gG=q".utf8)
         let ids = ["5f3ce8d2-c5a4-4a08-828d-58804dd4daeb", "5F3CE8D2-C5A4-4A08-828D-58804DD4DAEB", "0123456789abcdef"]
         var packed = 0
@@ -127,18 +127,5 @@ struct PackedTextTests {
                 #expect(packed.url == url)
             }
         }
-    }
-}
-
-/// SplitMix64: the same cases in every run.
-private struct SeededBytes {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
