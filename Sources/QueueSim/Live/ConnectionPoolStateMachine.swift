@@ -49,7 +49,7 @@ struct ConnectionPoolStateMachine {
         var execute: Execution?
         var complete: Completion?
 
-        static let none = Action()
+        static var none: Action { Action() }
     }
 
     /// What `closeAll` asks for: every connection closed, every exchange failed.
@@ -63,9 +63,9 @@ struct ConnectionPoolStateMachine {
         case free
         case connecting
         case idle
-        /// Boxed: the exchange (its request's parts) is most of a slot's size, and a device run
-        /// has a slot for every connection its waiting visitors hold, idle for most of the wait.
-        indirect case busy(LiveExchange)
+        /// A reference: a device run has a slot for every connection its waiting visitors hold,
+        /// idle for most of the wait, so a slot stays a word or two.
+        case busy(LiveExchange)
         /// Asked to close (aborted, closed with the pool, closed while connecting, not wanted):
         /// it counts against the limit until its channel is gone.
         case closing
@@ -101,7 +101,12 @@ struct ConnectionPoolStateMachine {
     let limit: Int
     private var connections: [Connection] = []
     private var freeSlots: [Int] = []
+    /// The visitors' queues (`device`), while they hold anything.
     private var queues: [ConnectionOwner: OwnerQueue] = [:]
+    /// The shared owners' queues, by endpoint: every event of a `shared` run takes and stores
+    /// its owner's queue, and hashing the owner for a dictionary was ~2 % of a keep-alive
+    /// request's CPU (`bench/live-ceiling.sh`).
+    private var sharedQueues: [OwnerQueue?] = []
     /// Owners waiting for a place under the limit, in the order they first wanted one.
     private var starved = Deque<ConnectionOwner>()
     /// Waiters aborted by their owner, dropped when they reach the head of their queue (an
@@ -134,7 +139,7 @@ struct ConnectionPoolStateMachine {
     mutating func requestQueued(_ exchange: LiveExchange) -> Action {
         var action = Action.none
         let owner = exchange.owner
-        var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
+        var queue = takeQueue(owner) ?? OwnerQueue()
         if !exchange.oneUse, let id = queue.idle.popLast() {
             connections[id.index].state = .busy(exchange)
             action.execute = Execution(exchange: exchange, connection: id)
@@ -165,7 +170,7 @@ struct ConnectionPoolStateMachine {
     mutating func visitorEnded(_ owners: [ConnectionOwner]) -> [ConnectionID] {
         var closing: [ConnectionID] = []
         for owner in owners {
-            guard var queue = queues.removeValue(forKey: owner) else { continue }
+            guard var queue = takeQueue(owner) else { continue }
             for id in queue.idle {
                 connections[id.index].state = .closing
                 closing.append(id)
@@ -190,7 +195,7 @@ struct ConnectionPoolStateMachine {
         warmRemaining = batch == 0 ? 0 : warmRemaining - batch
         var action = Action.none
         guard batch > 0 else { return action }
-        var queue = queues.removeValue(forKey: warmOwner) ?? OwnerQueue()
+        var queue = takeQueue(warmOwner) ?? OwnerQueue()
         for _ in 0..<batch {
             let id = startConnect(for: warmOwner, &queue)
             connections[id.index].warmed = true
@@ -203,13 +208,14 @@ struct ConnectionPoolStateMachine {
     /// Closes every connection and fails every exchange (their owner is done with them).
     mutating func closeAll() -> CloseAllAction {
         var action = CloseAllAction()
-        for (_, queue) in queues {
+        for queue in Array(queues.values) + sharedQueues.compactMap({ $0 }) {
             for exchange in queue.waiting
             where abortedWaiters.isEmpty || abortedWaiters.remove(exchange.id) == nil {
                 action.fail.append(exchange)
             }
         }
         queues.removeAll()
+        sharedQueues.removeAll()
         starved.removeAll()
         abortedWaiters.removeAll()
         waitingTotal = 0
@@ -240,7 +246,7 @@ struct ConnectionPoolStateMachine {
         guard isCurrent(id), connections[id.index].connectPending else { return .none }
         connections[id.index].connectPending = false
         let owner = connections[id.index].owner
-        var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
+        var queue = takeQueue(owner) ?? OwnerQueue()
         queue.connecting -= 1
         var action = Action.none
         switch connections[id.index].state {
@@ -259,7 +265,7 @@ struct ConnectionPoolStateMachine {
     mutating func connectFailed(_ id: ConnectionID, error: TransportError) -> Action {
         guard isCurrent(id), connections[id.index].connectPending else { return .none }
         let owner = connections[id.index].owner
-        var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
+        var queue = takeQueue(owner) ?? OwnerQueue()
         queue.connecting -= 1
         release(id.index)
         var action = Action.none
@@ -278,7 +284,7 @@ struct ConnectionPoolStateMachine {
         var action = Action(complete: .succeeded(exchange.id))
         if reusable && !exchange.oneUse {
             let owner = connections[id.index].owner
-            var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
+            var queue = takeQueue(owner) ?? OwnerQueue()
             hand(id, from: &queue, &action)
             store(queue, for: owner)
         } else {
@@ -295,7 +301,7 @@ struct ConnectionPoolStateMachine {
     mutating func exchangeWithdrawn(on id: ConnectionID) -> Action {
         guard isCurrent(id), case .busy = connections[id.index].state else { return .none }
         let owner = connections[id.index].owner
-        var queue = queues.removeValue(forKey: owner) ?? OwnerQueue()
+        var queue = takeQueue(owner) ?? OwnerQueue()
         var action = Action.none
         hand(id, from: &queue, &action)
         store(queue, for: owner)
@@ -313,8 +319,8 @@ struct ConnectionPoolStateMachine {
         switch connection.state {
         case .free, .connecting:
             return .none
-        case .busy(var exchange):
-            var queue = queues.removeValue(forKey: connection.owner) ?? OwnerQueue()
+        case .busy(let exchange):
+            var queue = takeQueue(connection.owner) ?? OwnerQueue()
             release(id.index)
             // A server may close an idle keep-alive connection just as a request goes out on
             // it. Browsers and HTTP stacks resend such a request once on a new connection; so
@@ -329,7 +335,7 @@ struct ConnectionPoolStateMachine {
             }
             store(queue, for: connection.owner)
         case .idle:
-            if var queue = queues.removeValue(forKey: connection.owner) {
+            if var queue = takeQueue(connection.owner) {
                 if let position = queue.idle.lastIndex(of: id) { queue.idle.remove(at: position) }
                 store(queue, for: connection.owner)
             }
@@ -423,7 +429,7 @@ struct ConnectionPoolStateMachine {
     /// Places freed under the limit go to the owners that waited for one, in turn.
     private mutating func serveStarved(_ action: inout Action) {
         while counted < limit, let owner = starved.popFirst() {
-            guard var queue = queues.removeValue(forKey: owner) else { continue }
+            guard var queue = takeQueue(owner) else { continue }
             queue.starved = false
             openIfWanted(owner, &queue, &action)
             store(queue, for: owner)
@@ -451,8 +457,26 @@ struct ConnectionPoolStateMachine {
 
     /// Keeps an owner's queue while it holds anything; a visitor's empty queue goes, so the
     /// table holds the visitors with connections, not every visitor ever seen.
-    private mutating func store(_ queue: OwnerQueue, for owner: ConnectionOwner) {
-        if !queue.isUnused { queues[owner] = queue }
+    private mutating func store(_ queue: consuming OwnerQueue, for owner: ConnectionOwner) {
+        if let index = Self.sharedIndex(owner) {
+            if index >= sharedQueues.count {
+                sharedQueues.append(contentsOf: repeatElement(nil, count: index + 1 - sharedQueues.count))
+            }
+            sharedQueues[index] = queue.isUnused ? nil : queue
+        } else if !queue.isUnused {
+            queues[owner] = queue
+        }
+    }
+
+    /// The owner's queue, moved out (its waiters are not copied); `store` puts it back.
+    private mutating func takeQueue(_ owner: ConnectionOwner) -> OwnerQueue? {
+        guard let index = Self.sharedIndex(owner) else { return queues.removeValue(forKey: owner) }
+        return index < sharedQueues.count ? sharedQueues[index].take() : nil
+    }
+
+    /// Where a shared owner's queue is in `sharedQueues`; nil for a visitor's.
+    private static func sharedIndex(_ owner: ConnectionOwner) -> Int? {
+        owner.visitor < 0 && owner.role == .shared ? Int(owner.endpoint) : nil
     }
 
     /// Frees a counted connection's slot; a later event naming it is stale and ignored.

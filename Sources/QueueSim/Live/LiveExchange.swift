@@ -10,15 +10,21 @@ protocol LiveExchangeOwner: AnyObject {
 }
 
 /// One request of one visitor, as the pool carries it.
-struct LiveExchange: Equatable {
-    var slot: Int
-    var serial: UInt32
-    var request: OutgoingRequest
+///
+/// A class: an exchange has one life (queued, in flight on one connection, answered), and the
+/// pool's actions, its busy connection's state and the driver all name the same one. As a
+/// struct every hand-over copied the request's parts (the head's fields, the body, the shared
+/// templates): a retain and a release each, about 6 % of a keep-alive request's CPU in
+/// `bench/live-ceiling.sh` (docs/benchmarks.md, "Seventh look").
+final class LiveExchange: Equatable {
+    let slot: Int
+    let serial: UInt32
+    let request: OutgoingRequest
     /// Whose connections it may ride (`ConnectionOwner`).
-    var owner = ConnectionOwner.shared
+    let owner: ConnectionOwner
     /// Wants a new connection of its own, closed after its answer (Android's enqueue call: the
     /// SDK builds a new `OkHttpClient` for each).
-    var oneUse = false
+    let oneUse: Bool
     /// Sent again once already (after a stale keep-alive connection): never twice.
     var resent = false
     /// How long a connection opened for it may take to connect (its request's own bound:
@@ -36,6 +42,14 @@ struct LiveExchange: Equatable {
     }
 
     var id: ExchangeID { ExchangeID(slot: slot, serial: serial) }
+
+    /// Equal when every part is: the same request to the same owner, in the same state.
+    static func == (lhs: LiveExchange, rhs: LiveExchange) -> Bool {
+        lhs === rhs
+            || (lhs.slot == rhs.slot && lhs.serial == rhs.serial && lhs.request == rhs.request
+                && lhs.owner == rhs.owner && lhs.oneUse == rhs.oneUse && lhs.resent == rhs.resent
+                && lhs.connectTimeout == rhs.connectTimeout)
+    }
 }
 
 /// An exchange by its visitor's slot and the visitor's request serial.

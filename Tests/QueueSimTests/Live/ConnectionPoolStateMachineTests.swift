@@ -9,12 +9,14 @@ import Testing
 struct ConnectionPoolStateMachineTests {
     typealias Machine = ConnectionPoolStateMachine
 
-    static func exchange(_ slot: Int, serial: UInt32 = 1, owner: ConnectionOwner = .shared) -> LiveExchange {
+    static func exchange(
+        _ slot: Int, serial: UInt32 = 1, owner: ConnectionOwner = .shared, oneUse: Bool = false
+    ) -> LiveExchange {
         LiveExchange(
             slot: slot, serial: serial,
             request: OutgoingRequest(
                 head: HTTPRequest(method: .get, scheme: "http", authority: "room", path: "/\(slot)")),
-            owner: owner)
+            owner: owner, oneUse: oneUse)
     }
 
     /// A machine with `count` established, idle connections.
@@ -89,7 +91,8 @@ struct ConnectionPoolStateMachineTests {
         let closed = machine.connectionClosed(id, error: .connectionReset, receivedResponseBytes: false)
         #expect(closed.complete == nil, "not failed: sent again")
         let again = try #require(closed.connect.first)
-        var resent = second
+        // A separate exchange with the flag set: equal only if the machine set the flag on its own.
+        let resent = Self.exchange(1, serial: 2)
         resent.resent = true
         let established = machine.connectionEstablished(again)
         #expect(established.execute == Machine.Execution(exchange: resent, connection: again, freshConnection: true))
@@ -234,8 +237,7 @@ struct ConnectionPoolStateMachineTests {
         var machine = Machine(limit: 100)
         var connections: [ConnectionID] = []
         for attempt in UInt32(1)...3 {
-            var call = Self.exchange(1, serial: attempt, owner: Self.device(1, .enqueue))
-            call.oneUse = true
+            let call = Self.exchange(1, serial: attempt, owner: Self.device(1, .enqueue), oneUse: true)
             let queued = machine.requestQueued(call)
             #expect(queued.execute == nil, "attempt \(attempt) rides no earlier connection")
             let id = try #require(queued.connect.first)
