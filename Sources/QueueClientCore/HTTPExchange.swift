@@ -18,6 +18,7 @@ public struct OutgoingRequest: Sendable, Equatable {
             switch storage {
             case .head(let head): head
             case .pageLoad(let load): load.head
+            case .sharedHead(let template): template.head
             }
         }
         set {
@@ -45,6 +46,10 @@ public struct OutgoingRequest: Sendable, Equatable {
     private enum Storage: Sendable {
         case head(HTTPRequest)
         case pageLoad(PageLoad)
+        /// The group's prebuilt enqueue head, unchanged: a reference, where a copy of the head
+        /// (its four pseudo-header fields' texts, its fields) was a retain and a release per
+        /// text at every hand-over of the request (`bench/live-ceiling.sh`).
+        case sharedHead(EnqueueHeaderTemplate)
     }
 
     /// A page load's parts: a GET of `url` with `template`'s fields and `cookie` (the
@@ -84,7 +89,7 @@ public struct OutgoingRequest: Sendable, Equatable {
     }
 
     init(sharedHead template: EnqueueHeaderTemplate, body: [UInt8]) {
-        storage = .head(template.head)
+        storage = .sharedHead(template)
         self.body = body
         sharedHead = template
         layout = template.layout

@@ -187,7 +187,8 @@ struct EncodedHeads {
     private var nextPageReplaced = 0
 
     mutating func pageFields(for template: PageFieldsTemplate, encode: () -> EncodedHead) -> EncodedHead {
-        for entry in pages where entry.template === template { return entry.fields }
+        // By index: a `for entry in` copies each entry it looks at (a retain per reference).
+        for index in pages.indices where pages[index].template === template { return pages[index].fields }
         let fields = encode()
         if pages.count < Self.capacity {
             pages.append((template, fields))
@@ -199,7 +200,7 @@ struct EncodedHeads {
     }
 
     mutating func head(for template: EnqueueHeaderTemplate, encode: () -> EncodedHead) -> EncodedHead {
-        for entry in entries where entry.template === template { return entry.head }
+        for index in entries.indices where entries[index].template === template { return entries[index].head }
         let head = encode()
         if entries.count < Self.capacity {
             entries.append((template, head))
