@@ -35,6 +35,10 @@ package struct FeederSet: Sendable {
 
     private(set) var pools: [FeederPool] = []
     let groups: [GroupSources]
+    /// Each group's values when none comes from a feeder (the same for all its visitors), by
+    /// group index: `values` returns them without the unoptimized draw (1 % of a keep-alive
+    /// request's CPU in `bench/live-ceiling.sh`).
+    private let fixedValues: [VisitorValues?]
 
     /// - Parameter loadColumn: reads one column of one CSV file (the path as written in the
     ///   scenario, already resolved); called once per distinct file and column.
@@ -68,15 +72,31 @@ package struct FeederSet: Sendable {
                 inviteCode: try source(group.inviteCode))
         }
         self.pools = pools
+        fixedValues = self.groups.map { sources in
+            guard sources.all.allSatisfy({ $0.pool == nil }) else { return nil }
+            func literal(_ source: ValueSource) -> String? {
+                if case .literal(let text) = source { return text }
+                return nil
+            }
+            return VisitorValues(
+                enqueueKey: literal(sources.key), enqueueToken: literal(sources.token),
+                inviteCode: literal(sources.inviteCode))
+        }
     }
 
     /// The enqueue key and token for a visitor of group `groupIndex`. Call in arrival order:
     /// `unique`, `sequence` and `cycle` hand rows out in the order of these calls.
-    /// Throws `PlanError` only. `@_optimize(none)`: Swift 6.3.1's optimizer crashes on this
-    /// function in release builds ("Found ownership error?!" in CopyPropagation), whatever its
-    /// shape; it runs once per visitor, so the unoptimized body costs nothing measurable.
-    @_optimize(none)
+    /// Throws `PlanError` only.
     package mutating func values(forGroup groupIndex: Int, visitorIndex: Int) throws(PlanError) -> VisitorValues {
+        if let fixed = fixedValues[groupIndex] { return fixed }
+        return try drawValues(forGroup: groupIndex, visitorIndex: visitorIndex)
+    }
+
+    /// `values` for a group that reads a feeder. `@_optimize(none)`: Swift 6.3.1's optimizer
+    /// crashes on this function in release builds ("Found ownership error?!" in
+    /// CopyPropagation), whatever its shape.
+    @_optimize(none)
+    private mutating func drawValues(forGroup groupIndex: Int, visitorIndex: Int) throws(PlanError) -> VisitorValues {
         let sources = groups[groupIndex]
         // One row per pool: two columns of one file come from the same row.
         let keyRow = try row(sources.key, visitorIndex: visitorIndex, group: sources.name)
