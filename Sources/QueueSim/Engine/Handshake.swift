@@ -22,6 +22,13 @@ struct FirstRequestHandshake: Sendable {
         if let tls = handshake.tls { tlsMicroseconds = Self.micros(tls) }
     }
 
+    /// Settled by a first answer that came on a connection its request did not open.
+    static let settledWithoutHandshake: FirstRequestHandshake = {
+        var settled = FirstRequestHandshake()
+        settled.settle(nil)
+        return settled
+    }()
+
     var handshake: Handshake? {
         guard connectMicroseconds != .max else { return nil }
         return Handshake(

@@ -8,9 +8,15 @@ struct InFlightVisitor: Sendable {
     let arrival: RunInstant
     /// 32 bits each: a run has at most `ScenarioLimits.mostVisitors` (10^8) visitors.
     private let storedIndex: UInt32
-    private let storedGroupIndex: UInt32
+    /// The group's index in the low 31 bits; the top bit (`settledWithoutHandshake`) is set once
+    /// its first answer came on a connection it did not open (a shared keep-alive one).
+    private var storedGroupIndex: UInt32
     var index: Int { Int(storedIndex) }
-    var groupIndex: Int { Int(storedGroupIndex) }
+    var groupIndex: Int { Int(storedGroupIndex & ~Self.settledWithoutHandshake) }
+    /// In a bit, not in the boxed extras: on shared connections every visitor's first answer
+    /// has no handshake, and boxing that was an allocation per visitor (0.7 % of a keep-alive
+    /// request's CPU in `bench/live-ceiling.sh`).
+    private static let settledWithoutHandshake: UInt32 = 1 << 31
     /// When its request in flight was sent: its answer's time goes to `RequestStatistics`.
     var requestSentAt = RunInstant.origin
     /// What only some visitors have, boxed: a virtual run's waiting visitor without patience
@@ -37,11 +43,18 @@ struct InFlightVisitor: Sendable {
     }
 
     /// What opening the connection of its first request cost (the wall clock's only).
-    var firstHandshake: FirstRequestHandshake { extras?.value.firstHandshake ?? FirstRequestHandshake() }
+    var firstHandshake: FirstRequestHandshake {
+        if storedGroupIndex & Self.settledWithoutHandshake != 0 { return .settledWithoutHandshake }
+        return extras?.value.firstHandshake ?? FirstRequestHandshake()
+    }
 
     /// Records the first answer's handshake; later answers change nothing (and box nothing).
     mutating func settleFirstHandshake(_ handshake: Handshake?) {
         guard !firstHandshake.settled else { return }
+        guard let handshake else {
+            storedGroupIndex |= Self.settledWithoutHandshake
+            return
+        }
         changeExtras { $0.firstHandshake.settle(handshake) }
     }
 
