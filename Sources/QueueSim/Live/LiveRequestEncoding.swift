@@ -36,11 +36,17 @@ enum LiveRequestEncoding {
         guard let shared = request.sharedHead else {
             return encode(request, defaultAuthority: defaultAuthority, allocator: allocator)
         }
-        let head = heads.head(for: shared) {
+        // Looked up, then encoded on a miss, without a closure: one capturing `request` copied it
+        // (a retain and release of each of its references) for every visitor's enqueue.
+        let head: EncodedHead
+        if let known = heads.head(for: shared) {
+            head = known
+        } else {
             var before = allocator.buffer(capacity: 256)
             var after = allocator.buffer(capacity: 64)
             writeHead(request, defaultAuthority: defaultAuthority, into: &before, afterContentLength: &after)
-            return EncodedHead(beforeContentLength: before, afterContentLength: after)
+            head = EncodedHead(beforeContentLength: before, afterContentLength: after)
+            heads.remember(head, for: shared)
         }
         var buffer = allocator.buffer(
             capacity: head.beforeContentLength.readableBytes + head.afterContentLength.readableBytes + 32
@@ -199,15 +205,17 @@ struct EncodedHeads {
         return fields
     }
 
-    mutating func head(for template: EnqueueHeaderTemplate, encode: () -> EncodedHead) -> EncodedHead {
+    func head(for template: EnqueueHeaderTemplate) -> EncodedHead? {
         for index in entries.indices where entries[index].template === template { return entries[index].head }
-        let head = encode()
+        return nil
+    }
+
+    mutating func remember(_ head: EncodedHead, for template: EnqueueHeaderTemplate) {
         if entries.count < Self.capacity {
             entries.append((template, head))
         } else {
             entries[nextReplaced] = (template, head)
             nextReplaced = (nextReplaced + 1) % Self.capacity
         }
-        return head
     }
 }
