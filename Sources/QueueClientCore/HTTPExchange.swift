@@ -22,6 +22,8 @@ public struct OutgoingRequest: Sendable, Equatable {
             }
         }
         set {
+            // The layout stays the template's: only the head changes.
+            if case .sharedHead(let template) = storage { ownLayout = template.layout }
             storage = .head(newValue)
             sharedHead = nil
             sharedPageFields = nil
@@ -41,7 +43,23 @@ public struct OutgoingRequest: Sendable, Equatable {
     /// Where a transport that writes HTTP/1.1 itself puts the `Host` and `Content-Length` lines
     /// among `head`'s fields, as the platform's stack orders them (the live engine does; AHC
     /// and an app's transport frame requests their own way).
-    package var layout = HeadLayout.hostFirst
+    package var layout: HeadLayout {
+        get {
+            if case .sharedHead(let template) = storage { return template.layout }
+            return ownLayout ?? .hostFirst
+        }
+        set {
+            if case .sharedHead(let template) = storage {
+                // Another layout is another head: no longer the group's shared one.
+                storage = .head(template.head)
+                sharedHead = nil
+            }
+            ownLayout = newValue
+        }
+    }
+    /// The layout of a request that is not a group's shared head; nil: `hostFirst`. Kept apart
+    /// so a request with the shared head copies no layout (its field names' texts) of its own.
+    private var ownLayout: HeadLayout?
 
     private enum Storage: Sendable {
         case head(HTTPRequest)
@@ -92,7 +110,6 @@ public struct OutgoingRequest: Sendable, Equatable {
         storage = .sharedHead(template)
         self.body = body
         sharedHead = template
-        layout = template.layout
     }
 
     /// Equal when head, body and layout are: two requests that would send the same bytes are

@@ -61,6 +61,26 @@ struct LiveRequestEncodingTests {
         #expect(bytes.contains("\r\nCookie: x=1\r\n"))
     }
 
+    @Test("a shared head's request keeps the platform's layout when its head changes; another layout is not shared")
+    func layoutOfSharedHead() throws {
+        let configuration = Self.configuration(userId: "a")
+        let template = try #require(configuration.sharedEnqueueHead)
+        let shared = EnqueueRequest.make(configuration.enqueueParameters, sharedHead: template)
+        let alone = EnqueueRequest.make(configuration.enqueueParameters)
+        #expect(shared.sharedHead != nil && alone.sharedHead == nil)
+        #expect(shared.layout == alone.layout)
+        #expect(shared.layout != .hostFirst, "iOS writes Content-Length before Accept-Language")
+        var redirected = shared
+        redirected.head.path = "/elsewhere"
+        #expect(redirected.sharedHead == nil)
+        #expect(redirected.layout == alone.layout)
+        var relaid = shared
+        relaid.layout = .hostFirst
+        #expect(relaid.sharedHead == nil, "another layout is another head's bytes")
+        #expect(relaid.head == shared.head)
+        #expect(relaid.layout == .hostFirst)
+    }
+
     @Test("requests without a body end with the blank line; a head without authority names the endpoint")
     func bodilessRequest() {
         let head = HTTPRequest(method: .get, scheme: "https", authority: nil, path: "/queue/acme/launch?q=1")
