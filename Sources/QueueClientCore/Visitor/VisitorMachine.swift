@@ -338,7 +338,13 @@ package struct VisitorMachine: Sendable {
             result.lastHTTPStatus = lastStatus
             return finish(.unavailable, message: reason, at: now)
         case .decided(let tryPass, let queueId):
-            result.redirectType = QueueTryPassResult.reportedRedirectType(token: tryPass.queueToken)
+            // A known type is the token's `rt` text exactly (`RedirectType(bytes:)`), or `queue`
+            // without a token: only `unknown` needs the token read again for its text.
+            if tryPass.redirectType == .unknown {
+                result.redirectType = QueueTryPassResult.reportedRedirectType(token: tryPass.queueToken)
+            } else {
+                result.setRedirectType(tryPass.redirectType)
+            }
             result.queueId = queueId
             result.queueitToken = tryPass.queueToken
             switch tryPass.redirectType.engineDecision {

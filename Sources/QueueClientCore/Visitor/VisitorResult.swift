@@ -78,14 +78,23 @@ package struct VisitorResult: Sendable, Hashable {
                 redirectTypeCode = 0
                 return
             }
-            if let known = RedirectType(rawValue: newValue), let position = RedirectType.allCases.firstIndex(of: known)
-            {
-                redirectTypeCode = UInt8(position + 1)
+            if let known = RedirectType(rawValue: newValue) {
+                redirectTypeCode = Self.code(of: known)
             } else {
                 redirectTypeCode = Self.otherRedirectType
                 setRare { $0.redirectType = newValue }
             }
         }
+    }
+
+    /// Sets `redirectType` to a type the SDK knows, without reading its text.
+    package mutating func setRedirectType(_ type: RedirectType) {
+        if redirectTypeCode == Self.otherRedirectType { setRare { $0.redirectType = nil } }
+        redirectTypeCode = Self.code(of: type)
+    }
+
+    private static func code(of type: RedirectType) -> UInt8 {
+        UInt8(RedirectType.allCases.firstIndex(of: type)! + 1)
     }
 
     /// The last HTTP status seen (nil before any answer); kept in 16 bits (a status is three digits).

@@ -26,20 +26,21 @@ package struct EnqueueResponse: Sendable, Hashable {
 
     /// Nil when `body` is not a JSON object (empty, HTML, an array, truncated JSON…).
     package init?(jsonBody body: [UInt8]) {
-        var read = EnqueueResponse()
+        // Read into `self`, not into a local copied in at the end (a retain and a release of
+        // each member's text, for every enqueue answer).
+        self.init()
         let selection = FlatJSONObject.select(body, keys: Self.memberKeys) { key, value in
             switch (key, value) {
-            case (0, .string(let text)): read.queueId = text
-            case (1, .string(let text)): read.queueUrl = text
-            case (2, .string(let text)): read.eventTargetUrl = text
-            case (3, .string(let text)): read.queueitToken = text
-            case (4, .integer(let minutes)): read.queueUrlTTLInMinutes = minutes
+            case (0, .string(let text)): self.queueId = text
+            case (1, .string(let text)): self.queueUrl = text
+            case (2, .string(let text)): self.eventTargetUrl = text
+            case (3, .string(let text)): self.queueitToken = text
+            case (4, .integer(let minutes)): self.queueUrlTTLInMinutes = minutes
             default: break
             }
         }
         switch selection {
         case .selected:
-            self = read
             return
         case .notFlat:
             guard let object = JSONObject.parse(body) else { return nil }
