@@ -212,11 +212,12 @@ final class LiveConnectionPool {
         }
         if fresh { handler.firstExchange = exchange.id }
         let endpoint = endpoints[Int(exchange.owner.endpoint)]
+        let keep = !exchange.owner.isVisitor
         let bytes = LiveRequestEncoding.encode(
             exchange.request, defaultAuthority: endpoint.authority, allocator: ByteBufferAllocator(),
-            heads: &encodedHeads)
+            heads: &encodedHeads, reusing: keep ? handler.takeSpareBuffer() : nil)
         flushAtEndOfTick(handler)
-        handler.write(bytes)
+        handler.write(bytes, keep: keep)
     }
 
     /// Flushes `handler`'s written request once the loop has handled every event of this

@@ -23,6 +23,8 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     private var failure: (any Error)?
     /// A request is written and its answer not yet read.
     private var awaitingAnswer = false
+    /// The last request's bytes (`write(_:keep:)`).
+    private var spareBuffer: ByteBuffer?
 
     /// When the exchange in flight last made progress: its request written, or bytes of its
     /// answer read (the idle timeout's clock).
@@ -69,11 +71,19 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Writes a request's bytes; the pool flushes every connection written in a tick of the
-    /// loop together, once it ends.
-    func write(_ bytes: ByteBuffer) {
+    /// loop together, once it ends. `keep`: hold on to the buffer for the next request's bytes
+    /// (`takeSpareBuffer`), once the write has let go of it (a shared connection: a visitor's
+    /// own idle connection would hold its memory through the wait).
+    func write(_ bytes: ByteBuffer, keep: Bool) {
         awaitingAnswer = true
         lastProgress = clock.now
+        if keep { spareBuffer = bytes }
         context?.write(wrapOutboundOut(bytes), promise: nil)
+    }
+
+    /// The last request's buffer, for the next one's bytes (nil when there is none).
+    func takeSpareBuffer() -> ByteBuffer? {
+        spareBuffer.take()
     }
 
     func flush() {

@@ -9,12 +9,14 @@ enum LiveRequestEncoding {
     /// `Host` is the request's own authority (the waiting-room host, even when the connection
     /// goes elsewhere: `target.endpoint`'s connect-to).
     static func encode(
-        _ request: OutgoingRequest, defaultAuthority: String, allocator: ByteBufferAllocator
+        _ request: OutgoingRequest, defaultAuthority: String, allocator: ByteBufferAllocator,
+        reusing spare: consuming ByteBuffer? = nil
     ) -> ByteBuffer {
         let head = request.head
         var size = 64 + (head.path?.utf8.count ?? 1) + (head.authority ?? defaultAuthority).utf8.count
         for field in head.headerFields { size += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
-        var buffer = allocator.buffer(capacity: size + (request.body?.count ?? 0))
+        var buffer = Self.buffer(
+            capacity: size + (request.body?.count ?? 0), allocator: allocator, reusing: consume spare)
         var rest = buffer
         writeHead(request, defaultAuthority: defaultAuthority, into: &buffer, afterContentLength: &rest)
         if let body = request.body { writeContentLength(body.count, into: &buffer) }
@@ -25,16 +27,20 @@ enum LiveRequestEncoding {
 
     /// The same bytes as `encode`, with the head taken from `heads` when the request carries a
     /// group's shared enqueue head (encoded once per group and pool, not once per visitor).
+    /// `spare`: a buffer of an earlier request to write into, when nothing else holds it any
+    /// more (a shared connection's last request, written): its memory is used again instead of
+    /// a new buffer's two allocations per request.
     static func encode(
         _ request: OutgoingRequest, defaultAuthority: String, allocator: ByteBufferAllocator,
-        heads: inout EncodedHeads
+        heads: inout EncodedHeads, reusing spare: consuming ByteBuffer? = nil
     ) -> ByteBuffer {
         if let page = request.sharedPageFields, request.layout == .hostFirst {
             return encodePageLoad(
-                request, fields: page, defaultAuthority: defaultAuthority, allocator: allocator, heads: &heads)
+                request, fields: page, defaultAuthority: defaultAuthority, allocator: allocator, heads: &heads,
+                reusing: consume spare)
         }
         guard let shared = request.sharedHead else {
-            return encode(request, defaultAuthority: defaultAuthority, allocator: allocator)
+            return encode(request, defaultAuthority: defaultAuthority, allocator: allocator, reusing: consume spare)
         }
         // Looked up, then encoded on a miss, without a closure: one capturing `request` copied it
         // (a retain and release of each of its references) for every visitor's enqueue.
@@ -48,9 +54,9 @@ enum LiveRequestEncoding {
             head = EncodedHead(beforeContentLength: before, afterContentLength: after)
             heads.remember(head, for: shared)
         }
-        var buffer = allocator.buffer(
+        var buffer = Self.buffer(
             capacity: head.beforeContentLength.readableBytes + head.afterContentLength.readableBytes + 32
-                + (request.body?.count ?? 0))
+                + (request.body?.count ?? 0), allocator: allocator, reusing: consume spare)
         buffer.writeImmutableBuffer(head.beforeContentLength)
         if let body = request.body { writeContentLength(body.count, into: &buffer) }
         buffer.writeImmutableBuffer(head.afterContentLength)
@@ -62,7 +68,7 @@ enum LiveRequestEncoding {
     /// the visitor's `Cookie` (the one field that is not the group's) at its place.
     private static func encodePageLoad(
         _ request: OutgoingRequest, fields page: PageFieldsTemplate, defaultAuthority: String,
-        allocator: ByteBufferAllocator, heads: inout EncodedHeads
+        allocator: ByteBufferAllocator, heads: inout EncodedHeads, reusing spare: consuming ByteBuffer?
     ) -> ByteBuffer {
         let split = page.cookieIndex ?? page.fields.count
         let encoded = heads.pageFields(for: page) {
@@ -77,10 +83,11 @@ enum LiveRequestEncoding {
         let authority = head.authority ?? defaultAuthority
         let fields = head.headerFields
         let cookie = fields.count == page.fields.count + 1 ? fields[split] : nil
-        var buffer = allocator.buffer(
+        var buffer = Self.buffer(
             capacity: 40 + (head.path?.utf8.count ?? 1) + authority.utf8.count
                 + encoded.beforeContentLength.readableBytes
-                + encoded.afterContentLength.readableBytes + (cookie.map { $0.value.utf8.count + 10 } ?? 0))
+                + encoded.afterContentLength.readableBytes + (cookie.map { $0.value.utf8.count + 10 } ?? 0),
+            allocator: allocator, reusing: consume spare)
         buffer.writeString(head.method.rawValue)
         buffer.writeStaticString(" ")
         buffer.writeString(head.path ?? "/")
@@ -90,6 +97,17 @@ enum LiveRequestEncoding {
         if let cookie { writeField(cookie, into: &buffer) }
         buffer.writeImmutableBuffer(encoded.afterContentLength)
         writeEnd(body: request.body, into: &buffer)
+        return buffer
+    }
+
+    /// An empty buffer for a request's bytes: `spare`'s memory when it is the only holder of it
+    /// (`clear` copies a buffer something else still holds, so a pending write is never touched).
+    private static func buffer(capacity: Int, allocator: ByteBufferAllocator, reusing spare: consuming ByteBuffer?)
+        -> ByteBuffer
+    {
+        // Moved, not copied: a second holder would make `clear` copy it.
+        guard var buffer = consume spare else { return allocator.buffer(capacity: capacity) }
+        buffer.clear(minimumCapacity: capacity)
         return buffer
     }
 

@@ -81,6 +81,33 @@ struct LiveRequestEncodingTests {
         #expect(relaid.layout == .hostFirst)
     }
 
+    @Test("a spare buffer gives the same bytes, and one still held elsewhere (a pending write) is left as it was")
+    func spareBuffer() {
+        var heads = EncodedHeads()
+        let allocator = ByteBufferAllocator()
+        let long = Self.configuration(userId: String(repeating: "l", count: 700), enqueueKey: "k-1")
+        let short = Self.configuration(userId: "s", enqueueKey: nil)
+        let first = EnqueueRequest.make(long.enqueueParameters, sharedHead: long.sharedEnqueueHead)
+        let second = EnqueueRequest.make(short.enqueueParameters, sharedHead: short.sharedEnqueueHead)
+        let expected = Self.text(LiveRequestEncoding.encode(second, defaultAuthority: "h", allocator: allocator))
+
+        // Nothing else holds the spare: its bytes are overwritten with the next request's.
+        let spare = LiveRequestEncoding.encode(first, defaultAuthority: "h", allocator: allocator, heads: &heads)
+        let memory = spare.withUnsafeReadableBytes { Int(bitPattern: $0.baseAddress) }
+        let reused = LiveRequestEncoding.encode(
+            second, defaultAuthority: "h", allocator: allocator, heads: &heads, reusing: consume spare)
+        #expect(Self.text(reused) == expected)
+        #expect(reused.withUnsafeReadableBytes { Int(bitPattern: $0.baseAddress) } == memory, "written in place")
+
+        // The write still holds it: encoding into it must not change what the write sends.
+        let pending = LiveRequestEncoding.encode(first, defaultAuthority: "h", allocator: allocator, heads: &heads)
+        let before = Self.text(pending)
+        let next = LiveRequestEncoding.encode(
+            second, defaultAuthority: "h", allocator: allocator, heads: &heads, reusing: pending)
+        #expect(Self.text(next) == expected)
+        #expect(Self.text(pending) == before)
+    }
+
     @Test("requests without a body end with the blank line; a head without authority names the endpoint")
     func bodilessRequest() {
         let head = HTTPRequest(method: .get, scheme: "https", authority: nil, path: "/queue/acme/launch?q=1")
