@@ -145,7 +145,7 @@ final class LiveConnectionPool {
         perform(machine.connectFailed(id, error: LiveTransportErrors.map(error)))
     }
 
-    func exchangeAnswered(on id: ConnectionID, _ response: IncomingResponse, reusable: Bool) {
+    func exchangeAnswered(on id: ConnectionID, _ response: consuming IncomingResponse, reusable: Bool) {
         let handshake = handlers[id.index]?.takeHandshake()
         perform(machine.exchangeSucceeded(on: id, reusable: reusable), response: response, handshake: handshake)
     }
@@ -169,11 +169,16 @@ final class LiveConnectionPool {
     /// last: it may send again from inside `exchangeCompleted`, and the machine has already
     /// settled this event by then.
     private func perform(
-        _ first: ConnectionPoolStateMachine.Action, response: IncomingResponse? = nil, handshake: Handshake? = nil
+        _ first: consuming ConnectionPoolStateMachine.Action, response: consuming IncomingResponse? = nil,
+        handshake: Handshake? = nil
     ) {
-        var next: ConnectionPoolStateMachine.Action? = first
-        var response = response
+        // Consumed, so the answer and the action move through (a consuming parameter is
+        // mutable) instead of being copied into local variables first.
+        var next: ConnectionPoolStateMachine.Action? = consume first
         var handshake = handshake
+        // The weak reference read once per event, not at each use (each read is an atomic load
+        // and a retain).
+        let owner = owner
         // Taken, not bound: an action (its exchange's request) is moved through, not copied.
         while let action = next.take() {
             if let id = action.close, let handler = handlers[id.index] {

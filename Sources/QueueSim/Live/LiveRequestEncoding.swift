@@ -193,10 +193,16 @@ enum LiveRequestEncoding {
     private static let hostName = HTTPField.Name("Host")!
 }
 
-/// A shared enqueue head's bytes, split where the request's `Content-Length` line goes.
-struct EncodedHead {
-    var beforeContentLength: ByteBuffer
-    var afterContentLength: ByteBuffer
+/// A shared enqueue head's bytes, split where the request's `Content-Length` line goes. A
+/// class: every request written from it takes it from `EncodedHeads`, one retain, not two.
+final class EncodedHead {
+    let beforeContentLength: ByteBuffer
+    let afterContentLength: ByteBuffer
+
+    init(beforeContentLength: ByteBuffer, afterContentLength: ByteBuffer) {
+        self.beforeContentLength = beforeContentLength
+        self.afterContentLength = afterContentLength
+    }
 }
 
 /// A pool's encoded enqueue heads, by the shared head (`OutgoingRequest.sharedHead`) they were
@@ -204,36 +210,52 @@ struct EncodedHead {
 struct EncodedHeads {
     /// More groups than this take turns in the slots (a run has a handful).
     static let capacity = 16
-    private var entries: [(template: EnqueueHeaderTemplate, head: EncodedHead)] = []
-    private var nextReplaced = 0
+    private var heads = IdentityTable<EnqueueHeaderTemplate>()
     /// The groups' page-load fields, split where the visitor's `Cookie` goes.
-    private var pages: [(template: PageFieldsTemplate, fields: EncodedHead)] = []
-    private var nextPageReplaced = 0
+    private var pages = IdentityTable<PageFieldsTemplate>()
 
     mutating func pageFields(for template: PageFieldsTemplate, encode: () -> EncodedHead) -> EncodedHead {
-        // By index: a `for entry in` copies each entry it looks at (a retain per reference).
-        for index in pages.indices where pages[index].template === template { return pages[index].fields }
+        if let known = pages.value(for: template) { return known }
         let fields = encode()
-        if pages.count < Self.capacity {
-            pages.append((template, fields))
-        } else {
-            pages[nextPageReplaced] = (template, fields)
-            nextPageReplaced = (nextPageReplaced + 1) % Self.capacity
-        }
+        pages.remember(fields, for: template)
         return fields
     }
 
     func head(for template: EnqueueHeaderTemplate) -> EncodedHead? {
-        for index in entries.indices where entries[index].template === template { return entries[index].head }
-        return nil
+        heads.value(for: template)
     }
 
     mutating func remember(_ head: EncodedHead, for template: EnqueueHeaderTemplate) {
-        if entries.count < Self.capacity {
-            entries.append((template, head))
-        } else {
-            entries[nextReplaced] = (template, head)
-            nextReplaced = (nextReplaced + 1) % Self.capacity
+        heads.remember(head, for: template)
+    }
+
+    /// Encoded bytes by their template's identity, up to `capacity` templates, the oldest
+    /// replaced first. Looked up by `ObjectIdentifier`s in an array of their own: comparing the
+    /// references themselves retained each one looked at, for every request.
+    private struct IdentityTable<Template: AnyObject> {
+        private var identities: [ObjectIdentifier] = []
+        /// Kept alive, so an identity is never a later object's at the same address.
+        private var templates: [Template] = []
+        private var values: [EncodedHead] = []
+        private var nextReplaced = 0
+
+        func value(for template: Template) -> EncodedHead? {
+            let identity = ObjectIdentifier(template)
+            for index in identities.indices where identities[index] == identity { return values[index] }
+            return nil
+        }
+
+        mutating func remember(_ value: EncodedHead, for template: Template) {
+            if identities.count < EncodedHeads.capacity {
+                identities.append(ObjectIdentifier(template))
+                templates.append(template)
+                values.append(value)
+            } else {
+                identities[nextReplaced] = ObjectIdentifier(template)
+                templates[nextReplaced] = template
+                values[nextReplaced] = value
+                nextReplaced = (nextReplaced + 1) % EncodedHeads.capacity
+            }
         }
     }
 }

@@ -108,6 +108,29 @@ struct LiveRequestEncodingTests {
         #expect(Self.text(pending) == before)
     }
 
+    @Test("more groups than the encoded heads keep: each request still gets its own group's head")
+    func moreGroupsThanKept() {
+        var heads = EncodedHeads()
+        let allocator = ByteBufferAllocator()
+        let groups = (0..<(EncodedHeads.capacity + 3)).map { group in
+            VisitorConfiguration(
+                group: VisitorGroupSettings(
+                    customerId: "acme", waitingRoomId: "room\(group)", userAgent: "agent/\(group)",
+                    sdkVersion: "iOS-3.5.2"),
+                userId: "u\(group)")
+        }
+        for _ in 0..<2 {
+            for configuration in groups {
+                let request = EnqueueRequest.make(
+                    configuration.enqueueParameters, sharedHead: configuration.sharedEnqueueHead)
+                let plain = LiveRequestEncoding.encode(request, defaultAuthority: "h", allocator: allocator)
+                let shared = LiveRequestEncoding.encode(
+                    request, defaultAuthority: "h", allocator: allocator, heads: &heads)
+                #expect(Self.text(shared) == Self.text(plain))
+            }
+        }
+    }
+
     @Test("requests without a body end with the blank line; a head without authority names the endpoint")
     func bodilessRequest() {
         let head = HTTPRequest(method: .get, scheme: "https", authority: nil, path: "/queue/acme/launch?q=1")
