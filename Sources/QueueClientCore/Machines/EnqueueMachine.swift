@@ -109,11 +109,12 @@ package struct EnqueueMachine: Sendable {
             }
             switch status {
             case 200..<300 where platform.acceptsEnqueueStatus(status):
-                guard let parsed = EnqueueResponse(jsonBody: response.body) else {
+                guard var parsed = EnqueueResponse(jsonBody: response.body) else {
                     return retryOrGiveUp("Server did not return a JSON object (HTTP \(status))", at: now)
                 }
                 state = .finished
-                return .finish(.decided(tryPass: QueueTryPassResult(response: parsed), queueId: parsed.queueId))
+                let queueId = parsed.queueId.take()
+                return .finish(.decided(tryPass: QueueTryPassResult(response: consume parsed), queueId: queueId))
             case 400..<500:
                 state = .finished
                 let message = JSONObject.message(from: response.body) ?? "HTTP \(status)"

@@ -105,11 +105,13 @@ public enum ClientPlatform: String, Sendable, Hashable, CaseIterable, Codable {
     /// it follows a 408 or its `Retry-After` is digits above 0 (anything else that is not
     /// digits counts as above 0; no header, as 0); a 503 only when its `Retry-After` is digits
     /// reading 0, and not after a 503. NSURLConnection re-sends nothing.
-    package func resendsSilently(status: Int, prior: Int?, retryAfter: String?) -> Bool {
-        guard self == .android else { return false }
+    /// `retryAfter` is read only for a 408 or 503 on Android: looking the field up for every
+    /// answer of every visitor was most of this call's cost.
+    package func resendsSilently(status: Int, prior: Int?, retryAfter: @autoclosure () -> String?) -> Bool {
+        guard self == .android, status == 408 || status == 503 else { return false }
         switch status {
-        case 408: return prior != 408 && Self.okHttpRetryAfter(retryAfter, default: 0) == 0
-        case 503: return prior != 503 && Self.okHttpRetryAfter(retryAfter, default: .max) == 0
+        case 408: return prior != 408 && Self.okHttpRetryAfter(retryAfter(), default: 0) == 0
+        case 503: return prior != 503 && Self.okHttpRetryAfter(retryAfter(), default: .max) == 0
         default: return false
         }
     }

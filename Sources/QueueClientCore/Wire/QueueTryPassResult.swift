@@ -25,11 +25,12 @@ public struct QueueTryPassResult: Sendable, Hashable {
     }
 
     /// Derives the result from a parsed response, as the SDK's provider does.
-    package init(response: EnqueueResponse) {
-        let token = response.queueitToken
+    /// Consumed: its texts move into the result (taken out, not copied and released).
+    package init(response: consuming EnqueueResponse) {
+        let token = response.queueitToken.take()
         self.init(
-            queueUrl: response.queueUrl, targetUrl: response.eventTargetUrl, redirectType: RedirectType(token: token),
-            isPassedThrough: !(token ?? "").isEmpty, queueToken: token)
+            queueUrl: response.queueUrl.take(), targetUrl: response.eventTargetUrl.take(),
+            redirectType: RedirectType(token: token), isPassedThrough: !(token ?? "").isEmpty, queueToken: token)
     }
 
     /// The redirect type as reports show it: the raw `rt` text when the token has one,
