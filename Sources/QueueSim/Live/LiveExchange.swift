@@ -14,7 +14,7 @@ protocol LiveExchangeOwner: AnyObject {
 /// A class: an exchange has one life (queued, in flight on one connection, answered), and the
 /// pool's actions, its busy connection's state and the driver all name the same one. As a
 /// struct every hand-over copied the request's parts (the head's fields, the body, the shared
-/// templates): a retain and a release each, about 6 % of a keep-alive request's CPU in
+/// templates): a retain and a release each, about 5 % of a keep-alive request's CPU in
 /// `bench/live-ceiling.sh` (docs/benchmarks.md, "Seventh look").
 final class LiveExchange: Equatable {
     let slot: Int
