@@ -107,11 +107,14 @@ let package = Package(
             dependencies: ["QueueClientCore"],
             path: "Tests/VisitorDriver"
         ),
+        // SplitMix64, the seeded generator every test target's generated cases come from.
+        .target(name: "TestSeeds", path: "Tests/TestSeeds"),
         .testTarget(
             name: "QueueClientCoreTests",
             dependencies: [
                 "QueueClientCore",
                 "StandInServers",
+                "TestSeeds",
                 "VisitorDriver",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -122,6 +125,7 @@ let package = Package(
                 "QueueSim",
                 "QueueClientCore",
                 "StandInServers",
+                "TestSeeds",
                 "CSHA256",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -141,6 +145,7 @@ let package = Package(
                 "QueueSim",
                 "QueueClientCore",
                 "StandInServers",
+                "TestSeeds",
                 "VisitorDriver",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -174,22 +174,3 @@ enum TokenVectors {
         "ts_1480593661~cv_10~ce_false~q_944c1f44-60dd-4e37-aabc-f3e4bb1c8895~c_customerid~e_eventid~rt_disabled~h_286a17fb82009d8556465b2f0880a8e5e9565b42490669f4b8f1b93b7d6ddd51"
     static func with(rt: String) -> String { "e_e1~q_abc~ts_1797033600~ce_true~rt_\(rt)~h_00" }
 }
-
-/// SplitMix64 for generated test cases: the same cases in every run.
-struct SeededCases {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound`.
-    mutating func below(_ bound: Int) -> Int {
-        Int(next() % UInt64(bound))
-    }
-}

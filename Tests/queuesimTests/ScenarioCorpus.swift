@@ -1,4 +1,5 @@
 import Foundation
+import TestSeeds
 
 /// A deterministic corpus of mutated scenarios (issue 12): the shipped scenarios and a few small
 /// bases, each changed the way a careless or hostile user would — extreme numbers, wrong units,
@@ -252,19 +253,4 @@ struct ScenarioCorpus {
 
     private static let pairExpression = try! NSRegularExpression(
         pattern: #"(?<=^|[\s{,-])([A-Za-z][A-Za-z0-9_.]*): +([^,}\]#\s](?:[^,}\]#\r\n]*[^,}\]#\s])?)"#)
-}
-
-/// A small seeded generator (SplitMix64): the same corpus on every machine and run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
 }

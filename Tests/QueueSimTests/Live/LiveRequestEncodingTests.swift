@@ -9,11 +9,13 @@ import Testing
 /// reused for the group's other visitors. Both paths must give the bytes a server reads.
 @Suite("LiveRequestEncoding")
 struct LiveRequestEncodingTests {
-    static func configuration(userId: String, enqueueKey: String? = nil) -> VisitorConfiguration {
+    static func configuration(
+        userId: String, enqueueKey: String? = nil, waitingRoomId: String = "launch",
+        userAgent: String = "queuesim/1 (virtual visitor)"
+    ) -> VisitorConfiguration {
         VisitorConfiguration(
             group: VisitorGroupSettings(
-                customerId: "acme", waitingRoomId: "launch", userAgent: "queuesim/1 (virtual visitor)",
-                sdkVersion: "iOS-3.5.2"),
+                customerId: "acme", waitingRoomId: waitingRoomId, userAgent: userAgent, sdkVersion: "iOS-3.5.2"),
             userId: userId, enqueueKey: enqueueKey)
     }
 
@@ -113,11 +115,7 @@ struct LiveRequestEncodingTests {
         var heads = EncodedHeads()
         let allocator = ByteBufferAllocator()
         let groups = (0..<(EncodedHeads.capacity + 3)).map { group in
-            VisitorConfiguration(
-                group: VisitorGroupSettings(
-                    customerId: "acme", waitingRoomId: "room\(group)", userAgent: "agent/\(group)",
-                    sdkVersion: "iOS-3.5.2"),
-                userId: "u\(group)")
+            Self.configuration(userId: "u\(group)", waitingRoomId: "room\(group)", userAgent: "agent/\(group)")
         }
         for _ in 0..<2 {
             for configuration in groups {

@@ -1,5 +1,6 @@
 import Foundation
 import QueueClientCore
+import TestSeeds
 import Testing
 
 @testable import QueueSim
@@ -113,21 +114,8 @@ struct ReportManifestTests {
             .map { try readReport(directory, $0) }
         }
         let inOrder = try write(records)
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         records.shuffle(using: &generator)
         #expect(try write(records) == inOrder)
-    }
-}
-
-/// A tiny seeded generator so the shuffle above is the same on every run.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSeeds
 import Testing
 
 @testable import QueueSim
@@ -143,7 +144,7 @@ struct YamlReaderTests {
     }
 
     @Test(.timeLimit(.minutes(1))) func neverCrashesOnRandomBytes() {
-        var generator = SeededGeneratorForTests(seed: 99)
+        var generator = SplitMix64(seed: 99)
         for length in [1, 7, 64, 512, 4096] {
             for _ in 0..<50 {
                 let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -199,18 +200,5 @@ struct YamlReaderTests {
 
     @Test func refusesNonScalarKeys() {
         #expect(errors("? [a, b]\n: 1\n").first?.description == "1:3: a mapping key must be a plain name, found a list")
-    }
-}
-
-/// SplitMix64, so the garbage test is the same on every run.
-struct SeededGeneratorForTests: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
