@@ -135,20 +135,25 @@ package struct VisitorConfiguration: Sendable, Hashable {
     /// The enqueue call for the configured waiting room. An enqueue token wins over a key, as
     /// the README sample picks `runWithEnqueueToken` first.
     package var enqueueParameters: EnqueueParameters {
-        enqueueParameters(
-            for: address, enqueueToken: enqueueToken, layoutName: group.layoutName, language: group.language)
+        enqueueParameters(common: shared.enqueueCommon, enqueueToken: enqueueToken)
     }
 
+    /// A connector's instruction (the hybrid flow) names the room, token, layout and language.
     func enqueueParameters(
         for address: WaitingRoomAddress, enqueueToken: String?, layoutName: String?, language: String?
     ) -> EnqueueParameters {
-        let token = enqueueToken.flatMap { $0.isEmpty ? nil : $0 }
         let group = shared.settings
+        let common = EnqueueParameters.Common(
+            EnqueueParameters.Shared(
+                address: address, userAgent: group.userAgent, sdkVersion: group.sdkVersion, layoutName: layoutName,
+                language: language, userIdInURL: group.platform.sendsUserIdInURLs, platform: group.platform))
+        return enqueueParameters(common: common, enqueueToken: enqueueToken)
+    }
+
+    private func enqueueParameters(common: EnqueueParameters.Common, enqueueToken: String?) -> EnqueueParameters {
+        let token = enqueueToken.flatMap { $0.isEmpty ? nil : $0 }
         return EnqueueParameters(
-            address: address, userId: userId, userAgent: group.userAgent, sdkVersion: group.sdkVersion,
-            layoutName: layoutName, language: language, enqueueToken: token,
-            enqueueKey: token == nil ? enqueueKey : nil, userIdInURL: group.platform.sendsUserIdInURLs,
-            platform: group.platform)
+            common: common, userId: userId, enqueueToken: token, enqueueKey: token == nil ? enqueueKey : nil)
     }
 
     /// The group's prebuilt enqueue head; nil on Android, whose URL carries the visitor's id.
@@ -169,6 +174,8 @@ private final class SharedGroup: Sendable {
     let userIds: (any NumberedUserIds)?
     let address: WaitingRoomAddress
     let enqueueHead: EnqueueHeaderTemplate?
+    /// The enqueue members every visitor of the group sends alike.
+    let enqueueCommon: EnqueueParameters.Common
     let navigatorSettings: QueuePageNavigator.SharedSettings
 
     init(_ settings: VisitorGroupSettings, userIds: (any NumberedUserIds)?) {
@@ -180,6 +187,11 @@ private final class SharedGroup: Sendable {
         enqueueHead =
             settings.platform.sendsUserIdInURLs
             ? nil : EnqueueHeaderTemplate(address: address, userAgent: settings.userAgent, platform: settings.platform)
+        enqueueCommon = EnqueueParameters.Common(
+            EnqueueParameters.Shared(
+                address: address, userAgent: settings.userAgent, sdkVersion: settings.sdkVersion,
+                layoutName: settings.layoutName, language: settings.language,
+                userIdInURL: settings.platform.sendsUserIdInURLs, platform: settings.platform))
         navigatorSettings = QueuePageNavigator.SharedSettings(
             QueuePageNavigator.Settings(
                 pollInterval: settings.pollInterval, maxWait: settings.maxWait, userAgent: settings.userAgent,

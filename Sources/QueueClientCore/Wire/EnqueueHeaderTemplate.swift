@@ -8,9 +8,6 @@ package final class EnqueueHeaderTemplate: Sendable {
     let platform: ClientPlatform
     let head: HTTPRequest
     let layout: HeadLayout
-    /// The body's `"userAgent":"…"` member, escaped once (a user agent has several `/` to
-    /// escape, and every visitor's body carries it).
-    let userAgentMember: [UInt8]
 
     init(address: WaitingRoomAddress, userAgent: String, platform: ClientPlatform) {
         self.address = address
@@ -20,15 +17,16 @@ package final class EnqueueHeaderTemplate: Sendable {
         head = HTTPRequest(
             method: .post, scheme: "https", authority: address.host, path: address.enqueuePath, headerFields: fields)
         self.layout = layout
-        userAgentMember = EnqueueRequest.member("userAgent", userAgent)
     }
 
     /// Whether `parameters` would make this head: the same host, path, platform and
     /// `User-Agent`. Bytes, not `==`: a canonically equal text with other bytes is sent as given.
     func fits(_ parameters: EnqueueParameters) -> Bool {
-        !parameters.userIdInURL && parameters.platform == platform && Self.sameBytes(parameters.userAgent, userAgent)
-            && Self.sameBytes(parameters.address.host, address.host)
-            && Self.sameBytes(parameters.address.enqueuePath, address.enqueuePath)
+        // Through `common.shared`, not the parameters' getters: those return copies.
+        !parameters.common.shared.userIdInURL && parameters.common.shared.platform == platform
+            && Self.sameBytes(parameters.common.shared.userAgent, userAgent)
+            && Self.sameBytes(parameters.common.shared.address.host, address.host)
+            && Self.sameBytes(parameters.common.shared.address.enqueuePath, address.enqueuePath)
     }
 
     private static func sameBytes(_ one: String, _ other: String) -> Bool {

@@ -16,7 +16,7 @@ package enum EnqueueRequest {
     package static func make(_ parameters: EnqueueParameters, sharedHead: EnqueueHeaderTemplate?) -> OutgoingRequest {
         if let template = sharedHead, template.fits(parameters) {
             return OutgoingRequest(
-                sharedHead: template, body: bodyBytes(parameters, userAgentMember: template.userAgentMember))
+                sharedHead: template, body: bodyBytes(parameters))
         }
         var path = parameters.address.enqueuePath
         if parameters.userIdInURL {
@@ -36,51 +36,49 @@ package enum EnqueueRequest {
         String(decoding: bodyBytes(parameters), as: UTF8.self)
     }
 
-    /// The body's UTF-8 bytes, written straight into one buffer (every visitor sends one).
-    /// `userAgentMember`: `member("userAgent", parameters.userAgent)` written already (a
-    /// group's template keeps it).
-    static func bodyBytes(_ parameters: EnqueueParameters, userAgentMember: [UInt8]? = nil) -> [UInt8] {
+    /// The body's UTF-8 bytes, written straight into one buffer (every visitor sends one):
+    /// the visitor's id, the members its group shares (written once, `Common`), then its token
+    /// or key.
+    static func bodyBytes(_ parameters: EnqueueParameters) -> [UInt8] {
+        let shared = parameters.common.bodyAfterUserId
         var out: [UInt8] = []
         // Room for every member unescaped (`"key":"value",` is the texts and six bytes) and a
-        // little escaping: a fixed 160 bytes was outgrown by most bodies (an iOS user agent
-        // alone is over 100), which then moved to a second buffer.
+        // little escaping.
         func room(_ value: String?) -> Int { value.map { $0.utf8.count + 16 } ?? 0 }
         out.reserveCapacity(
-            2 + 64 + (userAgentMember?.count ?? room(parameters.userAgent)) + room(parameters.userId)
-                + room(parameters.sdkVersion) + room(parameters.layoutName) + room(parameters.language)
-                + room(parameters.enqueueToken) + room(parameters.enqueueKey))
+            2 + 16 + room(parameters.userId) + shared.count + room(parameters.enqueueToken)
+                + room(parameters.enqueueKey))
         out.append(UInt8(ascii: "{"))
-        func member(_ key: String, _ value: String) {
-            if out.count > 1 { out.append(UInt8(ascii: ",")) }
-            appendMember(key, value, to: &out)
-        }
-        member("userId", parameters.userId)
-        if let userAgentMember {
+        appendMember("userId", parameters.userId, to: &out)
+        out.append(contentsOf: shared)
+        if let token = parameters.enqueueToken, !token.isEmpty {
             out.append(UInt8(ascii: ","))
-            out.append(contentsOf: userAgentMember)
-        } else {
-            member("userAgent", parameters.userAgent)
+            appendMember("enqueueToken", token, to: &out)
         }
-        member("sdkVersion", parameters.sdkVersion)
-        // Not a loop over an array literal: that array would be allocated for every visitor.
-        func optionalMember(_ key: String, _ value: String?) {
-            if let value, !value.isEmpty { member(key, value) }
+        if let key = parameters.enqueueKey, !key.isEmpty {
+            out.append(UInt8(ascii: ","))
+            appendMember("enqueueKey", key, to: &out)
         }
-        optionalMember("layoutName", parameters.layoutName)
-        optionalMember("language", parameters.language)
-        optionalMember("enqueueToken", parameters.enqueueToken)
-        optionalMember("enqueueKey", parameters.enqueueKey)
         out.append(UInt8(ascii: "}"))
         return out
     }
 
-    /// `"key":"value"`, both escaped as the SDKs' writers escape them.
-    static func member(_ key: String, _ value: String) -> [UInt8] {
+    /// The members between the visitor's id and its token or key, in the body's fixed order,
+    /// each with the comma before it. Optional members are sent only when non-empty.
+    static func sharedMembers(_ shared: EnqueueParameters.Shared) -> [UInt8] {
         var out: [UInt8] = []
-        appendMember(key, value, to: &out)
+        func member(_ key: String, _ value: String) {
+            out.append(UInt8(ascii: ","))
+            appendMember(key, value, to: &out)
+        }
+        member("userAgent", shared.userAgent)
+        member("sdkVersion", shared.sdkVersion)
+        if let layoutName = shared.layoutName, !layoutName.isEmpty { member("layoutName", layoutName) }
+        if let language = shared.language, !language.isEmpty { member("language", language) }
         return out
     }
 
+    /// `"key":"value"`, both escaped as the SDKs' writers escape them.
     private static func appendMember(_ key: String, _ value: String, to out: inout [UInt8]) {
         JSONText.appendQuoted(key, to: &out, escapingSolidus: true)
         out.append(UInt8(ascii: ":"))

@@ -78,6 +78,35 @@ struct WireFormatTests {
             EnqueueRequest.body(parameters) == #"{"userId":"u","userAgent":"a","sdkVersion":"s","enqueueToken":"tok"}"#)
     }
 
+    @Test("parameters sharing a group's members: a change to one gives it members of its own")
+    func sharedMembers() {
+        let address = WaitingRoomAddress(customerId: "acme", waitingRoomId: "spring")
+        let common = EnqueueParameters.Common(
+            EnqueueParameters.Shared(
+                address: address, userAgent: "App/1 (x)", sdkVersion: "s", layoutName: "dark", language: nil,
+                userIdInURL: false, platform: .ios))
+        var first = EnqueueParameters(common: common, userId: "u1", enqueueKey: "k")
+        let second = EnqueueParameters(common: common, userId: "u2")
+        #expect(
+            first
+                == EnqueueParameters(
+                    address: address, userId: "u1", userAgent: "App/1 (x)", sdkVersion: "s", layoutName: "dark",
+                    enqueueKey: "k"))
+        #expect(
+            EnqueueRequest.body(first)
+                == #"{"userId":"u1","userAgent":"App\/1 (x)","sdkVersion":"s","layoutName":"dark","enqueueKey":"k"}"#)
+        first.layoutName = nil
+        first.language = "da-DK"
+        #expect(
+            EnqueueRequest.body(first)
+                == #"{"userId":"u1","userAgent":"App\/1 (x)","sdkVersion":"s","language":"da-DK","enqueueKey":"k"}"#)
+        #expect(first.common !== common)
+        #expect(second.common === common && second.layoutName == "dark" && second.language == nil)
+        #expect(
+            EnqueueRequest.body(second)
+                == #"{"userId":"u2","userAgent":"App\/1 (x)","sdkVersion":"s","layoutName":"dark"}"#)
+    }
+
     @Test("the response is read tolerantly")
     func responseParsing() throws {
         let full = try #require(
