@@ -7,6 +7,9 @@ import QueueClientCore
 struct RunMetricsSeries {
     private let groupNames: [String]
     private var groupIndex: [String: Int]
+    /// The group of the last row: rows come in runs of one group, and hashing its name for
+    /// every visitor was most of this type's time on the row writer's thread.
+    private var lastGroup: (name: String, index: Int)?
     private var arrivals: [PerSecondCounts]
     /// Per group, per outcome (`VisitorOutcome.allCases` order).
     private var finished: [[PerSecondCounts]]
@@ -44,16 +47,19 @@ struct RunMetricsSeries {
 
     mutating func add(_ record: VisitorRecord) {
         let group: Int
-        if let known = groupIndex[record.group] {
+        if let last = lastGroup, last.name == record.group {
+            group = last.index
+        } else if let known = groupIndex[record.group] {
             group = known
         } else {
             group = arrivals.count
             groupIndex[record.group] = group
             addGroupColumns()
         }
+        lastGroup = (record.group, group)
         arrivals[group].add(at: Timeline.second(of: record.arrival))
         let endSecond = Timeline.second(of: record.ended)
-        finished[group][VisitorOutcome.allCases.firstIndex(of: record.outcome)!].add(at: endSecond)
+        finished[group][record.outcome.ordinal].add(at: endSecond)
         inFlightChanges.add(at: Timeline.second(of: record.start))
         inFlightChanges.add(at: endSecond, -1)
         if let entered = record.queueEntered {

@@ -61,6 +61,9 @@ struct OutcomeStatistics {
     private(set) var groupNames: [String]
     private let declaredGroupCount: Int
     private var groupIndexByName: [String: Int]
+    /// The group of the last row: rows come in runs of one group, and hashing its name for
+    /// every visitor was most of this type's time on the row writer's thread.
+    private var lastGroup: (name: String, index: Int)?
     /// `cells[group][outcome]`, outcome in `VisitorOutcome.allCases` order.
     private var cells: [[Cell?]]
     private(set) var visitorsPerGroup: [Int]
@@ -84,7 +87,7 @@ struct OutcomeStatistics {
 
     mutating func add(_ record: VisitorRecord) {
         let group = groupIndex(for: record.group)
-        let outcome = Self.outcomeIndex[record.outcome]!
+        let outcome = record.outcome.ordinal
         // Mutated in place: copying a cell out would copy its histograms' buffers per visitor.
         if cells[group][outcome] == nil { cells[group][outcome] = Cell() }
         cells[group][outcome]!.count += 1
@@ -93,7 +96,13 @@ struct OutcomeStatistics {
     }
 
     fileprivate mutating func groupIndex(for name: String) -> Int {
-        if let index = groupIndexByName[name] { return index }
+        if let last = lastGroup, last.name == name { return last.index }
+        let index = groupIndexByName[name] ?? addGroup(name)
+        lastGroup = (name, index)
+        return index
+    }
+
+    private mutating func addGroup(_ name: String) -> Int {
         let index = groupNames.count
         groupNames.append(name)
         groupIndexByName[name] = index

@@ -62,8 +62,7 @@ struct Timeline {
             enqueued.add(at: second)
             enqueueDecisions.append(UInt64(second) << 32 | UInt64(min(enqueueMs, Int64(UInt32.max))))
         }
-        let outcome = VisitorOutcome.allCases.firstIndex(of: record.outcome)!
-        endedByOutcome[outcome].add(at: Self.second(of: record.ended))
+        endedByOutcome[record.outcome.ordinal].add(at: Self.second(of: record.ended))
         if record.outcome == .passed, record.queueEntered != nil {
             passedWaits.append(
                 UInt64(Self.second(of: record.ended)) << 32 | UInt64(min(record.waitMilliseconds, Int64(UInt32.max))))

@@ -58,4 +58,29 @@ struct GroupThresholdTests {
         #expect(verdicts.map(\.passed) == [false, true])
         #expect(ThresholdTable.render(verdicts).contains("partner: error | < 1%  | 100%     | FAIL"))
     }
+
+    /// Rows of several groups interleaved, one of them undeclared: each counted in its own
+    /// group and outcome (the statistics remember the last row's group).
+    @Test func interleavedGroupsAreCountedApart() {
+        var statistics = OutcomeStatistics(groupNames: ["app", "partner"])
+        let rows: [(String, VisitorOutcome)] = [
+            ("app", .passed), ("partner", .error), ("partner", .error), ("app", .queued), ("late", .passed),
+            ("app", .passed), ("late", .abandoned), ("partner", .passed),
+        ]
+        for (index, (group, outcome)) in rows.enumerated() {
+            statistics.add(directVisitor(index, group: group, enqueueMs: 10, outcome: outcome))
+        }
+        #expect(statistics.groupNames == ["app", "partner", "late"])
+        #expect(statistics.visitorsPerGroup == [3, 3, 2])
+        #expect(statistics.cell(group: 0, outcome: .passed)?.count == 2)
+        #expect(statistics.cell(group: 0, outcome: .queued)?.count == 1)
+        #expect(statistics.cell(group: 1, outcome: .error)?.count == 2)
+        #expect(statistics.cell(group: 1, outcome: .passed)?.count == 1)
+        #expect(statistics.cell(group: 2, outcome: .abandoned)?.count == 1)
+        #expect(statistics.count(of: .passed) == 4)
+    }
+
+    @Test func outcomeOrdinalsAreTheReportsColumnOrder() {
+        #expect(VisitorOutcome.allCases.map(\.ordinal) == Array(VisitorOutcome.allCases.indices))
+    }
 }
