@@ -43,6 +43,7 @@ final class LiveProbe: LiveExchangeOwner {
         guard let promise else { return }
         self.promise = nil
         pool.closeAll()
+        pool.owner = nil
         promise.succeed(result)
     }
 }

@@ -70,7 +70,6 @@ final class LoopDriver: LiveExchangeOwner {
             connectTimeout: run.scenario.longestRequestTimeout, clock: clock)
         pool.sourceAddresses = sourceAddresses
         nextProbe = .origin
-        pool.owner = self
     }
 
     /// Starts the driver; the future completes when its last visitor has a row.
@@ -78,6 +77,8 @@ final class LoopDriver: LiveExchangeOwner {
     func start(warmConnections: Int = 0) -> EventLoopFuture<Outcome> {
         let promise = loop.makePromise(of: Outcome.self)
         finishedPromise = promise
+        // Let go in `complete` or `fail` (the pool holds its owner strongly).
+        pool.owner = self
         nextProbe = clock.now + GeneratorHealth.probeInterval
         scheduleProbe()
         pool.warm(warmConnections)
@@ -320,6 +321,7 @@ final class LoopDriver: LiveExchangeOwner {
         finishedPromise = nil
         stopped = true
         pool.closeAll()
+        pool.owner = nil
         do {
             try rows.flush()
         } catch {
@@ -339,6 +341,7 @@ final class LoopDriver: LiveExchangeOwner {
         finishedPromise = nil
         stopped = true
         pool.closeAll()
+        pool.owner = nil
         promise.fail(error)
     }
 }

@@ -1,4 +1,6 @@
+import HTTPTypes
 import NIOCore
+import QueueClientCore
 import Testing
 
 @testable import QueueSim
@@ -36,6 +38,61 @@ struct LiveConnectionPoolLifetimeTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             #expect(released, "the pool outlived its connections: something it keeps holds it")
+        }
+    }
+
+    /// An owner that keeps its pool, as the loop driver does, and lets go of the pool's
+    /// reference to it when done (`LoopDriver.complete`).
+    final class Holder: LiveExchangeOwner {
+        let answered: EventLoopPromise<Int>
+        var pool: LiveConnectionPool?
+        init(answered: EventLoopPromise<Int>) { self.answered = answered }
+        func awaits(slot: Int, serial: UInt32) -> Bool { true }
+        func exchangeCompleted(
+            slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?
+        ) {
+            answered.completeWith(result.map(\.status.code).mapError { $0 as any Error })
+        }
+        func done() {
+            pool?.closeAll()
+            pool?.owner = nil
+        }
+    }
+
+    final class HolderWatch {
+        weak var holder: Holder?
+        weak var pool: LiveConnectionPool?
+    }
+
+    @Test("a pool and an owner that keeps it are both released once the owner lets go")
+    func ownerAndPoolReleased() async throws {
+        try await LoopbackPoolFixture.withStandIn { loop, endpoint in
+            let watch = try await loop.flatSubmit { () -> EventLoopFuture<NIOLoopBound<HolderWatch>> in
+                let holder = Holder(answered: loop.makePromise())
+                let pool = LiveConnectionPool(loop: loop, endpoint: endpoint, limit: 1, connectTimeout: .seconds(5))
+                holder.pool = pool
+                pool.owner = holder
+                pool.send(
+                    LiveExchange(
+                        slot: 0, serial: 1,
+                        request: OutgoingRequest(
+                            head: HTTPRequest(method: .get, scheme: "http", authority: nil, path: "/owner"))))
+                let watch = HolderWatch()
+                watch.holder = holder
+                watch.pool = pool
+                return holder.answered.futureResult.assumeIsolated().map { status in
+                    #expect(status == 204)
+                    holder.done()
+                    return NIOLoopBound(watch, eventLoop: loop)
+                }.nonisolated()
+            }.get()
+            var released = false
+            for _ in 0..<200 {
+                released = try await loop.submit { watch.value.holder == nil && watch.value.pool == nil }.get()
+                if released { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(released, "the owner or its pool outlived the run: a reference cycle is left")
         }
     }
 }

@@ -42,7 +42,7 @@ enum LoopbackPoolFixture {
     }
 
     /// A one-connection pool on `loop` that has sent one GET of `path`, and its owner (keep it
-    /// while the answer is awaited: the pool holds its owner weakly). On `loop` only.
+    /// while the answer is awaited). On `loop` only.
     static func poolSendingOne(
         on loop: any EventLoop, to endpoint: LiveEndpoint, path: String
     ) -> (pool: LiveConnectionPool, owner: Owner) {
