@@ -109,7 +109,7 @@ package struct EnqueueMachine: Sendable {
             }
             switch status {
             case 200..<300 where platform.acceptsEnqueueStatus(status):
-                guard var parsed = EnqueueResponse(jsonBody: response.body) else {
+                guard var parsed = EnqueueResponse.read(jsonBody: response.body) else {
                     return retryOrGiveUp("Server did not return a JSON object (HTTP \(status))", at: now)
                 }
                 state = .finished

@@ -26,38 +26,37 @@ package struct EnqueueResponse: Sendable, Hashable {
 
     /// Nil when `body` is not a JSON object (empty, HTML, an array, truncated JSON…).
     package init?(jsonBody body: [UInt8]) {
-        // Read into `self`, not into a local copied in at the end (a retain and a release of
-        // each member's text, for every enqueue answer).
-        self.init()
+        guard let response = Self.read(jsonBody: body) else { return nil }
+        self = response
+    }
+
+    /// `init?(jsonBody:)` as a function: a failable initializer's `self` was copied into its
+    /// result (a retain and a release of each member's text), a local is moved out.
+    package static func read(jsonBody body: [UInt8]) -> EnqueueResponse? {
+        var response = EnqueueResponse()
         let selection = FlatJSONObject.select(body, keys: Self.memberKeys) { key, value in
             switch (key, value) {
-            case (0, .string(let text)): self.queueId = text
-            case (1, .string(let text)): self.queueUrl = text
-            case (2, .string(let text)): self.eventTargetUrl = text
-            case (3, .string(let text)): self.queueitToken = text
-            case (4, .integer(let minutes)): self.queueUrlTTLInMinutes = minutes
+            case (0, .string(let text)): response.queueId = text
+            case (1, .string(let text)): response.queueUrl = text
+            case (2, .string(let text)): response.eventTargetUrl = text
+            case (3, .string(let text)): response.queueitToken = text
+            case (4, .integer(let minutes)): response.queueUrlTTLInMinutes = minutes
             default: break
             }
         }
         switch selection {
         case .selected:
-            return
+            return response
         case .notFlat:
-            guard let object = JSONObject.parse(body) else { return nil }
-            self.init(jsonObject: object)
-            return
+            return JSONObject.parse(body).map(EnqueueResponse.init(jsonObject:))
         case .undecided:
             break
         }
-        if let members = FlatJSONObject.parseMembers(body) {
-            self.init(flatMembers: members)
-            return
-        }
-        guard let object = JSONObject.parse(body) else { return nil }
-        self.init(jsonObject: object)
+        if let members = FlatJSONObject.parseMembers(body) { return EnqueueResponse(flatMembers: members) }
+        return JSONObject.parse(body).map(EnqueueResponse.init(jsonObject:))
     }
 
-    /// The members `init?(jsonBody:)` reads, in the order its selection numbers them.
+    /// The members `read(jsonBody:)` reads, in the order its selection numbers them.
     private static let memberKeys: [[UInt8]] = [
         "QueueId", "QueueUrl", "EventTargetUrl", "QueueitToken", "QueueUrlTTLInMinutes",
     ].map { Array($0.utf8) }

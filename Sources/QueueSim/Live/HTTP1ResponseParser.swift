@@ -328,19 +328,35 @@ private enum ResponseFieldName {
     private static let kept: [(name: [UInt8], kind: ResponseFieldName)] =
         IncomingResponse.fieldsReadByMachines.map { (Array($0.canonicalName.utf8), .read($0)) }
     private static let known = framing + kept
+    /// The known names one after another, and where each ends: searched without taking each
+    /// candidate out of `known` (a retain and a release of its name and of its kind's texts,
+    /// for every candidate of every response line).
+    private static let knownBytes: [UInt8] = known.flatMap(\.name)
+    private static let knownEnds: [Int] = known.reduce(into: []) { $0.append(($0.last ?? 0) + $1.name.count) }
 
     init(_ bytes: Slice<UnsafeRawBufferPointer>) {
         let count = bytes.count
-        search: for candidate in Self.known where candidate.name.count == count {
-            var offset = bytes.startIndex
-            for expected in candidate.name {
-                guard ASCIIByte.lowercased(bytes[offset]) == expected else { continue search }
-                offset += 1
+        let match = Self.knownBytes.withUnsafeBufferPointer { names in
+            Self.knownEnds.withUnsafeBufferPointer { ends -> Int? in
+                var start = 0
+                search: for (index, end) in ends.enumerated() {
+                    defer { start = end }
+                    guard end - start == count else { continue }
+                    var offset = bytes.startIndex
+                    for position in start..<end {
+                        guard ASCIIByte.lowercased(bytes[offset]) == names[position] else { continue search }
+                        offset += 1
+                    }
+                    return index
+                }
+                return nil
             }
-            self = candidate.kind
-            return
         }
-        self = bytes.allSatisfy(Self.isTokenCharacter) ? .unread : .invalid
+        if let match {
+            self = Self.known[match].kind
+        } else {
+            self = bytes.allSatisfy(Self.isTokenCharacter) ? .unread : .invalid
+        }
     }
 
     /// RFC 9110 §5.6.2 `tchar`.

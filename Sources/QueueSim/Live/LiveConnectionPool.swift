@@ -218,11 +218,11 @@ final class LiveConnectionPool {
             preconditionFailure("an exchange on a connection not established")
         }
         if fresh { handler.firstExchange = exchange.id }
-        let endpoint = endpoints[Int(exchange.owner.endpoint)]
         let keep = !exchange.owner.isVisitor
-        let bytes = LiveRequestEncoding.encode(
-            exchange.request, defaultAuthority: endpoint.authority, allocator: ByteBufferAllocator(),
-            heads: &encodedHeads, reusing: keep ? handler.takeSpareBuffer() : nil)
+        // The authority alone, not the endpoint: a copy of it retained each of its references.
+        let bytes = exchange.encodeRequest(
+            defaultAuthority: endpoints[Int(exchange.owner.endpoint)].authority, heads: &encodedHeads,
+            reusing: keep ? handler.takeSpareBuffer() : nil)
         flushAtEndOfTick(handler)
         handler.write(bytes, keep: keep)
     }

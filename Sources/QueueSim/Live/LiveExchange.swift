@@ -1,3 +1,4 @@
+import NIOCore
 import QueueClientCore
 
 /// Who the pool's exchanges belong to: the loop's driver (or the reachability probe).
@@ -42,6 +43,17 @@ final class LiveExchange: Equatable {
     }
 
     var id: ExchangeID { ExchangeID(slot: slot, serial: serial) }
+
+    /// The request's bytes (`LiveRequestEncoding`), encoded where the request is kept: read
+    /// from outside the object, the request was copied for the call (a retain and a release of
+    /// each of its references).
+    func encodeRequest(
+        defaultAuthority: String, heads: inout EncodedHeads, reusing spare: consuming ByteBuffer?
+    ) -> ByteBuffer {
+        LiveRequestEncoding.encode(
+            request, defaultAuthority: defaultAuthority, allocator: ByteBufferAllocator(), heads: &heads,
+            reusing: consume spare)
+    }
 
     /// Equal when every part is: the same request to the same owner, in the same state.
     static func == (lhs: LiveExchange, rhs: LiveExchange) -> Bool {

@@ -31,7 +31,7 @@ enum LiveRequestEncoding {
     /// more (a shared connection's last request, written): its memory is used again instead of
     /// a new buffer's two allocations per request.
     static func encode(
-        _ request: OutgoingRequest, defaultAuthority: String, allocator: ByteBufferAllocator,
+        _ request: borrowing OutgoingRequest, defaultAuthority: String, allocator: ByteBufferAllocator,
         heads: inout EncodedHeads, reusing spare: consuming ByteBuffer? = nil
     ) -> ByteBuffer {
         if let page = request.sharedPageFields, request.layout == .hostFirst {
