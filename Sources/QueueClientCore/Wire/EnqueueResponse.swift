@@ -31,10 +31,11 @@ package struct EnqueueResponse: Sendable, Hashable {
     }
 
     /// `init?(jsonBody:)` as a function: a failable initializer's `self` was copied into its
-    /// result (a retain and a release of each member's text), a local is moved out.
+    /// result (a retain and a release of each member's text); a local passed `inout` to the
+    /// reader, not captured by its closure, is moved out.
     package static func read(jsonBody body: [UInt8]) -> EnqueueResponse? {
         var response = EnqueueResponse()
-        let selection = FlatJSONObject.select(body, keys: Self.memberKeys) { key, value in
+        let selection = FlatJSONObject.select(body, keys: Self.memberKeys, into: &response) { response, key, value in
             switch (key, value) {
             case (0, .string(let text)): response.queueId = text
             case (1, .string(let text)): response.queueUrl = text

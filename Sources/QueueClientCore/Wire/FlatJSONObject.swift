@@ -89,6 +89,16 @@ package enum FlatJSONObject {
         }
     }
 
+    /// `select` into `state`, which `found` changes: a caller's value read into a local the
+    /// closure captured was copied out of the capture at the end (a retain and a release of
+    /// each of its texts); one passed `inout` is moved.
+    package static func select<State>(
+        _ body: [UInt8], keys: [[UInt8]], into state: inout State,
+        found: (_ state: inout State, _ keyIndex: Int, _ value: Value) -> Void
+    ) -> Selection {
+        select(body, keys: keys) { keyIndex, value in found(&state, keyIndex, value) }
+    }
+
     /// Whether any of the eight bytes in `word` is a quote, a backslash, a control byte
     /// (< 0x20) or not ASCII (≥ 0x80): the bytes a string's scan must look at one by one.
     /// The classic SWAR tests: a byte of `word ^ repeated(b)` is zero where `word` has `b`,
