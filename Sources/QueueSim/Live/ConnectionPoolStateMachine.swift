@@ -462,7 +462,10 @@ struct ConnectionPoolStateMachine {
             if index >= sharedQueues.count {
                 sharedQueues.append(contentsOf: repeatElement(nil, count: index + 1 - sharedQueues.count))
             }
-            sharedQueues[index] = queue.isUnused ? nil : queue
+            // Kept when unused too (one per endpoint): dropped, its idle list's storage went
+            // with it, and the next answer allocated a new one (a `shared` connection goes
+            // idle and busy again for every request).
+            sharedQueues[index] = queue
         } else if !queue.isUnused {
             queues[owner] = queue
         }
