@@ -7,6 +7,7 @@
 /// texts held by value that was a retain and a release of each shared text each time, now of
 /// one reference. Reading and setting a member works as before; setting a shared one gives
 /// these parameters a `Common` of their own.
+@dynamicMemberLookup
 package struct EnqueueParameters: Sendable, Hashable {
     package private(set) var common: Common
     package var userId: String
@@ -33,41 +34,15 @@ package struct EnqueueParameters: Sendable, Hashable {
         self.enqueueKey = enqueueKey
     }
 
-    package var address: WaitingRoomAddress {
-        get { common.shared.address }
-        set { changeCommon { $0.address = newValue } }
-    }
-    package var userAgent: String {
-        get { common.shared.userAgent }
-        set { changeCommon { $0.userAgent = newValue } }
-    }
-    package var sdkVersion: String {
-        get { common.shared.sdkVersion }
-        set { changeCommon { $0.sdkVersion = newValue } }
-    }
-    package var layoutName: String? {
-        get { common.shared.layoutName }
-        set { changeCommon { $0.layoutName = newValue } }
-    }
-    package var language: String? {
-        get { common.shared.language }
-        set { changeCommon { $0.language = newValue } }
-    }
-    /// Android: `?userId={userId}` on the URL too (`QueueITApiClient.getApiUrl`).
-    package var userIdInURL: Bool {
-        get { common.shared.userIdInURL }
-        set { changeCommon { $0.userIdInURL = newValue } }
-    }
-    /// Whose stack sends the call: its headers (`PlatformHeaders.enqueue`).
-    package var platform: ClientPlatform {
-        get { common.shared.platform }
-        set { changeCommon { $0.platform = newValue } }
-    }
-
-    private mutating func changeCommon(_ change: (inout Shared) -> Void) {
-        var shared = common.shared
-        change(&shared)
-        common = Common(shared)
+    /// A shared member (`address`, `userAgent`, `sdkVersion`, `layoutName`, `language`,
+    /// `userIdInURL`, `platform`), read and set as if it were the parameters' own.
+    package subscript<Member>(dynamicMember member: WritableKeyPath<Shared, Member>) -> Member {
+        get { common.shared[keyPath: member] }
+        set {
+            var shared = common.shared
+            shared[keyPath: member] = newValue
+            common = Common(shared)
+        }
     }
 
     /// The members a group's visitors share.
@@ -77,7 +52,9 @@ package struct EnqueueParameters: Sendable, Hashable {
         package var sdkVersion: String
         package var layoutName: String?
         package var language: String?
+        /// Android: `?userId={userId}` on the URL too (`QueueITApiClient.getApiUrl`).
         package var userIdInURL: Bool
+        /// Whose stack sends the call: its headers (`PlatformHeaders.enqueue`).
         package var platform: ClientPlatform
 
         package init(

@@ -161,6 +161,7 @@ final class LoopDriver: LiveExchangeOwner {
 
     /// Starts every visitor whose arrival has come, while there is a place under the loop's
     /// share of `run.concurrency`.
+    ///
     /// `eventInstant`: the instant of the event that called, read moments before; it stands
     /// for the first look at the clock. An arrival due at the last reading is due now (time
     /// only moves on), so finding no place for it needs no new reading. Two clock reads per
