@@ -50,7 +50,8 @@ package struct VisitorResult: Sendable, Hashable {
     private var storedCounts: (attempts: UInt32, polls: UInt32, restarts: UInt32, requests: UInt32) = (0, 0, 0, 0)
     package var marks: VisitorMarks
     private var rare: Boxed<Rare>?
-    private var packedQueueId: PackedText?
+    /// `queueId` as it is kept: a report row writes its bytes without making the string.
+    package private(set) var packedQueueId: PackedText?
 
     private struct Rare: Sendable, Hashable {
         var errorMessage: String?

@@ -184,6 +184,21 @@ package struct PackedText: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Calls `body` with `string`'s UTF-8 bytes; a packed id is written on the stack, not into
+    /// a new string (a report row per visitor writes its queue id this way).
+    package func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        switch storage {
+        case .text(var text):
+            return try text.withUTF8(body)
+        case .hex(let high, let low, let shape):
+            let count = Self.unpackedCount(shape: shape)
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
+                Self.write(high: high, low: low, shape: shape, into: buffer)
+                return try body(UnsafeBufferPointer(buffer))
+            }
+        }
+    }
+
     /// Writes `string`'s bytes at the start of `buffer`, which holds at least `utf8Count`: a
     /// queue page's request target is its path, `?` and this, written into one string.
     package func write(into buffer: UnsafeMutableBufferPointer<UInt8>) {

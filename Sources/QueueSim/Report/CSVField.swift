@@ -1,3 +1,5 @@
+import QueueClientCore
+
 /// Byte-level CSV writing (RFC 4180): a field is quoted when it holds a comma, a quote, CR or
 /// LF, and quotes inside are doubled. Rows end with `\n`.
 ///
@@ -21,18 +23,27 @@ struct CSVRowBuilder {
         var value = value
         // Native strings are contiguous UTF-8; scanning and copying the buffer is far cheaper
         // than going through the generic `UTF8View` paths, which matters in debug builds too.
-        value.withUTF8 { utf8 in
-            guard utf8.contains(where: Self.needsQuoting) else {
-                bytes.append(contentsOf: utf8)
-                return
-            }
-            bytes.append(.quote)
-            for byte in utf8 {
-                if byte == .quote { bytes.append(.quote) }
-                bytes.append(byte)
-            }
-            bytes.append(.quote)
+        value.withUTF8 { appendField($0) }
+    }
+
+    /// A packed id (a queue id) written from its words, quoted as `text` would quote it.
+    mutating func optionalPackedText(_ value: PackedText?) {
+        guard let value else { return empty() }
+        separate()
+        value.withUTF8 { appendField($0) }
+    }
+
+    private mutating func appendField(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard utf8.contains(where: Self.needsQuoting) else {
+            bytes.append(contentsOf: utf8)
+            return
         }
+        bytes.append(.quote)
+        for byte in utf8 {
+            if byte == .quote { bytes.append(.quote) }
+            bytes.append(byte)
+        }
+        bytes.append(.quote)
     }
 
     private static func needsQuoting(_ byte: UInt8) -> Bool {

@@ -13,7 +13,7 @@ extension VisitorRecord {
             redirectType: result.redirectType, httpStatus: result.lastHTTPStatus, error: result.errorMessage,
             attempts: result.attempts, polls: result.polls, restarts: result.restarts, requests: result.requests,
             enqueueDecided: result.marks.enqueueDecided, queueEntered: result.marks.queueEntered,
-            ended: result.marks.ended, queueId: result.queueId,
+            ended: result.marks.ended, packedQueueId: result.packedQueueId,
             token: tokenJudge.judge(result.queueitToken, eventId: eventId, at: result.marks.ended))
         if run.hasComebacks { comebacks = 0 }
         if run.mixesPlatforms {

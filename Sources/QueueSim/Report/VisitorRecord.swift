@@ -44,7 +44,13 @@ package struct VisitorRecord: Sendable, Equatable {
     package var queueEntered: RunInstant?
     /// When the final outcome was decided.
     package var ended: RunInstant
-    package var queueId: String?
+    package var queueId: String? {
+        get { packedQueueId?.string }
+        set { packedQueueId = newValue.map(PackedText.init) }
+    }
+    /// `queueId` as the visitor's result keeps it (a UUID in two words): the row writes its
+    /// bytes, so a run's rows make no string per visitor for it.
+    package var packedQueueId: PackedText?
     package var token: TokenState
     /// What opening the connection of the visitor's first request cost (`connect_ms`,
     /// `tls_ms`): nil when that request rode a connection already open, on plain HTTP (TLS),
@@ -71,6 +77,19 @@ package struct VisitorRecord: Sendable, Equatable {
         requests: Int = 0, enqueueDecided: RunInstant? = nil, queueEntered: RunInstant? = nil,
         ended: RunInstant, queueId: String? = nil, token: TokenState = .absent
     ) {
+        self.init(
+            index: index, group: group, flow: flow, arrival: arrival, start: start, outcome: outcome,
+            redirectType: redirectType, httpStatus: httpStatus, error: error, attempts: attempts, polls: polls,
+            restarts: restarts, requests: requests, enqueueDecided: enqueueDecided, queueEntered: queueEntered,
+            ended: ended, packedQueueId: queueId.map(PackedText.init), token: token)
+    }
+
+    package init(
+        index: Int, group: String, flow: String, arrival: RunInstant, start: RunInstant,
+        outcome: VisitorOutcome, redirectType: String?, httpStatus: Int?, error: String?, attempts: Int, polls: Int,
+        restarts: Int, requests: Int, enqueueDecided: RunInstant?, queueEntered: RunInstant?, ended: RunInstant,
+        packedQueueId: PackedText?, token: TokenState
+    ) {
         self.index = index
         self.group = group
         self.flow = flow
@@ -87,7 +106,7 @@ package struct VisitorRecord: Sendable, Equatable {
         self.enqueueDecided = enqueueDecided
         self.queueEntered = queueEntered
         self.ended = ended
-        self.queueId = queueId
+        self.packedQueueId = packedQueueId
         self.token = token
     }
 

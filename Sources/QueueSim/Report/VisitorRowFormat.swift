@@ -44,7 +44,7 @@ enum VisitorRowFormat {
         row.optionalInteger(record.enqueueMilliseconds)
         row.integer(record.waitMilliseconds)
         row.integer(record.totalMilliseconds)
-        row.optionalText(record.queueId)
+        row.optionalPackedText(record.packedQueueId)
         row.text(record.token.rawValue)
         row.integer(record.requests)
         row.optionalInteger(record.connectMilliseconds)

@@ -49,6 +49,29 @@ struct ReportVisitorsTests {
         #expect(VisitorRowFormat.header.hasPrefix(contract + ","))
     }
 
+    @Test("a queue id is written from its packed words with the bytes of its text, quoted when it needs it")
+    func packedQueueIdCells() {
+        let uuid = "0b6f2a4e-5c1d-4e8a-9f3b-6d7e8f901234"
+        let upperWithPrefix = "q:," + uuid.uppercased()
+        var row = CSVRowBuilder()
+        row.optionalPackedText(PackedText(uuid))
+        row.optionalPackedText(PackedText(upperWithPrefix))
+        row.optionalPackedText(PackedText("not a uuid, \"quoted\""))
+        row.optionalPackedText(nil)
+        row.integer(1)
+        row.endRow()
+        #expect(
+            String(decoding: row.bytes, as: UTF8.self)
+                == "\(uuid),\"q:,\(uuid.uppercased())\",\"not a uuid, \"\"quoted\"\"\",,1\n")
+        var record = VisitorRecord(
+            index: 0, group: "app", flow: "run", arrival: .origin, start: .origin, outcome: .passed, ended: .origin,
+            queueId: upperWithPrefix)
+        #expect(record.queueId == upperWithPrefix)
+        #expect(record.packedQueueId == PackedText(upperWithPrefix))
+        record.queueId = nil
+        #expect(record.packedQueueId == nil)
+    }
+
     @Test("commas, quotes, CR and LF are quoted; plain text is not")
     func csvEscaping() {
         var row = CSVRowBuilder()
