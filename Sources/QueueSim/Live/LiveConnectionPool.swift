@@ -87,12 +87,14 @@ final class LiveConnectionPool {
 
     // MARK: - From the owner
 
-    func send(_ exchange: LiveExchange) {
+    /// `now`: the caller's reading of the clock, if it has one (the request's write is stamped
+    /// with it; the clock is read once per event, not at each step).
+    func send(_ exchange: LiveExchange, at now: RunInstant? = nil) {
         // A connection opened for this exchange connects within its request's bound: a
         // connect the request has given up on must not hold a place (and a descriptor) longer.
         connectTimeoutOfOpening = exchange.connectTimeout.map { .nanoseconds(max(1, $0.wholeNanoseconds)) }
         defer { connectTimeoutOfOpening = nil }
-        perform(machine.requestQueued(exchange))
+        perform(machine.requestQueued(exchange), at: now)
     }
 
     /// When the exchange last made progress on its connection; nil while it waits for one.
@@ -127,9 +129,12 @@ final class LiveConnectionPool {
     func closeAll() {
         let action = machine.closeAll()
         for id in action.close { handlers[id.index]?.close() }
+        guard !action.fail.isEmpty else { return }
+        let now = clock.now
         for exchange in action.fail {
             owner?.exchangeCompleted(
-                slot: exchange.slot, serial: exchange.serial, result: .failure(Self.closedError), handshake: nil)
+                slot: exchange.slot, serial: exchange.serial, result: .failure(Self.closedError), handshake: nil,
+                at: now)
         }
     }
 
@@ -148,9 +153,13 @@ final class LiveConnectionPool {
         perform(machine.connectFailed(id, error: LiveTransportErrors.map(error)))
     }
 
-    func exchangeAnswered(on id: ConnectionID, _ response: consuming IncomingResponse, reusable: Bool) {
+    /// `now`: when the answer's last bytes were read.
+    func exchangeAnswered(
+        on id: ConnectionID, _ response: consuming IncomingResponse, reusable: Bool, at now: RunInstant
+    ) {
         let handshake = handlers[id.index]?.takeHandshake()
-        perform(machine.exchangeSucceeded(on: id, reusable: reusable), response: response, handshake: handshake)
+        perform(
+            machine.exchangeSucceeded(on: id, reusable: reusable), response: response, handshake: handshake, at: now)
     }
 
     /// The connection's channel closed (by either side) or failed. `error` is why, when NIO said.
@@ -170,11 +179,13 @@ final class LiveConnectionPool {
 
     /// Carries out `first` and what the machine answers along the way. The owner is called
     /// last: it may send again from inside `exchangeCompleted`, and the machine has already
-    /// settled this event by then.
+    /// settled this event by then. `now`: the event's instant, when its caller read the clock
+    /// (else it is read here, once, if a request goes out or an exchange completes).
     private func perform(
         _ first: consuming ConnectionPoolStateMachine.Action, response: consuming IncomingResponse? = nil,
-        handshake: Handshake? = nil
+        handshake: Handshake? = nil, at now: RunInstant? = nil
     ) {
+        var now = now
         // Consumed, so the answer and the action move through (a consuming parameter is
         // mutable) instead of being copied into local variables first.
         var next: ConnectionPoolStateMachine.Action? = consume first
@@ -191,29 +202,34 @@ final class LiveConnectionPool {
             if let execution = action.execute {
                 let exchange = execution.exchange
                 if let owner, owner.awaits(slot: exchange.slot, serial: exchange.serial) {
-                    send(exchange, on: execution.connection, fresh: execution.freshConnection)
+                    let instant = now ?? clock.now
+                    now = instant
+                    send(exchange, on: execution.connection, fresh: execution.freshConnection, at: instant)
                 } else {
                     next = machine.exchangeWithdrawn(on: execution.connection)
                 }
             }
-            switch action.complete {
+            guard let complete = action.complete else { continue }
+            let instant = now ?? clock.now
+            now = instant
+            switch complete {
             case .succeeded(let exchange):
                 guard let answer = response.take() else {
                     preconditionFailure("an exchange succeeded without its answer")
                 }
                 owner?.exchangeCompleted(
-                    slot: exchange.slot, serial: exchange.serial, result: .success(answer), handshake: handshake.take())
+                    slot: exchange.slot, serial: exchange.serial, result: .success(answer), handshake: handshake.take(),
+                    at: instant)
             case .failed(let exchange, let error):
                 owner?.exchangeCompleted(
-                    slot: exchange.slot, serial: exchange.serial, result: .failure(error), handshake: handshake.take())
-            case nil:
-                break
+                    slot: exchange.slot, serial: exchange.serial, result: .failure(error), handshake: handshake.take(),
+                    at: instant)
             }
         }
     }
 
     /// Encodes the request, schedules the flush, then hands the bytes to the connection.
-    private func send(_ exchange: borrowing LiveExchange, on id: ConnectionID, fresh: Bool) {
+    private func send(_ exchange: borrowing LiveExchange, on id: ConnectionID, fresh: Bool, at now: RunInstant) {
         guard let handler = handlers[id.index] else {
             preconditionFailure("an exchange on a connection not established")
         }
@@ -224,7 +240,7 @@ final class LiveConnectionPool {
             defaultAuthority: endpoints[Int(exchange.owner.endpoint)].authority, heads: &encodedHeads,
             reusing: keep ? handler.takeSpareBuffer() : nil)
         flushAtEndOfTick(handler)
-        handler.write(bytes, keep: keep)
+        handler.write(bytes, keep: keep, at: now)
     }
 
     /// Flushes `handler`'s written request once the loop has handled every event of this

@@ -5,9 +5,11 @@ import QueueClientCore
 protocol LiveExchangeOwner: AnyObject {
     /// Whether request `serial` of `slot` is still awaited (not timed out, not stopped).
     func awaits(slot: Int, serial: UInt32) -> Bool
-    /// `handshake`: the exchange went out on a connection opened for it, at this cost.
+    /// `handshake`: the exchange went out on a connection opened for it, at this cost. `now`:
+    /// the event's instant (an answer's: when its last bytes were read).
     func exchangeCompleted(
-        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?)
+        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
+        at now: RunInstant)
 }
 
 /// One request of one visitor, as the pool carries it.

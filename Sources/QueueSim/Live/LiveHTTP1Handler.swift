@@ -74,9 +74,10 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     /// loop together, once it ends. `keep`: hold on to the buffer for the next request's bytes
     /// (`takeSpareBuffer`), once the write has let go of it (a shared connection: a visitor's
     /// own idle connection would hold its memory through the wait).
-    func write(_ bytes: ByteBuffer, keep: Bool) {
+    /// `now`: the pool's reading of the clock for this event.
+    func write(_ bytes: ByteBuffer, keep: Bool, at now: RunInstant) {
         awaitingAnswer = true
-        lastProgress = clock.now
+        lastProgress = now
         if keep { spareBuffer = bytes }
         context?.write(wrapOutboundOut(bytes), promise: nil)
     }
@@ -95,7 +96,8 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        lastProgress = clock.now
+        let now = clock.now
+        lastProgress = now
         var bytes = unwrapInboundIn(data)
         guard awaitingAnswer else {
             // Bytes nobody asked for (a server's 408 on an idle connection, say): whatever
@@ -125,7 +127,7 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
         // connection is not trusted with another exchange.
         let reusable = response.keepAlive && bytes.readableBytes == 0
         pool.exchangeAnswered(
-            on: id, IncomingResponse(head: response.head, body: response.body), reusable: reusable)
+            on: id, IncomingResponse(head: response.head, body: response.body), reusable: reusable, at: now)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -137,7 +139,7 @@ final class LiveHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
         if failure == nil, awaitingAnswer, let response = parser.connectionClosed() {
             awaitingAnswer = false
             pool.exchangeAnswered(
-                on: id, IncomingResponse(head: response.head, body: response.body), reusable: false)
+                on: id, IncomingResponse(head: response.head, body: response.body), reusable: false, at: clock.now)
         }
         pool.connectionEnded(
             id, error: failure, receivedResponseBytes: parser.hasPartialResponse || pending != nil)

@@ -24,7 +24,8 @@ final class LiveProbe: LiveExchangeOwner {
             probe.pool.send(LiveExchange(slot: 0, serial: 1, request: request))
             loop.assumeIsolated().scheduleTask(in: .nanoseconds(timeout.wholeNanoseconds)) {
                 probe.pool.abort(slot: 0, serial: 1)
-                probe.exchangeCompleted(slot: 0, serial: 1, result: .failure(.timedOut), handshake: nil)
+                probe.exchangeCompleted(
+                    slot: 0, serial: 1, result: .failure(.timedOut), handshake: nil, at: probe.pool.clock.now)
             }
             return promise.futureResult
         }
@@ -38,7 +39,8 @@ final class LiveProbe: LiveExchangeOwner {
     func awaits(slot: Int, serial: UInt32) -> Bool { promise != nil }
 
     func exchangeCompleted(
-        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?
+        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
+        at now: RunInstant
     ) {
         guard let promise else { return }
         self.promise = nil

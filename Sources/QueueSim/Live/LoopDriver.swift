@@ -251,10 +251,10 @@ final class LoopDriver: LiveExchangeOwner {
 
     /// The pool's answer (or failure) to request `serial` of the visitor in `slot`.
     func exchangeCompleted(
-        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?
+        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
+        at now: RunInstant
     ) {
         guard !stopped else { return }
-        let now = clock.now
         do {
             switch result {
             case .success(let response):
@@ -307,7 +307,7 @@ final class LoopDriver: LiveExchangeOwner {
         // A turn that came after the request's deadline: the engine's deadline ends it.
         if askedAt < now, (exchange.connectTimeout ?? .zero) <= .zero { return }
         if pacer != nil { engine.countSent(order, at: now) }
-        pool.send(exchange)
+        pool.send(exchange, at: now)
     }
 
     // MARK: - The end

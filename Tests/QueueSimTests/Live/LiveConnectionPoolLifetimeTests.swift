@@ -49,7 +49,8 @@ struct LiveConnectionPoolLifetimeTests {
         init(answered: EventLoopPromise<Int>) { self.answered = answered }
         func awaits(slot: Int, serial: UInt32) -> Bool { true }
         func exchangeCompleted(
-            slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?
+            slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
+            at now: RunInstant
         ) {
             answered.completeWith(result.map(\.status.code).mapError { $0 as any Error })
         }

@@ -15,7 +15,8 @@ struct LiveHTTP1HandlerTests {
         var results: [(slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>)] = []
         func awaits(slot: Int, serial: UInt32) -> Bool { true }
         func exchangeCompleted(
-            slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?
+            slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
+            at now: RunInstant
         ) {
             results.append((slot, serial, result))
         }

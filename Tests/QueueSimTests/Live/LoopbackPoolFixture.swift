@@ -15,7 +15,8 @@ enum LoopbackPoolFixture {
         init(answered: EventLoopPromise<Int>) { self.answered = answered }
         func awaits(slot: Int, serial: UInt32) -> Bool { true }
         func exchangeCompleted(
-            slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?
+            slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
+            at now: RunInstant
         ) {
             switch result {
             case .success(let response): answered.succeed(response.status.code)
