@@ -150,6 +150,11 @@ struct HTTP1ResponseParser {
         return found.line
     }
 
+    /// `200 OK` without a field the machines read, the answer to nearly every request: shared.
+    /// `HTTPResponse` keeps its status in an object of its own, so a new one per answer was an
+    /// allocation where a copy of this one is a retain.
+    private static let plainOK = HTTPResponse(status: .ok)
+
     /// Parses a whole head if the buffer holds one; false when more bytes are needed.
     private mutating func parseHead(_ buffer: inout ByteBuffer) throws -> Bool {
         let parsed: (head: ParsedHead, length: Int)? = try buffer.withUnsafeReadableBytes { bytes in
@@ -163,8 +168,13 @@ struct HTTP1ResponseParser {
         buffer.moveReaderIndex(forwardBy: parsed.length)
         let code = parsed.head.status
         if code >= 100 && code < 200 && code != 101 { return true }  // interim: the real answer follows
-        head = HTTPResponse(
-            status: HTTPResponse.Status(code: code, reasonPhrase: parsed.head.reason), headerFields: parsed.head.fields)
+        if code == 200, parsed.head.fields.isEmpty, parsed.head.reason == "OK" {
+            head = Self.plainOK
+        } else {
+            head = HTTPResponse(
+                status: HTTPResponse.Status(code: code, reasonPhrase: parsed.head.reason),
+                headerFields: parsed.head.fields)
+        }
         keepAlive = parsed.head.keepAlive
         coding = parsed.head.coding
         if code == 204 || code == 304 || code == 101 {

@@ -42,6 +42,19 @@ struct HTTP1ResponseParserTests {
         }
     }
 
+    @Test("a 200 with another reason or with a field the machines read keeps them (only a plain 200 OK is shared)")
+    func plainOKAndItsNeighbours() throws {
+        let answers = try Self.parse(
+            "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+                + "HTTP/1.1 200 Fine\r\nContent-Length: 0\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nSet-Cookie: a=b\r\nContent-Length: 0\r\n\r\n"
+                + "HTTP/1.1 201 OK\r\nContent-Length: 0\r\n\r\n")
+        #expect(answers.map(\.head.status.code) == [200, 200, 200, 201])
+        #expect(answers.map(\.head.status.reasonPhrase) == ["OK", "Fine", "OK", "OK"])
+        #expect(answers.map { $0.head.headerFields[.setCookie] } == [nil, nil, "a=b", nil])
+        #expect(answers[0].head == HTTPResponse(status: .ok))
+    }
+
     @Test("chunked bodies with extensions and trailers, split anywhere")
     func chunked() throws {
         let text =
