@@ -9,8 +9,8 @@
 //   (cd bench/epoll-floor && swift build -c release)
 //   taskset -c 1 bench/epoll-floor/.build/release/epoll-floor keepalive|connect SECONDS [PORT]
 //
-// Run it against live-ceiling.sh's nginx (keep-alive, PORT 18090) or live-connect.sh's
-// (`keepalive_timeout 0`); bench/client-budget.sh starts both kinds.
+// `FLOOR=1 bench/client-budget.sh` builds it and runs it against the nginx set-ups of
+// bench/live-ceiling.sh (keep-alive) and bench/live-connect.sh (`keepalive_timeout 0`).
 import CEpoll
 import Glibc
 
