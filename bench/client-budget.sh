@@ -56,44 +56,17 @@ workdir="$(mktemp -d)"
 trap 'stop_server; rm -rf "$workdir"' EXIT
 safetynet_enqueue_answer
 
-# write_config KEEPALIVE: nginx.conf with the given keep-alive lines.
-write_config() {
-    mkdir -p "$workdir/nginx/logs"
-    cat > "$workdir/nginx/nginx.conf" <<NGINX
-worker_processes 1;
-daemon off;
-pid $workdir/nginx/nginx.pid;
-error_log $workdir/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $workdir/nginx/body;
-    proxy_temp_path $workdir/nginx/proxy;
-    fastcgi_temp_path $workdir/nginx/fastcgi;
-    uwsgi_temp_path $workdir/nginx/uwsgi;
-    scgi_temp_path $workdir/nginx/scgi;
-    $1
-    server {
-        listen 127.0.0.1:$port;
-        location /api/mobileapp/queue/ {
-            default_type application/json;
-            return 200 '$answer';
-        }
-        location / { return 404; }
-    }
-}
-NGINX
-}
-
 echo "machine: $(machine_description)"
 for mode in $modes; do
     if [ "$mode" = keepalive ]; then
-        write_config "keepalive_requests 1000000; keepalive_timeout 60s;"
+        write_nginx_conf "$workdir/nginx" "events { worker_connections 4096; }" \
+            "    keepalive_requests 1000000; keepalive_timeout 60s;" "        listen 127.0.0.1:$port;"
         write_enqueue_lua "$workdir/enqueue.lua"
         # About 0, 2, 4, 6 and 8 µs of work per answer on this machine's LuaJIT.
         lengths="0 3000 6000 9000 12000"
     else
-        write_config "keepalive_timeout 0;"
+        write_nginx_conf "$workdir/nginx" "events { worker_connections 4096; }" \
+            "    keepalive_timeout 0;" "        listen 127.0.0.1:$port;"
         write_enqueue_lua "$workdir/enqueue.lua" close
         # About 0, 10, 20, 30 and 40 µs per answer (and so per connection).
         lengths="0 15000 30000 45000 60000"

@@ -101,6 +101,39 @@ LUA
     [ -z "${2:-}" ] || sed -i "s/\"keep-alive\"/\"$2\"/" "$1"
 }
 
+# write_nginx_conf DIR MAIN HTTP LISTEN: DIR/nginx.conf for the canned enqueue responder (one
+# worker, pid, logs and temp paths in DIR, no access log), answering `answer` under
+# /api/mobileapp/queue/ and 404 elsewhere. MAIN: main-context lines (the events block among
+# them); HTTP: the http block's own lines (keep-alive, TLS); LISTEN: the server's listen lines.
+write_nginx_conf() {
+    local dir="$1"
+    mkdir -p "$dir/logs"
+    cat > "$dir/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+$2
+http {
+    access_log off;
+    client_body_temp_path $dir/body;
+    proxy_temp_path $dir/proxy;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
+$3
+    server {
+$4
+        location /api/mobileapp/queue/ {
+            default_type application/json;
+            return 200 '$answer';
+        }
+        location / { return 404; }
+    }
+}
+NGINX
+}
+
 # start_nginx DIR CHECK...: starts nginx on core 0 with DIR/nginx.conf (logs in DIR/logs; sets
 # `server` and `nginx_cmd`), then runs CHECK until it succeeds (5 s at most) or fails the script.
 start_nginx() {

@@ -63,32 +63,9 @@ fi
 # --- the canned answer: the room's safetynet enqueue JSON (bench/lib.sh) -----------------------
 safetynet_enqueue_answer
 
-mkdir -p "$workdir/nginx/logs"
-cat > "$workdir/nginx/nginx.conf" <<NGINX
-worker_processes 1;
-daemon off;
-pid $workdir/nginx/nginx.pid;
-error_log $workdir/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $workdir/nginx/body;
-    proxy_temp_path $workdir/nginx/proxy;
-    fastcgi_temp_path $workdir/nginx/fastcgi;
-    uwsgi_temp_path $workdir/nginx/uwsgi;
-    scgi_temp_path $workdir/nginx/scgi;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
-    server {
-        listen 127.0.0.1:$port;
-        location /api/mobileapp/queue/ {
-            default_type application/json;
-            return 200 '$answer';
-        }
-        location / { return 404; }
-    }
-}
-NGINX
+write_nginx_conf "$workdir/nginx" "events { worker_connections 4096; }" \
+    "    keepalive_requests 1000000;
+    keepalive_timeout 60s;" "        listen 127.0.0.1:$port;"
 
 # The SDK's enqueue call as the scenario's iOS visitors send it (bench/lib.sh).
 write_enqueue_lua "$workdir/enqueue.lua"

@@ -75,38 +75,14 @@ mkdir -p "$pki"
 # --- the canned answer: the room's safetynet enqueue JSON (bench/lib.sh) -----------------------
 safetynet_enqueue_answer
 
-mkdir -p "$workdir/nginx/logs"
-cat > "$workdir/nginx/nginx.conf" <<NGINX
-worker_processes 1;
-daemon off;
-pid $workdir/nginx/nginx.pid;
-error_log $workdir/nginx/logs/error.log warn;
-worker_rlimit_nofile 16384;
-events { worker_connections 8192; }
-http {
-    access_log off;
-    client_body_temp_path $workdir/nginx/body;
-    proxy_temp_path $workdir/nginx/proxy;
-    fastcgi_temp_path $workdir/nginx/fastcgi;
-    uwsgi_temp_path $workdir/nginx/uwsgi;
-    scgi_temp_path $workdir/nginx/scgi;
-    keepalive_timeout 0;
+write_nginx_conf "$workdir/nginx" "worker_rlimit_nofile 16384;
+events { worker_connections 8192; }" "    keepalive_timeout 0;
     ssl_certificate $pki/server.pem;
     ssl_certificate_key $pki/server.key;
     ssl_protocols TLSv1.2 TLSv1.3;
     ssl_session_tickets off;
-    ssl_session_cache off;
-    server {
-        listen 127.0.0.1:$port;
-        listen 127.0.0.1:$tls_port ssl;
-        location /api/mobileapp/queue/ {
-            default_type application/json;
-            return 200 '$answer';
-        }
-        location / { return 404; }
-    }
-}
-NGINX
+    ssl_session_cache off;" "        listen 127.0.0.1:$port;
+        listen 127.0.0.1:$tls_port ssl;"
 
 write_enqueue_lua "$workdir/enqueue.lua" close
 
