@@ -58,16 +58,20 @@ let package = Package(
         // SHA-256 for the room's token HMAC: eight words of state copied by value, and the CPU's
         // SHA extensions where it has them (KnownUserToken.swift's `PreparedHMAC`).
         .target(name: "CSHA256"),
+        // epoll and eventfd for the plain-HTTP transport's event loop (Live/Plain).
+        .target(name: "CEpoll"),
         .target(
             name: "QueueSim",
             dependencies: [
                 "QueueClientCore",
                 "CSHA256",
+                "CEpoll",
                 "CYaml",
                 "CZlib",
                 // Remote write of metrics (`--metrics-push`); QueueClientCore links it already.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -75,6 +79,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -132,6 +137,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // EmbeddedChannel: the connection handlers tested without sockets.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

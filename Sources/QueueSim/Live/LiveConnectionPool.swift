@@ -35,11 +35,14 @@ final class LiveConnectionPool {
     /// on the runtime's slow path) was 2 % of a keep-alive request's CPU.
     var owner: (any LiveExchangeOwner)?
     private var machine: ConnectionPoolStateMachine
-    /// The handler of each established connection, by its `ConnectionID.index`.
-    private var handlers: [LiveHTTP1Handler?] = []
+    /// Each established connection, by its `ConnectionID.index`.
+    private var handlers: [LiveHTTP1Connection?] = []
+    /// The loop, when it is queuesim's own: plain-HTTP connections then are sockets of their
+    /// own on it (`PlainHTTPConnection`), not SwiftNIO channels.
+    private let plainLoop: PlainEventLoop?
 
-    /// The channels of the established connections (tests read their socket options).
-    var establishedChannels: [any Channel] { handlers.compactMap { $0?.channel } }
+    /// The channels of the established SwiftNIO connections (tests read their socket options).
+    var establishedChannels: [any Channel] { handlers.compactMap { ($0 as? LiveHTTP1Handler)?.channel } }
     /// Connections opened over the run (a test counts them: keep-alive reuses).
     var connectionsOpened: Int { machine.connectionsOpened }
     /// Opens connection `id` and reports `connectionEstablished` or `connectFailed`; nil:
@@ -80,6 +83,7 @@ final class LiveConnectionPool {
         precondition(!endpoints.isEmpty && endpoints.count <= 256, "a pool has 1 to 256 endpoints")
         self.clock = clock
         self.loop = loop
+        plainLoop = loop as? PlainEventLoop
         self.endpoints = endpoints
         machine = ConnectionPoolStateMachine(limit: limit)
         self.connectTimeout = .nanoseconds(max(1, connectTimeout.wholeNanoseconds))
@@ -140,7 +144,7 @@ final class LiveConnectionPool {
 
     // MARK: - From connections
 
-    func connectionEstablished(_ id: ConnectionID, handler: LiveHTTP1Handler) {
+    func connectionEstablished(_ id: ConnectionID, handler: LiveHTTP1Connection) {
         if id.index >= handlers.count {
             handlers.append(contentsOf: repeatElement(nil, count: id.index + 1 - handlers.count))
         }
@@ -245,7 +249,7 @@ final class LiveConnectionPool {
 
     /// Flushes `handler`'s written request once the loop has handled every event of this
     /// tick, with the others written in it.
-    private func flushAtEndOfTick(_ handler: LiveHTTP1Handler) {
+    private func flushAtEndOfTick(_ handler: LiveHTTP1Connection) {
         endOfTick.flushes.append(handler)
         scheduleEndOfTick()
     }
@@ -261,8 +265,8 @@ final class LiveConnectionPool {
     /// 6–8 to 12–13 ms with the limit).
     private struct EndOfTick {
         var connects: [(id: ConnectionID, timeout: TimeAmount)] = []
-        var flushes: [LiveHTTP1Handler] = []
-        var closes: [LiveHTTP1Handler] = []
+        var flushes: [LiveHTTP1Connection] = []
+        var closes: [LiveHTTP1Connection] = []
         var scheduled = false
     }
 
@@ -326,6 +330,14 @@ final class LiveConnectionPool {
         }
         let owner = machine.owner(of: id)
         let endpoint = endpoints[Int(owner.endpoint)]
+        if let plainLoop, endpoint.tls == nil {
+            // A visitor's connections all leave from one address, as a phone's do.
+            let turn = owner.isVisitor ? owner.visitor : id.index
+            let source = sourceAddresses.isEmpty ? nil : sourceAddresses[turn % sourceAddresses.count]
+            PlainHTTPConnection(pool: self, id: id, loop: plainLoop)
+                .connect(to: endpoint.address, from: source, timeout: timeout)
+            return
+        }
         let bootstrap: ClientBootstrap
         if sourceAddresses.isEmpty {
             let key = Int(owner.endpoint) * 2 + (owner.isVisitor ? 1 : 0)

@@ -70,9 +70,22 @@ package struct WallClockRunner: Sendable {
                 throw RunAbort("the \(Self.describe(endpoint: index)) \(target.origin) is not reachable: \(error)")
             }
         }
-        let allLoops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
-        let usable = min(ProcessCPUTime.usableCores() ?? allLoops.count, allLoops.count)
-        let loops = Array(allLoops.prefix(max(1, min(usable, scenario.run.concurrency))))
+        let sharedLoops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+        let usable = min(ProcessCPUTime.usableCores() ?? sharedLoops.count, sharedLoops.count)
+        let loopCount = max(1, min(usable, scenario.run.concurrency))
+        let plainGroup: PlainEventLoopGroup?
+        if Self.usesPlainTransport(embeddedRoom: room != nil, endpoints: endpoints) {
+            do {
+                plainGroup = try PlainEventLoopGroup(loops: loopCount)
+            } catch {
+                throw RunAbort("cannot start the event loops: \(LiveTransportErrors.plain(error))")
+            }
+        } else {
+            plainGroup = nil
+        }
+        // Not awaited: the loops' threads end on their own once their last tick is over.
+        defer { plainGroup?.shutdownGracefully { _ in } }
+        let loops: [any EventLoop] = plainGroup?.loops ?? Array(sharedLoops.prefix(loopCount))
         if room == nil || endpoints.count > 1 {
             for (index, target) in routes.targets.enumerated() where index > 0 || room == nil {
                 try await Self.checkReachable(
@@ -139,6 +152,18 @@ package struct WallClockRunner: Sendable {
                 end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
                 terminated: stopSignal.wasTerminated,
                 generator: generator, startLag: startLag, guardrails: guardrailResults))
+    }
+
+    /// Whether the run's connections are sockets on loops of queuesim's own
+    /// (`PlainEventLoop`) rather than SwiftNIO channels: when every endpoint is plain HTTP and
+    /// the room is not embedded (the embedded room serves on SwiftNIO's loops, and its visitors
+    /// share those threads with it, one per core). `QUEUESIM_TRANSPORT=nio` keeps SwiftNIO's
+    /// for a run (the benchmarks' reference).
+    static func usesPlainTransport(
+        embeddedRoom: Bool, endpoints: [LiveEndpoint],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Bool {
+        !embeddedRoom && endpoints.allSatisfy { $0.tls == nil } && environment["QUEUESIM_TRANSPORT"] != "nio"
     }
 
     /// The run's clock and its wall-clock start: now, or the common start when there is one

@@ -1,0 +1,332 @@
+import CEpoll
+import Dispatch
+import Foundation
+import HeapModule
+import NIOConcurrencyHelpers
+import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An event loop of queuesim's own for plain-HTTP runs: one thread, one `epoll` set, a heap of
+/// timers and an `eventfd` that wakes it for work submitted from other threads. It conforms to
+/// NIO's `EventLoop`, so the loop driver and the connection pool keep scheduling with
+/// `execute`, `scheduleTask` and promises, while their connections (`PlainHTTPConnection`)
+/// watch their sockets here without a channel or a pipeline: SwiftNIO's own code was 18 % of a
+/// keep-alive request's loop thread and a third of a new connection's (docs/benchmarks.md,
+/// "Ninth look"). TLS runs stay on SwiftNIO's loops.
+///
+/// A tick: the sockets' events, then every task submitted so far and every timer due (tasks
+/// those queue run in the same tick), then a wait for the next event or the earliest timer.
+final class PlainEventLoop: EventLoop, @unchecked Sendable {
+    private let epoll: Int32
+    private let wakeup: Int32
+    /// Set on the loop's thread before the loop is handed out (`PlainEventLoopGroup`).
+    private var thread = pthread_t()
+
+    // Loop-confined.
+    private var tasks: [() -> Void] = []
+    private var timers = Heap<Timer>()
+    private var timerOrder: UInt64 = 0
+    private var watchers: [(any PlainSocketWatcher)?] = []
+    private var generations: [UInt32] = []
+    private var nextGeneration: UInt32 = 0
+    private var stopping = false
+    /// Where sockets' bytes are read into, lent to one read at a time (`withReceiveBuffer`).
+    private var receiveBuffer = ByteBufferAllocator().buffer(capacity: PlainEventLoop.receiveBufferSize)
+
+    // Shared with other threads.
+    private let remote = NIOLockedValueBox(RemoteQueue())
+    private let shutdownCallbacks = NIOLockedValueBox<[@Sendable () -> Void]>([])
+
+    private struct RemoteQueue {
+        var tasks: [@Sendable () -> Void] = []
+        var woken = false
+        var closed = false
+    }
+
+    /// The largest read: an answer of the room or of nginx comes in one.
+    static let receiveBufferSize = 65_536
+    private static let wakeupToken = UInt64.max
+
+    /// Waits with `epoll_pwait2`'s nanosecond timeout (Linux 5.11+): a timer fires when due,
+    /// not at the next millisecond. False (or a kernel without it): `epoll_wait`, rounded up.
+    private var preciseWaits: Bool
+
+    init(preciseWaits: Bool = true) throws {
+        self.preciseWaits = preciseWaits
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw IOError(errnoCode: errno, reason: "epoll_create1") }
+        wakeup = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard wakeup >= 0 else {
+            let code = errno
+            Glibc.close(epoll)
+            throw IOError(errnoCode: code, reason: "eventfd")
+        }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = Self.wakeupToken
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, &event) == 0 else {
+            let code = errno
+            Glibc.close(wakeup)
+            Glibc.close(epoll)
+            throw IOError(errnoCode: code, reason: "epoll_ctl")
+        }
+    }
+
+    // MARK: - EventLoop
+
+    var inEventLoop: Bool { pthread_equal(pthread_self(), thread) != 0 }
+
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        if inEventLoop {
+            tasks.append(task)
+        } else {
+            submitRemotely(task)
+        }
+    }
+
+    func _executeIsolatedUnsafeUnchecked(_ task: @escaping () -> Void) {
+        tasks.append(task)
+    }
+
+    func scheduleTask<T>(deadline: NIODeadline, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
+        schedule(deadline: deadline, task)
+    }
+
+    func scheduleTask<T>(in delay: TimeAmount, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
+        schedule(deadline: .now() + delay, task)
+    }
+
+    func _scheduleTaskIsolatedUnsafeUnchecked<T>(
+        deadline: NIODeadline, _ task: @escaping () throws -> T
+    ) -> Scheduled<T> {
+        schedule(deadline: deadline, task)
+    }
+
+    func _scheduleTaskIsolatedUnsafeUnchecked<T>(in delay: TimeAmount, _ task: @escaping () throws -> T) -> Scheduled<T>
+    {
+        schedule(deadline: .now() + delay, task)
+    }
+
+    func preconditionInEventLoop(file: StaticString, line: UInt) {
+        precondition(inEventLoop, "not on the plain event loop", file: file, line: line)
+    }
+
+    func preconditionNotInEventLoop(file: StaticString, line: UInt) {
+        precondition(!inEventLoop, "on the plain event loop", file: file, line: line)
+    }
+
+    func next() -> any EventLoop { self }
+    func any() -> any EventLoop { self }
+    func makeIterator() -> EventLoopIterator { EventLoopIterator([self]) }
+
+    func shutdownGracefully(queue: DispatchQueue, _ callback: @escaping @Sendable ((any Error)?) -> Void) {
+        shutdownCallbacks.withLockedValue { $0.append { queue.async { callback(nil) } } }
+        execute { [self] in stopping = true }
+    }
+
+    // MARK: - Sockets
+
+    /// Watches `fd` (edge-triggered) for `events` until `unwatch`; the watcher is kept alive
+    /// meanwhile. False with `errno` set when `epoll_ctl` refused it.
+    func watch(_ fd: Int32, events: UInt32, by watcher: any PlainSocketWatcher) -> Bool {
+        let index = Int(fd)
+        if index >= watchers.count {
+            let grown = max(index + 1, watchers.count * 2)
+            watchers.append(contentsOf: repeatElement(nil, count: grown - watchers.count))
+            generations.append(contentsOf: repeatElement(0, count: grown - generations.count))
+        }
+        nextGeneration &+= 1
+        var event = epoll_event()
+        event.events = events | EPOLLET.rawValue
+        event.data.u64 = UInt64(UInt32(bitPattern: fd)) | UInt64(nextGeneration) << 32
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 else { return false }
+        watchers[index] = watcher
+        generations[index] = nextGeneration
+        return true
+    }
+
+    /// Stops watching `fd` before it is closed (closing it removes it from the set; an event
+    /// of this tick for it is dropped by its generation).
+    func unwatch(_ fd: Int32) {
+        let index = Int(fd)
+        guard index < watchers.count else { return }
+        watchers[index] = nil
+        generations[index] = 0
+    }
+
+    /// Lends the loop's receive buffer, cleared, to one read and its parsing.
+    func withReceiveBuffer<R>(_ body: (inout ByteBuffer) -> R) -> R {
+        var buffer = ByteBuffer()
+        swap(&buffer, &receiveBuffer)
+        buffer.clear()
+        defer { swap(&buffer, &receiveBuffer) }
+        return body(&buffer)
+    }
+
+    // MARK: - Running
+
+    /// Runs the loop on the calling thread until it is shut down.
+    func run(started: () -> Void) {
+        thread = pthread_self()
+        started()
+        let capacity = 512
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while true {
+            runTasksAndTimers()
+            if stopping { break }
+            var timeout: timespec?
+            if !tasks.isEmpty {
+                timeout = timespec()
+            } else if let first = timers.min {
+                let now = NIODeadline.now().uptimeNanoseconds
+                let wait = first.deadline > now ? first.deadline - now : 0
+                timeout = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
+            }
+            var ready: Int32
+            if preciseWaits {
+                ready = withUnsafePointer(to: timeout ?? timespec()) { pointer in
+                    epoll_pwait2(epoll, events, Int32(capacity), timeout == nil ? nil : pointer, nil)
+                }
+                if ready < 0 && errno == ENOSYS {
+                    preciseWaits = false
+                    continue
+                }
+            } else {
+                // Rounded up: a timer never fires early.
+                let milliseconds = timeout.map {
+                    Int32(min(Int($0.tv_sec) * 1000 + ($0.tv_nsec + 999_999) / 1_000_000, 60_000))
+                }
+                ready = epoll_wait(epoll, events, Int32(capacity), milliseconds ?? -1)
+            }
+            if ready < 0 { continue }  // EINTR
+            for index in 0..<Int(ready) {
+                let token = events[index].data.u64
+                if token == Self.wakeupToken {
+                    var count: UInt64 = 0
+                    _ = read(wakeup, &count, 8)
+                    takeRemoteTasks()
+                    continue
+                }
+                let fd = Int(UInt32(truncatingIfNeeded: token))
+                guard fd < watchers.count, generations[fd] == UInt32(truncatingIfNeeded: token >> 32),
+                    let watcher = watchers[fd]
+                else { continue }
+                watcher.socketReady(events[index].events)
+            }
+        }
+        shutDown()
+    }
+
+    private func runTasksAndTimers() {
+        takeRemoteTasks()
+        // Rounds, so work that queues work runs in this tick too, bounded so timers and
+        // sockets are not starved by a task that queues itself.
+        for _ in 0..<64 {
+            let now = NIODeadline.now().uptimeNanoseconds
+            while let first = timers.min, first.deadline <= now {
+                let timer = timers.removeMin()
+                timer.task.run?()
+            }
+            guard !tasks.isEmpty else { return }
+            var batch: [() -> Void] = []
+            swap(&batch, &tasks)
+            for task in batch { task() }
+            batch.removeAll(keepingCapacity: true)
+            if tasks.isEmpty { tasks = batch }
+            takeRemoteTasks()
+        }
+    }
+
+    private func submitRemotely(_ task: @escaping @Sendable () -> Void) {
+        let wake = remote.withLockedValue { queue -> Bool in
+            queue.tasks.append(task)
+            defer { queue.woken = true }
+            return !queue.woken && !queue.closed
+        }
+        if wake {
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeup, &one, 8)
+        }
+    }
+
+    private func takeRemoteTasks() {
+        let taken = remote.withLockedValue { queue -> [@Sendable () -> Void] in
+            queue.woken = false
+            defer { queue.tasks.removeAll() }
+            return queue.tasks
+        }
+        for task in taken { tasks.append(task) }
+    }
+
+    private func schedule<T>(deadline: NIODeadline, _ task: @escaping () throws -> T) -> Scheduled<T> {
+        let promise = makePromise(of: T.self)
+        let box = TimerTask {
+            do { promise.assumeIsolatedUnsafeUnchecked().succeed(try task()) } catch { promise.fail(error) }
+        }
+        box.fail = { promise.fail($0) }
+        let add = UnsafeTransfer { [self] in
+            timerOrder &+= 1
+            timers.insert(Timer(deadline: deadline.uptimeNanoseconds, order: timerOrder, task: box))
+        }
+        if inEventLoop { add.value() } else { submitRemotely { add.value() } }
+        let cancel = UnsafeTransfer {
+            box.run = nil
+            box.fail = nil
+        }
+        return Scheduled(promise: promise) { [self] in
+            if inEventLoop { cancel.value() } else { submitRemotely { cancel.value() } }
+        }
+    }
+
+    /// After the last tick: timers left fail as NIO's do when their loop shuts down, sockets
+    /// still watched close, and whoever waits for the shutdown hears of it.
+    private func shutDown() {
+        remote.withLockedValue { $0.closed = true }
+        takeRemoteTasks()
+        for task in tasks { task() }
+        tasks.removeAll()
+        while let timer = timers.popMin() { timer.task.fail?(EventLoopError.shutdown) }
+        for (fd, watcher) in watchers.enumerated() where watcher != nil {
+            watchers[fd] = nil
+            Glibc.close(Int32(fd))
+        }
+        Glibc.close(wakeup)
+        Glibc.close(epoll)
+        for callback in shutdownCallbacks.withLockedValue({ $0 }) { callback() }
+    }
+
+    private struct Timer: Comparable {
+        var deadline: UInt64
+        var order: UInt64
+        var task: TimerTask
+
+        static func < (left: Timer, right: Timer) -> Bool {
+            (left.deadline, left.order) < (right.deadline, right.order)
+        }
+        static func == (left: Timer, right: Timer) -> Bool {
+            left.deadline == right.deadline && left.order == right.order
+        }
+    }
+
+    /// A timer's work; `run` is nil once it is cancelled.
+    private final class TimerTask {
+        var run: (() -> Void)?
+        var fail: ((any Error) -> Void)?
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+}
+
+/// A value handed to the loop's thread, where it is only used.
+private struct UnsafeTransfer<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// What the loop tells about a watched socket: its `epoll` event flags.
+protocol PlainSocketWatcher: AnyObject {
+    func socketReady(_ events: UInt32)
+}
