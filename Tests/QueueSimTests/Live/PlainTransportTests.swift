@@ -87,6 +87,21 @@ struct PlainTransportTests {
         #expect(pendingError.withLockedValue { $0 } as? EventLoopError == .shutdown)
     }
 
+    @Test("cancelled timers leave the heap once they are most of it; the others still fire")
+    func cancelledTimersDropped() async throws {
+        try await Self.withLoop { loop in
+            let left = try await loop.submit { () -> Int in
+                var far: [Scheduled<Void>] = []
+                for _ in 0..<3000 { far.append(loop.scheduleTask(in: .seconds(60)) {}) }
+                for timer in far.prefix(2500) { timer.cancel() }
+                return loop.scheduledTimerCount
+            }.get()
+            // 500 live ones, and fewer than 1,024 cancelled ones not yet dropped.
+            #expect(left >= 500 && left < 1524)
+            try await loop.scheduleTask(in: .milliseconds(5)) {}.futureResult.get()
+        }
+    }
+
     /// An owner that records every result, and fulfils `done` once `expected` have come.
     final class Owner: LiveExchangeOwner {
         var results: [Result<IncomingResponse, TransportError>] = []
