@@ -28,7 +28,9 @@
 # CONNECTIONS (client.connections; default `shared`: the keep-alive pool this ceiling measures;
 # empty for a binary from before issue 28, which has no such key), METRICS_SCRAPE=1 (the run
 # also serves /metrics on 127.0.0.1:$((PORT+1)) and a curl on core 0 scrapes it every second,
-# as a Prometheus would: bench/metrics-overhead.sh compares the two).
+# as a Prometheus would: bench/metrics-overhead.sh compares the two). QUEUESIM_TRANSPORT=nio
+# (passed to queuesim) runs it on SwiftNIO's loops instead of queuesim's own plain-HTTP
+# transport: the reference for the transport's before and after (docs/benchmarks.md, "Tenth look").
 # Needs 2 cores, nginx, wrk, GNU time, jq and curl; installs the missing ones with apt-get
 # (root). Installing Debian's nginx may start its system service on a host with systemd (port 80).
 # Loopback only; every load is bounded in time.

@@ -26,7 +26,8 @@
 # its TLS handshake rate. The script prints the ratios; it does not fail on them.
 #
 # Environment: QUEUESIM_BIN (default: swift build -c release), PORT (default 18093; TLS uses
-# PORT + 1). Needs 2 cores, nginx, wrk, openssl, GNU time, jq, curl; installs the missing ones
+# PORT + 1), QUEUESIM_TRANSPORT=nio (plain mode on SwiftNIO's loops, the reference for
+# queuesim's own transport: docs/benchmarks.md, "Tenth look"). Needs 2 cores, nginx, wrk, openssl, GNU time, jq, curl; installs the missing ones
 # with apt-get (root). Loopback only; every load is bounded in time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
