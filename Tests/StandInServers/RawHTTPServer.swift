@@ -34,8 +34,10 @@ package final class RawHTTPServer: Sendable {
     }
 
     /// - Parameter tls: serve TLS with this context (a self-signed certificate, say).
+    /// - Parameter host: the loopback address to listen on (`::1` for IPv6).
     package static func start(
-        tls: NIOSSLContext? = nil, reply: @escaping @Sendable (_ requestNumber: Int) -> Reply
+        tls: NIOSSLContext? = nil, host: String = "127.0.0.1",
+        reply: @escaping @Sendable (_ requestNumber: Int) -> Reply
     ) async throws -> RawHTTPServer {
         let counts = Counts()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -53,7 +55,7 @@ package final class RawHTTPServer: Sendable {
                     return channel.eventLoop.makeFailedFuture(error)
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
+            .bind(host: host, port: 0)
             .get()
         return RawHTTPServer(channel: channel, counts: counts)
     }
@@ -64,10 +66,10 @@ package final class RawHTTPServer: Sendable {
 
     /// Runs `body` with a started server and always closes it.
     package static func with<T>(
-        tls: NIOSSLContext? = nil, reply: @escaping @Sendable (Int) -> Reply,
+        tls: NIOSSLContext? = nil, host: String = "127.0.0.1", reply: @escaping @Sendable (Int) -> Reply,
         _ body: (RawHTTPServer) async throws -> T
     ) async throws -> T {
-        let server = try await start(tls: tls, reply: reply)
+        let server = try await start(tls: tls, host: host, reply: reply)
         do {
             let value = try await body(server)
             await server.shutdown()

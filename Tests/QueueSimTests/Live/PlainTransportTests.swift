@@ -125,10 +125,11 @@ struct PlainTransportTests {
     /// one-connection pool on a plain loop to 127.0.0.1:`port`; their results, and how many
     /// connections the pool opened.
     static func exchanges(
-        _ count: Int, port: Int, on loop: PlainEventLoop, connectTimeout: Duration = .seconds(5)
+        _ count: Int, port: Int, on loop: PlainEventLoop, connectTimeout: Duration = .seconds(5),
+        host: String = "127.0.0.1"
     ) async throws -> (results: [Result<IncomingResponse, TransportError>], opened: Int) {
         let endpoint = LiveEndpoint(
-            address: try SocketAddress(ipAddress: "127.0.0.1", port: port), authority: "127.0.0.1:\(port)",
+            address: try SocketAddress(ipAddress: host, port: port), authority: "127.0.0.1:\(port)",
             tls: nil, serverHostname: nil)
         let outcome = try await loop.flatSubmit {
             let pool = LiveConnectionPool(
@@ -163,6 +164,18 @@ struct PlainTransportTests {
             let (results, opened) = try await Self.withLoop { try await Self.exchanges(3, port: server.port, on: $0) }
             #expect(results.map(Self.body) == ["answer 1", "answer 2", "answer 3"])
             #expect(opened == 1)
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
+    @Test("an IPv6 endpoint is reached over IPv6")
+    func ipv6() async throws {
+        try await RawHTTPServer.with(host: "::1", reply: { _ in .bytes(RawHTTPServer.answer(body: "six")) }) {
+            server in
+            let (results, _) = try await Self.withLoop {
+                try await Self.exchanges(1, port: server.port, on: $0, host: "::1")
+            }
+            #expect(results.map(Self.body) == ["six"])
             #expect(server.connectionsAccepted == 1)
         }
     }
