@@ -36,13 +36,13 @@ final class LiveConnectionPool {
     var owner: (any LiveExchangeOwner)?
     private var machine: ConnectionPoolStateMachine
     /// Each established connection, by its `ConnectionID.index`.
-    private var handlers: [LiveHTTP1Connection?] = []
+    private var connections: [LiveHTTP1Connection?] = []
     /// The loop, when it is queuesim's own: plain-HTTP connections then are sockets of their
     /// own on it (`PlainHTTPConnection`), not SwiftNIO channels.
     private let plainLoop: PlainEventLoop?
 
     /// The channels of the established SwiftNIO connections (tests read their socket options).
-    var establishedChannels: [any Channel] { handlers.compactMap { ($0 as? LiveHTTP1Handler)?.channel } }
+    var establishedChannels: [any Channel] { connections.compactMap { ($0 as? LiveHTTP1Handler)?.channel } }
     /// Connections opened over the run (a test counts them: keep-alive reuses).
     var connectionsOpened: Int { machine.connectionsOpened }
     /// Opens connection `id` and reports `connectionEstablished` or `connectFailed`; nil:
@@ -104,14 +104,14 @@ final class LiveConnectionPool {
     /// When the exchange last made progress on its connection; nil while it waits for one.
     func lastProgress(slot: Int, serial: UInt32) -> RunInstant? {
         guard let id = machine.connection(carrying: ExchangeID(slot: slot, serial: serial)) else { return nil }
-        return handlers[id.index]?.lastProgress
+        return connections[id.index]?.lastProgress
     }
 
     /// The exchange's deadline passed: close its connection (at once, not with the tick's other
     /// closes: its answer may still be arriving), or drop it if it still waits.
     func abort(slot: Int, serial: UInt32) {
         let action = machine.abortExchange(ExchangeID(slot: slot, serial: serial))
-        if let id = action.close { handlers[id.index]?.close() }
+        if let id = action.close { connections[id.index]?.close() }
     }
 
     /// Opens up to `count` connections ahead of need (a planned burst), within the limit, a
@@ -126,13 +126,13 @@ final class LiveConnectionPool {
 
     /// A visitor has ended: the connections it owned and holds idle close.
     func visitorEnded(_ owners: [ConnectionOwner]) {
-        for id in machine.visitorEnded(owners) { handlers[id.index]?.close() }
+        for id in machine.visitorEnded(owners) { connections[id.index]?.close() }
     }
 
     /// Closes every connection; waiters and exchanges in flight fail with `closedError`.
     func closeAll() {
         let action = machine.closeAll()
-        for id in action.close { handlers[id.index]?.close() }
+        for id in action.close { connections[id.index]?.close() }
         guard !action.fail.isEmpty else { return }
         let now = clock.now
         for exchange in action.fail {
@@ -145,10 +145,10 @@ final class LiveConnectionPool {
     // MARK: - From connections
 
     func connectionEstablished(_ id: ConnectionID, handler: LiveHTTP1Connection) {
-        if id.index >= handlers.count {
-            handlers.append(contentsOf: repeatElement(nil, count: id.index + 1 - handlers.count))
+        if id.index >= connections.count {
+            connections.append(contentsOf: repeatElement(nil, count: id.index + 1 - connections.count))
         }
-        handlers[id.index] = handler
+        connections[id.index] = handler
         if id.index < connectStarted.count { handler.connected(after: clock.now - connectStarted[id.index]) }
         perform(machine.connectionEstablished(id))
     }
@@ -161,7 +161,7 @@ final class LiveConnectionPool {
     func exchangeAnswered(
         on id: ConnectionID, _ response: consuming IncomingResponse, reusable: Bool, at now: RunInstant
     ) {
-        let handshake = handlers[id.index]?.takeHandshake()
+        let handshake = connections[id.index]?.takeHandshake()
         perform(
             machine.exchangeSucceeded(on: id, reusable: reusable), response: response, handshake: handshake, at: now)
     }
@@ -172,9 +172,9 @@ final class LiveConnectionPool {
             id, error: error.map(LiveTransportErrors.map) ?? .connectionReset,
             receivedResponseBytes: receivedResponseBytes)
         var handshake: Handshake?
-        if id.index < handlers.count, let handler = handlers[id.index], handler.id == id {
+        if id.index < connections.count, let handler = connections[id.index], handler.id == id {
             handshake = handler.takeHandshake()
-            handlers[id.index] = nil
+            connections[id.index] = nil
         }
         perform(action, handshake: handshake)
     }
@@ -198,7 +198,7 @@ final class LiveConnectionPool {
         let owner = owner
         // Taken, not bound: an action (its exchange's request) is moved through, not copied.
         while let action = next.take() {
-            if let id = action.close, let handler = handlers[id.index] {
+            if let id = action.close, let handler = connections[id.index] {
                 endOfTick.closes.append(handler)
                 scheduleEndOfTick()
             }
@@ -234,7 +234,7 @@ final class LiveConnectionPool {
 
     /// Encodes the request, schedules the flush, then hands the bytes to the connection.
     private func send(_ exchange: borrowing LiveExchange, on id: ConnectionID, fresh: Bool, at now: RunInstant) {
-        guard let handler = handlers[id.index] else {
+        guard let handler = connections[id.index] else {
             preconditionFailure("an exchange on a connection not established")
         }
         if fresh { handler.firstExchange = exchange.id }
@@ -330,16 +330,16 @@ final class LiveConnectionPool {
         }
         let owner = machine.owner(of: id)
         let endpoint = endpoints[Int(owner.endpoint)]
+        let source = sourceAddress(of: id, owner: owner)
         if let plainLoop, endpoint.tls == nil {
-            // A visitor's connections all leave from one address, as a phone's do.
-            let turn = owner.isVisitor ? owner.visitor : id.index
-            let source = sourceAddresses.isEmpty ? nil : sourceAddresses[turn % sourceAddresses.count]
             PlainHTTPConnection(pool: self, id: id, loop: plainLoop)
                 .connect(to: endpoint.address, from: source, timeout: timeout)
             return
         }
         let bootstrap: ClientBootstrap
-        if sourceAddresses.isEmpty {
+        if let source {
+            bootstrap = makeBootstrap(endpoint, forVisitor: owner.isVisitor).bind(to: source)
+        } else {
             let key = Int(owner.endpoint) * 2 + (owner.isVisitor ? 1 : 0)
             if key >= bootstraps.count {
                 bootstraps.append(contentsOf: repeatElement(nil, count: key + 1 - bootstraps.count))
@@ -350,11 +350,6 @@ final class LiveConnectionPool {
                 bootstrap = makeBootstrap(endpoint, forVisitor: owner.isVisitor)
                 bootstraps[key] = bootstrap
             }
-        } else {
-            // A visitor's connections all leave from one address, as a phone's do.
-            let turn = owner.isVisitor ? owner.visitor : id.index
-            bootstrap = makeBootstrap(endpoint, forVisitor: owner.isVisitor)
-                .bind(to: sourceAddresses[turn % sourceAddresses.count])
         }
         initializing = id
         let connected = bootstrap.connectTimeout(timeout)
@@ -374,6 +369,14 @@ final class LiveConnectionPool {
                 connectFailed(id, error: error)
             }
         }
+    }
+
+    /// The local address connection `id` leaves from (`sourceAddresses` in turn), nil for the
+    /// system's choice. A visitor's connections all leave from one address, as a phone's do.
+    private func sourceAddress(of id: ConnectionID, owner: ConnectionOwner) -> SocketAddress? {
+        guard !sourceAddresses.isEmpty else { return nil }
+        let turn = owner.isVisitor ? owner.visitor : id.index
+        return sourceAddresses[turn % sourceAddresses.count]
     }
 
     /// A bootstrap for `endpoint`'s connections. Its initializer sets up the connection
