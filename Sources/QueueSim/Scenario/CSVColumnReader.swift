@@ -3,19 +3,26 @@ import Foundation
 /// Reads one named column of a CSV file with a header row (RFC 4180: fields may be quoted
 /// with `"`, quotes inside doubled, quoted fields may hold commas and line breaks).
 /// Used by validation (the column exists) and by visitor planning (the values).
+///
+/// The files hold enqueue keys, tokens and invite codes: no error quotes a value read from one
+/// (a line and a count say where and what instead).
 package enum CSVColumnReader {
     package enum Failure: Error, Equatable, CustomStringConvertible {
         case unreadable(path: String, reason: String)
         case empty(path: String)
-        case missingColumn(path: String, column: String, available: [String])
+        /// The first line names no such column. Only its column count is kept: a keys or tokens
+        /// file without a header row has a key there, and an error must never quote a secret.
+        case missingColumn(path: String, column: String, columnCount: Int)
         case malformed(path: String, line: Int, reason: String)
 
         package var description: String {
             switch self {
             case .unreadable(let path, let reason): return "cannot read \(path): \(reason)"
             case .empty(let path): return "\(path) is empty; expected a header row naming the columns"
-            case .missingColumn(let path, let column, let available):
-                return "\(path) has no column `\(column)`; its header names: \(available.joined(separator: ", "))"
+            case .missingColumn(let path, let column, let columnCount):
+                let columns = columnCount == 1 ? "1 column" : "\(columnCount) columns"
+                return "\(path):1: no header row with a column named `\(column)` (the first line has \(columns); "
+                    + "values are not shown, they may be secrets)"
             case .malformed(let path, let line, let reason): return "\(path):\(line): \(reason)"
             }
         }
@@ -37,7 +44,7 @@ package enum CSVColumnReader {
         guard let header = rows.first else { throw .empty(path: path) }
         let names = header.map { String($0.trimmingSpaces) }
         guard let index = names.firstIndex(of: column) else {
-            throw .missingColumn(path: path, column: column, available: names)
+            throw .missingColumn(path: path, column: column, columnCount: names.count)
         }
         var values: [String] = []
         for row in rows.dropFirst() {

@@ -73,7 +73,7 @@ struct CSVColumnReaderTests {
     @Test func saysWhatIsWrong() {
         #expect(
             throws: CSVColumnReader.Failure.missingColumn(
-                path: keys, column: "token", available: ["id", "key", "note"])
+                path: keys, column: "token", columnCount: 3)
         ) {
             try CSVColumnReader.read(path: keys, column: "token")
         }

@@ -325,7 +325,7 @@ struct ScenarioValidationTests {
         #expect(
             problems(yaml) == [
                 "9:35: `visitors[0].enqueueKey.csv`: cannot read \(fixtures)/missing.csv: no such file",
-                "10:55: `visitors[1].enqueueToken.column`: \(fixtures)/keys.csv has no column `token`; its header names: id, key, note",
+                "10:55: `visitors[1].enqueueToken.column`: \(fixtures)/keys.csv:1: no header row with a column named `token` (the first line has 3 columns; values are not shown, they may be secrets)",
                 "11:35: `visitors[2].enqueueKey`: header-only.csv has a header but no rows",
                 "12:28: `visitors[3].enqueueKey` as a CSV feeder needs both `csv: FILE` and `column: NAME`",
                 "13:65: `visitors[4].enqueueKey.order` must be one of unique, sequence, random, cycle, found `shuffled`",
