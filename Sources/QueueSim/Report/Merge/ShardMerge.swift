@@ -5,8 +5,10 @@ import QueueClientCore
 ///
 /// - `visitors.csv`: every shard's rows, in visitor order (each shard's file is in visitor
 ///   order already, so the merge interleaves them), bytes as the shards wrote them;
-/// - `summary.csv` and the thresholds: from the sum of the shards' histograms (`shard.json`),
-///   which is the histogram one process would have filled: exact to its precision;
+/// - `summary.csv` and the thresholds: from histograms rebuilt from the shards' rows (whole
+///   milliseconds, as a recorder fills them), which are the histograms one process would have
+///   filled; each shard's `shard.json` and `run.json` must agree with its rows (`ShardCheck`),
+///   or the shard is refused;
 /// - `timeline.csv`: from the merged rows, second by second (so per-second percentiles are
 ///   exact too), with each second's requests summed over the shards;
 /// - `run.json` and `report.html` as a run writes them, with the shards merged and missing.
@@ -29,20 +31,31 @@ package enum ShardMerge {
         package var thresholdTable: String { ThresholdTable.render(verdicts) }
     }
 
-    /// Writes the merged files into `directory` (which must exist). Throws `ShardSet.Failure`
-    /// when a shard's rows and histograms disagree (nothing of the merge is trusted then).
+    /// Writes the merged files into `directory` (which must exist). Throws `ShardSet.Failure`,
+    /// before writing anything, when a shard's rows, `shard.json` and `run.json` disagree.
     package static func write(_ shards: ShardSet, into directory: String, runId: String, commandLine: [String])
         throws -> Result
     {
         let first = shards.first
-        var statistics = OutcomeStatistics(groupNames: first.groupNames)
         var timeline = Timeline()
         var picture = LaunchPicture()
-        var rowStatistics = OutcomeStatistics(groupNames: first.groupNames)
-        for member in shards.members {
-            for (group, outcome, cell) in try member.report.cells() {
-                statistics.merge(cell, group: group, outcome: outcome)
+        // Every figure comes from the rows, read and checked before anything is written.
+        let rows = try shards.members.map { try ShardRows(member: $0) }
+        var figures = shards.members.map { _ in ShardRowFigures(groupNames: first.groupNames) }
+        var comebacks = 0
+        try ShardRows.inVisitorOrder(rows) { shard, row in
+            guard let record = VisitorRowFormat.decode(rows[shard].rows[row]) else {
+                throw ShardSet.Failure.mismatched(
+                    rows[shard].folder, reason: "visitors.csv has a row queuesim did not write")
             }
+            comebacks += record.comebacks ?? 0
+            figures[shard].add(record)
+            timeline.add(record)
+            picture.add(record)
+        }
+        let statistics = try ShardCheck.mergedStatistics(
+            shards.members, figures: figures, groupNames: first.groupNames)
+        for member in shards.members {
             for pair in member.report.requestsPerSecond where pair.count == 2 {
                 timeline.addRequests(pair[1], inSecond: pair[0])
             }
@@ -52,20 +65,11 @@ package enum ShardMerge {
                 timeline.addAfterPassRequests(counts)
             }
         }
-        var comebacks = 0
-        let rows = try shards.members.map { try ShardRows(member: $0) }
-        let visitorsFile = try AtomicFileWriter.write(to: Recorder.path(directory, Recorder.visitorsFile)) { file in
-            try interleave(rows, into: file) { record in
-                comebacks += record.comebacks ?? 0
-                rowStatistics.add(record)
-                timeline.add(record)
-                picture.add(record)
-            }
-        }
-        try checkAgreement(rows: rowStatistics, histograms: statistics, folders: shards.members.map(\.folder))
-
         let reports = shards.members.map(\.report)
-        let answers = try Self.answers(of: reports, into: &timeline)
+        let answers = try Self.answers(of: shards.members, into: &timeline)
+        let visitorsFile = try AtomicFileWriter.write(to: Recorder.path(directory, Recorder.visitorsFile)) { file in
+            try interleave(rows, into: file)
+        }
         let interrupted = reports.contains(where: \.interrupted)
         let terminated = reports.contains(where: \.terminated)
         // Windowed thresholds are each shard's own (judged on its visitors as it ran): left out here.
@@ -175,54 +179,6 @@ package enum ShardMerge {
             windowedThresholds: first.thresholds.filter { (try? ThresholdParser.parse($0).get()) == nil })
     }
 
-    /// One shard's `visitors.csv`, its rows checked to be this shard's and in visitor order.
-    private struct ShardRows {
-        let folder: String
-        let rows: [ArraySlice<UInt8>]
-        let visitorNumbers: [Int]
-        /// With or without the `platform` column: the shards of one scenario agree.
-        let header: String
-
-        init(member: ShardSet.Member) throws {
-            folder = member.folder
-            let path = Recorder.path(member.folder, Recorder.visitorsFile)
-            let bytes: [UInt8]
-            do {
-                bytes = try RegularFileReader.contents(path: path, limit: Int.max)
-            } catch {
-                throw ShardSet.Failure.unreadable(path, reason: error.description)
-            }
-            guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")),
-                case let line = String(decoding: bytes[...newline], as: UTF8.self),
-                [false, true].contains(where: { comebacks in
-                    line == VisitorRowFormat.header(platform: false, comebacks: comebacks)
-                        || line == VisitorRowFormat.header(platform: true, comebacks: comebacks)
-                })
-            else { throw ShardSet.Failure.mismatched(folder, reason: "its visitors.csv has not queuesim's header") }
-            header = line
-            rows = VisitorRowFormat.completeRows(Array(bytes[(newline + 1)...]))
-            var numbers: [Int] = []
-            numbers.reserveCapacity(rows.count)
-            let shard = PlanShard(index: member.report.shardIndex, count: member.report.shardCount)!
-            for row in rows {
-                let number = Int(String(decoding: row.prefix(while: { $0 != UInt8(ascii: ",") }), as: UTF8.self))
-                guard let number, number >= 1, shard.owns(number - 1), number > (numbers.last ?? 0) else {
-                    throw ShardSet.Failure.mismatched(
-                        folder, reason: "visitors.csv has a row that is not shard \(shard)'s, or out of visitor order")
-                }
-                numbers.append(number)
-            }
-            visitorNumbers = numbers
-            guard rows.count == member.report.recordedVisitors else {
-                throw ShardSet.Failure.mismatched(
-                    folder,
-                    reason:
-                        "visitors.csv has \(rows.count) rows but shard.json counts \(member.report.recordedVisitors)")
-            }
-        }
-    }
-
-    /// Writes the header and every row in visitor order, handing each decoded row to `visit`.
     /// run.json's `after_pass`, `abandoned_share` and `comebacks` of the merged run, as a
     /// recorder of every visitor works them out.
     private static func behaviour(timeline: Timeline, statistics: OutcomeStatistics, comebacks: Int)
@@ -241,30 +197,11 @@ package enum ShardMerge {
         return behaviour
     }
 
-    private static func interleave(
-        _ shards: [ShardRows], into file: ReportFile, visit: (VisitorRecord) -> Void
-    ) throws {
+    /// Writes the header and every shard's rows, in visitor order, as the shards wrote them.
+    private static func interleave(_ shards: [ShardRows], into file: ReportFile) throws {
         var out: [UInt8] = Array((shards.first?.header ?? VisitorRowFormat.header).utf8)
-        var positions = Array(repeating: 0, count: shards.count)
-        while true {
-            var next: Int?
-            for shard in shards.indices where positions[shard] < shards[shard].rows.count {
-                if let best = next,
-                    shards[best].visitorNumbers[positions[best]] < shards[shard].visitorNumbers[positions[shard]]
-                {
-                    continue
-                }
-                next = shard
-            }
-            guard let shard = next else { break }
-            let row = shards[shard].rows[positions[shard]]
-            positions[shard] += 1
-            guard let record = VisitorRowFormat.decode(row) else {
-                throw ShardSet.Failure.mismatched(
-                    shards[shard].folder, reason: "visitors.csv has a row queuesim did not write")
-            }
-            visit(record)
-            out.append(contentsOf: row)
+        try ShardRows.inVisitorOrder(shards) { shard, row in
+            out.append(contentsOf: shards[shard].rows[row])
             out.append(UInt8(ascii: "\n"))
             if out.count >= 1 << 18 {
                 try file.write(out)
@@ -272,24 +209,6 @@ package enum ShardMerge {
             }
         }
         try file.write(out)
-    }
-
-    /// The rows and the histograms are two records of the same visitors: they must count the
-    /// same visitors in every group and outcome.
-    private static func checkAgreement(rows: OutcomeStatistics, histograms: OutcomeStatistics, folders: [String])
-        throws
-    {
-        let fromRows = Dictionary(
-            uniqueKeysWithValues: rows.occupiedCells.map { ("\($0.group)/\($0.outcome.rawValue)", $0.cell.count) })
-        let fromHistograms = Dictionary(
-            uniqueKeysWithValues: histograms.occupiedCells.map {
-                ("\($0.group)/\($0.outcome.rawValue)", $0.cell.count)
-            })
-        guard fromRows == fromHistograms else {
-            throw ShardSet.Failure.mismatched(
-                folders.joined(separator: ", "),
-                reason: "visitors.csv and shard.json count different visitors (a folder was edited or mixed up)")
-        }
     }
 
     private static func date(_ text: String) -> Date? {
@@ -312,11 +231,18 @@ package enum ShardMerge {
     /// The shards' answers put together, and their answers and connections per second added to
     /// the merged timeline; nil (the page and `run.json` say "not recorded") when a shard's
     /// `shard.json` predates them, since a part of the answers would read as all of them.
-    static func answers(of reports: [ShardReport], into timeline: inout Timeline) throws -> RequestStatistics? {
-        let all = reports.compactMap(\.answers)
-        guard all.count == reports.count, !all.isEmpty else { return nil }
+    static func answers(of members: [ShardSet.Member], into timeline: inout Timeline) throws -> RequestStatistics? {
+        let all = members.compactMap(\.report.answers)
+        guard all.count == members.count, !all.isEmpty else { return nil }
         var merged = RequestStatistics()
-        for shard in all { merged.merge(try shard.statistics()) }
+        for (member, shard) in zip(members, all) {
+            do {
+                merged.merge(try shard.statistics())
+            } catch {
+                // A broken histogram is broken input (exit 2), never "cannot write".
+                throw ShardSet.Failure.mismatched(member.folder, reason: "shard.json's answers: \(error)")
+            }
+        }
         timeline.addAnswers(merged.perSecond)
         let connections = all.compactMap(\.connections)
         if connections.count == all.count { for counts in connections { timeline.addConnections(counts) } }
