@@ -66,8 +66,11 @@ struct MergeCommand: ParsableCommand {
             StandardError.print("queuesim merge: \(RunCommand.words(error))")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
+        // Before any work: never into a folder being read (publishing would remove it), and
+        // only where the report can be written.
+        try RunCommand.checkOutputFolder(outputDirectory, inputs: folders, command: "merge")
         let runId = RunId.make()
-        let folder = try RunCommand.takeFolder(outputDirectory, runId: runId, keep: 0)
+        let folder = try RunCommand.takeFolder(outputDirectory, runId: runId, keep: 0, command: "merge")
         let result: ShardMerge.Result
         do {
             result = try ShardMerge.write(

@@ -122,6 +122,7 @@ struct RunCommand: AsyncParsableCommand {
         // The run writes into a folder of its own (see ReportFolder); `pointer` is what users read.
         let runId = RunId.make()
         let pointer = outputDirectory ?? scenario.reportsDirectory
+        try Self.checkOutputFolder(pointer, command: "run")
         let options = try plan.runOptions(
             outputDirectory: ReportFolder.runDirectory(pointer: pointer, runId: runId), runId: runId)
         let prepared: PreparedRun
@@ -231,23 +232,27 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Takes the report folder (exit 2 when another run holds it or it is not ours to replace,
     /// 3 when the file system refuses), finishes the reports of runs that were killed in it,
-    /// and creates this run's own folder.
-    static func takeFolder(_ pointer: String, runId: String, keep: Int) throws -> ReportFolder {
+    /// and creates this run's own folder. The folder's lock is held until the process ends.
+    static func takeFolder(_ pointer: String, runId: String, keep: Int, command: String = "run") throws
+        -> ReportFolder
+    {
         let folder: ReportFolder
         do {
             folder = try ReportFolder(pointer: pointer, runId: runId, keep: keep)
+            folder.holdLockUntilExit()
             for crashed in folder.crashedRuns() {
                 let recovered = try folder.recoverCrashedRun(crashed)
                 StandardError.print(
-                    "queuesim run: an earlier run into \(folder.pointer) was killed before it finished; "
+                    "queuesim \(command): an earlier run into \(folder.pointer) was killed before it finished; "
                         + "its \(recovered.rows) row(s) are now a report marked incomplete in \(recovered.directory)")
             }
             try folder.createRunDirectory()
         } catch let failure as ReportFolder.Failure {
-            StandardError.print("queuesim run: \(failure)")
+            StandardError.print("queuesim \(command): \(failure)")
             throw ExitCode(failure.isUsageError ? RunExitStatus.invalidInput.rawValue : RunExitStatus.aborted.rawValue)
         } catch {
-            StandardError.print("queuesim run: cannot prepare the report folder \(pointer): \(Self.words(error))")
+            StandardError.print(
+                "queuesim \(command): cannot prepare the report folder \(pointer): \(Self.words(error))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         return folder

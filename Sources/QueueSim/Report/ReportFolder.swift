@@ -25,6 +25,11 @@ package final class ReportFolder {
         case foreignDirectory(pointer: String, example: String)
         case notReplaceable(pointer: String, reason: String)
         case io(path: String, operation: String, errno: Int32)
+        /// Found before any work: the folder cannot be written (read-only, no permission).
+        case notWritable(path: String, errno: Int32)
+        /// `--out` is one of the folders the same command reads (exit 2: publishing would replace
+        /// or remove it).
+        case isAnInput(pointer: String, input: String, how: String)
 
         package var description: String {
             switch self {
@@ -35,14 +40,25 @@ package final class ReportFolder {
             case .notReplaceable(let pointer, let reason):
                 "\(pointer) cannot be a report folder: \(reason); choose another --out"
             case .io(let path, let operation, let code):
-                "cannot \(operation) \(path): \(String(cString: strerror(code)))"
+                "cannot \(operation) \(path): \(Self.words(errno: code))"
+            case .notWritable(let path, let code):
+                "cannot write reports into \(path): \(Self.words(errno: code)); choose another --out"
+            case .isAnInput(let pointer, let input, let how):
+                "--out \(pointer) is one of the folders this command reads (\(input): \(how)); writing the report there would replace or remove it, so choose another --out"
             }
+        }
+
+        /// A read-only file system in the words users search for, whatever strerror's case.
+        private static func words(errno code: Int32) -> String {
+            code == EROFS ? "read-only file system (EROFS)" : String(cString: strerror(code))
         }
 
         /// Exit 2 for what the user can fix by choosing another folder, 3 for the file system.
         package var isUsageError: Bool {
-            if case .io = self { return false }
-            return true
+            switch self {
+            case .io, .notWritable: false
+            case .inUse, .foreignDirectory, .notReplaceable, .isAnInput: true
+            }
         }
     }
 
@@ -75,7 +91,7 @@ package final class ReportFolder {
         normalized(pointer) + runsSuffix + "/" + runId
     }
 
-    private static func normalized(_ pointer: String) -> String {
+    static func normalized(_ pointer: String) -> String {
         var pointer = pointer
         while pointer.count > 1, pointer.hasSuffix("/") { pointer.removeLast() }
         return pointer
@@ -94,11 +110,8 @@ package final class ReportFolder {
         self.runId = runId
         self.keep = max(0, keep)
         try Self.checkReplaceable(pointer)
-        do {
-            try FileManager.default.createDirectory(atPath: runsDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw Failure.io(path: runsDirectory, operation: "create", errno: Self.posixCode(of: error))
-        }
+        try Self.checkWritable(pointer)
+        try Self.makeDirectories(runsDirectory)
         lockDescriptor = try Self.lock(runsDirectory + "/.lock", pointer: pointer, runId: runId)
         // Checked again under the lock: another run may have changed it meanwhile.
         try Self.checkReplaceable(pointer)
@@ -112,6 +125,15 @@ package final class ReportFolder {
             close(lockDescriptor)
             lockDescriptor = -1
         }
+    }
+
+    /// Keeps the lock until the process ends, however this object is released: a command holds
+    /// its folder for its whole time (its last lines, `--junit`, the metrics linger), not just
+    /// until its last use of the folder. A second descriptor (close-on-exec, so no child holds
+    /// it) shares the lock, which the kernel drops when the process exits.
+    package func holdLockUntilExit() {
+        guard lockDescriptor >= 0 else { return }
+        _ = fcntl(lockDescriptor, F_DUPFD_CLOEXEC, 0)
     }
 
     /// Removes this run's folder if nothing was written into it (a run that could not start).
@@ -248,11 +270,5 @@ package final class ReportFolder {
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, holder, holder.count, 0)
         return descriptor
-    }
-
-    private static func posixCode(of error: any Error) -> Int32 {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let underlying, underlying.domain == NSPOSIXErrorDomain { return Int32(underlying.code) }
-        return EIO
     }
 }
