@@ -187,17 +187,12 @@ struct SweepCommand: AsyncParsableCommand {
         }
         if let note = fitted.note { StandardError.print("queuesim sweep: \(note)") }
 
-        let directory = outputDirectory ?? (base.reportsDirectory + "-sweep")
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            StandardError.print("queuesim sweep: cannot create \(directory): \(RunCommand.words(error))")
-            throw ExitCode(RunExitStatus.aborted.rawValue)
-        }
+        let folder = try Self.takeFolder(outputDirectory ?? (base.reportsDirectory + "-sweep"))
+        let directory = folder.pointer
         phase.start()
         let runner = SweepRunner(
-            plan: plan, jobs: fitted.jobs, stopSignal: stopSignal, keepPointsDirectory: keepPoints ? directory : nil,
-            maxMemory: budget)
+            plan: plan, jobs: fitted.jobs, stopSignal: stopSignal,
+            keepPointsDirectory: keepPoints ? folder.setDirectory : nil, maxMemory: budget)
         StandardError.print(
             "queuesim sweep: \(plan.points.count) point(s) × \(plan.seeds.count) seed(s) = \(plan.runCount) run(s), \(fitted.jobs) at a time, into \(directory)"
         )
@@ -209,7 +204,9 @@ struct SweepCommand: AsyncParsableCommand {
             runs = try await Self.onItsOwnThread { try runner.run() }
         } catch {
             progress?.stop()
-            StandardError.print("queuesim sweep: \(RunCommand.words(error))")
+            folder.removeSetIfEmpty()
+            StandardError.print(
+                "queuesim sweep: \(RunCommand.words(error)); \(directory) still shows the previous sweep")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         progress?.stop()
@@ -223,16 +220,22 @@ struct SweepCommand: AsyncParsableCommand {
             ? (stopSignal.wasTerminated ? .terminated : .interrupted) : answer == nil ? .thresholdFailed : .success
         let fluid = SweepFiles.fluid(plan)
         do {
-            try SweepFiles.write(SweepFiles.csv(results, fluid: fluid), named: SweepFiles.csvFile, in: directory)
-            try SweepFiles.write(
-                SweepFiles.json(results, answer: answer, sentence: sentence, exitCode: status.rawValue, fluid: fluid),
-                named: SweepFiles.jsonFile, in: directory)
-            try SweepFiles.write(
-                SweepPage(results: results, answer: answer, sentence: sentence, fluid: fluid).render(),
-                named: SweepFiles.pageFile, in: directory)
+            try folder.publish([
+                (SweepFiles.csvFile, SweepFiles.csv(results, fluid: fluid)),
+                (
+                    SweepFiles.jsonFile,
+                    try SweepFiles.json(
+                        results, answer: answer, sentence: sentence, exitCode: status.rawValue, fluid: fluid)
+                ),
+                (
+                    SweepFiles.pageFile,
+                    SweepPage(results: results, answer: answer, sentence: sentence, fluid: fluid).render()
+                ),
+            ])
         } catch {
             StandardError.print(
-                "queuesim sweep: the files could not be written to \(directory): \(RunCommand.words(error))")
+                "queuesim sweep: the files could not be written to \(folder.setDirectory): \(RunCommand.words(error)); \(directory) still shows the previous sweep (this one's set is marked \(SweepFolder.incompleteMarker))"
+            )
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         print(sentence)
@@ -241,6 +244,18 @@ struct SweepCommand: AsyncParsableCommand {
             ? "stopped: \(results.finishedRuns) of \(plan.runCount) runs finished and are in the files" : "done"
         StandardError.print("queuesim sweep: \(ending); \(directory)/\(SweepFiles.pageFile) (exit \(status.rawValue))")
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// Takes `--out` for the sweep's whole time, before anything runs: exit 2 when another
+    /// sweep or run holds it or it is not a sweep's to replace, 3 when the file system refuses
+    /// (read-only, no permission), as `run` does.
+    static func takeFolder(_ pointer: String) throws -> SweepFolder {
+        do {
+            return try SweepFolder(pointer: pointer)
+        } catch {
+            StandardError.print("queuesim sweep: \(error)")
+            throw ExitCode(error.isUsageError ? RunExitStatus.invalidInput.rawValue : RunExitStatus.aborted.rawValue)
+        }
     }
 
     /// What `validate` adds for a scenario with a `sweep:` block that varies something: each

@@ -139,12 +139,6 @@ package enum SweepFiles {
         if rounded == rounded.rounded(), abs(rounded) < 1e15 { return Int64(rounded) }
         return rounded
     }
-
-    /// Writes each file through a temporary file and a rename.
-    package static func write(_ text: String, named name: String, in directory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try AtomicFileWriter.write(text, to: Recorder.path(directory, name))
-    }
 }
 
 /// The fluid model's figures beside a sweep's simulated ones, a value per point: the wait p95

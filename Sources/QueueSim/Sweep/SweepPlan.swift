@@ -74,6 +74,7 @@ package struct SweepPlan: Sendable {
             }
             throw Problem(file: "--\(objective.direction.rawValue) \(objective.key)", at: nil, message)
         }
+        try Self.checkGroups(of: commandLine.goals, among: base.groups.map(\.name))
         let pointCount = settings.axes.reduce(1.0) { $0 * Double($1.values.count) }
         let seedCount = settings.seeds ?? 1
         guard pointCount <= Double(SweepSettings.mostPoints), pointCount * Double(seedCount) <= Double(Self.mostRuns)
@@ -155,6 +156,20 @@ package struct SweepPlan: Sendable {
         points = Self.grid(axes.map(\.values.count)).enumerated().map { index, choice in
             SweepPoint(index: index, values: zip(axes, choice).map { $0.values[$1] }, scenario: scenario)
         }
+    }
+
+    /// A `--goal` for a group the scenario does not have is refused in the words the `sweep:`
+    /// block's goals get (the validator checks those), naming the goal instead of a position.
+    static func checkGroups(of goals: [Threshold], among groupNames: [String]) throws(Problem) {
+        let problems = goals.compactMap { goal -> Diagnostic? in
+            guard let name = goal.group, !groupNames.contains(name) else { return nil }
+            return Diagnostic(
+                file: "--goal '\(goal.source)'", line: nil, column: nil,
+                message:
+                    "this threshold names the group `\(name)`, but it is not one of the scenario's groups\(ScenarioValidator.groupHint(name, among: groupNames))"
+            )
+        }
+        guard problems.isEmpty else { throw Problem(problems) }
     }
 
     /// Every combination of `counts` values, the first key's value changing slowest.
