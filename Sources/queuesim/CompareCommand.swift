@@ -73,15 +73,7 @@ struct CompareCommand: ParsableCommand {
             StandardError.print("queuesim compare: --rule \(error.message)")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
-        let baseRun: ComparedRun
-        let newRun: ComparedRun
-        do {
-            baseRun = try ComparedRun(folder: base)
-            newRun = try ComparedRun(folder: new)
-        } catch {
-            StandardError.print("queuesim compare: \(error)")
-            throw ExitCode(RunExitStatus.invalidInput.rawValue)
-        }
+        let (baseRun, newRun) = try readBoth()
         if let reason = ComparedRun.incomparability(baseRun, newRun) {
             guard force else {
                 StandardError.print(
@@ -105,5 +97,28 @@ struct CompareCommand: ParsableCommand {
         StandardError.print(
             "queuesim compare: done (exit \(status.rawValue)): \(ComparisonText.verdictLine(comparison))")
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// Both folders, each checked against its own run.json, and two runs, not one given twice;
+    /// otherwise exit 2 (--force does not change that: such a comparison always passes or
+    /// judges a run that is not whole).
+    private func readBoth() throws -> (ComparedRun, ComparedRun) {
+        func refuse(_ words: String) -> ExitCode {
+            StandardError.print("queuesim compare: \(words)")
+            return ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        if let reason = ComparedRun.sameFolder(base, new) {
+            throw refuse("\(base) and \(new) are \(reason): give two runs to compare")
+        }
+        let runs: (ComparedRun, ComparedRun)
+        do {
+            runs = (try ComparedRun(folder: base), try ComparedRun(folder: new))
+        } catch {
+            throw refuse("\(error)")
+        }
+        if let reason = ComparedRun.sameRun(runs.0, runs.1) {
+            throw refuse("\(base) and \(new) are \(reason): give two runs to compare")
+        }
+        return runs
     }
 }

@@ -1,6 +1,12 @@
 import Foundation
 import QueueClientCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One side of `queuesim compare`: a report folder read back — `run.json` for what ran, and
 /// `visitors.csv` for the figures, so shares and percentiles (with their noise bands) are
 /// computed from every visitor's row exactly as the run's own summary was. A merged folder of
@@ -25,47 +31,53 @@ package struct ComparedRun: Sendable {
     package var groupNames: [String]
     package var measurements: RunMeasurements
 
-    /// The same failures, in the same words, as `queuesim report` reading a folder.
-    package typealias Failure = ReportRebuild.Failure
+    /// Why a folder cannot be compared, naming the folder, the file and the line.
+    package typealias Failure = RunFolderCheck.Problem
 
-    private struct ManifestView: Decodable {
-        var scenario: String
-        var scenarioSHA256: String
-        var seed: UInt64
-        var clock: String
-        var runId: String?
-        var queuesimVersion: String?
-        var exitCode: Int32
-        var interrupted: Bool?
-        var incomplete: String?
-        var configuration: RunConfiguration?
-        var compareRules: [String]?
-
-        enum CodingKeys: String, CodingKey {
-            case scenario, seed, clock, interrupted, incomplete, configuration
-            case scenarioSHA256 = "scenario_sha256"
-            case runId = "run_id"
-            case queuesimVersion = "queuesim_version"
-            case exitCode = "exit_code"
-            case compareRules = "compare_rules"
-        }
-    }
-
+    /// Reads and checks `folder` (RunFolderCheck): `visitors.csv` streams through the check
+    /// a chunk at a time, so a run of millions of visitors is read in bounded memory.
     package init(folder: String) throws(Failure) {
         func path(_ file: String) -> String { Recorder.path(folder, file) }
         for file in [Recorder.manifestFile, Recorder.visitorsFile]
         where !FileManager.default.fileExists(atPath: path(file)) {
-            throw Failure.notAReportFolder(folder, missing: file)
+            throw Failure(description: ReportRebuild.Failure.notAReportFolder(folder, missing: file).description)
         }
-        let manifest: ManifestView
-        do {
-            manifest = try JSONDecoder().decode(
-                ManifestView.self, from: Data(try Self.bytes(path(Recorder.manifestFile))))
-        } catch let failure as Failure {
-            throw failure
-        } catch {
-            throw Failure.unreadable(path(Recorder.manifestFile), reason: "it is not a run.json queuesim wrote")
+        let manifestPath = path(Recorder.manifestFile)
+        let manifest = try RunFolderCheck.manifest(
+            try RunFolderCheck.contents(manifestPath, limit: RunFolderCheck.maxManifestBytes), file: manifestPath)
+        var rows = try Self.rowsCheck(folder: folder, manifest)
+        try RunFolderCheck.stream(path(Recorder.visitorsFile)) { bytes throws(Failure) in try rows.feed(bytes) }
+        try rows.finish()
+        try RunFolderCheck.agreement(rows, manifest, file: rows.file)
+        self.init(folder: folder, manifest: manifest, rows: rows)
+    }
+
+    /// The same checks on bytes in memory (RunFolderCheck.check, tests, a fuzz target).
+    package init(folder: String, runJSON: Data, visitorsCSV: Data) throws(Failure) {
+        let manifest = try RunFolderCheck.manifest(runJSON, file: Recorder.path(folder, Recorder.manifestFile))
+        var rows = try Self.rowsCheck(folder: folder, manifest)
+        try rows.feed(visitorsCSV)
+        try rows.finish()
+        try RunFolderCheck.agreement(rows, manifest, file: rows.file)
+        self.init(folder: folder, manifest: manifest, rows: rows)
+    }
+
+    /// A folder whose run is not whole is refused before its rows are read.
+    private static func rowsCheck(folder: String, _ manifest: RunFolderCheck.Manifest) throws(Failure)
+        -> VisitorRowsCheck
+    {
+        if let reason = RunFolderCheck.incompleteness(manifest) {
+            throw Failure(
+                description:
+                    "\(folder) is not a whole run: \(reason); compare judges only finished runs (exit 0 or 1)")
         }
+        return VisitorRowsCheck(
+            file: Recorder.path(folder, Recorder.visitorsFile),
+            groupNames: manifest.configuration?.groups.map(\.name) ?? [],
+            expectedVisitors: max(manifest.visitors, manifest.configuration?.arrivals.plannedVisitors ?? 0))
+    }
+
+    private init(folder: String, manifest: RunFolderCheck.Manifest, rows: VisitorRowsCheck) {
         self.folder = folder
         scenario = manifest.scenario
         scenarioSHA256 = manifest.scenarioSHA256
@@ -79,27 +91,31 @@ package struct ComparedRun: Sendable {
         arrivalPhases = manifest.configuration?.arrivals.phases
         plannedVisitors = manifest.configuration?.arrivals.plannedVisitors
         recordedRules = manifest.compareRules ?? []
-        groupNames = manifest.configuration?.groups.map(\.name) ?? []
-
-        var statistics = OutcomeStatistics(groupNames: groupNames)
-        let rows = try Self.bytes(path(Recorder.visitorsFile))
-        let body = rows.firstIndex(of: UInt8(ascii: "\n")).map { rows[($0 + 1)...] } ?? []
-        for row in VisitorRowFormat.completeRows(Array(body)) {
-            guard let record = VisitorRowFormat.decode(row) else {
-                throw Failure.unreadable(path(Recorder.visitorsFile), reason: "a row is not one queuesim wrote")
-            }
-            statistics.add(record)
-        }
+        let statistics = rows.statistics
         groupNames = statistics.reportGroupOrder.map { statistics.groupNames[$0] }
         measurements = RunMeasurements(statistics: statistics)
     }
 
-    private static func bytes(_ path: String) throws(Failure) -> [UInt8] {
-        do {
-            return try RegularFileReader.contents(path: path, limit: Int.max)
-        } catch {
-            throw Failure.unreadable(path, reason: error.description)
-        }
+    /// Why `base` and `new` name one folder, or nil: the same path, or one reached through the
+    /// other's link (`DIR` → `DIR.runs/<run id>`). Compared with itself, a run always passes.
+    package static func sameFolder(_ base: String, _ new: String) -> String? {
+        guard let before = realPath(base), let after = realPath(new), before == after else { return nil }
+        return "the same folder (\(before))"
+    }
+
+    /// Why two folders read back are one run, or nil: a copied folder keeps its run id.
+    package static func sameRun(_ base: ComparedRun, _ new: ComparedRun) -> String? {
+        guard base.runId == new.runId, base.runId != "unknown" else { return nil }
+        return "the same run (both are run \(base.runId))"
+    }
+
+    /// The path with every link resolved, or nil when it does not resolve (the read that
+    /// follows says why). `realpath(3)` rather than Foundation's path methods, which crashed on
+    /// a one-character path.
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Why two runs cannot be compared, or nil when they can: another scenario, another file,
