@@ -14,8 +14,13 @@ struct MergeCommand: ParsableCommand {
             seed, --visitors and N; each shard once; none missing) and writes one report
             folder with the files of a single run: visitors.csv in visitor order,
             summary.csv from the merged histograms, timeline.csv second by second,
-            run.json and report.html. Then judges the scenario's thresholds on the merged
-            data.
+            run.json and report.html. Every figure is rebuilt from the shards' rows: a
+            shard whose shard.json or run.json disagrees with its own visitors.csv is
+            refused. Then judges the scenario's thresholds on the merged data.
+
+            DIR is checked before any work: it must not be one of the folders read (nor
+            resolve to one, hold one or lie inside one: publishing would remove it), and
+            it must be writable.
 
             Examples:
               queuesim merge reports/shard-0 reports/shard-1 --out reports/launch
@@ -26,9 +31,11 @@ struct MergeCommand: ParsableCommand {
               0    every threshold held
               1    a threshold failed (reports written)
               2    the folders are not the shards of one run (another scenario, seed or
-                   N, a shard given twice, a shard missing without --allow-partial), or
-                   DIR is in use
-              3    the merged report could not be written
+                   N, a shard given twice, a shard missing without --allow-partial), a
+                   shard's files disagree with its rows (edited or mixed up), DIR is one
+                   of the folders read, or DIR is in use
+              3    the merged report could not be written (DIR not writable, a read-only
+                   file system: found before any work)
               5    partial: merged with --allow-partial while shards are missing (reports
                    written, marked incomplete; never 0, whatever the thresholds measured)
               130, 143  a shard was interrupted
