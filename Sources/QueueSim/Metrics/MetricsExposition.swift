@@ -39,27 +39,34 @@ package enum MetricsExposition {
         var out = ""
         out.reserveCapacity(piece + 4096)
         for family in MetricCatalog.families {
-            var order: [[String]] = []
-            var seen: Set<[String]> = []
-            for (_, snapshot) in snapshots {
-                for series in snapshot.series[family.name] ?? [] where seen.insert(series.labels).inserted {
-                    order.append(series.labels)
+            // Each series' samples as (snapshot, position in its list), series in order of first
+            // appearance: one pass, where finding each series in each snapshot by its labels was
+            // quadratic in the series (2,000 groups, issue 51).
+            var order: [[String]: Int] = [:]
+            var samples: [[(snapshot: Int, position: Int)]] = []
+            for (index, (_, snapshot)) in snapshots.enumerated() {
+                for (position, series) in (snapshot.series[family.name] ?? []).enumerated() {
+                    let number = order[series.labels] ?? samples.count
+                    if number == samples.count {
+                        order[series.labels] = number
+                        samples.append([])
+                    }
+                    samples[number].append((index, position))
                 }
             }
-            guard !order.isEmpty else { continue }
+            guard !samples.isEmpty else { continue }
             // Counters keep their sample name (`…_total`) as the family's: Prometheus's
             // OpenMetrics parser (`promtool tsdb create-blocks-from openmetrics`) accepts it, and
             // `promtool check metrics`, which reads the text format, then finds each counter's
             // help; with the family named without `_total` it reported every counter as having none.
             out += "# TYPE \(family.name) \(family.kind.rawValue)\n"
             out += "# HELP \(family.name) \(escapeHelp(family.help))\n"
-            for labels in order {
+            for seriesSamples in samples {
                 // A series' name and labels are the same in each of its samples: written once.
                 var lines: SeriesLines?
-                for (seconds, snapshot) in snapshots {
-                    guard let series = snapshot.series[family.name]?.first(where: { $0.labels == labels }) else {
-                        continue
-                    }
+                for (index, position) in seriesSamples {
+                    let (seconds, snapshot) = snapshots[index]
+                    let series = snapshot.series[family.name]![position]
                     if lines == nil || !lines!.fits(snapshot.identity, series.value) {
                         lines = SeriesLines(family, series, identity: snapshot.identity)
                     }

@@ -48,13 +48,25 @@ package struct MetricsSnapshot: Sendable, Equatable {
 
     private mutating func set(_ family: MetricCatalog.Family, _ labels: [String], _ value: Value) {
         precondition(labels.count == family.labels.count, "\(family.name) takes labels \(family.labels)")
-        var list = series[family.name] ?? []
-        if let index = list.firstIndex(where: { $0.labels == labels }) {
-            list[index].value = value
+        // In place: a copy out of the dictionary would copy the family's list on every set.
+        if let index = series[family.name]?.firstIndex(where: { $0.labels == labels }) {
+            series[family.name]![index].value = value
         } else {
-            list.append(Series(labels: labels, value: value))
+            series[family.name, default: []].append(Series(labels: labels, value: value))
         }
-        series[family.name] = list
+    }
+
+    /// Sets a series the snapshot does not have yet, without looking for it: for a caller that
+    /// sets each series once (`RunMetricsSeries`, whose 2,000 groups made `set`'s search of the
+    /// family's list quadratic). Setting one twice would list it twice.
+    package mutating func setNew(_ family: MetricCatalog.Family, _ labels: [String] = [], _ value: Double) {
+        precondition(labels.count == family.labels.count, "\(family.name) takes labels \(family.labels)")
+        series[family.name, default: []].append(Series(labels: labels, value: .number(value)))
+    }
+
+    package mutating func setNew(_ family: MetricCatalog.Family, _ labels: [String] = [], histogram: BucketCounts) {
+        precondition(labels.count == family.labels.count, "\(family.name) takes labels \(family.labels)")
+        series[family.name, default: []].append(Series(labels: labels, value: .histogram(histogram)))
     }
 
     package func value(_ family: MetricCatalog.Family, _ labels: [String] = []) -> Value? {

@@ -5,69 +5,74 @@ import QueueClientCore
 /// outcomes, the queue, waits) and the answers the engines counted (requests by status, their
 /// times). The same on both clocks; on the virtual clock the seconds are simulated ones.
 struct RunMetricsSeries {
+    /// One group's columns, made when the group's first visitor is recorded: a group without
+    /// visitors reads as zeros, and a scenario of 2,000 groups pays for those that had some.
+    private struct GroupColumns {
+        var arrivals = PerSecondCounts()
+        /// Per outcome (`VisitorOutcome.allCases` order).
+        var finished = [PerSecondCounts](repeating: PerSecondCounts(), count: VisitorOutcome.allCases.count)
+        /// Changes of the gauge: +1 when a visitor enters, -1 the second it leaves.
+        var inQueueChanges = PerSecondCounts()
+        /// Finished waits per second in each `MetricCatalog.waitBuckets` bucket, and their sum
+        /// in milliseconds.
+        var waitBuckets = [PerSecondCounts](repeating: PerSecondCounts(), count: waitBoundsMs.count + 1)
+        var waitSumMs = PerSecondCounts()
+    }
+
     private let groupNames: [String]
     private var groupIndex: [String: Int]
     /// The group of the last row: rows come in runs of one group, and hashing its name for
     /// every visitor was most of this type's time on the row writer's thread.
     private var lastGroup: (name: String, index: Int)?
-    private var arrivals: [PerSecondCounts]
-    /// Per group, per outcome (`VisitorOutcome.allCases` order).
-    private var finished: [[PerSecondCounts]]
-    /// Changes of the gauges: +1 when a visitor enters, -1 the second it leaves.
-    private var inQueueChanges: [PerSecondCounts]
+    /// By group index (declared groups first, then undeclared ones as they come); nil for a
+    /// group with no visitor yet.
+    private var columns: [GroupColumns?]
     private var inFlightChanges = PerSecondCounts()
-    /// Per group, finished waits per second in each `MetricCatalog.waitBuckets` bucket, and
-    /// their sum in milliseconds.
-    private var waitBuckets: [[PerSecondCounts]]
-    private var waitSumMs: [PerSecondCounts]
     private static let waitBoundsMs: [Int64] = MetricCatalog.waitBuckets.map { Int64(($0 * 1000).rounded()) }
 
     init(groupNames: [String]) {
         self.groupNames = groupNames
         groupIndex = Dictionary(groupNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        arrivals = []
-        finished = []
-        inQueueChanges = []
-        waitBuckets = []
-        waitSumMs = []
-        for _ in groupNames { addGroupColumns() }
+        columns = Array(repeating: nil, count: groupNames.count)
     }
+
+    /// Groups whose columns exist (those that had a visitor): what a run of many groups pays for.
+    var groupsWithColumns: Int { columns.count { $0 != nil } }
 
     private var allGroupNames: [String] {
         groupNames + groupIndex.filter { $0.value >= groupNames.count }.sorted { $0.value < $1.value }.map(\.key)
     }
 
-    private mutating func addGroupColumns() {
-        arrivals.append(PerSecondCounts())
-        finished.append(Array(repeating: PerSecondCounts(), count: VisitorOutcome.allCases.count))
-        inQueueChanges.append(PerSecondCounts())
-        waitBuckets.append(Array(repeating: PerSecondCounts(), count: Self.waitBoundsMs.count + 1))
-        waitSumMs.append(PerSecondCounts())
+    private mutating func groupColumn(_ name: String) -> Int {
+        let group: Int
+        if let last = lastGroup, last.name == name {
+            group = last.index
+        } else if let known = groupIndex[name] {
+            group = known
+        } else {
+            group = columns.count
+            groupIndex[name] = group
+            columns.append(nil)
+        }
+        lastGroup = (name, group)
+        if columns[group] == nil { columns[group] = GroupColumns() }
+        return group
     }
 
     mutating func add(_ record: VisitorRecord) {
-        let group: Int
-        if let last = lastGroup, last.name == record.group {
-            group = last.index
-        } else if let known = groupIndex[record.group] {
-            group = known
-        } else {
-            group = arrivals.count
-            groupIndex[record.group] = group
-            addGroupColumns()
-        }
-        lastGroup = (record.group, group)
-        arrivals[group].add(at: Timeline.second(of: record.arrival))
+        let group = groupColumn(record.group)
         let endSecond = Timeline.second(of: record.ended)
-        finished[group][record.outcome.ordinal].add(at: endSecond)
         inFlightChanges.add(at: Timeline.second(of: record.start))
         inFlightChanges.add(at: endSecond, -1)
+        // Mutated in place through the optional: a copy would copy every column per visitor.
+        columns[group]!.arrivals.add(at: Timeline.second(of: record.arrival))
+        columns[group]!.finished[record.outcome.ordinal].add(at: endSecond)
         if let entered = record.queueEntered {
             countInQueue(group, from: entered, to: record.ended)
             var bucket = 0
             while bucket < Self.waitBoundsMs.count, record.waitMilliseconds > Self.waitBoundsMs[bucket] { bucket += 1 }
-            waitBuckets[group][bucket].add(at: endSecond)
-            waitSumMs[group].add(at: endSecond, Int(record.waitMilliseconds))
+            columns[group]!.waitBuckets[bucket].add(at: endSecond)
+            columns[group]!.waitSumMs.add(at: endSecond, Int(record.waitMilliseconds))
         }
         for stay in record.earlierStays { countInQueue(group, from: stay.entered, to: stay.left) }
     }
@@ -77,8 +82,8 @@ struct RunMetricsSeries {
         let first = Timeline.second(of: entered)
         let last = Timeline.second(of: left) - 1
         guard first <= last else { return }
-        inQueueChanges[group].add(at: first)
-        inQueueChanges[group].add(at: last + 1, -1)
+        columns[group]!.inQueueChanges.add(at: first)
+        columns[group]!.inQueueChanges.add(at: last + 1, -1)
     }
 
     /// One snapshot per second `0..<seconds`, the values at the end of each second.
@@ -102,22 +107,19 @@ struct RunMetricsSeries {
         for second in 0..<seconds {
             var snapshot = MetricsSnapshot(identity: identity)
             for group in names.indices {
-                arrived[group] += arrivals[group][second]
-                inQueue[group] += inQueueChanges[group][second]
-                for outcome in outcomes.indices { ended[group][outcome] += finished[group][outcome][second] }
-                for bucket in 0...Self.waitBoundsMs.count {
-                    let count = waitBuckets[group][bucket][second]
-                    guard count > 0 else { continue }
-                    let seconds = bucket < Self.waitBoundsMs.count ? MetricCatalog.waitBuckets[bucket] : .infinity
-                    waits[group].add(UInt64(count), toBucketOf: seconds)
+                if columns[group] != nil {
+                    accumulate(
+                        group, second: second, arrived: &arrived[group], ended: &ended[group],
+                        inQueue: &inQueue[group], waits: &waits[group])
                 }
-                waits[group].addToSum(milliseconds: Int64(waitSumMs[group][second]))
-                snapshot.set(MetricCatalog.arrivals, [names[group]], Double(arrived[group]))
+                // Each series once per snapshot, in group order: no search for an existing one.
+                snapshot.setNew(MetricCatalog.arrivals, [names[group]], Double(arrived[group]))
                 for (index, outcome) in outcomes.enumerated() where ended[group][index] > 0 {
-                    snapshot.set(MetricCatalog.visitors, [names[group], outcome.rawValue], Double(ended[group][index]))
+                    snapshot.setNew(
+                        MetricCatalog.visitors, [names[group], outcome.rawValue], Double(ended[group][index]))
                 }
-                snapshot.set(MetricCatalog.inQueue, [names[group]], Double(inQueue[group]))
-                snapshot.set(MetricCatalog.wait, [names[group]], histogram: waits[group])
+                snapshot.setNew(MetricCatalog.inQueue, [names[group]], Double(inQueue[group]))
+                snapshot.setNew(MetricCatalog.wait, [names[group]], histogram: waits[group])
             }
             inFlight += inFlightChanges[second]
             snapshot.set(MetricCatalog.inFlight, [], Double(inFlight))
@@ -157,6 +159,26 @@ struct RunMetricsSeries {
             snapshots.append(snapshot)
         }
         return snapshots
+    }
+}
+
+extension RunMetricsSeries {
+    /// Adds a group's counts of `second` to its running totals (the group has columns).
+    private func accumulate(
+        _ group: Int, second: Int, arrived: inout Int, ended: inout [Int], inQueue: inout Int,
+        waits: inout BucketCounts
+    ) {
+        let columns = self.columns[group]!
+        arrived += columns.arrivals[second]
+        inQueue += columns.inQueueChanges[second]
+        for outcome in ended.indices { ended[outcome] += columns.finished[outcome][second] }
+        for bucket in 0...Self.waitBoundsMs.count {
+            let count = columns.waitBuckets[bucket][second]
+            guard count > 0 else { continue }
+            let seconds = bucket < Self.waitBoundsMs.count ? MetricCatalog.waitBuckets[bucket] : .infinity
+            waits.add(UInt64(count), toBucketOf: seconds)
+        }
+        waits.addToSum(milliseconds: Int64(columns.waitSumMs[second]))
     }
 }
 

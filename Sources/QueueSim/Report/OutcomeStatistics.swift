@@ -9,11 +9,30 @@ import QueueClientCore
 /// an https one). A visitor that never waited is not a zero in `wait`: "p95 wait" means "of
 /// those who waited".
 struct TimingHistograms {
-    var enqueue = TimingHistograms.makeHistogram()
-    var wait = TimingHistograms.makeHistogram()
-    var total = TimingHistograms.makeHistogram()
-    var connect = TimingHistograms.makeHistogram()
-    var tls = TimingHistograms.makeHistogram()
+    /// Lists until a timing has `TimingValues.listLimit` values (most cells of a scenario of
+    /// many small groups never do), histograms after.
+    private var values = [TimingValues](repeating: TimingValues(), count: Threshold.Timing.allCases.count)
+
+    var enqueue: Histogram<UInt64> {
+        get { values[Self.slot(.enqueue)].histogram }
+        set { values[Self.slot(.enqueue)] = TimingValues(newValue) }
+    }
+    var wait: Histogram<UInt64> {
+        get { values[Self.slot(.wait)].histogram }
+        set { values[Self.slot(.wait)] = TimingValues(newValue) }
+    }
+    var total: Histogram<UInt64> {
+        get { values[Self.slot(.total)].histogram }
+        set { values[Self.slot(.total)] = TimingValues(newValue) }
+    }
+    var connect: Histogram<UInt64> {
+        get { values[Self.slot(.connect)].histogram }
+        set { values[Self.slot(.connect)] = TimingValues(newValue) }
+    }
+    var tls: Histogram<UInt64> {
+        get { values[Self.slot(.tls)].histogram }
+        set { values[Self.slot(.tls)] = TimingValues(newValue) }
+    }
 
     /// Auto-resizing with three significant digits: exact up to 2 s, within 0.1 % above, and a
     /// few hundred kilobytes at most however long the run.
@@ -21,30 +40,33 @@ struct TimingHistograms {
         Histogram<UInt64>(numberOfSignificantValueDigits: .three)
     }
 
+    private static func slot(_ timing: Threshold.Timing) -> Int {
+        switch timing {
+        case .enqueue: 0
+        case .wait: 1
+        case .total: 2
+        case .connect: 3
+        case .tls: 4
+        }
+    }
+
+    /// How many of the five timings hold an HdrHistogram (the others a short list or nothing).
+    var histogramCount: Int { values.count { $0.holdsHistogram } }
+
     mutating func add(_ record: VisitorRecord) {
-        if let enqueue = record.enqueueMilliseconds { self.enqueue.record(UInt64(enqueue)) }
-        if record.queueEntered != nil { wait.record(UInt64(record.waitMilliseconds)) }
-        total.record(UInt64(record.totalMilliseconds))
-        if let connect = record.connectMilliseconds { self.connect.record(UInt64(connect)) }
-        if let tls = record.tlsMilliseconds { self.tls.record(UInt64(tls)) }
+        if let enqueue = record.enqueueMilliseconds { values[0].record(UInt64(enqueue)) }
+        if record.queueEntered != nil { values[1].record(UInt64(record.waitMilliseconds)) }
+        values[2].record(UInt64(record.totalMilliseconds))
+        if let connect = record.connectMilliseconds { values[3].record(UInt64(connect)) }
+        if let tls = record.tlsMilliseconds { values[4].record(UInt64(tls)) }
     }
 
     mutating func merge(_ other: TimingHistograms) {
-        enqueue.add(other.enqueue)
-        wait.add(other.wait)
-        total.add(other.total)
-        connect.add(other.connect)
-        tls.add(other.tls)
+        for index in values.indices { values[index].add(other.values[index]) }
     }
 
     func histogram(for timing: Threshold.Timing) -> Histogram<UInt64> {
-        switch timing {
-        case .enqueue: enqueue
-        case .wait: wait
-        case .total: total
-        case .connect: connect
-        case .tls: tls
-        }
+        values[Self.slot(timing)].histogram
     }
 }
 
@@ -135,6 +157,20 @@ struct OutcomeStatistics {
             merged = sum
         }
         return merged
+    }
+
+    /// (group, outcome) cells that hold a visitor, and the HdrHistograms in them: what the
+    /// recorder keeps per group (`Recorder.groupStorage`).
+    var storage: (cells: Int, histograms: Int) {
+        var cellCount = 0
+        var histograms = 0
+        for row in cells {
+            for case let cell? in row {
+                cellCount += 1
+                histograms += cell.timings.histogramCount
+            }
+        }
+        return (cellCount, histograms)
     }
 
     func count(of outcome: VisitorOutcome) -> Int {

@@ -172,6 +172,25 @@ package final class Recorder {
         timeline.addConnections(counts)
     }
 
+    /// What the recorder holds for its groups: made as a group's visitors are recorded, so a
+    /// scenario of 2,000 groups costs what its visitors cost (issue 51).
+    package struct GroupStorage: Sendable, Equatable {
+        /// (group, outcome) cells with a visitor (`summary.csv`'s rows).
+        package var cells: Int
+        /// HdrHistograms in those cells and in the report's wait curves: a timing's values stay
+        /// a short list until there are `TimingValues.listLimit` of them.
+        package var histograms: Int
+        /// Groups with per-second columns for `metrics.prom` (those that had a visitor).
+        package var seriesGroups: Int
+    }
+
+    package var groupStorage: GroupStorage {
+        let cells = statistics.storage
+        return GroupStorage(
+            cells: cells.cells, histograms: cells.histograms + picture.waitHistogramCount,
+            seriesGroups: metricsSeries?.groupsWithColumns ?? 0)
+    }
+
     /// Threshold measurements over what has been recorded so far.
     package var measurements: RunMeasurements { RunMeasurements(statistics: statistics) }
 

@@ -4,7 +4,7 @@ import QueueClientCore
 /// What `report.html` needs beyond the summary and the timeline, gathered as visitors finish:
 /// why visitors failed, per group, and how long visitors waited by the time they arrived.
 /// Bounded memory: at most `causesKept` distinct causes per group, eight bytes per visitor
-/// that waited, and one wait histogram per group.
+/// that waited, and one wait histogram per group that has waits enough to need one.
 struct LaunchPicture {
     struct Cause: Equatable {
         /// `HTTP 503`, or the transport error in words.
@@ -25,14 +25,18 @@ struct LaunchPicture {
     private(set) var otherCauses: [String: Int] = [:]
     /// `arrivalSecond << 32 | waitMs` of every visitor that entered the queue page.
     private(set) var waitsByArrival: [UInt64] = []
-    private(set) var waitsByGroup: [String: Histogram<UInt64>] = [:]
+    /// A list per group until it has waits enough for a histogram (`TimingValues`).
+    private(set) var waitsByGroup: [String: TimingValues] = [:]
+
+    /// Groups' wait lists that became HdrHistograms (`Recorder.groupStorage`).
+    var waitHistogramCount: Int { waitsByGroup.values.count { $0.holdsHistogram } }
 
     mutating func add(_ record: VisitorRecord) {
         if Self.failureOutcomes.contains(record.outcome) { addCause(of: record) }
         guard record.queueEntered != nil else { return }
         let wait = UInt64(record.waitMilliseconds)
         waitsByArrival.append(UInt64(Timeline.second(of: record.arrival)) << 32 | min(wait, UInt64(UInt32.max)))
-        waitsByGroup[record.group, default: TimingHistograms.makeHistogram()].record(wait)
+        waitsByGroup[record.group, default: TimingValues()].record(wait)
     }
 
     private mutating func addCause(of record: VisitorRecord) {

@@ -239,7 +239,7 @@ struct ReportPage {
         var cappedGroups: [String] = []
         for group in statistics.reportGroupOrder {
             let name = statistics.groupNames[group]
-            guard let histogram = picture.waitsByGroup[name], histogram.totalCount > 0 else { continue }
+            guard let histogram = picture.waitsByGroup[name]?.histogram, histogram.totalCount > 0 else { continue }
             let points = stride(from: 0.0, through: 100, by: 2).map { percent -> (x: Double, y: Double) in
                 (Double(histogram.valueAtPercentile(percent)) / 1000, percent)
             }
