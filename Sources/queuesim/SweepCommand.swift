@@ -16,8 +16,9 @@ struct SweepCommand: AsyncParsableCommand {
             options below (docs/sweep.md).
 
             Writes sweep.csv (a row per run, then a row per point: mean and 95 % interval over
-            seeds), sweep.json (with "answer") and sweep.html to the output folder, and
-            prints the answer in one sentence.
+            seeds), sweep.json (with "answer") and sweep.html into a new set, DIR.runs/<id>/,
+            and points the output folder DIR (a link) at it once all are written, so DIR
+            shows one sweep's files, never some of two; prints the answer in one sentence.
 
             Examples:
               queuesim sweep scenarios/what-outflow.yaml
@@ -28,8 +29,10 @@ struct SweepCommand: AsyncParsableCommand {
             Exit codes:
               0    some value of the key meets every goal (the answer is printed)
               1    no point meets every goal (the files are written; "answer": null)
-              2    invalid scenario, grid or command line (nothing run)
-              3    a run failed or the files could not be written
+              2    invalid scenario, grid or command line, or --out in use by another
+                   sweep or run (nothing run)
+              3    --out cannot be written (found before the first run), a run failed,
+                   or the files could not be written (DIR keeps the previous sweep)
               130  interrupted by SIGINT (finished points kept, the files written)
             """
     )
