@@ -22,6 +22,12 @@ struct MetricsOptions: ParsableArguments {
             valueName: "URL"))
     var metricsPush: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The most all pushing at the end of a run may take, 1s to 10m; Ctrl-C cancels the push at once.",
+            valueName: "DURATION"))
+    var metricsPushTimeout: String = "30s"
+
     func validate() throws {
         if let metricsListen, MetricsSession.ListenAddress(metricsListen) == nil {
             throw ValidationError("--metrics-listen takes HOST:PORT, e.g. 127.0.0.1:9464 (got \"\(metricsListen)\")")
@@ -30,17 +36,28 @@ struct MetricsOptions: ParsableArguments {
             throw ValidationError(
                 "--metrics-linger takes a duration from 0s to 1h, e.g. 15s (got \"\(metricsLinger)\")")
         }
-        if let metricsPush, !(metricsPush.hasPrefix("http://") || metricsPush.hasPrefix("https://")) {
+        if let metricsPush, case .failure(let problem) = PushURL.parse(metricsPush) {
+            // The URL may carry a password: the message quotes it redacted.
             throw ValidationError(
-                "--metrics-push takes an http:// or https:// URL, e.g. http://127.0.0.1:9090/api/v1/write (got \"\(metricsPush)\")"
-            )
+                "--metrics-push takes an http:// or https:// URL, e.g. http://127.0.0.1:9090/api/v1/write; "
+                    + "\"\(SecretRedaction.redact(metricsPush))\" \(problem)")
         }
+        if pushTimeout == nil {
+            throw ValidationError(
+                "--metrics-push-timeout takes a duration from 1s to 10m, e.g. 30s (got \"\(metricsPushTimeout)\")")
+        }
+    }
+
+    /// `--metrics-push-timeout`, nil outside 1s–10m.
+    private var pushTimeout: Duration? {
+        ScenarioUnits.duration(metricsPushTimeout).flatMap { $0 >= .seconds(1) && $0 <= .seconds(600) ? $0 : nil }
     }
 
     var settings: MetricsSession.Settings {
         MetricsSession.Settings(
             listen: metricsListen.flatMap(MetricsSession.ListenAddress.init),
-            linger: ScenarioUnits.duration(metricsLinger) ?? .seconds(15), pushURL: metricsPush)
+            linger: ScenarioUnits.duration(metricsLinger) ?? .seconds(15),
+            pushURL: metricsPush.flatMap { try? PushURL.parse($0).get() }, pushTimeout: pushTimeout ?? .seconds(30))
     }
 
     /// The session for this run, its listener bound; nil without metrics options. Exit 2 for
@@ -71,8 +88,8 @@ struct MetricsOptions: ParsableArguments {
                 identity: identity, groupNames: description.groupNames, progress: progress, clock: WallClock())
             : nil
         do {
-            let session = try MetricsSession(settings: settings, live: live) { what, error in
-                StandardError.print("queuesim run: warning: \(what): \(RunCommand.words(error))")
+            let session = try MetricsSession(settings: settings, live: live) { sentence in
+                StandardError.print("queuesim run: warning: \(SecretRedaction.redact(sentence))")
             }
             if let listen = settings.listen, let port = session.port {
                 var bound = listen

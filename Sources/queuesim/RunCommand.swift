@@ -105,9 +105,12 @@ struct RunCommand: AsyncParsableCommand {
         // once the run has started it stops the visitors and the reports are written.
         let stopSignal = RunStopSignal()
         let phase = RunPhase()
+        let metricsFinish = MetricsFinish()
         let signals = SignalTrap(
             signals: [SIGINT, SIGTERM],
             numberedHandler: { signal in
+                // After the reports: a signal cancels the metrics push (and the linger).
+                if metricsFinish.handle(signal) { return }
                 guard phase.isRunning else {
                     StandardError.print(
                         "queuesim run: stopped by \(signal == SIGTERM ? "SIGTERM" : "SIGINT") before the run started; nothing ran"
@@ -185,7 +188,17 @@ struct RunCommand: AsyncParsableCommand {
             print(RunSummaryScreen(report: report, run: prepared).text)
         }
         if let metricsSession {
-            await Self.finishMetrics(metricsSession, report: report, stopSignal: stopSignal, quiet: quiet)
+            // The end screen reaches the terminal or the pipe before the push, whatever ends it.
+            fflush(nil)  // every output stream: stdout is a C global Swift 6 will not touch
+            let finish = { @Sendable [report, quiet] in
+                await Self.finishMetrics(metricsSession, report: report, stopSignal: stopSignal, quiet: quiet)
+            }
+            if let signal = await metricsFinish.run(finish), report.exitStatus != .interrupted,
+                report.exitStatus != .terminated
+            {
+                StandardError.print(Self.pushCancelledLine(signal, report: report))
+                throw ExitCode(128 + signal)
+            }
         }
         StandardError.print(ExitLine.text(command: "run", report: report))
         if report.exitStatus != .success {
@@ -193,17 +206,27 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// The final push and the linger (`MetricsSession.finish`), said on stderr first.
+    /// The final push and the linger (`MetricsSession.finish`), said on stderr first; returns
+    /// whether the push was cancelled (a signal during it).
     static func finishMetrics(
         _ session: MetricsSession, report: RunReport, stopSignal: RunStopSignal, quiet: Bool
-    ) async {
+    ) async -> Bool {
         if let port = session.port, !quiet, !stopSignal.wasInterrupted {
             StandardError.print(
                 "queuesim run: serving the final metrics on port \(port) for the linger (Ctrl-C ends it)")
         }
-        await session.finish(metricsFile: Recorder.path(report.directory, Recorder.metricsFile)) {
+        return await session.finish(metricsFile: Recorder.path(report.directory, Recorder.metricsFile)) {
             stopSignal.wasInterrupted
         }
+    }
+
+    /// The last line when a signal cancelled the metrics push of a run that had finished: the
+    /// exit code is the signal's, and the line says what the written reports hold.
+    static func pushCancelledLine(_ signal: Int32, report: RunReport) -> String {
+        let verdict = ExitLine.verdict(
+            report.exitStatus, thresholdCount: report.verdicts.count, isShard: report.shard != nil)
+        return "queuesim run: INTERRUPTED (exit \(128 + signal)): \(MetricsFinish.name(signal)) cancelled the metrics "
+            + "push after the run had finished; its reports in \(report.directory) say \(verdict)"
     }
 
     /// Sleeps until `startAt` (in slices, so a clock step is noticed); a process that is

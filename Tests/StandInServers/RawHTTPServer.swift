@@ -26,6 +26,8 @@ package final class RawHTTPServer: Sendable {
 
     package var connectionsAccepted: Int { counts.connections.withLock { $0 } }
     package var requestsReceived: Int { counts.requests.withLock { $0 } }
+    /// Each request's head (request line and header fields), in the order they came.
+    package var requestHeads: [String] { counts.heads.withLock { $0 } }
 
     private init(channel: any Channel, counts: Counts) {
         self.channel = channel
@@ -91,6 +93,7 @@ package final class RawHTTPServer: Sendable {
     fileprivate final class Counts: Sendable {
         let connections = Mutex(0)
         let requests = Mutex(0)
+        let heads = Mutex<[String]>([])
     }
 }
 
@@ -114,6 +117,9 @@ private final class RawRequestHandler: ChannelInboundHandler, @unchecked Sendabl
         var bytes = unwrapInboundIn(data)
         pending.writeBuffer(&bytes)
         while let length = completeRequestLength() {
+            let text = String(buffer: pending)
+            let head = text.range(of: "\r\n\r\n").map { String(text[..<$0.lowerBound]) } ?? text
+            counts.heads.withLock { $0.append(head) }
             pending.moveReaderIndex(forwardBy: length)
             let number = counts.requests.withLock {
                 $0 += 1

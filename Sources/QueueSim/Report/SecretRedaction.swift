@@ -13,6 +13,11 @@
 /// - bare: a KnownUser token (`e_…~q_…~rt_…~h_<hex>`, or with `~` encoded as `%7E`) and an
 ///   enqueue token (`eyJ….….…`, three base64url parts).
 ///
+/// - a URL's user info (`https://user:TOKEN@host/…` → `https://<redacted>@host/…`: how hosted
+///   Prometheus and Mimir take credentials in a `--metrics-push` URL), and the value of a query
+///   parameter named like a credential (`?token=`, `access_token=`, `api_key=`, `apikey=`,
+///   `password=`, `secret=`).
+///
 /// Only the value goes: `queueittoken=<redacted>` still says what was there.
 package enum SecretRedaction {
     /// Names whose values are credentials (compared case-insensitively).
@@ -24,8 +29,13 @@ package enum SecretRedaction {
 
     package static func redact(_ text: String) -> String {
         let bytes = Array(text.utf8)
-        guard mayHoldSecret(bytes) else { return text }
+        let mayHoldURLSecret = bytes.contains(UInt8(ascii: "@")) || bytes.contains(UInt8(ascii: "="))
+        guard mayHoldURLSecret || mayHoldSecret(bytes) else { return text }
         var spans: [Range<Int>] = []
+        if mayHoldURLSecret {
+            urlUserInfo(in: bytes, into: &spans)
+            credentialQueryValues(in: bytes, into: &spans)
+        }
         namedValues(in: bytes, into: &spans)
         bareKnownUserTokens(in: bytes, into: &spans)
         bareEnqueueTokens(in: bytes, into: &spans)
@@ -113,6 +123,74 @@ package enum SecretRedaction {
                 && (matches(bytes, at: index, Array("%26".utf8)) || matches(bytes, at: index, Array("%22".utf8)))
         default:
             return false
+        }
+    }
+
+    // MARK: URLs
+
+    /// Names of query parameters whose values are credentials (compared case-insensitively).
+    static let credentialParameterNames = [
+        "token", "access_token", "api_key", "apikey", "api-key", "auth_token", "password", "secret",
+    ].map { Array($0.utf8) }
+
+    /// `scheme://USERINFO@host`: everything between `://` and the authority's last `@`.
+    private static func urlUserInfo(in bytes: [UInt8], into spans: inout [Range<Int>]) {
+        var index = 0
+        while index + 3 <= bytes.count {
+            defer { index += 1 }
+            guard matches(bytes, at: index, Array("://".utf8)) else { continue }
+            let start = index + 3
+            var end = start
+            var lastAt: Int?
+            while end < bytes.count, !endsAuthority(bytes[end]) {
+                if bytes[end] == UInt8(ascii: "@") { lastAt = end }
+                end += 1
+            }
+            if let lastAt, lastAt > start,
+                !matches(bytes[start..<lastAt], Array(replacement.utf8), ignoringCase: false)
+            {
+                spans.append(start..<lastAt)
+            }
+            index = end - 1
+        }
+    }
+
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "\\"), UInt8(ascii: "\""),
+            UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "`"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "|"):
+            return true
+        default:
+            return byte <= 0x20 || byte == 0x7F
+        }
+    }
+
+    /// `?token=VALUE`, `&api_key=VALUE`, ` password=VALUE`: a parameter named like a credential,
+    /// its name a word of its own (`x_token=` and `queueittoken=` are not this).
+    private static func credentialQueryValues(in bytes: [UInt8], into spans: inout [Range<Int>]) {
+        var index = 0
+        while index < bytes.count {
+            defer { index += 1 }
+            guard
+                index == 0
+                    || !(isAlphanumeric(bytes[index - 1]) || bytes[index - 1] == UInt8(ascii: "_")
+                        || bytes[index - 1] == UInt8(ascii: "-")),
+                let name = credentialParameterNames.first(where: { matches(bytes, at: index, $0) })
+            else { continue }
+            let valueStart = index + name.count
+            guard valueStart < bytes.count, bytes[valueStart] == UInt8(ascii: "=") else { continue }
+            var end = valueStart + 1
+            while end < bytes.count, bytes[end] != UInt8(ascii: "#"),
+                !endsValue(bytes, at: end, encodedAmpersandEnds: true)
+            {
+                end += 1
+            }
+            guard end > valueStart + 1,
+                !matches(bytes, at: valueStart + 1, Array(replacement.utf8), ignoringCase: false)
+            else { continue }
+            spans.append((valueStart + 1)..<end)
+            index = end - 1
         }
     }
 

@@ -1,0 +1,164 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import QueueClientCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Why a push failed, in the words a user reads on stderr: never an error type's name
+/// ("CancellationError", "NIOTooManyBytesError") or a parser's ("invalid constant string"),
+/// and the receiver named by its redacted URL (`PushURL.description`).
+package struct PushFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum Reason: Equatable, Sendable {
+        case refused
+        case unreachable(String)
+        /// The deadline passed before the answer's head.
+        case noAnswer
+        /// The deadline passed after the head, with this many bytes of body.
+        case stalledAfterHead(bodyBytes: Int)
+        case closedBeforeAnswer
+        case closedDuringAnswer
+        case notHTTP
+        case answered(status: Int, reason: String)
+        case answerTooLarge
+        case cancelled
+        case other(String)
+    }
+
+    package var receiver: String
+    package var reason: Reason
+    package var timeout: Duration
+
+    package var description: String {
+        let within = ScenarioUnits.describe(timeout)
+        switch reason {
+        case .refused: return "the receiver at \(receiver) refused the connection (nothing listens there)"
+        case .unreachable(let words): return "the receiver at \(receiver) could not be reached: \(words)"
+        case .noAnswer: return "no answer from \(receiver) within \(within)"
+        case .stalledAfterHead(0): return "the receiver at \(receiver) sent its headers and then nothing for \(within)"
+        case .stalledAfterHead(let bytes):
+            return "the receiver at \(receiver) sent its headers and then its answer too slowly "
+                + "(\(bytes) byte(s) of it within \(within))"
+        case .closedBeforeAnswer: return "the receiver at \(receiver) closed the connection without answering"
+        case .closedDuringAnswer:
+            return "the receiver at \(receiver) closed the connection before its answer was complete"
+        case .notHTTP: return "the receiver at \(receiver) did not answer in HTTP"
+        case .answered(let status, let reason):
+            return "the receiver at \(receiver) answered \(status)" + (reason.isEmpty ? "" : ": \(reason)")
+        case .answerTooLarge:
+            return "the answer from \(receiver) was larger than \(RemoteWritePush.answerLimit / 1024) KiB"
+        case .cancelled: return "the push to \(receiver) was cancelled"
+        case .other(let words): return "pushing to \(receiver) failed: \(words)"
+        }
+    }
+
+    /// An answer body's first line as a reason: redacted, printable, at most 200 characters.
+    static func firstLine(_ text: String) -> String {
+        let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map(String.init) ?? ""
+        let printable = String(line.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        let redacted = SecretRedaction.redact(printable.trimmingCharacters(in: .whitespaces))
+        return redacted.count > 200 ? String(redacted.prefix(200)) + "…" : redacted
+    }
+
+    /// An error of the exchange as a reason, by type and errno.
+    static func reason(for error: any Error, headArrived: Bool) -> Reason {
+        switch error {
+        case is CancellationError: return .cancelled
+        case is HTTPParserError: return .notHTTP
+        case let client as HTTPClientError:
+            switch client {
+            case .cancelled: return .cancelled
+            case .deadlineExceeded, .readTimeout: return headArrived ? .stalledAfterHead(bodyBytes: 0) : .noAnswer
+            case .remoteConnectionClosed, .uncleanShutdown:
+                return headArrived ? .closedDuringAnswer : .closedBeforeAnswer
+            case .bodyLengthMismatch: return .closedDuringAnswer
+            default: return .other(ErrorWording.plain(client))
+            }
+        case let connect as NIOConnectionError:
+            if connect.connectionErrors.contains(where: { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }) {
+                return .refused
+            }
+            return .unreachable(
+                SecretRedaction.redact(ErrorWording.plain(connect.connectionErrors.first?.error ?? connect)))
+        case let io as IOError:
+            switch io.errnoCode {
+            case ECONNREFUSED: return .refused
+            case ECONNRESET, EPIPE: return headArrived ? .closedDuringAnswer : .closedBeforeAnswer
+            default: return .unreachable(ErrorWording.plain(io))
+            }
+        case let channel as ChannelError:
+            switch channel {
+            case .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed, .eof:
+                return headArrived ? .closedDuringAnswer : .closedBeforeAnswer
+            default: return .unreachable(ErrorWording.plain(channel))
+            }
+        default:
+            return .other(SecretRedaction.redact(ErrorWording.plain(error)))
+        }
+    }
+}
+
+/// What the exchange has received so far, so a deadline says which part was missing.
+final class ExchangeProgress: Sendable {
+    private let state = Mutex((head: false, bodyBytes: 0))
+
+    func headArrived() { state.withLock { $0.head = true } }
+    func received(_ count: Int) { state.withLock { $0.bodyBytes += count } }
+    var hasHead: Bool { state.withLock { $0.head } }
+
+    func timedOut() -> PushFailure.Reason {
+        state.withLock { $0.head ? .stalledAfterHead(bodyBytes: $0.bodyBytes) : .noAnswer }
+    }
+}
+
+/// The exchange against its timer and the caller's cancellation: the first to finish resumes
+/// the caller and cancels the others, without waiting for them — an exchange stuck in a
+/// read that ignores cancellation cannot hold the caller past its deadline.
+final class PushRace: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<PushFailure.Reason?, Never>?
+        var outcome: PushFailure.Reason??
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func begin(_ continuation: CheckedContinuation<PushFailure.Reason?, Never>) {
+        let finished: PushFailure.Reason?? = state.withLock { state in
+            if let outcome = state.outcome { return outcome }
+            state.continuation = continuation
+            return nil
+        }
+        if let finished { continuation.resume(returning: finished) }
+    }
+
+    func add(_ task: Task<Void, Never>) {
+        let alreadyFinished = state.withLock { state in
+            if state.outcome != nil { return true }
+            state.tasks.append(task)
+            return false
+        }
+        if alreadyFinished { task.cancel() }
+    }
+
+    func finish(_ outcome: PushFailure.Reason?) {
+        let taken = state.withLock {
+            state -> (CheckedContinuation<PushFailure.Reason?, Never>?, [Task<Void, Never>])? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = .some(outcome)
+            defer {
+                state.continuation = nil
+                state.tasks = []
+            }
+            return (state.continuation, state.tasks)
+        }
+        guard let (continuation, tasks) = taken else { return }
+        for task in tasks { task.cancel() }
+        continuation?.resume(returning: outcome)
+    }
+}
