@@ -18,6 +18,12 @@ struct RecoverCommand: ParsableCommand {
             Examples:
               queuesim recover reports/launch
 
+            The run's plan says how many visitors it had: a spool line that is no row,
+            a second row for a visitor, or a row of a visitor beyond the plan is dropped,
+            not believed, and named on stderr (PATH:LINE: dropped: why; the first 20,
+            then a count); run.json's `incomplete` counts them. A run from before the
+            plan's count was recorded is bounded by its spool's own rows, and says so.
+
             Exit codes:
               0    recovered, or nothing to recover
               2    DIR is in use by a run or is not a report folder
@@ -45,6 +51,7 @@ struct RecoverCommand: ParsableCommand {
         do {
             for id in crashed {
                 let recovered = try folder.recoverCrashedRun(id)
+                Self.sayWhatWasDropped(recovered)
                 let filled = recovered.filledIn > 0 ? ", \(recovered.filledIn) visitor(s) without a row" : ""
                 print("recovered run \(id): \(recovered.rows) row(s)\(filled), marked incomplete")
             }
@@ -56,5 +63,14 @@ struct RecoverCommand: ParsableCommand {
             StandardError.print("queuesim recover: \(RunCommand.words(error))")
             throw ExitCode(3)
         }
+    }
+
+    /// The lines recovery did not believe, by name, then how many more; and how visitors were
+    /// bounded when the plan's count was unknown.
+    static func sayWhatWasDropped(_ recovered: ReportRecovery.Recovered) {
+        for line in recovered.dropped { StandardError.print("queuesim recover: \(line)") }
+        let unnamed = recovered.droppedCount - recovered.dropped.count
+        if unnamed > 0 { StandardError.print("queuesim recover: and \(unnamed) more line(s) dropped") }
+        if let note = recovered.boundNote { StandardError.print("queuesim recover: \(note)") }
     }
 }

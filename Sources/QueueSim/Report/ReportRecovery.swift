@@ -24,6 +24,10 @@ struct PendingRun: Codable, Equatable {
     var timelineMarks: [TimelineMark]?
     /// What the run rehearsed: a recovered report names it as the run would have (issue 29).
     var configuration: RunConfiguration?
+    /// The visitors the whole plan numbers (a shard's visitors are numbered among them):
+    /// recovery keeps no row of a visitor beyond it and invents none (issue 51). Nil in
+    /// files from before it was written, and when the run did not say.
+    var plannedVisitors: Int?
 
     init(description: RunDescription, startedAt: Date) {
         runId = description.runId
@@ -38,6 +42,7 @@ struct PendingRun: Codable, Equatable {
         endpoint = description.endpoint
         timelineMarks = description.timelineMarks
         configuration = description.configuration
+        plannedVisitors = description.shard?.plannedVisitors ?? description.configuration?.arrivals.plannedVisitors
     }
 
     func json() throws -> String {
@@ -62,6 +67,12 @@ struct PendingRun: Codable, Equatable {
 /// row for each visitor below the highest recorded one that has none (outcome `interrupted`);
 /// the summary and timeline recomputed from the rows; `run.json` with `incomplete` saying why.
 ///
+/// The plan's visitor count (`.run.pending.json`), not a row, says how many visitors there can
+/// be: a row beyond it, a line that is no row, a second row for a visitor are dropped and
+/// named (`Recovered.dropped`), so a corrupt spool costs neither unbounded rows nor silence.
+/// A pending file from before the count was written bounds the visitors by the spool's own
+/// rows instead (`bySpoolRows`), and the report says so.
+///
 /// Rows reach the spool within about a second of their visitor finishing (the row writer
 /// flushes whenever it is idle), so a kill loses at most that much. Recomputed figures have the
 /// rows' millisecond precision, and the timeline counts each visitor's requests in the second
@@ -81,7 +92,17 @@ package enum ReportRecovery {
         package var runId: String
         package var rows: Int
         package var filledIn: Int
+        /// The first dropped lines, each `PATH:LINE: dropped: why`, in line order (at most
+        /// `RecoveredRows.Dropped.namedLimit`); `droppedCount` counts them all.
+        package var dropped: [String] = []
+        package var droppedCount = 0
+        /// Set when the pending file held no planned count: how the visitors were bounded.
+        package var boundNote: String?
     }
+
+    /// Without the plan's count, each row kept may vouch for one visitor without a row, and
+    /// at least this many: a run killed with its queue full has many visitors unfinished.
+    static let unplannedSlack = 10_000
 
     /// Finishes the reports in `directory`, the folder of one run.
     package static func recover(_ directory: String) throws -> Recovered {
@@ -94,14 +115,11 @@ package enum ReportRecovery {
         // The rows: from the spool, or from visitors.csv when the run died after writing it.
         let spoolPath = Recorder.path(directory, Recorder.spoolFile)
         let visitorsPath = Recorder.path(directory, Recorder.visitorsFile)
-        var rowBytes: [UInt8] = []
+        var found: RecoveredRows?
         var modified = Date(timeIntervalSince1970: pending.startedAt)
-        for (path, skipHeader) in [(spoolPath, false), (visitorsPath, true)] {
-            guard let bytes = FileManager.default.contents(atPath: path) else { continue }
-            rowBytes = Array(bytes)
-            if skipHeader, let newline = rowBytes.firstIndex(of: UInt8(ascii: "\n")) {
-                rowBytes.removeFirst(newline + 1)
-            }
+        for (path, skipHeader) in [(spoolPath, false), (visitorsPath, true)]
+        where FileManager.default.fileExists(atPath: path) {
+            found = try RecoveredRows(path: path, skipHeader: skipHeader, plannedVisitors: pending.plannedVisitors)
             if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                 let date = attributes[.modificationDate] as? Date
             {
@@ -109,11 +127,17 @@ package enum ReportRecovery {
             }
             break
         }
-        var records: [Int: VisitorRecord] = [:]
-        for row in VisitorRowFormat.completeRows(rowBytes) {
-            guard let record = VisitorRowFormat.decode(row), records[record.index] == nil else { continue }
-            records[record.index] = record
+        var boundNote: String?
+        if var rows = found, pending.plannedVisitors == nil {
+            let bound = rows.records.count + max(rows.records.count, unplannedSlack)
+            boundNote =
+                "\(Recorder.pendingFile) holds no planned visitor count (a run from before it was recorded): "
+                + "visitors were bounded by the spool's own \(rows.records.count) row(s), at most \(bound)"
+            rows.dropRows(from: bound) { "visitor \($0) is beyond what the spool's rows vouch for (\(bound))" }
+            found = rows
         }
+        let records = found?.records.mapValues(\.record) ?? [:]
+        let dropped = found?.dropped ?? RecoveredRows.Dropped()
         let end = records.values.map(\.ended).max() ?? .origin
 
         // The spool is read; a new recorder writes the reports over it.
@@ -121,35 +145,46 @@ package enum ReportRecovery {
         let recorder = try Recorder(
             directory: directory, description: description,
             startedAt: Date(timeIntervalSince1970: pending.startedAt))
-        let highest = records.keys.max() ?? -1
-        var filledIn = 0
-        // A run whose rows say the platform gives its filled-in rows an empty one: same columns.
-        let platformColumn = records.values.contains { $0.platform != nil }
-        if highest >= 0 {
-            for index in 0...highest {
-                if let record = records[index] {
-                    try recorder.record(record)
-                    recorder.recordRequests(record.requests, inSecond: Timeline.second(of: record.ended))
-                } else {
-                    filledIn += 1
-                    var missing = VisitorRecord(
-                        index: index, group: description.groupNames.first ?? "", flow: "", arrival: end,
-                        start: end, outcome: .interrupted,
-                        error: "no row: the run was killed before this visitor's row reached the disk",
-                        ended: end)
-                    if platformColumn { missing.platform = "" }
-                    try recorder.record(missing)
-                }
-            }
-        }
-        let reason =
+        let filledIn = try record(records, into: recorder, end: end, group: description.groupNames.first ?? "")
+        var reason =
             "the run was killed before it finished (no end recorded); recovered \(records.count) row(s) "
             + "written up to \(RunManifest.timestamp(modified))"
             + (filledIn > 0 ? ", \(filledIn) visitor(s) without a row marked interrupted" : "")
+        if dropped.count > 0 {
+            reason += ", \(dropped.count) line(s) of the spool dropped (not a row, a second row, or beyond the plan)"
+        }
+        if let boundNote { reason += "; \(boundNote)" }
         _ = try recorder.finish(
             RunEnding(
                 end: end, startedAt: Date(timeIntervalSince1970: pending.startedAt), endedAt: modified,
                 interrupted: true, incomplete: reason))
-        return Recovered(directory: directory, runId: pending.runId, rows: records.count, filledIn: filledIn)
+        return Recovered(
+            directory: directory, runId: pending.runId, rows: records.count, filledIn: filledIn,
+            dropped: dropped.lines, droppedCount: dropped.count, boundNote: boundNote)
+    }
+
+    /// Records every row in visitor order, and an `interrupted` row for each visitor below
+    /// the highest without one; returns how many were filled in.
+    private static func record(
+        _ records: [Int: VisitorRecord], into recorder: Recorder, end: RunInstant, group: String
+    ) throws -> Int {
+        guard let highest = records.keys.max() else { return 0 }
+        var filledIn = 0
+        // A run whose rows say the platform gives its filled-in rows an empty one: same columns.
+        let platformColumn = records.values.contains { $0.platform != nil }
+        for index in 0...highest {
+            if let record = records[index] {
+                try recorder.record(record)
+                recorder.recordRequests(record.requests, inSecond: Timeline.second(of: record.ended))
+            } else {
+                filledIn += 1
+                var missing = VisitorRecord(
+                    index: index, group: group, flow: "", arrival: end, start: end, outcome: .interrupted,
+                    error: "no row: the run was killed before this visitor's row reached the disk", ended: end)
+                if platformColumn { missing.platform = "" }
+                try recorder.record(missing)
+            }
+        }
+        return filledIn
     }
 }
