@@ -6,8 +6,9 @@ import QueueClientCore
 ///
 /// - the plan's fingerprint: scenario SHA-256, seed, `--visitors`, N and K (merge refuses
 ///   shards whose plans differ);
-/// - the timing histograms per group × outcome × metric (`EncodedHistogram`): summary
-///   percentiles of the merge come from their sum, never from averaged percentiles;
+/// - the timing histograms per group × outcome × metric (`EncodedHistogram`): the shard's own
+///   account of its rows, which `merge` rebuilds the histograms from and checks these against
+///   (`ShardCheck`), so an edited file is refused rather than believed;
 /// - the requests sent per second (the one timeline count not in `visitors.csv`);
 /// - what the merged `run.json` and `report.html` need: groups, thresholds, marks, times.
 struct ShardReport: Codable, Equatable {
@@ -139,36 +140,6 @@ struct ShardReport: Codable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
-    }
-
-    /// The cells the histograms describe, for `OutcomeStatistics.merge`.
-    func cells() throws -> [(group: String, outcome: VisitorOutcome, cell: OutcomeStatistics.Cell)] {
-        var cells: [String: (group: String, outcome: VisitorOutcome, cell: OutcomeStatistics.Cell)] = [:]
-        var order: [String] = []
-        for entry in histograms {
-            guard let outcome = VisitorOutcome(rawValue: entry.outcome),
-                let timing = Self.metrics.first(where: { $0.name == entry.metric })?.timing
-            else {
-                throw EncodedHistogram.Failure.inconsistent(
-                    "unknown outcome or metric \(entry.outcome) \(entry.metric)")
-            }
-            let key = entry.group + "\u{0}" + entry.outcome
-            if cells[key] == nil {
-                var cell = OutcomeStatistics.Cell()
-                cell.count = entry.visitors
-                cells[key] = (entry.group, outcome, cell)
-                order.append(key)
-            }
-            let histogram = try entry.histogram.histogram()
-            switch timing {
-            case .enqueue: cells[key]!.cell.timings.enqueue = histogram
-            case .wait: cells[key]!.cell.timings.wait = histogram
-            case .total: cells[key]!.cell.timings.total = histogram
-            case .connect: cells[key]!.cell.timings.connect = histogram
-            case .tls: cells[key]!.cell.timings.tls = histogram
-            }
-        }
-        return order.map { cells[$0]! }
     }
 }
 
