@@ -65,6 +65,11 @@ struct TimingHistograms {
         for index in values.indices { values[index].add(other.values[index]) }
     }
 
+    /// A timing as the reports read it, without making a histogram of a short list.
+    func reading(_ timing: Threshold.Timing) -> TimingReading {
+        values[Self.slot(timing)].reading
+    }
+
     func histogram(for timing: Threshold.Timing) -> Histogram<UInt64> {
         values[Self.slot(timing)].histogram
     }

@@ -17,7 +17,7 @@ extension RunManifest {
         var cappedBy: String?
         var capped: [String]?
 
-        init(_ histogram: Histogram<UInt64>, cap: MeasurementCap? = nil) {
+        init(_ histogram: some TimingDistribution, cap: MeasurementCap? = nil) {
             count = histogram.totalCount
             if let cap {
                 capMs = cap.milliseconds
@@ -89,11 +89,11 @@ extension RunManifest {
             }
             self.outcomes = outcomes
             visitors = outcomes.values.reduce(0, +)
-            enqueueMs = Distribution(timings.enqueue)
-            waitMs = Distribution(timings.wait, cap: waitCap)
-            totalMs = Distribution(timings.total)
-            connectMs = Distribution(timings.connect)
-            tlsMs = Distribution(timings.tls)
+            enqueueMs = Distribution(timings.reading(.enqueue))
+            waitMs = Distribution(timings.reading(.wait), cap: waitCap)
+            totalMs = Distribution(timings.reading(.total))
+            connectMs = Distribution(timings.reading(.connect))
+            tlsMs = Distribution(timings.reading(.tls))
         }
 
         static func of(

@@ -44,17 +44,17 @@ enum SummaryReport {
         row.text(outcome.rawValue)
         row.integer(cell.count)
         row.raw(fixedPointRatio(cell.count, visitors))
-        appendDistribution(cell.timings.enqueue, into: &row)
-        appendDistribution(cell.timings.wait, into: &row)
-        appendDistribution(cell.timings.total, into: &row)
-        appendDistribution(cell.timings.connect, into: &row)
-        appendDistribution(cell.timings.tls, into: &row)
+        appendDistribution(cell.timings.reading(.enqueue), into: &row)
+        appendDistribution(cell.timings.reading(.wait), into: &row)
+        appendDistribution(cell.timings.reading(.total), into: &row)
+        appendDistribution(cell.timings.reading(.connect), into: &row)
+        appendDistribution(cell.timings.reading(.tls), into: &row)
         row.endRow()
     }
 
     /// p50, p90, p95, p99 and max; five empty cells when nothing was recorded.
     private static func appendDistribution(
-        _ histogram: Histogram<UInt64>, into row: inout CSVRowBuilder
+        _ histogram: some TimingDistribution, into row: inout CSVRowBuilder
     ) {
         guard histogram.totalCount > 0 else {
             for _ in 0..<5 { row.empty() }

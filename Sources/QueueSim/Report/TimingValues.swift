@@ -13,8 +13,8 @@ struct TimingValues {
     /// Values kept as a list before the histogram is made: 2 KiB, an eighth of the smallest one.
     static let listLimit = 256
 
-    private var list: [UInt64] = []
-    private var recorded: Histogram<UInt64>?
+    private(set) var list: [UInt64] = []
+    private(set) var recorded: Histogram<UInt64>?
 
     init() {}
 
@@ -60,5 +60,64 @@ struct TimingValues {
         var histogram = TimingHistograms.makeHistogram()
         for value in values { histogram.record(value) }
         return histogram
+    }
+}
+
+/// What the reports read of a timing: its count, percentiles and largest value.
+protocol TimingDistribution {
+    var totalCount: UInt64 { get }
+    var maxRecorded: UInt64 { get }
+    func valueAtPercentile(_ percentile: Double) -> UInt64
+}
+
+extension Histogram: TimingDistribution where Count == UInt64 {}
+
+/// A timing as the reports read it: its histogram, or its short list sorted once and read as a
+/// histogram of the same values would be, without making one. Making a 16-64 KiB histogram per
+/// timing per group per report, and walking its counts per percentile, was most of the time a
+/// run of 2,000 small groups spent writing its reports.
+enum TimingReading: TimingDistribution {
+    case histogram(Histogram<UInt64>)
+    /// Ascending.
+    case sorted([UInt64])
+
+    /// Bucket arithmetic only (no counts are read): the value ranges of `makeHistogram`'s layout.
+    private static let layout = TimingHistograms.makeHistogram()
+
+    var totalCount: UInt64 {
+        switch self {
+        case .histogram(let histogram): histogram.totalCount
+        case .sorted(let values): UInt64(values.count)
+        }
+    }
+
+    var maxRecorded: UInt64 {
+        switch self {
+        case .histogram(let histogram): histogram.maxRecorded
+        case .sorted(let values): values.last ?? 0
+        }
+    }
+
+    /// `Histogram.valueAtPercentile`'s answer step for step: the value of the rank its count
+    /// rounds up to, reported as the highest value equivalent to it, clamped to min and max.
+    func valueAtPercentile(_ percentile: Double) -> UInt64 {
+        guard case .sorted(let values) = self else {
+            guard case .histogram(let histogram) = self else { return 0 }
+            return histogram.valueAtPercentile(percentile)
+        }
+        guard let lowest = values.first, let highest = values.last else { return 0 }
+        guard percentile != 0.0 else { return lowest }
+        guard percentile < 100.0 else { return highest }
+        let requested = min(max(percentile.nextDown, 0.0), 100.0)
+        let rank = max(1, UInt64(((requested * Double(values.count)) / 100.0).rounded(.up)))
+        let value = values[Int(min(rank, UInt64(values.count))) - 1]
+        return max(min(Self.layout.highestEquivalentForValue(value), highest), lowest)
+    }
+}
+
+extension TimingValues {
+    /// The values for reading: sorted once when they are a list.
+    var reading: TimingReading {
+        recorded.map { .histogram($0) } ?? .sorted(list.sorted())
     }
 }

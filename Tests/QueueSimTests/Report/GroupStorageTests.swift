@@ -74,6 +74,34 @@ struct GroupStorageTests {
         #expect(TimingValues().histogram == TimingHistograms.makeHistogram())
     }
 
+    @Test("a short list's percentiles are the histogram's, at every percentile the reports read")
+    func listPercentilesAreTheHistogramsOnes() {
+        let samples: [[UInt64]] = [
+            [0], [7], [0, 0, 5], [2047, 2048, 2049], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+            (0..<255).map { $0 * $0 * 13 % 200_000 }, [120_000, 119_999, 3, 65_537],
+        ]
+        for values in samples {
+            var histogram = TimingHistograms.makeHistogram()
+            var list = TimingValues()
+            for value in values {
+                histogram.record(value)
+                list.record(value)
+            }
+            let reading = list.reading
+            guard case .sorted = reading else {
+                Issue.record("\(values.count) values should stay a list")
+                continue
+            }
+            #expect(reading.totalCount == histogram.totalCount)
+            #expect(reading.maxRecorded == histogram.maxRecorded)
+            for percentile in stride(from: 0.0, through: 100, by: 2) + [50, 90, 95, 99, 99.9, 33.3, 100.5, -1] {
+                #expect(
+                    reading.valueAtPercentile(percentile) == histogram.valueAtPercentile(percentile),
+                    "p\(percentile) of \(values)")
+            }
+        }
+    }
+
     @Test("a column of few seconds stays a list, and reads the same once it needs blocks")
     func sparseColumn() {
         var counts = PerSecondCounts()

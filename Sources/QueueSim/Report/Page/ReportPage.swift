@@ -171,8 +171,8 @@ struct ReportPage {
             var cells = [
                 HTML.escape(group), outcome.rawValue, String(cell.count), String(format: "%.2f%%", share),
             ]
-            let columns: [(Histogram<UInt64>, MeasurementCap?)] = [
-                (cell.timings.enqueue, nil), (cell.timings.wait, description.waitCap),
+            let columns: [(TimingReading, MeasurementCap?)] = [
+                (cell.timings.reading(.enqueue), nil), (cell.timings.reading(.wait), description.waitCap),
             ]
             for (histogram, cap) in columns {
                 for percentile in [50.0, 95, 99] {
@@ -181,7 +181,7 @@ struct ReportPage {
             }
             // Handshakes of the first request (issue 28): empty on the virtual clock and on a
             // warm shared pool, whose requests open no connection.
-            for histogram in [cell.timings.connect, cell.timings.tls] {
+            for histogram in [cell.timings.reading(.connect), cell.timings.reading(.tls)] {
                 for percentile in [50.0, 99] { cells.append(Self.percentileCell(histogram, percentile, cap: nil)) }
             }
             return "<tr class=\"\(outcome.rawValue)\">"
@@ -223,7 +223,9 @@ struct ReportPage {
 
     /// `1.23s`, `32m 54s`, `–` without data, and for a wait at its cap `≥ 30m 0s (capped by
     /// client.maxWait)`: the visitors behind it gave up, their real wait is unknown.
-    static func percentileCell(_ histogram: Histogram<UInt64>, _ percentile: Double, cap: MeasurementCap?) -> String {
+    static func percentileCell(_ histogram: some TimingDistribution, _ percentile: Double, cap: MeasurementCap?)
+        -> String
+    {
         guard histogram.totalCount > 0 else { return "–" }
         let value = histogram.valueAtPercentile(percentile)
         if let cap, cap.caps(Double(value)) {
@@ -239,7 +241,8 @@ struct ReportPage {
         var cappedGroups: [String] = []
         for group in statistics.reportGroupOrder {
             let name = statistics.groupNames[group]
-            guard let histogram = picture.waitsByGroup[name]?.histogram, histogram.totalCount > 0 else { continue }
+            // Read from the sorted list where a group's waits are few: no histogram is made.
+            guard let histogram = picture.waitsByGroup[name]?.reading, histogram.totalCount > 0 else { continue }
             let points = stride(from: 0.0, through: 100, by: 2).map { percent -> (x: Double, y: Double) in
                 (Double(histogram.valueAtPercentile(percent)) / 1000, percent)
             }
