@@ -28,6 +28,14 @@ struct CompareCommand: ParsableCommand {
             figures overlap (Wilson for shares, order statistics for percentiles). Two
             virtual runs with the same seed have no noise: every difference is real.
 
+            Each folder is checked against its own run.json first, and refused (exit 2,
+            even with --force) when it does not add up: a visitors.csv that is empty,
+            cut short, has another header, a row of another width, a NUL byte, a visitor
+            twice, or other row or outcome counts or bytes than run.json records; a run
+            that is not whole (a partial merge, a recovered, interrupted or guardrail-
+            stopped run: only exit 0 or 1 is compared); or one run given twice (the same
+            folder, its DIR link, or a copy with the same run id).
+
             Examples:
               queuesim compare reports/last-night reports/launch
               queuesim compare base/ new/ --rule 'wait.p95: +5%' --markdown summary.md
@@ -37,7 +45,8 @@ struct CompareCommand: ParsableCommand {
               0    no rule broken
               1    a rule broken (a regression beyond the noise band)
               2    not comparable (another scenario, scenario file, clock or arrival plan;
-                   --force compares anyway), not a report folder, or a bad --rule
+                   --force compares anyway), not a report folder, a folder that does not
+                   add up, a run that is not whole, one run twice, or a bad --rule
               3    --markdown or --junit could not be written
             """
     )

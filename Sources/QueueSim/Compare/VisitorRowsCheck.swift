@@ -55,6 +55,9 @@ package struct VisitorRowsCheck {
             byteCount += 1
             if byte == 0 { throw problem("a NUL byte: not a file queuesim wrote", line: line) }
             if byte == UInt8(ascii: "\"") { quoted.toggle() }
+            if byte == UInt8(ascii: "\r"), !quoted {
+                throw problem("a carriage return (Windows line ends?): not a file queuesim wrote", line: line)
+            }
             if byte == UInt8(ascii: "\n") {
                 line += 1
                 if !quoted {
@@ -105,7 +108,7 @@ package struct VisitorRowsCheck {
             guard case .malformed(_, _, let reason) = error else { throw problem("not a CSV row") }
             throw problem("not a CSV row: \(reason)")
         }
-        guard parsed.count == 1 else { throw problem("a carriage return inside the row: not a row queuesim wrote") }
+        guard parsed.count == 1 else { throw problem("not one CSV row: not a row queuesim wrote") }
         let cells = parsed[0]
         guard cells.count == columnCount else {
             throw problem("\(cells.count) columns, the header has \(columnCount)")
