@@ -113,6 +113,32 @@ struct MetricsPushCommandTests {
         }
     }
 
+    /// On the wall clock too: the final push to a receiver that never answers costs the run
+    /// `--metrics-push-timeout`, and the warning says so.
+    @Test func aWallClockRunsFinalPushIsBoundedToo() async throws {
+        let wall = Self.scenario.replacingOccurrences(of: "clock: virtual", with: "clock: wall")
+            .replacingOccurrences(of: "- { burst: 50 }", with: "- { duration: 1s, rate: 10 }")
+            .replacingOccurrences(of: "pollInterval: 5s", with: "pollInterval: 1s")
+            .replacingOccurrences(of: "outflow: 60/min", with: "outflow: 6000/min")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString).yaml").path
+        try wall.write(toFile: file, atomically: true, encoding: .utf8)
+        try await RawHTTPServer.with(reply: { _ in .stall("") }) { server in
+            let url = "http://127.0.0.1:\(server.port)/api/v1/write"
+            let plain = try await QueueSimProcess.runOffPool(
+                ["run", file, "--out", RunCommandProcess.reportDirectory(), "--quiet"], limit: .seconds(60))
+            let result = try await QueueSimProcess.runOffPool(
+                [
+                    "run", file, "--out", RunCommandProcess.reportDirectory(), "--quiet", "--metrics-push", url,
+                    "--metrics-push-timeout", "2s",
+                ], limit: .seconds(60))
+            #expect(result.status == plain.status, "\(result.stderr)")
+            #expect(
+                result.stderr.contains("the final metrics push failed: no answer from \(url) within 2s"),
+                "\(result.stderr)")
+            #expect(result.elapsed < plain.elapsed + .seconds(2) + .milliseconds(1500), "took \(result.elapsed)")
+        }
+    }
+
     /// SIGINT while the end-of-run push hangs: the push ends within a second, the end screen
     /// was printed, and the exit is 130 with a last line that says why.
     @Test func aSignalCancelsThePushAndTheEndScreenSurvives() async throws {

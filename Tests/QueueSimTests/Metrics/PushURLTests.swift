@@ -1,3 +1,4 @@
+import TestSeeds
 import Testing
 
 @testable import QueueSim
@@ -89,5 +90,37 @@ struct PushURLTests {
     func urlCredentialsAreRedacted(_ text: String, _ expected: String) {
         #expect(SecretRedaction.redact(text) == expected)
         #expect(SecretRedaction.redact(expected) == expected, "redacting twice changes nothing")
+    }
+
+    /// Generated URLs, mutated from good ones a character at a time: parsing never traps, a URL
+    /// it accepts is one its own request URL parses back to, and what it says never holds the
+    /// user info.
+    @Test func generatedURLsNeverTrapAndAcceptedOnesRoundTrip() throws {
+        var random = SplitMix64(seed: 51)
+        let seeds = [
+            "http://127.0.0.1:9090/api/v1/write", "https://u:p@h.example/api/prom/push?x=1",
+            "http://[::1]:80/w", "http://host",
+        ]
+        let alphabet = Array("aZ09:/?#@[]%.\\ \t-_~!$&'()*+,;=\u{0}\u{7F}é")
+        for _ in 0..<20_000 {
+            var characters = Array(seeds[random.below(seeds.count)])
+            for _ in 0..<(1 + random.below(4)) {
+                let index = random.below(characters.count + 1)
+                let character = alphabet[random.below(alphabet.count)]
+                switch random.below(3) {
+                case 0: characters.insert(character, at: index)
+                case 1 where index < characters.count: characters.remove(at: index)
+                default: if index < characters.count { characters[index] = character }
+                }
+            }
+            let text = String(characters)
+            guard case .success(let url) = PushURL.parse(text) else { continue }
+            let again = try PushURL.parse(url.requestURL).get()
+            #expect(again.requestURL == url.requestURL, "\(text)")
+            #expect(again.userInfo == nil)
+            if let userInfo = url.userInfo, userInfo.count > 2 {
+                #expect(!url.description.contains(userInfo + "@"), "\(text)")
+            }
+        }
     }
 }
