@@ -277,7 +277,9 @@ package final class Recorder {
                     ? ReportRebuild.instant(RunManifest.timestamp(ending.startedAt)) : nil),
             verdicts: verdicts, statistics: statistics, series: series, picture: picture,
             generator: ending.generator, endpoints: endpoints, queuePageLatency: queuePageLatency)
-        files[Self.pageFile] = try AtomicFileWriter.write(page.render(), to: Self.path(directory, Self.pageFile))
+        files[Self.pageFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.pageFile)) { file in
+            try page.render { try file.write(Array($0.utf8)) }
+        }
         if let identity = run.shard {
             let shardReport = ShardReport(
                 description: run, identity: identity, ending: ending, statistics: statistics,

@@ -36,28 +36,38 @@ struct ReportPage {
     var queuePageLatency: QueuePageLatencyFigures? = nil
 
     func render() -> String {
-        var html = """
+        var html = ""
+        render { html += $0 }
+        return html
+    }
+
+    /// The page section by section, for a writer that streams it to the file: with 2,000
+    /// groups' wait curves a page is megabytes, and one string grown to hold it all cost
+    /// twice that at the run's peak (issue 51).
+    func render(_ emit: (String) throws -> Void) rethrows {
+        try emit(
+            """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>queuesim: \(HTML.escape(description.scenarioName)) (\(HTML.escape(description.runId)))</title>
             <style>\(Self.style)</style></head><body>
 
-            """
-        html += banner()
-        html += headerSection()
-        html += ConfigurationSection.render(description.configuration, connections: connectionModel)
-        html += thresholdsSection()
-        html += outcomesSection()
-        html += endpointsSection()
-        html += launchSection()
-        html += latencySection()
-        html += waitDistributionSection()
-        if let generator { html += generatorSection(generator) }
-        html +=
+            """)
+        try emit(banner())
+        try emit(headerSection())
+        try emit(ConfigurationSection.render(description.configuration, connections: connectionModel))
+        try emit(thresholdsSection())
+        try emit(outcomesSection())
+        try emit(endpointsSection())
+        try emit(launchSection())
+        try emit(latencySection())
+        try emit(waitDistributionSection())
+        if let generator { try emit(generatorSection(generator)) }
+        try emit(
             "<footer>queuesim \(HTML.escape(QueueSimVersion.current)) · run \(HTML.escape(description.runId))</footer>\n"
-        html += "</body></html>\n"
-        return html
+        )
+        try emit("</body></html>\n")
     }
 
     private func headerSection() -> String {
