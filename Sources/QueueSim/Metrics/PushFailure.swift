@@ -69,6 +69,8 @@ package struct PushFailure: Error, Equatable, Sendable, CustomStringConvertible 
     static func reason(for error: any Error, headArrived: Bool) -> Reason {
         switch error {
         case is CancellationError: return .cancelled
+        case _ where TLSErrorWording.isTLS(error):
+            return .unreachable("TLS failed: " + SecretRedaction.redact(TLSErrorWording.words(error)))
         case is HTTPParserError: return .notHTTP
         case let client as HTTPClientError:
             switch client {

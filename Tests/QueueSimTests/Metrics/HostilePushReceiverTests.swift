@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import StandInServers
 import Testing
 
@@ -109,6 +110,22 @@ struct HostilePushReceiverTests {
         Self.expectWords(failure, "the receiver at \(url) did not answer in HTTP", took: took)
     }
 
+    /// An https:// URL whose receiver speaks plain HTTP: the handshake fails, said as TLS.
+    @Test func httpsToAPlainReceiverIsATLSFailureInWords() async throws {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                // Answers the ClientHello's first bytes with a plain HTTP answer and closes.
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(PlainAnswerOnConnect())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let url = "https://127.0.0.1:\(channel.localAddress?.port ?? 0)/api/v1/write"
+        let (failure, took) = await Self.push(to: url)
+        try? await channel.close()
+        Self.expectWords(failure, "the receiver at \(url) could not be reached: TLS failed", took: took)
+    }
+
     @Test func aRefusalSaysTheFirstLineOfTheReasonRedacted() async throws {
         let reason = "out of order sample for token=abc123\nsecond line"
         let (failure, took, url) = try await Self.push(
@@ -169,5 +186,16 @@ struct HostilePushReceiverTests {
             #expect(ContinuousClock.now - start < Self.deadline + Self.margin)
             #expect(server.connectionsAccepted <= 4, "no batch starts after the first failure")
         }
+    }
+}
+
+/// Writes a plain HTTP answer as soon as a connection opens, then closes it.
+private final class PlainAnswerOnConnect: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    func channelActive(context: ChannelHandlerContext) {
+        let channel = context.channel
+        channel.writeAndFlush(ByteBuffer(string: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
+            .whenComplete { _ in channel.close(promise: nil) }
     }
 }
