@@ -47,11 +47,14 @@ final class MetricsFinish: Sendable {
     /// it. Returns the signal that cancelled the push, nil when it was not cancelled (a signal
     /// that only cut the linger short is not a cancelled push).
     func run(_ finish: @escaping @Sendable () async -> Bool) async -> Int32? {
+        // Active before the push can start, so no signal falls between the two.
+        state.withLock { $0.active = true }
         let task = Task { await finish() }
-        state.withLock { state in
-            state.active = true
+        let signalledAlready = state.withLock { state in
             state.task = task
+            return state.signal != nil
         }
+        if signalledAlready { task.cancel() }
         let pushCancelled = await task.value
         return pushCancelled ? state.withLock { $0.signal } : nil
     }

@@ -139,16 +139,17 @@ struct MetricsPushCommandTests {
         }
     }
 
-    /// SIGINT while the end-of-run push hangs: the push ends within a second, the end screen
-    /// was printed, and the exit is 130 with a last line that says why.
-    @Test func aSignalCancelsThePushAndTheEndScreenSurvives() async throws {
+    /// SIGINT or SIGTERM while the end-of-run push hangs: the push ends within a second, the
+    /// end screen was printed, and the exit is 130 or 143 with a last line that says why.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalCancelsThePushAndTheEndScreenSurvives(_ signal: Int32) async throws {
         let child = Mutex<(pid: Int32?, signalledAt: ContinuousClock.Instant?)>((nil, nil))
         try await RawHTTPServer.with(reply: { _ in
             // The push has arrived: interrupt the child that sent it.
             child.withLock { child in
                 guard let pid = child.pid, child.signalledAt == nil else { return }
                 child.signalledAt = .now
-                kill(pid, SIGINT)
+                kill(pid, signal)
             }
             return .stall("")
         }) { server in
@@ -159,10 +160,12 @@ struct MetricsPushCommandTests {
                     "--metrics-push-timeout", "5m",
                 ],
                 publish: { pid in child.withLock { $0.pid = pid } }, limit: .seconds(60))
-            #expect(result.status == 130, "\(result.stderr)")
+            #expect(result.status == 128 + signal, "\(result.stderr)")
             #expect(result.stdout.contains("exit 0:"), "the end screen: \(result.stdout)")
             #expect(
-                result.stderr.contains("SIGINT cancelled the metrics push after the run had finished"),
+                result.stderr.contains(
+                    "(exit \(128 + signal)): \(signal == SIGTERM ? "SIGTERM" : "SIGINT") cancelled the metrics push after the run had finished"
+                ),
                 "\(result.stderr)")
             #expect(result.stderr.contains("pushing metrics.prom was cancelled"), "\(result.stderr)")
             let signalledAt = try #require(child.withLock { $0.signalledAt })
