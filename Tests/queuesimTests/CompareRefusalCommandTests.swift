@@ -168,6 +168,33 @@ struct CompareRefusalCommandTests {
             "\(result.stderr)")
     }
 
+    /// A run killed with SIGKILL part-way, then `queuesim recover`: a valid report of the rows
+    /// up to the kill, marked incomplete, and never compared.
+    @Test(.timeLimit(.minutes(2)))
+    func aRecoveredRunIsNotAWholeRun() async throws {
+        typealias Folder = ReportFolderCommandTests
+        let scenario = try Folder.fastScenario()
+        let base = RunCommandProcess.reportDirectory()
+        let whole = try await QueueSimProcess.runOffPool(
+            ["run", scenario, "--clock", "virtual", "--out", base, "--quiet"], limit: .seconds(60))
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let out = RunCommandProcess.reportDirectory()
+        let victim = try Folder.start(["run", scenario, "--out", out, "--quiet"])
+        defer { if victim.isRunning { kill(victim.processIdentifier, SIGKILL) } }
+        #expect(Folder.wait(.seconds(30)) { Folder.spoolBytes(out) > 5_000 })
+        kill(victim.processIdentifier, SIGKILL)
+        victim.waitUntilExit()
+        let recover = try await QueueSimProcess.runOffPool(["recover", out], limit: .seconds(30))
+        #expect(recover.status == 0, "\(recover.stderr)")
+
+        let result = try await QueueSimProcess.runOffPool(["compare", base, out, "--force"], limit: .seconds(30))
+        #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
+        #expect(
+            result.stderr.contains("queuesim compare: \(out) is not a whole run: it is incomplete (exit "),
+            "\(result.stderr)")
+        #expect(result.stderr.contains("): the run was killed"), "\(result.stderr)")
+    }
+
     @Test func oneRunGivenTwiceIsRefused() async throws {
         let scenario = try TemporaryScenario(CompareCommandTests.scenario)
         let out = try await CompareCommandTests.run(scenario)
