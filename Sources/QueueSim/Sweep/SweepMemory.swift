@@ -5,6 +5,10 @@ import QueueClientCore
 /// checks as `run`'s, so a point that cannot run is exit 2 before anything runs), and the
 /// largest point's estimate is multiplied by the runs in flight. Jobs are lowered to fit the
 /// budget, with a note; a sweep whose single run does not fit is refused.
+///
+/// A point's estimate counts the visitors who start together at the full virtual figure
+/// (`RunMemoryEstimate.startingTogether`): sweeps are mostly bursts, and a lean burst peaked
+/// 60 % above the lean figure (docs/sweep.md, "Memory").
 package enum SweepMemory {
     package struct Fit: Sendable, Equatable {
         package var jobs: Int
@@ -20,7 +24,7 @@ package enum SweepMemory {
             let options = plan.runOptions(seed: plan.seeds[0], reportsDirectory: nil, maxMemory: budget)
             do {
                 let prepared = try PreparedRun(scenario: point.scenario, options: options)
-                largest = max(largest, prepared.memoryEstimate.bytes)
+                largest = max(largest, try estimate(of: prepared).bytes)
             } catch {
                 let failure = error as? PreflightFailure
                 let named = zip(plan.axes, point.values).map { "\($0.key)=\($1.text)" }.joined(separator: ", ")
@@ -43,5 +47,19 @@ package enum SweepMemory {
         let note =
             "running \(fitting) at a time instead of \(jobs): each run of the largest point needs about \(MemoryBudget.describe(largest)), and \(jobs) at once would pass the budget of \(MemoryBudget.describe(budget.bytes)) (\(budget.origin))"
         return Fit(jobs: fitting, note: note, perRun: largest)
+    }
+
+    /// A point's run estimate with its visitors who start together counted in.
+    package static func estimate(of prepared: PreparedRun) throws -> RunMemoryEstimate {
+        let scenario = prepared.scenario
+        let schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: prepared.options.visitors)
+        var estimate = prepared.memoryEstimate
+        estimate.startingTogether = schedule.inFlightFloor(window: .seconds(1))
+        return estimate
+    }
+
+    /// What `jobs` runs of the largest point take together: the base once, each run's own share.
+    package static func bytes(perRun: Int, jobs: Int) -> Int {
+        RunMemoryEstimate.baseBytes + max(1, jobs) * max(1, perRun - RunMemoryEstimate.baseBytes)
     }
 }
