@@ -50,6 +50,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
+        fuzzer("PushFuzz"),
+        fuzzer("RunFolderFuzz"),
+        fuzzer("ShardFolderFuzz"),
     ],
     swiftLanguageModes: [.v6]
 )

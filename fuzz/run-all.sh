@@ -79,6 +79,9 @@ TokenCheckFuzz 1024 token.dict
 FlatJSONFuzz 4096 json.dict
 CSVFuzz 8192 csv.dict
 HTTP1ResponseFuzz 8192 http1.dict
+PushFuzz 4096 url.dict
+RunFolderFuzz 65536 csv.dict
+ShardFolderFuzz 65536 json.dict
 TARGETS
 
 if [ -n "$failed" ]; then

@@ -84,12 +84,14 @@ extension VisitorRowFormat {
             let outcome = VisitorOutcome(rawValue: cells[5]), let token = TokenState(rawValue: cells[16]),
             let arrivalMs = Int64(cells[3]), let startMs = Int64(cells[4]), let totalMs = Int64(cells[14]),
             let waitMs = Int64(cells[13]), let attempts = Int(cells[9]), let polls = Int(cells[10]),
-            let restarts = Int(cells[11]), let requests = Int(cells[17])
+            let restarts = Int(cells[11]), let requests = Int(cells[17]),
+            // A row that adds up past Int64 is not one of ours (merge reads edited rows too).
+            case (let endMs, let overflow) = arrivalMs.addingReportingOverflow(totalMs), !overflow
         else { return nil }
         func instant(_ milliseconds: Int64) -> RunInstant { .origin + .milliseconds(milliseconds) }
         func optional(_ text: String) -> String? { text.isEmpty ? nil : text }
         let start = instant(startMs)
-        let ended = instant(arrivalMs + totalMs)
+        let ended = instant(endMs)
         var record = VisitorRecord(
             index: visitor - 1, group: cells[1], flow: cells[2], arrival: instant(arrivalMs), start: start,
             outcome: outcome, redirectType: optional(cells[6]), httpStatus: Int(cells[7]), error: optional(cells[8]),

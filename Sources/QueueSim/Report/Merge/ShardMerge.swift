@@ -37,36 +37,13 @@ package enum ShardMerge {
         throws -> Result
     {
         let first = shards.first
-        var timeline = Timeline()
-        var picture = LaunchPicture()
         // Every figure comes from the rows, read and checked before anything is written.
-        let rows = try shards.members.map { try ShardRows(member: $0) }
-        var figures = shards.members.map { _ in ShardRowFigures(groupNames: first.groupNames) }
-        var comebacks = 0
-        try ShardRows.inVisitorOrder(rows) { shard, row in
-            guard let record = VisitorRowFormat.decode(rows[shard].rows[row]) else {
-                throw ShardSet.Failure.mismatched(
-                    rows[shard].folder, reason: "visitors.csv has a row queuesim did not write")
-            }
-            comebacks += record.comebacks ?? 0
-            figures[shard].add(record)
-            timeline.add(record)
-            picture.add(record)
-        }
-        let statistics = try ShardCheck.mergedStatistics(
-            shards.members, figures: figures, groupNames: first.groupNames)
-        for member in shards.members {
-            for pair in member.report.requestsPerSecond where pair.count == 2 {
-                timeline.addRequests(pair[1], inSecond: pair[0])
-            }
-            if let afterPass = member.report.afterPassRequestsPerSecond {
-                var counts = PerSecondCounts()
-                for pair in afterPass where pair.count == 2 && pair[0] >= 0 { counts.add(at: pair[0], pair[1]) }
-                timeline.addAfterPassRequests(counts)
-            }
-        }
+        let read = try Self.read(shards)
+        let timeline = read.timeline
+        let (rows, picture, comebacks, statistics, answers) = (
+            read.rows, read.picture, read.comebacks, read.statistics, read.answers
+        )
         let reports = shards.members.map(\.report)
-        let answers = try Self.answers(of: shards.members, into: &timeline)
         let visitorsFile = try AtomicFileWriter.write(to: Recorder.path(directory, Recorder.visitorsFile)) { file in
             try interleave(rows, into: file)
         }
@@ -177,6 +154,54 @@ package enum ShardMerge {
             exitStatus: exitStatus, missing: shards.missing, shardCount: shards.count, merged: merged, report: report,
             description: description,
             windowedThresholds: first.thresholds.filter { (try? ThresholdParser.parse($0).get()) == nil })
+    }
+
+    /// What the merge writes from, read from every shard and checked against its `shard.json`
+    /// and `run.json` (throws `ShardSet.Failure` on the first disagreement). Separate from the
+    /// writing so that nothing is written for a refused shard, and so the fuzz target
+    /// (fuzz/Sources/ShardFolderFuzz) reaches every reader of a shard folder without writing.
+    struct ReadShards {
+        var rows: [ShardRows]
+        var timeline: Timeline
+        var picture: LaunchPicture
+        var comebacks: Int
+        var statistics: OutcomeStatistics
+        var answers: RequestStatistics?
+    }
+
+    static func read(_ shards: ShardSet) throws -> ReadShards {
+        let first = shards.first
+        var timeline = Timeline()
+        var picture = LaunchPicture()
+        let rows = try shards.members.map { try ShardRows(member: $0) }
+        var figures = shards.members.map { _ in ShardRowFigures(groupNames: first.groupNames) }
+        var comebacks = 0
+        try ShardRows.inVisitorOrder(rows) { shard, row in
+            guard let record = VisitorRowFormat.decode(rows[shard].rows[row]) else {
+                throw ShardSet.Failure.mismatched(
+                    rows[shard].folder, reason: "visitors.csv has a row queuesim did not write")
+            }
+            comebacks += record.comebacks ?? 0
+            figures[shard].add(record)
+            timeline.add(record)
+            picture.add(record)
+        }
+        let statistics = try ShardCheck.mergedStatistics(
+            shards.members, figures: figures, groupNames: first.groupNames)
+        for member in shards.members {
+            for pair in member.report.requestsPerSecond where pair.count == 2 {
+                timeline.addRequests(pair[1], inSecond: pair[0])
+            }
+            if let afterPass = member.report.afterPassRequestsPerSecond {
+                var counts = PerSecondCounts()
+                for pair in afterPass where pair.count == 2 && pair[0] >= 0 { counts.add(at: pair[0], pair[1]) }
+                timeline.addAfterPassRequests(counts)
+            }
+        }
+        let answers = try Self.answers(of: shards.members, into: &timeline)
+        return ReadShards(
+            rows: rows, timeline: timeline, picture: picture, comebacks: comebacks, statistics: statistics,
+            answers: answers)
     }
 
     /// run.json's `after_pass`, `abandoned_share` and `comebacks` of the merged run, as a
