@@ -87,9 +87,13 @@ package struct PreparedRun: Sendable {
                 scenario: scenario, peakInFlight: summary.peakInFlight, limit: DescriptorLimit.available())
             if !descriptors.fits { throw PlanError.tooManyDescriptors(descriptors) }
         }
-        memoryEstimate = RunMemoryEstimate(
+        var estimate = RunMemoryEstimate(
             visitors: summary.visitorCount, peakInFlight: summary.peakInFlight, feederFileBytes: feederBytes,
             clock: scenario.clock, leanVisitors: RunMemoryEstimate.carriesLittle(scenario))
+        // Visitors who start within one second of each other (a burst) peak at the full size in
+        // flight, lean or not (measured for the sweep's estimate, docs/sweep.md "Memory").
+        estimate.startingTogether = schedule.inFlightFloor(window: .seconds(1))
+        memoryEstimate = estimate
         try memoryEstimate.check(against: budget)
         knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)
         groupTemplates = Self.templates(of: scenario)

@@ -50,12 +50,9 @@ package enum SweepMemory {
     }
 
     /// A point's run estimate with its visitors who start together counted in.
+    /// (`PreparedRun` counts them in for `run` too: one estimate for both.)
     package static func estimate(of prepared: PreparedRun) throws -> RunMemoryEstimate {
-        let scenario = prepared.scenario
-        let schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: prepared.options.visitors)
-        var estimate = prepared.memoryEstimate
-        estimate.startingTogether = schedule.inFlightFloor(window: .seconds(1))
-        return estimate
+        prepared.memoryEstimate
     }
 
     /// What `jobs` runs of the largest point take together: the base once, each run's own share.

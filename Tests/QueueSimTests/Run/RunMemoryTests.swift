@@ -74,7 +74,8 @@ struct RunMemoryTests {
         }
     }
 
-    /// 100,000 visitors at 1,000/s for 100 s, with a longest visit of 82 s: the phases alone
+    /// 100,000 visitors at 1,000/s for 100 s, with a longest visit of 82 s (the 1,000 who start
+    /// within one second counted at the full size in flight): the phases alone
     /// promise half of 82,000 at once (90.1 MiB, under the budget), the walk finds 82,000 (over
     /// it).
     @Test func aPlanThatFitsOnItsFaceIsStillRefusedWhenItsWalkedPeakDoesNot() throws {
@@ -85,7 +86,7 @@ struct RunMemoryTests {
                 options: RunOptions(maxMemory: budget))
         } throws: { error in
             "\(error)".hasPrefix(
-                "this run would need about 110.1 MiB of memory (100000 visitors, up to 82000 in flight at once)")
+                "this run would need about 110.4 MiB of memory (100000 visitors, up to 82000 in flight at once)")
         }
     }
 
