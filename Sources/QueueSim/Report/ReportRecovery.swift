@@ -28,6 +28,12 @@ struct PendingRun: Codable, Equatable {
     /// recovery keeps no row of a visitor beyond it and invents none (issue 51). Nil in
     /// files from before it was written, and when the run did not say.
     var plannedVisitors: Int?
+    /// A shard's place in its plan (`run --shard K/N`): recovery invents `interrupted` rows only
+    /// for this shard's visitors, never for the other shards'. Nil for a whole run.
+    var shardIndex: Int?
+    var shardCount: Int?
+    var shardVisitors: Int?
+    var visitorsOverride: Int?
 
     init(description: RunDescription, startedAt: Date) {
         runId = description.runId
@@ -43,6 +49,16 @@ struct PendingRun: Codable, Equatable {
         timelineMarks = description.timelineMarks
         configuration = description.configuration
         plannedVisitors = description.shard?.plannedVisitors ?? description.configuration?.arrivals.plannedVisitors
+        shardIndex = description.shard?.shard.index
+        shardCount = description.shard?.shard.count
+        shardVisitors = description.shard?.shardVisitors
+        visitorsOverride = description.shard?.visitorsOverride
+    }
+
+    /// The shard the run was, when it was one.
+    var shard: PlanShard? {
+        guard let shardIndex, let shardCount else { return nil }
+        return PlanShard(index: shardIndex, count: shardCount)
     }
 
     func json() throws -> String {
@@ -58,6 +74,11 @@ struct PendingRun: Codable, Equatable {
             thresholds: thresholds.compactMap { try? ThresholdParser.parse($0).get() }, runId: runId,
             endpoint: endpoint ?? "unknown", timelineMarks: timelineMarks ?? [])
         description.configuration = configuration
+        if let shard, let plannedVisitors, let shardVisitors {
+            description.shard = ShardIdentity(
+                shard: shard, visitorsOverride: visitorsOverride, plannedVisitors: plannedVisitors,
+                shardVisitors: shardVisitors)
+        }
         return description
     }
 }
@@ -145,7 +166,8 @@ package enum ReportRecovery {
         let recorder = try Recorder(
             directory: directory, description: description,
             startedAt: Date(timeIntervalSince1970: pending.startedAt))
-        let filledIn = try record(records, into: recorder, end: end, group: description.groupNames.first ?? "")
+        let filledIn = try record(
+            records, into: recorder, end: end, group: description.groupNames.first ?? "", shard: pending.shard)
         var reason =
             "the run was killed before it finished (no end recorded); recovered \(records.count) row(s) "
             + "written up to \(RunManifest.timestamp(modified))"
@@ -164,9 +186,10 @@ package enum ReportRecovery {
     }
 
     /// Records every row in visitor order, and an `interrupted` row for each visitor below
-    /// the highest without one; returns how many were filled in.
+    /// the highest without one (of a shard's, only its own visitors); returns how many were
+    /// filled in.
     private static func record(
-        _ records: [Int: VisitorRecord], into recorder: Recorder, end: RunInstant, group: String
+        _ records: [Int: VisitorRecord], into recorder: Recorder, end: RunInstant, group: String, shard: PlanShard?
     ) throws -> Int {
         guard let highest = records.keys.max() else { return 0 }
         var filledIn = 0
@@ -176,7 +199,7 @@ package enum ReportRecovery {
             if let record = records[index] {
                 try recorder.record(record)
                 recorder.recordRequests(record.requests, inSecond: Timeline.second(of: record.ended))
-            } else {
+            } else if shard?.owns(index) ?? true {
                 filledIn += 1
                 var missing = VisitorRecord(
                     index: index, group: group, flow: "", arrival: end, start: end, outcome: .interrupted,

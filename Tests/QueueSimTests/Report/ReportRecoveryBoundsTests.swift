@@ -65,6 +65,29 @@ struct ReportRecoveryBoundsTests {
         #expect(manifest.contains(#""visitors" : 50"#) || manifest.contains(#""visitors":50"#))
     }
 
+    /// A killed shard (`run --shard 1/3`) numbers its visitors among the whole plan's: the
+    /// visitors between its own rows belong to the other shards, which have their own rows.
+    @Test func aKilledShardFillsInOnlyItsOwnVisitors() throws {
+        let directory = try makeReportDirectory()
+        var description = describeRun(runId: "20250301T120000Z-shard")
+        description.shard = ShardIdentity(
+            shard: PlanShard(index: 1, count: 3)!, visitorsOverride: nil, plannedVisitors: 30, shardVisitors: 10)
+        do {
+            let recorder = try Recorder(directory: directory, description: description)
+            // Shard 1 of 3 owns visitor indices 1, 4, 7, …; the row of index 7 never reached the disk.
+            for index in [1, 4, 10, 13] {
+                try recorder.record(queuedVisitor(index, arrival: index * 10, enqueueMs: 20, waitMs: 100))
+            }
+            try recorder.flushRows()
+        }
+        let recovered = try ReportRecovery.recover(directory)
+        #expect(recovered.rows == 4)
+        #expect(recovered.filledIn == 1)
+        let rows = try readReport(directory, Recorder.visitorsFile).split(separator: "\n").dropFirst()
+        #expect(rows.map { Int($0.prefix { $0 != "," }) } == [2, 5, 8, 11, 14])
+        #expect(rows.filter { $0.contains(",interrupted,") }.map { $0.prefix { $0 != "," } } == ["8"])
+    }
+
     @Test func aSecondRowForAVisitorIsDroppedAndNamed() throws {
         let directory = try Self.killedRun(planned: 5, rows: 5, gaps: [], extra: [Self.row(visitor: 3)])
         let recovered = try ReportRecovery.recover(directory)
