@@ -179,6 +179,7 @@ struct SweepCommand: AsyncParsableCommand {
             StandardError.print(error.description)
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
+        for note in plan.notes { StandardError.print(note) }
         let budget = maxMemory ?? .machineDefault()
         let wantedJobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let fitted: SweepMemory.Fit
@@ -268,7 +269,8 @@ struct SweepCommand: AsyncParsableCommand {
         guard let sweep = scenario.sweep, !sweep.axes.isEmpty else { return nil }
         guard let data = FileManager.default.contents(atPath: file) else { return nil }
         do {
-            _ = try SweepPlan(file: file, bytes: Array(data), base: scenario, overrides: overrides)
+            _ = try SweepPlan(
+                file: file, bytes: Array(data), base: scenario, overrides: overrides, needsQuestion: false)
             return nil
         } catch {
             return error.description

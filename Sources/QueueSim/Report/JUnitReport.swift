@@ -93,6 +93,8 @@ package enum JUnitReport {
                 ? (
                     "measured \(measured), limit \(limit)",
                     "\(ThresholdTable.displayName(verdict.threshold)) measured \(measured); the scenario requires \(limit)"
+                        + (verdict.failedOnTheCap
+                            ? "; a figure at its cap is a lower bound, which cannot show \(limit)" : "")
                 ) : nil,
             skipped: verdict.notJudged.map { "not judged: \($0)" },
             output: "measured \(measured), limit \(limit): \(verdict.word)")

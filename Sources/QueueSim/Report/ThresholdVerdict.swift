@@ -26,10 +26,27 @@ package struct ThresholdVerdict: Sendable, Equatable {
         self.passed = passed
     }
 
-    /// `pass`, `FAIL` or `not judged: interrupted`.
+    /// `pass`, `FAIL`, `FAIL (capped)` or `not judged: interrupted`.
     package var word: String {
         if let notJudged { return "not judged: \(notJudged)" }
+        if failedOnTheCap { return "FAIL (capped)" }
         return passed ? "pass" : "FAIL"
+    }
+
+    /// Failed only because the figure is a lower bound: the number read at the cap would meet
+    /// the limit (`wait.p95 < 35m` on `≥ 30m 0s`), but the real figure may be any larger.
+    package var failedOnTheCap: Bool {
+        guard !passed, capped != nil, let measured else { return false }
+        return threshold.comparator.holds(measured, threshold.limit)
+    }
+
+    /// The one judgement of a figure, for every command: a figure at its cap is a lower bound
+    /// and passes only a comparison every larger value passes too (`>`, `>=`, `!=`); a figure
+    /// with no value passes nothing.
+    package static func passes(_ threshold: Threshold, measured: Double?, cap: MeasurementCap?) -> Bool {
+        guard let measured else { return false }
+        guard let cap else { return threshold.comparator.holds(measured, threshold.limit) }
+        return threshold.comparator.holds(atLeast: Double(cap.milliseconds), threshold.limit)
     }
 }
 
@@ -159,9 +176,11 @@ package struct RunMeasurements: Sendable {
 
     package func judge(_ threshold: Threshold) -> ThresholdVerdict {
         let measured = measure(threshold)
-        let passed = measured.map { threshold.comparator.holds($0, threshold.limit) } ?? false
-        var verdict = ThresholdVerdict(threshold: threshold, measured: measured, passed: passed)
-        verdict.capped = cap(of: threshold.metric, value: measured)
+        let capped = cap(of: threshold.metric, value: measured)
+        var verdict = ThresholdVerdict(
+            threshold: threshold, measured: measured,
+            passed: ThresholdVerdict.passes(threshold, measured: measured, cap: capped))
+        verdict.capped = capped
         return verdict
     }
 

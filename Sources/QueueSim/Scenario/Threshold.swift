@@ -23,6 +23,17 @@ package struct Threshold: Sendable, Equatable {
             case .notEqual: measured != limit
             }
         }
+
+        /// Whether a figure known only as a lower bound (`≥ bound`: a wait capped by
+        /// `client.maxWait` or `run.duration`) proves the comparison: only when every value at or
+        /// above the bound satisfies it. `<`, `<=` and `==` never are proved by a lower bound.
+        package func holds(atLeast bound: Double, _ limit: Double) -> Bool {
+            switch self {
+            case .greaterThan, .notEqual: bound > limit
+            case .greaterOrEqual: bound >= limit
+            case .lessThan, .lessOrEqual, .equal: false
+            }
+        }
     }
 
     /// The timings a latency threshold can name.

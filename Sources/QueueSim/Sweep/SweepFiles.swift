@@ -26,7 +26,9 @@ package enum SweepFiles {
         for metric in plan.metrics {
             header += [metric.column, metric.column + "_ci95_low", metric.column + "_ci95_high"]
         }
-        header += ["fluid_wait_p95_ms", "fluid_abandoned_share"]
+        // `capped`: a wait figure of the row sits at client.maxWait (or run.duration), so it is
+        // a lower bound and no goal `<` on it was met.
+        header += ["capped", "fluid_wait_p95_ms", "fluid_abandoned_share"]
         var lines = [header.map(field).joined(separator: ",")]
         for point in plan.points {
             for (seedIndex, run) in results.runs(ofPoint: point.index).enumerated() {
@@ -36,6 +38,7 @@ package enum SweepFiles {
                 for (index, metric) in plan.metrics.enumerated() {
                     cells += [run.values[index].map { SweepText.file($0, metric.unit) } ?? "", "", ""]
                 }
+                cells.append(results.cappedColumns(of: run).isEmpty ? "no" : "yes")
                 cells += fluid.cells(point: point.index)
                 lines.append(cells.map(field).joined(separator: ","))
             }
@@ -54,6 +57,7 @@ package enum SweepFiles {
                     interval?.high.map { SweepText.file($0, metric.unit) } ?? "",
                 ]
             }
+            cells.append(results.cappedColumns(point: point.index).isEmpty ? "no" : "yes")
             cells += fluid.cells(point: point.index)
             lines.append(cells.map(field).joined(separator: ","))
         }
@@ -86,6 +90,7 @@ package enum SweepFiles {
                     "ci95_low": interval?.low.map(number) ?? NSNull(),
                     "ci95_high": interval?.high.map(number) ?? NSNull(),
                     "by_seed": runs.map { run -> Any in run?.values[index].map(number) ?? NSNull() },
+                    "capped_by": results.cap(point: point.index, metric: index).map(\.source) ?? NSNull(),
                 ]
             }
             points.append([
@@ -94,6 +99,7 @@ package enum SweepFiles {
                 "complete": results.isComplete(point: point.index),
                 "meets_goals": results.meetsEveryGoal(point: point.index),
                 "meets_goals_by_seed": runs.map { run -> Any in run.map { $0.meetsEveryGoal } ?? NSNull() },
+                "capped": results.cappedColumns(point: point.index),
                 "figures": figures,
                 "fluid_wait_p95_ms": fluid.waitP95[point.index].map(number) ?? NSNull(),
                 "fluid_abandoned_share": fluid.abandonedShare[point.index].map(number) ?? NSNull(),

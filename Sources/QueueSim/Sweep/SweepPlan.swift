@@ -24,6 +24,10 @@ package struct SweepPlan: Sendable {
     package var metrics: [SweepMetric]
     package var points: [SweepPoint]
     package var scenarioName: String
+    /// What `sweep` says on stderr before it runs, one line each: the scenario's warnings
+    /// (a rate without a unit, as `run` and `validate` give them, for `--vary` and `--set`
+    /// values too) and where the goals came from when `--goal` gave none.
+    package var notes: [String] = []
 
     /// Most runs (points × seeds) in one sweep.
     package static let mostRuns = 1_000_000
@@ -49,10 +53,12 @@ package struct SweepPlan: Sendable {
     ///   - base: the scenario as loaded with `overrides` (the `sweep:` block is read from it).
     ///   - overrides: `--set` values, applied to every point before the point's own.
     ///   - commandLine: `--vary`, `--seeds`, `--goal`, `--minimize`/`--maximize`.
+    ///   - needsQuestion: refuse a plan with no goals and no thresholds to take as goals;
+    ///     false for `validate`, which cannot know the `--goal`s a sweep will be given.
     package init(
         file: String, bytes: [UInt8], base: Scenario, overrides: [ScenarioOverride] = [],
         commandLine: SweepSettings = SweepSettings(),
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment, needsQuestion: Bool = true
     ) throws(Problem) {
         self.file = file
         scenarioName = base.name
@@ -98,22 +104,40 @@ package struct SweepPlan: Sendable {
         }
         axes = settings.axes
         seeds = (0..<UInt64(seedCount)).map { base.seed &+ $0 }
-        goals = settings.goals
         thresholds = base.thresholds.filter { $0.window == nil }
+        goals = settings.goals
+        if goals.isEmpty, needsQuestion {
+            // An answer to no question is not an answer: the scenario's own pass line is the
+            // question when nothing else asks one.
+            guard !thresholds.isEmpty else { throw Problem(file: file, at: nil, Self.noQuestion) }
+            goals = thresholds
+            notes.append(
+                "queuesim sweep: no --goal given: every point is judged by the scenario's thresholds ("
+                    + thresholds.map(\.source).joined(separator: "; ") + ")")
+        }
+        notes = Self.warnings(of: base, varied: settings.axes) + notes
         objective = settings.objective
         metrics = SweepMetric.columns(goals: goals, thresholds: thresholds)
 
         // Each value alone first, so a bad one is reported once, where it is written.
         var problems: [Diagnostic] = []
         for axis in axes {
+            var valueWarnings: [String] = []
             for value in axis.values {
                 let single = Self.override(axis: axis, value: value)
                 do {
-                    _ = try ScenarioLoader.load(
+                    let loaded = try ScenarioLoader.load(
                         bytes: bytes, path: file, overrides: overrides + [single], environment: environment)
+                    valueWarnings += Self.warnings(
+                        of: loaded, fromOverride: overrides.count + 1, axis: axis, file: file)
                 } catch {
                     problems += Self.placed(error.diagnostics, of: single, axis: axis, value: value, file: file)
                 }
+            }
+            // One line per key: a range of bare numbers would otherwise warn once per value.
+            if let first = valueWarnings.first {
+                notes.append(
+                    first + (valueWarnings.count > 1 ? " (and \(valueWarnings.count - 1) more of its values)" : ""))
             }
         }
         guard problems.isEmpty else { throw Problem(problems) }
@@ -155,6 +179,26 @@ package struct SweepPlan: Sendable {
         metrics = SweepMetric.columns(goals: goals, thresholds: thresholds)
         points = Self.grid(axes.map(\.values.count)).enumerated().map { index, choice in
             SweepPoint(index: index, values: zip(axes, choice).map { $0.values[$1] }, scenario: scenario)
+        }
+    }
+
+    /// Why a sweep with neither goals nor thresholds is refused (exit 2, before any run).
+    package static let noQuestion =
+        "sweep needs a question: give --goal (e.g. --goal 'wait.p95 < 10m'), `goals:` in the `sweep:` block, or thresholds: in the scenario"
+
+    /// The base scenario's warnings as `run` prints them, but not those about a varied key:
+    /// the scenario's value of that key is never run (each point sets its own).
+    static func warnings(of base: Scenario, varied axes: [SweepAxis]) -> [String] {
+        base.warnings.filter { warning in !axes.contains { warning.message.hasPrefix("`\($0.key):") } }
+            .map { "\(base.place(of: $0.mark)): warning: \($0.message)" }
+    }
+
+    /// The warnings a varied value brings (`waitingRoom.outflow: 5000` has no unit): those
+    /// positioned in its own override, named as the sweep block or `--vary` writes the value.
+    static func warnings(of loaded: Scenario, fromOverride source: Int, axis: SweepAxis, file: String) -> [String] {
+        loaded.warnings.filter { $0.mark?.source == source }.map { warning in
+            let place = axis.mark.map { "\(file):\($0.line):\($0.column)" } ?? loaded.place(of: warning.mark)
+            return "\(place): warning: \(warning.message)"
         }
     }
 

@@ -3,10 +3,18 @@ import Foundation
 /// How a sweep writes numbers for people (the answer's sentence, sweep.html) and for files
 /// (sweep.csv, sweep.json).
 package enum SweepText {
-    /// `1,800/min`, `1.5`, `10m`: a value as written, its number grouped.
-    package static func value(_ value: SweepValue) -> String {
+    /// `1,800/min`, `1.5`, `10m`: a value as written, its number grouped. A rate of `key`
+    /// written without a unit is per second, and says so (`5,000/s`): a bare number must not
+    /// read as the per-minute outflow a Queue-it admin types.
+    package static func value(_ value: SweepValue, key: String? = nil) -> String {
         guard let (number, unit) = SweepUnit.parse(value.text) else { return value.text }
-        return ScenarioUnits.grouped(number) + unit.suffix
+        let suffix = unit.kind == .plain && key.map(ScenarioUnits.isRateKey) == true ? "/s" : unit.suffix
+        return ScenarioUnits.grouped(number) + suffix
+    }
+
+    /// A point's value of `axis`, as `value(_:key:)` writes it.
+    package static func value(_ value: SweepValue, of axis: SweepAxis) -> String {
+        self.value(value, key: axis.key)
     }
 
     /// `outflow` for `waitingRoom.outflow`: the key's last name.
@@ -64,7 +72,7 @@ package enum SweepText {
             guard let answer else {
                 return partial + "no point meets every goal \(seeds)"
             }
-            let values = zip(plan.axes, answer.values).map { "\(keyName($0.key)) \(value($1))" }
+            let values = zip(plan.axes, answer.values).map { "\(keyName($0.key)) \(value($1, of: $0))" }
             return partial
                 + "first point meeting every goal \(seeds): \(values.joined(separator: ", "))\(figures(results, answer))"
         }
@@ -72,25 +80,27 @@ package enum SweepText {
         let name = keyName(axis.key)
         let word = objective.direction == .minimize ? "lowest" : "highest"
         let others = plan.axes.enumerated().filter { $0.offset != axisIndex }.map(\.element)
-        let atEvery = others.map {
-            " at every \(keyName($0.key)) tried (\($0.values.map(value).joined(separator: ", ")))"
+        let atEvery = others.map { axis in
+            " at every \(keyName(axis.key)) tried (\(axis.values.map { value($0, of: axis) }.joined(separator: ", ")))"
         }
         .joined(separator: " and")
         guard let answer else {
             let sorted = SweepAnswer.ordered(axis.values, .minimize)
             let range =
-                sorted.count == 1 ? value(sorted[0]) : "\(value(sorted[0])) to \(value(sorted[sorted.count - 1]))"
+                sorted.count == 1
+                ? value(sorted[0], of: axis)
+                : "\(value(sorted[0], of: axis)) to \(value(sorted[sorted.count - 1], of: axis))"
             return partial + "no \(name) tried (\(range)) meets every goal \(seeds)\(atEvery)"
         }
         var decided = ""
         if !others.isEmpty {
             let place = zip(plan.axes, answer.values).enumerated().filter { $0.offset != axisIndex }
-                .map { "\(keyName($0.element.0.key)) \(value($0.element.1))" }
+                .map { "\(keyName($0.element.0.key)) \(value($0.element.1, of: $0.element.0))" }
             decided = "decided at " + place.joined(separator: ", ")
         }
         let shown = figures(results, answer, prefix: decided)
         return partial
-            + "\(word) \(name) meeting every goal \(seeds)\(atEvery): \(value(answer.values[axisIndex]))\(shown)"
+            + "\(word) \(name) meeting every goal \(seeds)\(atEvery): \(value(answer.values[axisIndex], of: axis))\(shown)"
     }
 
     /// ` (wait p95 8m12s, 95 % interval 7m58s–8m25s; shop peak 410 requests/s)`: the first
@@ -103,7 +113,10 @@ package enum SweepText {
             let interval = results.interval(point: answer.point, metric: index)
         {
             var text = "\(metricName(headline)) \(figure(interval.mean, headline.unit))"
-            if let low = interval.low, let high = interval.high {
+            if let cap = results.cap(point: answer.point, metric: index) {
+                // A lower bound: no interval around it means anything.
+                text = "\(metricName(headline)) ≥ \(figure(Double(cap.milliseconds), headline.unit)) (\(cap.words))"
+            } else if let low = interval.low, let high = interval.high {
                 text += ", 95 % interval \(figure(low, headline.unit))–\(figure(high, headline.unit))"
             }
             parts.append(text)

@@ -53,7 +53,10 @@ package enum ShardMerge {
         let thresholds = first.thresholds.compactMap { try? ThresholdParser.parse($0).get() }
         // A shard a guardrail stopped stops the merged run's verdict too, at the earliest stop.
         let trip = reports.compactMap(\.guardrailStop).min { $0.atMs < $1.atMs }?.trip
-        let verdicts = RunMeasurements(statistics: statistics).judge(
+        // Judged as the run judges: a wait at client.maxWait (or run.duration) is a lower bound.
+        var measurements = RunMeasurements(statistics: statistics)
+        measurements.waitCap = Self.configuration(of: reports, plannedVisitors: first.plannedVisitors)?.waitCap
+        let verdicts = measurements.judge(
             thresholds, interrupted: interrupted, guardrails: trip.map { GuardrailResults(trip: $0) })
         var exitStatus = RunExitStatus.afterRun(
             interrupted: interrupted, terminated: terminated, guardrailStopped: trip != nil, verdicts: verdicts)
@@ -80,6 +83,7 @@ package enum ShardMerge {
         description.commandLine = commandLine.map(SecretRedaction.redact)
         description.startAt = first.startAt.flatMap(StartInstant.parse)
         description.configuration = Self.configuration(of: reports, plannedVisitors: first.plannedVisitors)
+        description.waitCap = measurements.waitCap
         description.compareRules = first.compareRules ?? []
         let ending = RunEnding(
             end: end, startedAt: startedAt, endedAt: endedAt, interrupted: interrupted, terminated: terminated,
@@ -138,7 +142,6 @@ package enum ShardMerge {
         manifest.requestsByEndpoint = answers?.table
         manifest.queuePageLatency = queuePageLatency
         try AtomicFileWriter.write(try manifest.json(), to: Recorder.path(directory, Recorder.manifestFile))
-        let measurements = RunMeasurements(statistics: statistics)
         var report = RunReport(
             directory: directory, visitorCount: statistics.visitorCount, outcomeCounts: measurements.outcomeCounts,
             requestCount: timeline.requestCount, verdicts: verdicts, exitStatus: exitStatus,
