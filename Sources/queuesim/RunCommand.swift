@@ -94,6 +94,12 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "FILE"))
     var junit: String?
 
+    @Flag(
+        help:
+            "Run a shard even when the room at its endpoint started its timeline more than 1 s away from the shard's second 0 (a warning, not exit 3)."
+    )
+    var ignoreRoomStart = false
+
     func validate() throws {
         if keep < 0 { throw ValidationError("--keep must be 0 or more (got \(keep))") }
     }
@@ -126,9 +132,15 @@ struct RunCommand: AsyncParsableCommand {
         let runId = RunId.make()
         let pointer = outputDirectory ?? scenario.reportsDirectory
         try Self.checkOutputFolder(pointer, command: "run")
-        let options = try plan.runOptions(
+        var options = try plan.runOptions(
             outputDirectory: ReportFolder.runDirectory(pointer: pointer, runId: runId), runId: runId)
-        let prepared: PreparedRun
+        // With a common start, the shards (and the room serve runs for them) share one run id,
+        // derived from what makes them one run; the folder keeps an id of its own.
+        if let startAt = options.startAt ?? scenario.run.startAt {
+            options.runId = RunId.shared(
+                scenarioSHA256: scenario.sourceSHA256, seed: options.seed ?? scenario.seed, startAt: startAt)
+        }
+        var prepared: PreparedRun
         do {
             prepared = try PreparedRun(scenario: scenario, options: options)
         } catch {
@@ -136,6 +148,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
         for warning in ScenarioWarnings.lines(file: file, prepared: prepared) { StandardError.print(warning) }
+        prepared = try await Self.checkRoomStart(prepared, ignoring: ignoreRoomStart, quiet: quiet)
 
         // Before the folder is taken and before signals stop a run: a SIGINT while waiting
         // ends the process with nothing written.

@@ -9,6 +9,8 @@ struct ServeBanner {
     let port: Int
     /// Second 0 of the room's timeline.
     var start: RoomStart?
+    /// The room's run id (its metrics' `run_id`; the shards' own with a common start).
+    var runId: String?
 
     var text: String {
         let address = host.contains(":") ? "[\(host)]" : host
@@ -20,6 +22,8 @@ struct ServeBanner {
             "queuesim serve: waiting room \(configuration.customerId)/\(configuration.waitingRoomId) listening on \(local)",
             "  enqueue (POST):  \(local)\(enqueuePath)",
             "  protected API:   \(local)/api/protected",
+            "  status (GET):    \(local)\(RoomAnnouncement.statusPath) (second 0 and the room's settings; "
+                + "every answer carries \(RoomAnnouncement.startHeader), which shards check)",
             "  room host:       \(configuration.roomHost) (the host in every URL the room hands out)",
             "  mode \(configuration.settings.mode.rawValue), outflow \(Int((configuration.settings.outflowPerSecond * 60).rounded()))/min"
                 + configuration.settings.outflowChanges.map {
@@ -30,6 +34,7 @@ struct ServeBanner {
             lines.append(Self.startLine(start, eventStart: configuration.settings.eventStart))
             lines.append(Self.eventStartLine(start, eventStart: configuration.settings.eventStart))
         }
+        if let runId { lines.append("  run id:          \(runId) (the metrics' run_id)") }
         if configuration.waitingRoomDomain != nil {
             lines.append(
                 "  requests must carry Host: \(configuration.roomHost) (waitingRoomDomain); other hosts get 404")

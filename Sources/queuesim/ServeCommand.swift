@@ -20,6 +20,14 @@ struct ServeCommand: AsyncParsableCommand {
             fall on the shards' seconds. Before that instant the room answers as before its
             event start: enqueues wait in the pre-queue (docs/distributed.md).
 
+            Every answer carries Queuesim-Room-Start: <second 0>, and GET
+            /queuesim/status answers the room's configuration as JSON (second 0, mode,
+            outflow per minute, event start, pre-queue, the scenario's SHA-256, run id).
+            A shard (run --shard K/N) reads it before its first visitor and exits 3 when
+            the room's second 0 is more than 1 s from its own. With a common start the
+            room's metrics carry the shards' run_id (derived from the scenario file, seed
+            and start); without one, run_id="serve-<second 0 in Unix seconds>".
+
             The room answers by path; when the scenario has a waitingRoomDomain, requests
             must carry that Host (point the domain at this server, or send the Host
             header). The banner prints the event start and two curl commands that enqueue
@@ -106,15 +114,19 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "queuesim.serve")
         logger.logLevel = logLevel.level
         let host = host
+        let runId = Self.runId(scenario: scenario, start: start)
+        let status = RoomStatus(
+            scenario: scenario, secondZero: start.startedAt, commonStart: start.isCommonStart, runId: runId)
         let server = WaitingRoomServer(
             configuration: configuration, host: host, port: port, clock: start.clock, logger: logger,
-            logsEverySecond: true,
+            logsEverySecond: true, announcement: try status.announcement(),
             onServerRunning: { boundPort in
-                let banner = ServeBanner(configuration: configuration, host: host, port: boundPort, start: start).text
-                FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+                var banner = ServeBanner(configuration: configuration, host: host, port: boundPort, start: start)
+                banner.runId = runId
+                FileHandle.standardOutput.write(Data((banner.text + "\n").utf8))
             })
         let metricsServer = try Self.startMetrics(
-            metricsListen.flatMap(MetricsSession.ListenAddress.init), server: server, scenario: scenario, start: start)
+            metricsListen.flatMap(MetricsSession.ListenAddress.init), server: server, scenario: scenario, runId: runId)
         defer { metricsServer?.stop() }
         do {
             try await server.run(gracefulShutdownSignals: [SIGINT, SIGTERM])
@@ -127,11 +139,18 @@ struct ServeCommand: AsyncParsableCommand {
         StandardError.print("queuesim serve: stopped")
     }
 
+    /// The room's run id: with a common start, the shards' own (`RunId.shared` of the scenario
+    /// file, its seed and second 0), so a dashboard shows the room and its shards as one run;
+    /// without one, `serve-<second 0 in Unix seconds>` (no shard shares that start).
+    static func runId(scenario: Scenario, start: RoomStart) -> String {
+        guard start.isCommonStart else { return "serve-\(start.epochUnixSeconds)" }
+        return RunId.shared(scenarioSHA256: scenario.sourceSHA256, seed: scenario.seed, startAt: start.startedAt)
+    }
+
     /// `/metrics` with the room's series (`queuesim_room_queue_length`,
-    /// `queuesim_room_released_total`), labelled `run_id="serve-<start>"` (the room's second 0
-    /// in Unix seconds), so the shards' runs and the room they share stay apart on a dashboard.
+    /// `queuesim_room_released_total`), labelled with the room's `run_id` (`runId(scenario:start:)`).
     static func startMetrics(
-        _ listen: MetricsSession.ListenAddress?, server: WaitingRoomServer, scenario: Scenario, start: RoomStart
+        _ listen: MetricsSession.ListenAddress?, server: WaitingRoomServer, scenario: Scenario, runId: String
     ) throws -> MetricsServer? {
         guard let listen else { return nil }
         if !isLoopback(listen.host) {
@@ -140,7 +159,7 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         let identity = MetricsSnapshot.Identity(
-            runId: "serve-\(start.epochUnixSeconds)", scenario: scenario.name, shard: "0/1")
+            runId: runId, scenario: scenario.name, shard: "0/1")
         do {
             let metrics = try MetricsServer(host: listen.host, port: listen.port) {
                 var snapshot = MetricsSnapshot(identity: identity)

@@ -25,6 +25,9 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
     /// The `--set KEY=VALUE` overrides applied to the scenario file, in order, credentials
     /// `<redacted>` (`ScenarioOverride.recorded`). Nil in a `run.json` from before `--set`.
     package var set: [String]?
+    /// What a run against a base URL learnt of the room's second 0 (`RoomStartCheck`); nil
+    /// for the embedded room and in reports from before the check.
+    package var roomCheck: RoomCheckEntry?
 
     package struct TargetEntry: Sendable, Equatable, Codable {
         var customerId: String
@@ -206,6 +209,7 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case target, room, groups, feeders, arrivals, run, overrides, environment, set
+        case roomCheck = "room_check"
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -220,6 +224,7 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         try container.encode(overrides, forKey: .overrides)
         try container.encode(environment, forKey: .environment)
         try container.encode(set ?? [], forKey: .set)
+        try container.encodeIfPresent(roomCheck, forKey: .roomCheck)
     }
 }
 

@@ -29,6 +29,10 @@ package struct PreparedRun: Sendable {
     /// reading them through `scenario.groups[i]` copied (and released) the whole group.
     package let groupNames: [String]
     package let flowWords: [String]
+    /// What the room at a base URL said of its second 0 and configuration before the run
+    /// (`RoomStartCheck`, set by `run`): recorded in `configuration.room_check`, and the room's
+    /// settings in `configuration.room`, which `--endpoint` leaves empty otherwise.
+    package var roomCheck: RoomStartCheck?
 
     package init(scenario original: Scenario, options: RunOptions) throws {
         do {
@@ -164,6 +168,10 @@ package struct PreparedRun: Sendable {
         description.configuration = RunConfiguration(
             scenario: scenario, overrides: options.overrideDescriptions, plannedVisitors: summary.visitorCount)
         description.startAt = scenario.run.startAt
+        if let roomCheck, let status = roomCheck.status, let room = status.room {
+            description.configuration?.room = room
+        }
+        description.configuration?.roomCheck = roomCheck?.entry(isShard: !options.shard.isWhole)
         if !options.shard.isWhole {
             description.shard = ShardIdentity(
                 shard: options.shard, visitorsOverride: options.visitors,

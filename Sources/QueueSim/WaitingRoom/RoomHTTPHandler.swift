@@ -26,6 +26,8 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let service: LockedWaitingRoomService
     private let clock: any RunClock
     private let logger: Logger
+    /// `queuesim serve`'s header and status page (nil in a run's own room).
+    private let announcement: RoomAnnouncement?
     private var head: HTTPRequestHead?
     private var body = ByteBuffer()
     /// The body went over the limit: the rest of this request is ignored (413 is on its way).
@@ -37,7 +39,9 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var stopping = false
     private var heldRequest: Scheduled<Void>?
 
-    init(service: LockedWaitingRoomService, clock: any RunClock, logger: Logger) {
+    init(service: LockedWaitingRoomService, clock: any RunClock, logger: Logger, announcement: RoomAnnouncement? = nil)
+    {
+        self.announcement = announcement
         self.service = service
         self.clock = clock
         self.logger = logger
@@ -115,10 +119,16 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let bytes = Array(buffer: body)
         body.clear()
         let path = requestHead.uri.prefix(while: { $0 != "?" })
-        let reply = service.handle(request, body: bytes, path: path, at: clock.now)
         let keepAlive = requestHead.isKeepAlive && !stopping
-        let loop = context.eventLoop.assumeIsolated()
         answering = true
+        if let announcement, path == RoomAnnouncement.statusPath {
+            // Not the room's business: no fault, no latency, not counted as traffic.
+            let (response, statusBody) = Self.status(announcement, method: requestHead.method)
+            write(response, body: statusBody, version: requestHead.version, keepAlive: keepAlive, context: context)
+            return
+        }
+        let reply = service.handle(request, body: bytes, path: path, at: clock.now)
+        let loop = context.eventLoop.assumeIsolated()
         switch reply {
         case .response(let responseHead, let responseBody, let delay):
             logger.debug("\(requestHead.method) \(path) \(responseHead.status.code) delay=\(delay)")
@@ -150,6 +160,7 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         headers.reserveCapacity(response.headerFields.count + 2)
         for field in response.headerFields { headers.add(name: field.name.rawName, value: field.value) }
         headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        if let announcement { headers.replaceOrAdd(name: RoomAnnouncement.startHeader, value: announcement.secondZero) }
         let closeAfter = !keepAlive || stopping
         if closeAfter { headers.replaceOrAdd(name: "Connection", value: "close") }
         let head = HTTPResponseHead(
@@ -178,6 +189,18 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         response.headerFields[.contentType] = "application/json"
         let body = Array("{\"error\":\"request body over \(WaitingRoomServer.maximumBodySize) bytes\"}".utf8)
         write(response, body: body, version: head?.version ?? .http1_1, keepAlive: false, context: context)
+    }
+
+    /// `GET /queuesim/status`: the room's configuration; any other method is 405.
+    static func status(_ announcement: RoomAnnouncement, method: HTTPMethod) -> (HTTPResponse, [UInt8]) {
+        var response = HTTPResponse(status: method == .GET ? .ok : .methodNotAllowed)
+        response.headerFields[.contentType] = "application/json"
+        response.headerFields[.cacheControl] = "no-store"
+        guard method == .GET else {
+            response.headerFields[.allow] = "GET"
+            return (response, Array("{\"error\":\"\(RoomAnnouncement.statusPath) answers GET only\"}".utf8))
+        }
+        return (response, announcement.status)
     }
 
     /// The request as swift-http-types sees it: `Host` becomes the authority.

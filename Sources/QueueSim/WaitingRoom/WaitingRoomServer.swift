@@ -37,6 +37,9 @@ package struct WaitingRoomServer: Sendable {
     /// `queuesim serve`: one info line per second with traffic (`RoomTraffic.line`). Off, the
     /// room counts nothing (a `run`'s embedded room keeps its lock as short as before).
     package let logsEverySecond: Bool
+    /// `queuesim serve`: the `Queuesim-Room-Start` header on every answer and
+    /// `GET /queuesim/status` (nil: neither, as in a run's own room).
+    package let announcement: RoomAnnouncement?
 
     /// Pending connections the listening socket queues. A launch opens with a burst (800
     /// visitors in the same millisecond, say); with the usual 256 the kernel drops the SYNs
@@ -61,8 +64,10 @@ package struct WaitingRoomServer: Sendable {
     package init(
         configuration: WaitingRoomConfiguration, host: String = "127.0.0.1", port: Int = 0,
         clock: any RunClock = WallClock(), logger: Logger, idleTimeout: Duration = defaultIdleTimeout,
-        logsEverySecond: Bool = false, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        logsEverySecond: Bool = false, announcement: RoomAnnouncement? = nil,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
+        self.announcement = announcement
         self.logsEverySecond = logsEverySecond
         self.idleTimeout = idleTimeout
         self.configuration = configuration
@@ -81,7 +86,7 @@ package struct WaitingRoomServer: Sendable {
         // Every phone in the room holds a connection or two: as many descriptors as allowed.
         DescriptorLimit.raiseToHardLimit()
         let connections = RoomConnections()
-        let (service, clock, logger, idleTimeout) = (service, clock, logger, idleTimeout)
+        let (service, clock, logger, idleTimeout, announcement) = (service, clock, logger, idleTimeout, announcement)
         // Accepted connections inherit TCP_NODELAY from the listener, where ServerBootstrap sets
         // it by default. (A child option `.socketOption(.tcp_nodelay)` was here: level
         // SOL_SOCKET, where option 1 is SO_DEBUG, which needs CAP_NET_ADMIN: for a user other
@@ -93,7 +98,7 @@ package struct WaitingRoomServer: Sendable {
                 do {
                     try Self.configure(
                         channel.pipeline.syncOperations, service: service, clock: clock, logger: logger,
-                        idleTimeout: idleTimeout)
+                        idleTimeout: idleTimeout, announcement: announcement)
                     connections.add(channel)
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
@@ -123,11 +128,12 @@ package struct WaitingRoomServer: Sendable {
     /// the connection open, and `RoomHTTPHandler` answers and closes it instead.
     static func configure(
         _ pipeline: ChannelPipeline.SynchronousOperations, service: LockedWaitingRoomService, clock: any RunClock,
-        logger: Logger, idleTimeout: Duration
+        logger: Logger, idleTimeout: Duration, announcement: RoomAnnouncement? = nil
     ) throws {
         try pipeline.configureHTTPServerPipeline(withErrorHandling: false)
         try pipeline.addHandler(IdleStateHandler(readTimeout: .nanoseconds(idleTimeout.wholeNanoseconds)))
-        try pipeline.addHandler(RoomHTTPHandler(service: service, clock: clock, logger: logger))
+        try pipeline.addHandler(
+            RoomHTTPHandler(service: service, clock: clock, logger: logger, announcement: announcement))
     }
 
     /// The enqueue path to configure in a client, prefix included; requests must carry
