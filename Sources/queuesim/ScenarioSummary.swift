@@ -22,10 +22,7 @@ struct ScenarioSummary {
             "\(scenario.name) (reports in \(scenario.reportsDirectory)), seed \(scenario.seed), \(scenario.clock.rawValue) clock"
         )
         let arrivals = scenario.arrivals
-        row(
-            "visitors",
-            "\(Self.count(arrivals.plannedVisitorCount)) planned, arriving over \(ScenarioUnits.describe(arrivals.plannedDuration)) "
-                + "(\(arrivals.process.rawValue)), peak \(Self.rate(arrivals.peakRatePerSecond))")
+        row("visitors", visitors)
         row("phases", phases.joined(separator: "; "))
         if let cap = arrivals.maxVisitors { row("cap", "at most \(Self.count(cap)) visitors") }
         if arrivals.scale != 1 {
@@ -88,7 +85,13 @@ struct ScenarioSummary {
         let stop =
             scenario.run.duration.map { "stop after \(ScenarioUnits.describe($0))" }
             ?? "until every visitor has finished"
-        row("run", "\(stop), at most \(Self.count(scenario.run.concurrency)) visitors in flight")
+        // run.concurrency holds visitors back on the wall clock only: on the virtual clock it
+        // would read as a cap the memory row below exceeds.
+        let limit =
+            scenario.clock == .wall
+            ? "at most \(Self.count(scenario.run.concurrency)) visitors in flight at once (run.concurrency)"
+            : "no limit on visitors in flight (virtual clock)"
+        row("run", "\(stop), \(limit)")
         if let startAt = scenario.run.startAt {
             row("start", "waits for \(StartInstant.text(startAt)) (common start)")
         }
@@ -103,8 +106,10 @@ struct ScenarioSummary {
             let estimate = prepared.memoryEstimate
             row(
                 "memory",
-                "estimated \(MemoryBudget.describe(estimate.bytes)), \(Self.count(estimate.peakInFlight)) visitors in flight at the peak"
-                    + (shard.isWhole ? "" : " in this shard"))
+                "estimated \(MemoryBudget.describe(estimate.bytes)), for up to \(Self.count(estimate.peakInFlight)) visitors in flight at once"
+                    + (shard.isWhole ? "" : " in this shard")
+                    + " (arrivals within one longest visit\(scenario.clock == .wall ? ", at most run.concurrency" : ""))"
+            )
         }
         if let cap = scenario.run.maxRequestRate {
             row("requests", "at most \(Self.rate(cap)) over all visitors (run.maxRequestRate)")
@@ -115,7 +120,30 @@ struct ScenarioSummary {
                 ? "none (exit code 0 whenever the run finishes)"
                 : scenario.thresholds.map { $0.source + ($0.isGuardrail ? " (stops the run, exit 4)" : "") }
                     .joined(separator: "; "))
+        if let estimate = FluidEstimate.of(prepared?.scenario ?? scenario, scale: prepared?.summary.scale ?? 1) {
+            for (index, line) in estimate.lines.enumerated() { row(index == 0 ? "estimate" : "", line) }
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// `1,900 planned, arriving over 15s (uniform), peak 943 in one second (burst included),
+    /// 150/s in steady phases`: a burst is an instant, so the peak rate alone would leave it out.
+    private var visitors: String {
+        let arrivals = scenario.arrivals
+        let over =
+            arrivals.plannedDuration == .zero
+            ? "arriving at once" : "arriving over \(ScenarioUnits.describe(arrivals.plannedDuration))"
+        let hasBurst = arrivals.phases.contains {
+            if case .burst(let count) = $0 { return count > 0 }
+            return false
+        }
+        let steady = arrivals.peakRatePerSecond
+        var peak = "peak \(Self.rate(steady))"
+        if hasBurst {
+            peak = "peak \(Self.count(Int(arrivals.busiestSecond.rounded()))) in one second (burst included)"
+            if steady > 0 { peak += ", \(Self.rate(steady)) in steady phases" }
+        }
+        return "\(Self.count(arrivals.plannedVisitorCount)) planned, \(over) (\(arrivals.process.rawValue)), \(peak)"
     }
 
     private var phases: [String] {

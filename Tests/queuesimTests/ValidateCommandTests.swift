@@ -10,7 +10,7 @@ struct ValidateCommandTests {
         #expect(result.stderr.isEmpty)
         let out = result.stdout
         #expect(out.contains("scenarios/launch.yaml: valid (scenario format v1)"))
-        #expect(out.contains("1,900 planned, arriving over 15s (uniform), peak 150/s"))
+        #expect(out.contains("1,900 planned, arriving over 15s (uniform), peak 943 in one second (burst included)"))
         #expect(out.contains("10s ramp 20/s → 150/s; burst of 800 at 10s; 5s at 50/s"))
         #expect(out.contains("enqueue https://acme.queue-it.net/api/mobileapp/queue/acme/spring-launch/enqueue"))
         #expect(
@@ -79,7 +79,7 @@ struct ValidateCommandTests {
         #expect(
             result.stdout.contains("start       waits for 2026-12-01T18:00:00.000Z (common start)"), "\(result.stdout)")
         #expect(result.stdout.contains("shard       3/10: 100 of 1,000 visitors (number mod 10 = 3)"))
-        #expect(result.stdout.contains("visitors in flight at the peak in this shard"))
+        #expect(result.stdout.contains("visitors in flight at once in this shard"))
         let whole = try QueueSimProcess.run(["validate", file.path])
         #expect(!whole.stdout.contains("shard "))
         #expect(whole.stdout.contains("memory      estimated "))

@@ -143,7 +143,7 @@ struct ScheduledOutflowTests {
             OutflowWarningTests.scenario(
                 outflow: "[ { at: 0s, rate: 60/min }, { at: 10m, rate: 600/min } ]", maxWait: "2m"))
         let late = try #require(try OutflowEstimate.of(slow, visitors: nil))
-        #expect(late.pastMaxWait == 79)
+        #expect(late.pastMaxWait == 80)
         #expect(
             late.warning?.hasPrefix("warning: outflow 60/min, 600/min from 10m with maxWait 2m, 200 planned") == true)
     }
