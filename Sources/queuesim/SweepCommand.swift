@@ -12,6 +12,10 @@ struct SweepCommand: AsyncParsableCommand {
             every seed, on the virtual clock against the embedded room, several at a time,
             and answers: the lowest (--minimize) or highest (--maximize) value of a varied key
             at which every seed meets every goal, at every value of the other varied keys.
+            Then it refines that answer by bisection between the last value that failed and
+            the first that passed, each probe with every seed, to within --precision; says
+            how much larger a crowd the first passing value survives (arrivals.scale raised
+            until a goal fails) and the fluid model's own value of the key.
             The grid, seeds and goals come from the scenario's `sweep:` block and/or the
             options below (docs/sweep.md).
 
@@ -64,6 +68,12 @@ struct SweepCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp("Answer with the highest value of this varied key that meets every goal.", valueName: "KEY"))
     var maximize: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "How finely to bracket the answer: a value in the key's units (100/min, 5s) or a percentage (default: 1% of the answer, at least 1/min for a rate, 1s for a duration).",
+            valueName: "VALUE"))
+    var precision: String?
 
     @Option(
         name: .customLong("out"),
@@ -179,6 +189,7 @@ struct SweepCommand: AsyncParsableCommand {
             StandardError.print(error.description)
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
+        let precisionSetting = try Self.precision(precision, plan: plan)
         for note in plan.notes { StandardError.print(note) }
         let budget = maxMemory ?? .machineDefault()
         let wantedJobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
@@ -217,7 +228,18 @@ struct SweepCommand: AsyncParsableCommand {
 
         let results = SweepResults(plan: plan, runs: runs)
         let answer = SweepAnswer.find(in: results)
-        let sentence = SweepText.sentence(results: results, answer: answer)
+        var refined: SweepRefinedAnswer?
+        if let answer, stopSignal.reason == nil {
+            let refiner = SweepRefiner(
+                plan: plan, loader: SweepPointLoader(file: file, bytes: Array(data), overrides: overrides),
+                precision: precisionSetting, jobs: wantedJobs, stopSignal: stopSignal, budget: budget)
+            refined = try await Self.onItsOwnThread { [noProgress] in
+                var refiner = refiner
+                if !noProgress { refiner.report = { StandardError.print("queuesim sweep: \($0)") } }
+                return refiner.refine(results: results, answer: answer)
+            }
+        }
+        let sentence = SweepText.sentence(results: results, answer: answer) + (refined?.clause ?? "")
         let interrupted = stopSignal.reason != nil
         let status: RunExitStatus =
             interrupted
@@ -229,7 +251,8 @@ struct SweepCommand: AsyncParsableCommand {
                 (
                     SweepFiles.jsonFile,
                     try SweepFiles.json(
-                        results, answer: answer, sentence: sentence, exitCode: status.rawValue, fluid: fluid)
+                        results, answer: answer, sentence: sentence, exitCode: status.rawValue, fluid: fluid,
+                        refined: refined?.json ?? SweepRefinedAnswer.absentJSON)
                 ),
                 (
                     SweepFiles.pageFile,
@@ -248,6 +271,22 @@ struct SweepCommand: AsyncParsableCommand {
             ? "stopped: \(results.finishedRuns) of \(plan.runCount) runs finished and are in the files" : "done"
         StandardError.print("queuesim sweep: \(ending); \(directory)/\(SweepFiles.pageFile) (exit \(status.rawValue))")
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// `--precision` against the key it brackets: exit 2 for a value that does not suit the key,
+    /// or without a key to bracket.
+    static func precision(_ text: String?, plan: SweepPlan) throws -> SweepPrecision {
+        guard let text else { return .standard }
+        guard let objective = plan.objective, let axis = plan.axes.first(where: { $0.key == objective.key }) else {
+            StandardError.print("--precision \(text): there is no answer to bracket without --minimize or --maximize")
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        switch SweepPrecision.parse(text, values: axis.values) {
+        case .success(let precision): return precision
+        case .failure(let problem):
+            StandardError.print("--precision \(text): \(problem)")
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
     }
 
     /// Takes `--out` for the sweep's whole time, before anything runs: exit 2 when another

@@ -72,7 +72,8 @@ package enum SweepFiles {
     /// sweep.json: keys sorted, `null` where nothing was measured; `answer` maps each varied
     /// key to its value at the answer point as the scenario writes it, or is null.
     package static func json(
-        _ results: SweepResults, answer: SweepAnswer?, sentence: String, exitCode: Int32, fluid: SweepFluid
+        _ results: SweepResults, answer: SweepAnswer?, sentence: String, exitCode: Int32, fluid: SweepFluid,
+        refined: [String: Any] = SweepRefinedAnswer.absentJSON
     ) throws -> String {
         let plan = results.plan
         func values(_ values: [SweepValue], keys: [String]) -> [String: Any] {
@@ -113,7 +114,7 @@ package enum SweepFiles {
                 "answer": combination.value.map(\.text) ?? NSNull(),
             ]
         }
-        let document: [String: Any] = [
+        var document: [String: Any] = [
             "scenario": plan.scenarioName,
             "scenario_file": plan.file,
             "queuesim_version": QueueSimVersion.current,
@@ -134,6 +135,8 @@ package enum SweepFiles {
             "metrics": plan.metrics.map(\.column),
             "points": points,
         ]
+        // The refined answer's fields (`answer_bracket`, `answer_margin`, `answer_fluid`, …).
+        document.merge(refined) { kept, _ in kept }
         let data = try JSONSerialization.data(
             withJSONObject: document, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self) + "\n"

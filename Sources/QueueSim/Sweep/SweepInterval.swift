@@ -11,10 +11,15 @@ package struct SweepInterval: Sendable, Equatable {
     package var high: Double?
     /// Seeds that had the figure (a wait percentile is missing when nobody waited).
     package var count: Int
+    /// Some seed's figure differs from another's. A burst's seeds often change only platform
+    /// draws (latency jitter, the pre-queue's shuffle) that leave a figure where it was: the
+    /// interval then has no width, which says the seeds do not move it, not that it is certain.
+    package var varies: Bool
 
     package init?(_ values: [Double]) {
         guard !values.isEmpty else { return nil }
         count = values.count
+        varies = values.contains { $0 != values[0] }
         mean = values.reduce(0, +) / Double(values.count)
         guard values.count > 1 else { return }
         let squares = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
@@ -39,5 +44,16 @@ package struct SweepInterval: Sendable, Equatable {
         let g2 = (5 * pow(z, 5) + 16 * pow(z, 3) + 3 * z) / 96
         let g3 = (3 * pow(z, 7) + 19 * pow(z, 5) + 17 * pow(z, 3) - 15 * z) / 384
         return z + g1 / n + g2 / (n * n) + g3 / (n * n * n)
+    }
+
+    /// How the sentence states the interval, after the mean: `95 % interval 7m58s–8m25s`;
+    /// `seeds do not vary this figure` when every seed gave the same; `95 % interval 9m30s ±
+    /// 12ms` when the ends would read the same; nil with one seed (no interval).
+    package func spread(_ format: (Double) -> String) -> String? {
+        guard let low, let high else { return nil }
+        if !varies { return "seeds do not vary this figure" }
+        let (lowText, highText) = (format(low), format(high))
+        if lowText == highText { return "95 % interval \(format(mean)) ± \(format((high - low) / 2))" }
+        return "95 % interval \(lowText)–\(highText)"
     }
 }

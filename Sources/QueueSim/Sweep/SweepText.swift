@@ -116,8 +116,8 @@ package enum SweepText {
             if let cap = results.cap(point: answer.point, metric: index) {
                 // A lower bound: no interval around it means anything.
                 text = "\(metricName(headline)) ≥ \(figure(Double(cap.milliseconds), headline.unit)) (\(cap.words))"
-            } else if let low = interval.low, let high = interval.high {
-                text += ", 95 % interval \(figure(low, headline.unit))–\(figure(high, headline.unit))"
+            } else if let spread = interval.spread({ figure($0, headline.unit) }) {
+                text += ", " + spread
             }
             parts.append(text)
         }
