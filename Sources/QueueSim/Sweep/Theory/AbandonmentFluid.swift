@@ -1,0 +1,113 @@
+import Foundation
+
+/// The fluid model of a waiting room whose visitors may give up, for either turn rule, any
+/// arrival plan (bursts, ramps, a pre-queue), a scheduled outflow, any patience law and
+/// comebacks: the oracle `sweep --check-theory` holds every point to.
+///
+/// The crowd is cut into thin blocks in queue order: one per slice of arrivals after the event
+/// start (first come first served), and one block for the pre-queue, whose members are served
+/// in a random order (the room shuffles it at the event start). Time advances in fixed steps;
+/// in each step the room's releases (`FluidQueue.released`, the outflow schedule) move through
+/// the blocks from the head:
+///
+/// - `wasted` turns: every ticket costs a turn whether its visitor is still there or not, so a
+///   visitor arriving at t gets its turn at t + W(t), W the no-abandonment wait, and passes with
+///   probability F̄(W(t)) (reference/waiting-room-models.md §5.7: exact in the fluid limit).
+/// - `skipped` turns: a turn costs the outflow only if its visitor is there, or left less than
+///   `detectionDelay` before (the room takes a visitor for gone after 60 s of silence, and it
+///   polled up to 30 s before leaving: 45 s on average). This is the discretised
+///   boundary-waiting-time equation of Liu & Whitt (2012), `SkippedTurnsODE` in rate form.
+/// - comebacks: a share p of those who give up (attempts left) re-enqueue after a drawn delay
+///   (its law at 16 quantile points) at the back of the queue, with a fresh patience: an orbit
+///   that feeds the arrivals.
+/// - `client.maxWait` ends a stay as an outcome of its own (`queued`), not a give-up.
+package struct AbandonmentFluid: Sendable {
+    package var fluid: FluidQueue
+    package var patience: DurationDistribution?
+    package var comeback: ComebackBehaviour?
+    package var turns: AbandonedTurns
+    package var maxWait: Double
+    package var detectionDelay: Double
+    /// Seconds per step; a visitor learns of its turn within one step.
+    package var step = 1.0
+    /// Slices of the arrival curve (each its own block after the event start).
+    package var slices = 2_000
+    /// The pre-queue's arrival times are pooled into this many components.
+    package var preQueueComponents = 48
+    /// A run longer than this many steps is not modelled (nil).
+    package var maxSteps = 400_000
+
+    /// The seconds a left visitor still costs a turn under `skipped` turns: the room's 60 s of
+    /// silence less half the longest `Retry-After` (30 s) it polled at.
+    package static let skippedDetectionDelay =
+        WaitingRoomModel.silenceBeforeGone.secondsDouble - 15
+
+    package init(
+        fluid: FluidQueue, patience: DurationDistribution?, comeback: ComebackBehaviour?, turns: AbandonedTurns,
+        maxWait: Double, detectionDelay: Double? = nil
+    ) {
+        self.fluid = fluid
+        self.patience = patience
+        self.comeback = comeback
+        self.turns = turns
+        self.maxWait = maxWait
+        self.detectionDelay = detectionDelay ?? (turns == .skipped ? Self.skippedDetectionDelay : 0)
+    }
+
+    /// P(still on the queue page `age` seconds after landing on it).
+    func present(_ age: Double) -> Double {
+        guard age < maxWait else { return 0 }
+        return patience?.survival(age) ?? 1
+    }
+
+    /// P(a ticket `age` seconds old costs a turn when reached).
+    func costsATurn(_ age: Double) -> Double {
+        turns == .wasted ? 1 : present(age - detectionDelay)
+    }
+
+    /// Whether an attempt of generation `generation` (0: the first) may come back.
+    func mayComeBack(_ generation: Int) -> Bool {
+        guard let comeback, comeback.share > 0, patience != nil else { return false }
+        return generation < comeback.max
+    }
+}
+
+/// One arrival time's visitors inside a block.
+package struct FluidComponent: Sendable {
+    package var mass: Double
+    package var arrival: Double
+    /// 0 for a first attempt, k for the k-th comeback.
+    package var generation: Int
+}
+
+/// Visitors served in a random order among themselves (one arrival slice, or the pre-queue);
+/// `pieces` say when each share of its tickets was reached (infinity: never).
+package struct FluidBlock: Sendable {
+    package var components: [FluidComponent]
+    package var reached = 0.0
+    package var pieces: [(share: Double, at: Double)] = []
+
+    var mass: Double { components.reduce(0) { $0 + $1.mass } }
+}
+
+extension AbandonmentFluid {
+    /// Runs the model to the end (everyone passed, left or timed out); nil when the room never
+    /// drains within `maxSteps`.
+    package func solve() -> FluidTrajectory? {
+        var state = FluidState(model: self)
+        guard state.visitors > 0 else { return nil }
+        var time = min(state.arrivals.first ?? fluid.eventStart, fluid.eventStart)
+        for _ in 0..<maxSteps {
+            state.admit(until: time + step, now: time)
+            if time + step > fluid.eventStart {
+                state.serve(from: max(time, fluid.eventStart), to: time + step)
+            }
+            state.sendComebacks(from: time, to: time + step)
+            time += step
+            if state.isOver(at: time) {
+                return FluidTrajectory(model: self, blocks: state.closed(), visitors: state.visitors)
+            }
+        }
+        return nil
+    }
+}
