@@ -7,11 +7,17 @@ struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
         abstract: "Compare two report folders of one scenario: what changed since the last run.",
-        usage: "queuesim compare [<options>] <base> <new>",
+        usage: "queuesim compare [<options>] <base>... <new>",
         discussion: """
             Reads both folders' run.json and visitors.csv (a run's --out, a run folder in
-            DIR.runs/, or a merged folder) and shows, overall and per group, each outcome's
-            share and the p50/p95/p99 of each timing in both runs, the change, and a verdict.
+            DIR.runs/, or a merged folder) and shows, overall and per group (one row per
+            figure when the scenario has one group), each outcome's share and the
+            p50/p95/p99 of each timing in both runs, the change, its noise band and a
+            verdict. Above the table it names every difference of configuration: the seed,
+            the scenario file's SHA-256, each --set, --visitors and the other command-line
+            overrides, the room's outflow as it ran, the queuesim build, the visitor count.
+            Several folders before the last are several base runs (seeds of one
+            configuration): the base figure is their mean and the noise band their spread.
 
             Rules say how far a figure may move the bad way before it is a regression:
             `METRIC: CHANGE`, where `+` watches a rise and `-` a fall, by `%` of the base
@@ -23,10 +29,14 @@ struct CompareCommand: ParsableCommand {
             each --rule; a later rule for the same metric replaces an earlier one. Rules
             apply overall and to every group.
 
-            A difference within the noise band is `noise`, not a regression: for wall-clock
-            runs, and virtual runs with different seeds, the 95 % intervals of the two
-            figures overlap (Wilson for shares, order statistics for percentiles). Two
-            virtual runs with the same seed have no noise: every difference is real.
+            A difference within the noise band is `noise`, not a regression. With one base,
+            each run's visitors are split in arrival order into 20 batches and the band
+            (95 %) comes from the spread of the batch figures: queue waits are
+            autocorrelated, so visitors one by one would give a band far too narrow. With
+            several bases, the band is the spread of the figure across them. Two virtual
+            runs with the same seed have no noise: every difference is real. Two seeds of
+            one Poisson plan are comparable although their visitor counts differ. A wait at
+            client.maxWait is a lower bound: shown `≥ 30m 0s`, never judged an improvement.
 
             Each folder is checked against its own run.json first, and refused (exit 2,
             even with --force) when it does not add up: a visitors.csv that is empty,
@@ -40,22 +50,27 @@ struct CompareCommand: ParsableCommand {
               queuesim compare reports/last-night reports/launch
               queuesim compare base/ new/ --rule 'wait.p95: +5%' --markdown summary.md
               queuesim compare base/ new/ --junit compare.xml
+              queuesim compare seed7/ seed8/ seed9/ new/
 
             Exit codes:
               0    no rule broken
               1    a rule broken (a regression beyond the noise band)
               2    not comparable (another scenario, scenario file, clock or arrival plan;
                    --force compares anyway), not a report folder, a folder that does not
-                   add up, a run that is not whole, one run twice, or a bad --rule
+                   add up, a run that is not whole, one run twice, fewer than two
+                   folders, or a bad --rule
               3    --markdown or --junit could not be written
             """
     )
 
-    @Argument(help: "The reference run's report folder (e.g. last night's).")
-    var base: String
+    @Argument(
+        help: ArgumentHelp(
+            "The base run's report folder (e.g. last night's), or several (seeds of one configuration), then the run to judge against it.",
+            valueName: "folder"))
+    var folders: [String] = []
 
-    @Argument(help: "The run to judge against it.")
-    var new: String
+    /// The last folder: the run judged.
+    private var new: String { folders.last ?? "" }
 
     @Option(
         name: .customLong("rule"),
@@ -82,18 +97,21 @@ struct CompareCommand: ParsableCommand {
             StandardError.print("queuesim compare: --rule \(error.message)")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
-        let (baseRun, newRun) = try readBoth()
-        if let reason = ComparedRun.incomparability(baseRun, newRun) {
+        let (baseRuns, newRun) = try readAll()
+        for baseRun in baseRuns {
+            guard let reason = ComparedRun.incomparability(baseRun, newRun) else { continue }
             guard force else {
                 StandardError.print(
-                    "queuesim compare: \(base) and \(new) are not comparable: \(reason) (--force compares anyway)")
+                    "queuesim compare: \(baseRun.folder) and \(new) are not comparable: \(reason) (--force compares anyway)"
+                )
                 throw ExitCode(RunExitStatus.invalidInput.rawValue)
             }
             StandardError.print("queuesim compare: comparing anyway (--force), although \(reason)")
         }
         let recorded = newRun.recordedRules.compactMap { try? CompareRule(parsing: $0) }
         let comparison = RunComparison(
-            base: baseRun, new: newRun, rules: RunComparison.rules(recorded: recorded, commandLine: commandLineRules))
+            bases: baseRuns, new: newRun,
+            rules: RunComparison.rules(recorded: recorded, commandLine: commandLineRules))
         print(ComparisonText.terminal(comparison))
         do {
             if let markdown { try ComparisonText.write(ComparisonText.markdown(comparison), to: markdown) }
@@ -108,26 +126,37 @@ struct CompareCommand: ParsableCommand {
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
-    /// Both folders, each checked against its own run.json, and two runs, not one given twice;
+    /// Every folder, each checked against its own run.json, and as many runs, none given twice;
     /// otherwise exit 2 (--force does not change that: such a comparison always passes or
     /// judges a run that is not whole).
-    private func readBoth() throws -> (ComparedRun, ComparedRun) {
+    private func readAll() throws -> ([ComparedRun], ComparedRun) {
         func refuse(_ words: String) -> ExitCode {
             StandardError.print("queuesim compare: \(words)")
             return ExitCode(RunExitStatus.invalidInput.rawValue)
         }
-        if let reason = ComparedRun.sameFolder(base, new) {
-            throw refuse("\(base) and \(new) are \(reason): give two runs to compare")
+        guard folders.count >= 2 else {
+            throw refuse("give a base run's folder (or several) and the new run's folder: \(folders.count) given")
         }
-        let runs: (ComparedRun, ComparedRun)
+        for (index, first) in folders.enumerated() {
+            for second in folders[(index + 1)...] {
+                if let reason = ComparedRun.sameFolder(first, second) {
+                    throw refuse("\(first) and \(second) are \(reason): give two runs to compare")
+                }
+            }
+        }
+        let runs: [ComparedRun]
         do {
-            runs = (try ComparedRun(folder: base), try ComparedRun(folder: new))
+            runs = try folders.map { folder throws(ComparedRun.Failure) in try ComparedRun(folder: folder) }
         } catch {
             throw refuse("\(error)")
         }
-        if let reason = ComparedRun.sameRun(runs.0, runs.1) {
-            throw refuse("\(base) and \(new) are \(reason): give two runs to compare")
+        for (index, first) in runs.enumerated() {
+            for second in runs[(index + 1)...] {
+                if let reason = ComparedRun.sameRun(first, second) {
+                    throw refuse("\(first.folder) and \(second.folder) are \(reason): give two runs to compare")
+                }
+            }
         }
-        return runs
+        return (Array(runs.dropLast()), runs[runs.count - 1])
     }
 }

@@ -51,8 +51,9 @@ struct CompareCommandTests {
         #expect(table.hasPrefix("### queuesim compare: PASS — nightly\n"))
         #expect(
             table.contains(
-                "\n| scope | metric | base | new | change | rule | verdict |\n|---|---|---|---|---|---|---|\n"))
-        #expect(table.contains("| all | passed | 100% | 100% | ±0pp | -1pp | ok |"), "\(table)")
+                "\n| scope | metric | base | new | change | noise | rule | verdict |\n|---|---|---|---|---|---|---|---|\n"
+            ))
+        #expect(table.contains("| all | passed | 100% | 100% | ±0pp |  | -1pp | ok |"), "\(table)")
         // The scenario's own rules, recorded in run.json, replace the defaults for their metrics.
         #expect(table.contains("| all | wait.p95 |") && table.contains("| +20% | ok |"))
         #expect(table.contains("| off | same |"))

@@ -30,6 +30,10 @@ package struct ComparedRun: Sendable {
     /// Group names in the scenario's order.
     package var groupNames: [String]
     package var measurements: RunMeasurements
+    /// The visitors in arrival-order batches: the noise band of a figure (NoiseBand.batchMeans).
+    var batches: RunBatches
+    /// What ran, as run.json records it (nil in a run.json from before it was recorded).
+    var configuration: RunConfiguration?
 
     /// Why a folder cannot be compared, naming the folder, the file and the line.
     package typealias Failure = RunFolderCheck.Problem
@@ -74,7 +78,8 @@ package struct ComparedRun: Sendable {
         return VisitorRowsCheck(
             file: Recorder.path(folder, Recorder.visitorsFile),
             groupNames: manifest.configuration?.groups.map(\.name) ?? [],
-            expectedVisitors: max(manifest.visitors, manifest.configuration?.arrivals.plannedVisitors ?? 0))
+            expectedVisitors: manifest.visitors > 0
+                ? manifest.visitors : manifest.configuration?.arrivals.plannedVisitors ?? 0)
     }
 
     private init(folder: String, manifest: RunFolderCheck.Manifest, rows: VisitorRowsCheck) {
@@ -94,6 +99,18 @@ package struct ComparedRun: Sendable {
         let statistics = rows.statistics
         groupNames = statistics.reportGroupOrder.map { statistics.groupNames[$0] }
         measurements = RunMeasurements(statistics: statistics)
+        measurements.waitCap = manifest.configuration.flatMap(Self.waitCap)
+        batches = rows.batches
+        configuration = manifest.configuration
+    }
+
+    /// The cap on waits the run judged with (`client.maxWait`, or `run.duration` when shorter):
+    /// a wait figure at it is a lower bound. The longest of the groups' maxWait, so a figure
+    /// is called capped only where every visitor's wait was.
+    private static func waitCap(_ configuration: RunConfiguration) -> MeasurementCap? {
+        guard let maxWaitMs = configuration.groups.map(\.maxWaitMs).max() else { return nil }
+        return .wait(
+            maxWait: .milliseconds(maxWaitMs), runDuration: configuration.run.durationMs.map { .milliseconds($0) })
     }
 
     /// Why `base` and `new` name one folder, or nil: the same path, or one reached through the
@@ -119,7 +136,8 @@ package struct ComparedRun: Sendable {
     }
 
     /// Why two runs cannot be compared, or nil when they can: another scenario, another file,
-    /// another arrival plan or the other clock measure different things.
+    /// another arrival plan or the other clock measure different things. Two seeds of one
+    /// Poisson plan draw different numbers of visitors: that is the plan, not another one.
     package static func incomparability(_ base: ComparedRun, _ new: ComparedRun) -> String? {
         if base.scenario != new.scenario {
             return "they ran different scenarios (`\(base.scenario)` and `\(new.scenario)`)"
@@ -131,12 +149,23 @@ package struct ComparedRun: Sendable {
         if base.clock != new.clock {
             return "one ran on the \(base.clock) clock, the other on the \(new.clock) clock"
         }
-        if let before = base.plannedVisitors, let after = new.plannedVisitors, before != after {
-            return "their plans hold different numbers of visitors (\(before) and \(after))"
-        }
         if let before = base.arrivalPhases, let after = new.arrivalPhases, before != after {
             return "their arrival plans differ (\(before.joined(separator: ", ")) and \(after.joined(separator: ", ")))"
         }
+        if let before = base.plannedVisitors, let after = new.plannedVisitors, before != after,
+            !drawnCounts(base, new)
+        {
+            return "their plans hold different numbers of visitors (\(before) and \(after))"
+        }
         return nil
+    }
+
+    /// Whether two plans' visitor counts differ only by the draw: both Poisson, the same phases,
+    /// the same `maxVisitors` and `--visitors`.
+    private static func drawnCounts(_ base: ComparedRun, _ new: ComparedRun) -> Bool {
+        guard let before = base.configuration?.arrivals, let after = new.configuration?.arrivals else { return false }
+        return before.process == "poisson" && after.process == "poisson" && before.phases == after.phases
+            && before.maxVisitors == after.maxVisitors && before.scale == after.scale
+            && base.configuration?.overrides["visitors"] == new.configuration?.overrides["visitors"]
     }
 }

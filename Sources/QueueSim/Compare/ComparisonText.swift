@@ -9,11 +9,14 @@ package enum ComparisonText {
         try AtomicFileWriter.write(text, to: path)
     }
 
-    static let header = ["scope", "metric", "base", "new", "change", "rule", "verdict"]
+    static let header = ["scope", "metric", "base", "new", "change", "noise", "rule", "verdict"]
 
-    static func cells(_ row: RunComparison.Row) -> [String] {
+    static func cells(_ row: RunComparison.Row, _ comparison: RunComparison) -> [String] {
         [
-            row.scope, row.metricName, value(row.base, row.metric), value(row.new, row.metric), change(row),
+            row.scope, row.metricName,
+            value(row.base, row.metric, capped: row.base.map { isCapped(row, $0, comparison.bases) } ?? false),
+            value(row.new, row.metric, capped: row.new.map { isCapped(row, $0, [comparison.new]) } ?? false),
+            change(row), band(row),
             row.rule.map { rule in
                 rule.allowance == .off ? "off" : String(rule.source.split(separator: ":").last!.trimmingSpaces)
             } ?? "",
@@ -21,8 +24,24 @@ package enum ComparisonText {
         ]
     }
 
-    static func value(_ value: Double?, _ metric: Threshold.Metric) -> String {
-        value.map { ThresholdTable.format($0, as: metric) } ?? "—"
+    /// `10m 7s`; a lower bound `≥ 30m 0s`.
+    static func value(_ value: Double?, _ metric: Threshold.Metric, capped: Bool = false) -> String {
+        guard let value else { return "—" }
+        return (capped ? "≥ " : "") + ThresholdTable.format(value, as: metric)
+    }
+
+    private static func isCapped(_ row: RunComparison.Row, _ value: Double, _ runs: [ComparedRun]) -> Bool {
+        row.capped && runs.contains { RunComparison.capped(row.metric, value, in: $0) }
+    }
+
+    /// `±44s`, `±0.31pp`: the half-width of the difference's 95 % noise band; empty without one.
+    static func band(_ row: RunComparison.Row) -> String {
+        guard let band = row.band else { return "" }
+        switch row.metric {
+        case .outcomeRatio: return "±\(ThresholdTable.trimmed(band * 100, decimals: 2))pp"
+        case .timing: return "±\(ThresholdTable.formatMilliseconds(band))"
+        case .outcomeCount, .visitorCount: return "±\(ThresholdTable.trimmed(band, decimals: 0))"
+        }
     }
 
     /// `+2.1pp` for a share, `+3.8s (+11.8%)` for a timing, `+12 (+3%)` for a count.
@@ -54,8 +73,28 @@ package enum ComparisonText {
             return
                 "noise: none — both runs are virtual with seed \(comparison.new.seed), so every difference is a change in what ran"
         }
+        if comparison.bases.count > 1 {
+            return
+                "noise: the spread of each figure across the \(comparison.bases.count) base runs (95 %); a difference within it is noise, not regression"
+        }
         return
-            "noise: a difference whose 95 % intervals overlap (shares: Wilson; percentiles: order statistics) is reported as noise, not regression"
+            "noise: each run's visitors in \(RunBatches.defaultCount) batches in arrival order, the band from the batch figures' spread (95 %); a difference within it is noise, not regression"
+    }
+
+    /// `what differs: seed 7 → 8; …` — every difference of configuration, or that there is none.
+    static func differenceLines(_ comparison: RunComparison) -> [String] {
+        let lines = ConfigurationDifferences.lines(bases: comparison.bases, new: comparison.new)
+        guard !lines.isEmpty else { return ["what differs: nothing in the configuration (same seed, file, --set)"] }
+        return ["what differs:"] + lines.map { "  " + $0 }
+    }
+
+    /// The footnote when a figure in the table is a lower bound.
+    static func cappedLine(_ comparison: RunComparison) -> String? {
+        guard comparison.rows.contains(where: \.capped) else { return nil }
+        let cap = (comparison.bases + [comparison.new]).compactMap(\.measurements.waitCap).first
+        let words = cap.map { "\($0.source) (\(ThresholdTable.formatMilliseconds(Double($0.milliseconds))))" }
+        return
+            "≥: a wait at its cap, \(words ?? "client.maxWait"), is a lower bound: the real figure may be any larger, so it is never judged an improvement"
     }
 
     /// The closing sentence: which rules broke, or that none did.
@@ -73,12 +112,10 @@ package enum ComparisonText {
     }
 
     package static func terminal(_ comparison: RunComparison) -> String {
-        var lines = [
-            "queuesim compare: \(comparison.new.scenario)", runLine("base:", comparison.base),
-            runLine("new: ", comparison.new),
-            noiseLine(comparison), "",
-        ]
-        let table = [header] + comparison.rows.map(cells)
+        var lines = ["queuesim compare: \(comparison.new.scenario)"]
+        lines += comparison.bases.map { runLine("base:", $0) }
+        lines += [runLine("new: ", comparison.new)] + differenceLines(comparison) + [noiseLine(comparison), ""]
+        let table = [header] + comparison.rows.map { cells($0, comparison) }
         let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
         for row in table {
             let padded = row.enumerated().map { column, cell in
@@ -87,6 +124,7 @@ package enum ComparisonText {
             lines.append(padded.joined(separator: "  "))
         }
         lines.append("")
+        if let capped = cappedLine(comparison) { lines.append(capped) }
         lines.append(verdictLine(comparison))
         return lines.joined(separator: "\n")
     }
@@ -94,21 +132,26 @@ package enum ComparisonText {
     package static func markdown(_ comparison: RunComparison) -> String {
         func escape(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
         let status = comparison.broken.isEmpty ? "PASS" : "FAIL"
+        func runRow(_ label: String, _ run: ComparedRun) -> String {
+            "| \(label) | \(escape(run.runId)) | \(run.seed) | \(run.clock) | \(run.exitCode) |"
+        }
         var lines = [
             "### queuesim compare: \(status) — \(escape(comparison.new.scenario))", "",
             "| | run | seed | clock | exit |", "|---|---|---|---|---|",
-            "| base | \(escape(comparison.base.runId)) | \(comparison.base.seed) | \(comparison.base.clock) | \(comparison.base.exitCode) |",
-            "| new | \(escape(comparison.new.runId)) | \(comparison.new.seed) | \(comparison.new.clock) | \(comparison.new.exitCode) |",
+        ]
+        lines += comparison.bases.map { runRow("base", $0) } + [runRow("new", comparison.new), ""]
+        lines += differenceLines(comparison).map { escape($0.hasPrefix("  ") ? "-" + $0.dropFirst() : $0) }
+        lines += [
             "", escape(noiseLine(comparison)), "",
             "| " + header.joined(separator: " | ") + " |",
             "|" + String(repeating: "---|", count: header.count),
         ]
         for row in comparison.rows {
-            var cells = cells(row).map(escape)
+            var cells = cells(row, comparison).map(escape)
             if row.verdict == .regression { cells[cells.count - 1] = "**regression**" }
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
-        lines += ["", escape(verdictLine(comparison)), ""]
+        lines += [""] + (cappedLine(comparison).map { [escape($0)] } ?? []) + [escape(verdictLine(comparison)), ""]
         return lines.joined(separator: "\n")
     }
 

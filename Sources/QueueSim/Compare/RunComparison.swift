@@ -30,18 +30,27 @@ package struct RunComparison: Sendable {
         /// `all` or a group's name.
         package var scope: String
         package var metric: Threshold.Metric
+        /// The base run's figure, or the mean of the base runs' figures when there are several.
         package var base: Double?
         package var new: Double?
         package var rule: CompareRule?
-        /// Whether the two values' noise intervals overlap (false where runs are deterministic).
+        /// Whether the difference is within the noise band (false where runs are deterministic).
         package var withinNoise: Bool
         package var verdict: Verdict
+        /// The half-width of the difference's 95 % noise band; nil where there is none (a
+        /// maximum, a deterministic pair, a side with no value).
+        package var band: Double? = nil
+        /// Whether either figure is a lower bound (a wait at `client.maxWait` or `run.duration`).
+        package var capped: Bool = false
 
         package var metricName: String { ThresholdTable.metricName(metric) }
         package var difference: Double? { base.flatMap { base in new.map { $0 - base } } }
     }
 
-    package var base: ComparedRun
+    /// The first base run (the only one, unless several were given).
+    package var base: ComparedRun { bases[0] }
+    /// Every base run: with several, the band is their figures' spread, and `base` their mean.
+    package var bases: [ComparedRun]
     package var new: ComparedRun
     package var rules: [CompareRule]
     /// Both virtual with the same seed: every difference is a change of the system, never chance.
@@ -54,26 +63,66 @@ package struct RunComparison: Sendable {
     static let shownPercentiles: [Double] = [50, 95, 99]
 
     package init(base: ComparedRun, new: ComparedRun, rules: [CompareRule]) {
-        self.base = base
+        self.init(bases: [base], new: new, rules: rules)
+    }
+
+    /// `bases` must not be empty.
+    package init(bases: [ComparedRun], new: ComparedRun, rules: [CompareRule]) {
+        self.bases = bases
         self.new = new
         self.rules = rules
-        deterministic = base.clock == "virtual" && new.clock == "virtual" && base.seed == new.seed
-        var scopes: [(name: String, base: RunMeasurements?, new: RunMeasurements?)] = [
-            ("all", base.measurements, new.measurements)
-        ]
-        for name in new.groupNames + base.groupNames.filter({ !new.groupNames.contains($0) }) {
-            scopes.append((name, base.measurements.group(name), new.measurements.group(name)))
-        }
+        deterministic =
+            bases.count == 1 && bases[0].clock == "virtual" && new.clock == "virtual" && bases[0].seed == new.seed
         var rows: [Row] = []
-        for scope in scopes {
-            for metric in Self.metrics(scope.base, scope.new, rules: rules) {
-                rows.append(
-                    Self.row(
-                        scope: scope.name, metric: metric, base: scope.base, new: scope.new,
-                        rule: rules.last { $0.metric == metric }, deterministic: deterministic))
+        for scope in Self.scopes(bases: bases, new: new) {
+            let sides = Sides(
+                bases: bases.map { $0.measurements.scope(scope.group) }, new: new.measurements.scope(scope.group))
+            for metric in Self.metrics(sides.bases.first ?? nil, sides.new, rules: rules) {
+                var row = Row(
+                    scope: scope.name, metric: metric, base: sides.baseValue(metric),
+                    new: sides.new?.measure(metric), rule: rules.last { $0.metric == metric }, withinNoise: false,
+                    verdict: .missing)
+                row.capped =
+                    zip(bases, sides.bases).contains { Self.capped(metric, $1?.measure(metric), in: $0) }
+                    || Self.capped(metric, row.new, in: new)
+                if !deterministic, let difference = row.difference {
+                    row.band = Self.band(metric, group: scope.group, bases: bases, new: new)
+                    row.withinNoise = row.band.map { abs(difference) <= $0 } ?? false
+                }
+                row.verdict = Self.verdict(row)
+                rows.append(row)
             }
         }
         self.rows = rows
+    }
+
+    /// Whether `value` of `metric` is a lower bound in `run`: a wait at the run's cap. A group's
+    /// figures are capped by the run's cap (its measurements do not carry one).
+    static func capped(_ metric: Threshold.Metric, _ value: Double?, in run: ComparedRun) -> Bool {
+        guard case .timing(.wait, _) = metric, let value, let cap = run.measurements.waitCap else { return false }
+        return cap.caps(value)
+    }
+
+    /// One scope's measurements on each side (nil where a run has no such group).
+    struct Sides {
+        var bases: [RunMeasurements?]
+        var new: RunMeasurements?
+
+        /// The base figure: the one base run's, or the mean over the base runs that have it.
+        func baseValue(_ metric: Threshold.Metric) -> Double? {
+            let values = bases.compactMap { $0?.measure(metric) }
+            guard !values.isEmpty, values.count == bases.count else { return nil }
+            return values.reduce(0, +) / Double(values.count)
+        }
+    }
+
+    /// `all`, then each group — except when both sides ran the same single group: its row
+    /// would repeat every figure of `all` (and a broken rule twice).
+    static func scopes(bases: [ComparedRun], new: ComparedRun) -> [(name: String, group: String?)] {
+        var names = new.groupNames
+        for run in bases { names += run.groupNames.filter { !names.contains($0) } }
+        let oneGroup = names.count == 1 && ([new] + bases).allSatisfy { $0.groupNames == names }
+        return [("all", nil)] + (oneGroup ? [] : names.map { ($0, $0) })
     }
 
     /// Outcomes either run has, every timing percentile either run measured, then whatever the
@@ -96,27 +145,23 @@ package struct RunComparison: Sendable {
         return metrics
     }
 
-    static func row(
-        scope: String, metric: Threshold.Metric, base: RunMeasurements?, new: RunMeasurements?, rule: CompareRule?,
-        deterministic: Bool
-    ) -> Row {
-        let baseValue = base?.measure(metric)
-        let newValue = new?.measure(metric)
-        let withinNoise: Bool
-        if deterministic {
-            withinNoise = false
-        } else if let before = base.flatMap({ interval(metric, of: $0) }),
-            let after = new.flatMap({ interval(metric, of: $0) })
-        {
-            withinNoise = before.overlaps(after)
-        } else {
-            withinNoise = false
+    /// The 95 % band of the difference of a figure: from the base runs' spread when there are
+    /// several, else from each run's batch means (per-visitor intervals for a run too small).
+    static func band(_ metric: Threshold.Metric, group: String?, bases: [ComparedRun], new: ComparedRun) -> Double? {
+        if bases.count > 1 {
+            let figures = bases.compactMap { $0.measurements.scope(group)?.measure(metric) }
+            guard figures.count == bases.count, let spread = NoiseBand.acrossRuns(figures) else { return nil }
+            return NoiseBand.differenceBand([spread])
         }
-        var row = Row(
-            scope: scope, metric: metric, base: baseValue, new: newValue, rule: rule, withinNoise: withinNoise,
-            verdict: .missing)
-        row.verdict = verdict(row)
-        return row
+        let spreads = [bases[0], new].compactMap { run -> NoiseBand.Spread? in
+            if let spread = NoiseBand.batchMeans(run.batches.figures(metric, group: group)) { return spread }
+            guard let measurements = run.measurements.scope(group),
+                let interval = interval(metric, of: measurements)
+            else { return nil }
+            return NoiseBand.spread(of: interval, visitors: measurements.visitorCount)
+        }
+        guard spreads.count == 2 else { return nil }
+        return NoiseBand.differenceBand(spreads)
     }
 
     static func verdict(_ row: Row) -> Verdict {
@@ -131,11 +176,12 @@ package struct RunComparison: Sendable {
         }
         let worse = difference * rule.worseDirection
         if worse > limit { return row.withinNoise ? .noise : .regression }
-        if -worse > limit, !row.withinNoise { return .improved }
+        // A lower bound proves nothing better: the capped figure may be any larger.
+        if -worse > limit, !row.withinNoise, !row.capped { return .improved }
         return .ok
     }
 
-    /// The 95 % interval of a metric in one run, when the metric has one.
+    /// The per-visitor 95 % interval of a metric in one run, when the metric has one.
     static func interval(_ metric: Threshold.Metric, of run: RunMeasurements) -> NoiseInterval? {
         switch metric {
         case .outcomeRatio(let outcome):
@@ -165,5 +211,13 @@ package struct RunComparison: Sendable {
             rules.append(rule)
         }
         return rules
+    }
+}
+
+extension RunMeasurements {
+    /// Every visitor's figures (`group` nil) or one group's.
+    func scope(_ group: String?) -> RunMeasurements? {
+        guard let group else { return self }
+        return self.group(group)
     }
 }

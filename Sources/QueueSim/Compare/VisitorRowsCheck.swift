@@ -22,6 +22,8 @@ package struct VisitorRowsCheck {
     /// How the file is named in messages (`reports/a/visitors.csv`).
     let file: String
     private(set) var statistics: OutcomeStatistics
+    /// The same rows in arrival-order batches, for the noise band (RunBatches).
+    private(set) var batches: RunBatches
     package private(set) var rowCount = 0
     package private(set) var outcomeCounts: [VisitorOutcome: Int] = [:]
     package private(set) var byteCount = 0
@@ -36,10 +38,12 @@ package struct VisitorRowsCheck {
     private var comebacksColumn: Int?
     private var seen: VisitorNumberSet
 
-    /// `expectedVisitors` sizes the duplicate check (a hint; any number of rows is read).
+    /// `expectedVisitors` sizes the duplicate check and places a visitor number in its batch
+    /// (a hint; any number of rows is read).
     package init(file: String, groupNames: [String], expectedVisitors: Int) {
         self.file = file
         statistics = OutcomeStatistics(groupNames: groupNames)
+        batches = RunBatches(visitorCount: expectedVisitors)
         seen = VisitorNumberSet(expected: expectedVisitors)
     }
 
@@ -123,6 +127,7 @@ package struct VisitorRowsCheck {
         rowCount += 1
         outcomeCounts[record.outcome, default: 0] += 1
         statistics.add(record)
+        batches.add(record)
     }
 }
 
