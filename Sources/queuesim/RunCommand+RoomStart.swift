@@ -15,12 +15,12 @@ extension RunCommand {
         let shard = prepared.options.shard
         let who = shard.isWhole ? "queuesim run" : "queuesim run (shard \(shard))"
         if let refusal = check.refusal(isShard: !shard.isWhole) {
-            StandardError.print("\(who): \(refusal)")
+            StandardError.print("\(who): \(SecretRedaction.redact(refusal))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         let finding = check.finding(isShard: !shard.isWhole)
         if let note = check.note(isShard: !shard.isWhole), !(quiet && finding == .unchecked) {
-            StandardError.print("\(who): \(note)")
+            StandardError.print("\(who): \(SecretRedaction.redact(note))")
         }
         var checked = prepared
         checked.roomCheck = check

@@ -52,7 +52,8 @@ struct RunCommand: AsyncParsableCommand {
               2    invalid scenario or command line, or the report directory is in use
                    (nothing run)
               3    the run could not start or could not write its reports (or
-                   --metrics-listen could not bind its address)
+                   --metrics-listen could not bind its address, or a shard's room
+                   started its timeline more than 1 s from the shard's second 0)
               4    a guardrail stopped the run: a windowed threshold with abortOnFail
                    failed (reports written, in-flight visitors `interrupted`; the end
                    screen and run.json's guardrail_stop say which and when)
@@ -62,6 +63,15 @@ struct RunCommand: AsyncParsableCommand {
 
             A shard (--shard K/N) does not judge thresholds on its share: it exits 0
             when it finished, and queuesim merge judges the whole run.
+
+            Against a base URL, run reads GET /queuesim/status (or the
+            Queuesim-Room-Start header) of a queuesim serve before its first visitor:
+            a shard whose room's second 0 is more than 1 s from its own exits 3
+            (--ignore-room-start: a warning instead), a whole run is warned, and an
+            endpoint that is no queuesim serve is noted as unchecked. run.json records
+            it (configuration.room_check) with the room's settings (configuration.room).
+            With a common start, the run_id is derived from the scenario file, seed and
+            start, so shards and serve --start-at share it (docs/distributed.md).
             """
     )
 
