@@ -10,7 +10,11 @@ struct ValidateCommand: ParsableCommand {
             Reads each file, reports every problem as FILE:LINE:COLUMN: message on
             standard error, and for a valid file prints a short description: the enqueue
             URL each group calls, planned visitors, arrival rates, the room's mode and
-            outflow, faults and thresholds. Then runs `run`'s own preflight with the same
+            outflow, faults and thresholds. For an embedded queue it adds the fluid
+            estimate, at once: wait p50/p95, the share within client.maxWait, the peak
+            queue, and for each wait threshold the outflow it needs (`outflow needed for
+            wait.p95 < 20m: about 9,670/min`), all marked "about" (docs/scenarios.md,
+            "Will the outflow keep up?"). Then runs `run`'s own preflight with the same
             options: the whole plan is walked, feeders must have rows for every visitor
             planned to read them, and the memory estimate must fit the budget
             (--max-memory). Exit 0 means `queuesim run` with the same options will start;

@@ -117,3 +117,12 @@ struct ValidateEstimateCommandTests {
         #expect(out.contains("fluid estimate (leaves out the scripted faults): wait p50 "))
     }
 }
+
+extension ValidateEstimateCommandTests {
+    @Test func theHelpSaysWhatTheEstimateIs() throws {
+        let result = try QueueSimProcess.run(["validate", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("For an embedded queue it adds the fluid"))
+        #expect(result.stdout.contains("wait.p95 < 20m: about 9,670/min`), all marked \"about\""))
+    }
+}

@@ -12,6 +12,11 @@ extension FluidEstimate {
             "fluid estimate\(caveat): wait p50 \(Self.wait(waitP50)), p95 \(Self.wait(waitP95))",
             "\(Self.share(shareWithinMaxWait)) get through within maxWait \(ScenarioUnits.describe(maxWait)); \(queue)",
         ]
+        if let runStop, emptiesAt > runStop.secondsDouble + 0.5 {
+            lines.append(
+                "the queue empties at \(Self.wait(emptiesAt)), after the run stops at \(ScenarioUnits.describe(runStop)) "
+                    + "(run.duration): waits still open then are cut there")
+        }
         for need in needs {
             guard let factor = need.factor else {
                 lines.append(

@@ -32,6 +32,10 @@ package struct FluidEstimate: Sendable, Equatable {
     /// Visitors, and when (seconds since the run's origin).
     package var peakQueue: Double
     package var peakQueueAt: Double
+    /// When the last visitor leaves the queue (seconds since the run's origin).
+    package var emptiesAt: Double
+    /// `run.duration`: a run that stops before the queue empties cuts the waits left.
+    package var runStop: Duration?
     package var needs: [Need]
     /// What the scenario has and the model leaves out, in words.
     package var leftOut: [String]
@@ -67,7 +71,8 @@ package struct FluidEstimate: Sendable, Equatable {
             outflowPerSecond: room.outflowPerSecond, outflowChanges: room.outflowChanges,
             maxWait: scenario.client.maxWait, waitP50: waits.percentile(0.5), waitP95: waits.percentile(0.95),
             shareWithinMaxWait: waits.share(within: scenario.client.maxWait.secondsDouble),
-            peakQueue: waits.peakQueue, peakQueueAt: waits.peakQueueAt, needs: needs, leftOut: leftOut)
+            peakQueue: waits.peakQueue, peakQueueAt: waits.peakQueueAt, emptiesAt: waits.emptiesAt,
+            runStop: scenario.run.duration, needs: needs, leftOut: leftOut)
     }
 
     /// A threshold the model can answer: an upper bound on a percentile (or the longest) of

@@ -15,6 +15,8 @@ struct FluidWaits: Sendable {
     /// The most visitors in the queue at once, and when (seconds since the run's origin).
     let peakQueue: Double
     let peakQueueAt: Double
+    /// When the last visitor leaves the queue (seconds since the run's origin).
+    let emptiesAt: Double
     let model: FluidQueue
 
     /// The share of visitors waiting at most `wait` seconds.
@@ -99,6 +101,7 @@ extension FluidQueue {
         }
         return FluidWaits(
             preQueueOffsets: offsets, preQueue: preQueue, laterWaits: laterWaits.sorted(), slices: arrivals.count,
-            peakQueue: min(peak.queue, total), peakQueueAt: peak.at, model: self)
+            peakQueue: min(peak.queue, total), peakQueueAt: peak.at, emptiesAt: lastLeave,
+            model: self)
     }
 }

@@ -152,3 +152,19 @@ extension FluidEstimateTests {
         #expect(Double(warning.waitP95Ms) == (estimate.waitP95 * 1000).rounded())
     }
 }
+
+extension FluidEstimateTests {
+    @Test func aRunThatStopsBeforeTheQueueEmptiesIsSaid() throws {
+        // 1,000 at once, 600/min: the queue empties at 100 s, after a 60 s run stops.
+        let scenario = try Self.scenario(
+            phases: "[ { burst: 1000 } ]", outflow: "600/min", extra: "run: { duration: 1m }")
+        let estimate = try #require(FluidEstimate.of(scenario))
+        #expect(abs(estimate.emptiesAt - 100) < 0.01)
+        #expect(
+            estimate.lines.contains(
+                "the queue empties at about 1m 40s, after the run stops at 1m (run.duration): waits still open then are cut there"
+            ))
+        let long = try Self.scenario(phases: "[ { burst: 1000 } ]", outflow: "600/min", extra: "run: { duration: 2m }")
+        #expect(try #require(FluidEstimate.of(long)).lines.allSatisfy { !$0.contains("empties") })
+    }
+}
