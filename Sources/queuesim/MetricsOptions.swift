@@ -99,7 +99,7 @@ struct MetricsOptions: ParsableArguments {
             return session
         } catch {
             StandardError.print(
-                "queuesim run: cannot serve metrics on \(settings.listen?.description ?? ""): \(LiveTransportErrors.listenWords(error))"
+                "queuesim run: cannot serve metrics on \(settings.listen?.description ?? ""): \(LiveTransportErrors.listenWords(error, from: .metricsListen))"
             )
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }

@@ -41,10 +41,11 @@ struct ServeCommand: AsyncParsableCommand {
             Examples:
               queuesim serve scenarios/launch.yaml
               queuesim serve scenarios/proxy.yaml --port 8080 --log-level debug
-              queuesim serve scenarios/launch.yaml --port 8080 --start-at 2026-12-01T18:00:00Z
+              queuesim serve scenarios/launch.yaml --port 8080 \\
+                  --start-at 2026-12-01T18:00:00Z
               curl -X POST -H 'Content-Type: application/json' \\
-                -d '{"userId":"u1","userAgent":"curl","sdkVersion":"iOS-3.5.2"}' \\
-                http://127.0.0.1:8080/api/mobileapp/queue/acme/spring-launch/enqueue
+                  -d '{"userId":"u1","userAgent":"curl","sdkVersion":"iOS-3.5.2"}' \\
+                  http://127.0.0.1:8080/api/mobileapp/queue/acme/spring-launch/enqueue
             """
     )
 
@@ -132,7 +133,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await server.run(gracefulShutdownSignals: [SIGINT, SIGTERM])
         } catch {
             StandardError.print(
-                "queuesim serve: could not serve on \(host):\(port): \(LiveTransportErrors.listenWords(error))"
+                "queuesim serve: could not serve on \(host):\(port): \(LiveTransportErrors.listenWords(error, from: .hostAndPort))"
             )
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
@@ -174,7 +175,8 @@ struct ServeCommand: AsyncParsableCommand {
             return metrics
         } catch {
             StandardError.print(
-                "queuesim serve: cannot serve metrics on \(listen): \(LiveTransportErrors.listenWords(error))")
+                "queuesim serve: cannot serve metrics on \(listen): \(LiveTransportErrors.listenWords(error, from: .metricsListen))"
+            )
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
     }

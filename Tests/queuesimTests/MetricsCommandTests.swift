@@ -165,6 +165,9 @@ struct MetricsCommandTests {
             ["run", file, "--out", out, "--metrics-listen", "127.0.0.1:\(holder.port)"], limit: .seconds(30))
         #expect(result.status == 3, "\(result.stderr)")
         #expect(result.stderr.contains("cannot serve metrics on 127.0.0.1:\(holder.port)"))
+        // run has no --port: the advice names the option the address came from.
+        #expect(result.stderr.contains("choose another port in --metrics-listen"), "\(result.stderr)")
+        #expect(!result.stderr.contains("--port"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
         _ = holder
     }

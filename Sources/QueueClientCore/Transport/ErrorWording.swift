@@ -40,9 +40,12 @@ package enum ErrorWording {
         }
     }
 
-    /// `strerror` and the number: "Connection refused (errno 111)".
+    /// `strerror` and the number: "Connection refused (errno 111)"; a read-only file system in
+    /// the words users search for, "read-only file system (EROFS)", as the report folder's
+    /// checks say it. Every errno that reaches a person goes through here.
     package static func errnoWords(_ code: Int32) -> String {
-        "\(String(cString: strerror(code))) (errno \(code))"
+        if code == EROFS { return "read-only file system (EROFS)" }
+        return "\(String(cString: strerror(code))) (errno \(code))"
     }
 
     /// An error's own description when it reads as a sentence, else a generic phrase naming

@@ -48,14 +48,29 @@ package enum LiveTransportErrors {
         }
     }
 
-    /// Why a server could not listen, with what to do about the usual causes.
-    package static func listenWords(_ error: any Error) -> String {
+    /// The options a listening address comes from, so the advice names the one to change.
+    package enum ListenOptions: Sendable {
+        /// `serve --host H --port P`.
+        case hostAndPort
+        /// `--metrics-listen HOST:PORT` (run and serve).
+        case metricsListen
+    }
+
+    /// Why a server could not listen, with what to do about the usual causes, naming the option
+    /// the address came from (`run` has no `--port`; its listener is `--metrics-listen`).
+    package static func listenWords(_ error: any Error, from options: ListenOptions) -> String {
         let words = plain(error)
         guard let io = error as? IOError else { return words }
-        switch io.errnoCode {
-        case EADDRINUSE: return words + "; choose another --port or stop the program using it"
-        case EADDRNOTAVAIL: return words + "; --host must be an address of this machine"
-        case EACCES: return words + "; ports below 1024 need privileges, choose a higher --port"
+        switch (io.errnoCode, options) {
+        case (EADDRINUSE, .hostAndPort): return words + "; choose another --port or stop the program using it"
+        case (EADDRINUSE, .metricsListen):
+            return words + "; choose another port in --metrics-listen or stop the program using it"
+        case (EADDRNOTAVAIL, .hostAndPort): return words + "; --host must be an address of this machine"
+        case (EADDRNOTAVAIL, .metricsListen):
+            return words + "; the host in --metrics-listen must be an address of this machine"
+        case (EACCES, .hostAndPort): return words + "; ports below 1024 need privileges, choose a higher --port"
+        case (EACCES, .metricsListen):
+            return words + "; ports below 1024 need privileges, choose a higher port in --metrics-listen"
         default: return words
         }
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import QueueClientCore
 import SystemPackage
 
 #if canImport(Glibc)
@@ -26,7 +27,7 @@ package enum ReportWriteError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-private func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+private func describe(_ code: Int32) -> String { ErrorWording.errnoWords(code) }
 
 /// A report file: whole-buffer writes through swift-system's `FileDescriptor` (which retries
 /// interrupted and partial writes). A descriptor rather than `FileHandle` because the row spool

@@ -1,3 +1,5 @@
+import QueueClientCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -87,8 +89,7 @@ enum RegularFileReader {
         }
     }
 
-    /// `strerror` with the number, as a person reads it: "Permission denied (errno 13)".
-    static func words(errno code: Int32) -> String {
-        "\(String(cString: strerror(code))) (errno \(code))"
-    }
+    /// `strerror` with the number, as a person reads it: "Permission denied (errno 13)"
+    /// (`ErrorWording.errnoWords`, which names a read-only file system as EROFS).
+    static func words(errno code: Int32) -> String { ErrorWording.errnoWords(code) }
 }

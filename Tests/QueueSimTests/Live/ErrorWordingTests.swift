@@ -73,7 +73,15 @@ struct ErrorWordingTests {
         Self.expectPlain(ErrorWording.plain(nsError))
         #expect(ErrorWording.plain(POSIXError(.EACCES)) == "Permission denied (errno 13)")
         #expect(
-            LiveTransportErrors.listenWords(IOError(errnoCode: EADDRINUSE, reason: "bind")).hasSuffix(
-                "(errno 98); choose another --port or stop the program using it"))
+            LiveTransportErrors.listenWords(IOError(errnoCode: EADDRINUSE, reason: "bind"), from: .hostAndPort)
+                .hasSuffix("(errno 98); choose another --port or stop the program using it"))
+        // run has no --port: its listener's advice names the option the address came from.
+        let metrics = IOError(errnoCode: EADDRINUSE, reason: "bind")
+        #expect(
+            LiveTransportErrors.listenWords(metrics, from: .metricsListen).hasSuffix(
+                "(errno 98); choose another port in --metrics-listen or stop the program using it"))
+        #expect(
+            LiveTransportErrors.listenWords(IOError(errnoCode: EACCES, reason: "bind"), from: .metricsListen)
+                .hasSuffix("choose a higher port in --metrics-listen"))
     }
 }
