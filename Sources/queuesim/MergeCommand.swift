@@ -25,7 +25,8 @@ struct MergeCommand: ParsableCommand {
             Examples:
               queuesim merge reports/shard-0 reports/shard-1 --out reports/launch
               queuesim merge /reports/shard-* --out /reports/merged --allow-partial
-              queuesim merge reports/shard-* --out reports/launch --junit reports/launch.xml
+              queuesim merge reports/shard-* --out reports/launch \\
+                  --junit reports/launch.xml
 
             Exit codes:
               0    every threshold held

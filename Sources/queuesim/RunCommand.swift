@@ -24,7 +24,8 @@ struct RunCommand: AsyncParsableCommand {
               queuesim run scenarios/launch.yaml --out /tmp/launch --seed 7
               queuesim run scenarios/soak.yaml --clock virtual --visitors 100000
               queuesim run scenarios/launch.yaml --duration 30s --concurrency 500 --quiet
-              queuesim run scenarios/soak.yaml --clock virtual --no-progress --junit soak.xml
+              queuesim run scenarios/soak.yaml --clock virtual --no-progress \\
+                  --junit soak.xml
               queuesim run scenarios/launch.yaml --set waitingRoom.outflow=1200/min
 
             --set KEY=VALUE changes one scenario value by its path before the file is
@@ -273,7 +274,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     private static func seconds(_ interval: TimeInterval) -> String {
-        interval >= 60 ? ScenarioUnits.describe(.seconds(Int64(interval))) : String(format: "%.3f s", interval)
+        ThresholdTable.formatMilliseconds((interval * 1000).rounded())
     }
 
     /// Takes the report folder (exit 2 when another run holds it or it is not ours to replace,

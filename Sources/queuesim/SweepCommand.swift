@@ -27,8 +27,10 @@ struct SweepCommand: AsyncParsableCommand {
             Examples:
               queuesim sweep scenarios/what-outflow.yaml
               queuesim sweep scenarios/what-outflow.yaml --seeds 5 --jobs 2
-              queuesim sweep launch.yaml --vary waitingRoom.outflow=600/min:3000/min:300/min \\
-                  --vary arrivals.scale=1,1.5,2 --goal 'wait.p95 < 10m' --minimize waitingRoom.outflow
+              queuesim sweep launch.yaml \\
+                  --vary waitingRoom.outflow=600/min:3000/min:300/min \\
+                  --vary arrivals.scale=1,1.5,2 --goal 'wait.p95 < 10m' \\
+                  --minimize waitingRoom.outflow
 
             Exit codes:
               0    some value of the key meets every goal (the answer is printed)
