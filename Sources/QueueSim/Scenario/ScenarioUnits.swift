@@ -74,14 +74,26 @@ package enum ScenarioUnits {
         return (rounded < 0 ? "-" : "") + groups.joined(separator: ",") + fraction
     }
 
-    /// A short form for summaries: `2h`, `5m`, `30s`, `250ms`, `1.5s`.
+    /// A duration for people, in the one form every output uses (a measured figure adds its
+    /// zero seconds, `ThresholdTable.formatMilliseconds`): `250ms`, `1.5s`, `30s`, `5m`, `2h`,
+    /// and a duration that is no whole unit in parts, `19m 7s`, `1h 5m`, `1h 0m 7s`, never
+    /// `1147s` or `19m07s`.
     package static func describe(_ duration: Duration) -> String {
-        let milliseconds = duration.wholeMilliseconds
-        if milliseconds % 3_600_000 == 0, milliseconds >= 3_600_000 { return "\(milliseconds / 3_600_000)h" }
-        if milliseconds % 60_000 == 0, milliseconds >= 60_000 { return "\(milliseconds / 60_000)m" }
-        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
-        if milliseconds < 1000 { return "\(milliseconds)ms" }
-        return "\(Double(milliseconds) / 1000)s"
+        let signed = duration.wholeMilliseconds
+        let sign = signed < 0 ? "-" : ""
+        let milliseconds = signed.magnitude
+        if milliseconds == 0 { return "0s" }
+        if milliseconds < 1000 { return "\(sign)\(milliseconds)ms" }
+        let hours = milliseconds / 3_600_000
+        let minutes = milliseconds % 3_600_000 / 60_000
+        let rest = milliseconds % 60_000
+        let seconds =
+            rest % 1000 == 0 ? "\(rest / 1000)s" : ThresholdTable.trimmed(Double(rest) / 1000, decimals: 3) + "s"
+        var parts: [String] = []
+        if hours > 0 { parts.append("\(hours)h") }
+        if minutes > 0 || (hours > 0 && rest > 0) { parts.append("\(minutes)m") }
+        if rest > 0 || parts.isEmpty { parts.append(seconds) }
+        return sign + parts.joined(separator: " ")
     }
 }
 

@@ -22,7 +22,7 @@ package enum SweepText {
         key.split(separator: ".").last.map(String.init) ?? key
     }
 
-    /// A figure in its unit: `8m12s`, `99.2%`, `1,234`, `410 requests/s`.
+    /// A figure in its unit: `8m 12s`, `99.2%`, `1,234`, `410 requests/s`.
     package static func figure(_ value: Double, _ unit: SweepMetric.Unit) -> String {
         switch unit {
         case .milliseconds: duration(milliseconds: value)
@@ -32,14 +32,10 @@ package enum SweepText {
         }
     }
 
-    /// `450ms`, `12.3s`, `8m12s`, `1h05m`.
+    /// `450ms`, `12.35s`, `8m 12s`, `1h 5m`: the report's form (`ThresholdTable.formatMilliseconds`),
+    /// so a sweep's figure reads as the same run's report.html and end screen write it.
     package static func duration(milliseconds: Double) -> String {
-        let ms = max(0, milliseconds.rounded())
-        if ms < 1000 { return "\(Int(ms))ms" }
-        if ms < 60_000 { return SweepUnit.decimalText((ms / 100).rounded() / 10) + "s" }
-        let seconds = Int((ms / 1000).rounded())
-        if seconds < 3600 { return "\(seconds / 60)m" + String(format: "%02ds", seconds % 60) }
-        return "\(seconds / 3600)h" + String(format: "%02dm", (seconds % 3600) / 60)
+        ThresholdTable.formatMilliseconds(max(0, milliseconds))
     }
 
     /// A figure in a file: shares to six decimals, everything else to one (means are not whole).

@@ -1,8 +1,10 @@
 import Foundation
 
-/// The page's charts over time and its per-endpoint table. Per-second counts are steps (a
-/// burst stays a burst), each on its own axis: the outflow (`passed/s`) would hug zero beside
-/// `requests/s`.
+/// The page's charts over time and its per-endpoint table. Per-second counts are rates: steps
+/// (a burst stays a burst) while they are few, and past that a mean line in a band from the
+/// lowest to the highest second of each block (`SVGChart+Band.swift`), so the comb a polling
+/// crowd makes of `passed/s` reads as its level; each on its own axis: the outflow
+/// (`passed/s`) would hug zero beside `requests/s`.
 extension ReportPage {
     /// The x axis of a chart over the run: clock times when the run has a start instant.
     private var timeAxis: (axis: SVGChart.XAxis, label: String) {
@@ -32,22 +34,22 @@ extension ReportPage {
         let width = Double(series.bucketSeconds)
         var html = "<section id=\"launch\"><h2>The launch over time</h2>\n"
         var arrivals: [SVGChart.Series] = [
-            .init(name: "arrivals/s", points: steps(series.arrivals), style: .steps(width: width))
+            .init(name: "arrivals/s", points: steps(series.arrivals), style: .rate(width: width))
         ]
         if series.countsConnections {
             arrivals.append(
-                .init(name: "new connections/s", points: steps(series.connections), style: .steps(width: width)))
+                .init(name: "new connections/s", points: steps(series.connections), style: .rate(width: width)))
         }
         html += chart(
             series.countsConnections ? "Arrivals and new connections (\(bucketWords))" : "Arrivals (\(bucketWords))",
             yLabel: "per second", unit: .perSecond, arrivals)
         var outflow: [SVGChart.Series] = [
-            .init(name: "passed/s", points: steps(series.passed), style: .steps(width: width)),
-            .init(name: "errors/s (error + unavailable)", points: steps(series.errors), style: .steps(width: width)),
+            .init(name: "passed/s", points: steps(series.passed), style: .rate(width: width)),
+            .init(name: "errors/s (error + unavailable)", points: steps(series.errors), style: .rate(width: width)),
         ]
         // Only in runs where visitors gave up: the other pages keep their bytes.
         if series.abandoned.contains(where: { $0 > 0 }) {
-            outflow.append(.init(name: "abandoned/s", points: steps(series.abandoned), style: .steps(width: width)))
+            outflow.append(.init(name: "abandoned/s", points: steps(series.abandoned), style: .rate(width: width)))
         }
         html += chart(
             "Passed: the outflow at work (\(bucketWords))", yLabel: "visitors per second", unit: .perSecond, outflow)
@@ -71,7 +73,7 @@ extension ReportPage {
         return chart(
             "Load behind the queue: after-pass requests the shop receives (\(bucketWords)); peak \(peakText)",
             yLabel: "requests per second", unit: .perSecond,
-            [.init(name: "after-pass requests/s", points: steps(series.afterPass), style: .steps(width: width))])
+            [.init(name: "after-pass requests/s", points: steps(series.afterPass), style: .rate(width: width))])
             + "<p class=\"peak\">Peak load behind the queue: <strong>\(peakText)</strong>"
             + (series.bucketSeconds > 1
                 ? " (averaged over \(series.bucketSeconds) s; run.json has the exact second)" : "")
@@ -85,7 +87,7 @@ extension ReportPage {
         guard series.countsAnswers else {
             return chart(
                 "Requests sent (\(bucketWords))", yLabel: "requests per second", unit: .perSecond,
-                [.init(name: "requests/s", points: steps(series.requests), style: .steps(width: width))])
+                [.init(name: "requests/s", points: steps(series.requests), style: .rate(width: width))])
         }
         var lines: [SVGChart.Series] = []
         for endpoint in RequestStatistics.Endpoint.allCases {
@@ -95,7 +97,7 @@ extension ReportPage {
                 lines.append(
                     .init(
                         name: "\(endpoint.title) \(ok ? "OK" : "KO")/s", points: steps(values),
-                        style: .steps(width: width)))
+                        style: .rate(width: width)))
             }
         }
         return chart(

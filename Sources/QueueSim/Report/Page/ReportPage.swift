@@ -315,6 +315,7 @@ struct ReportPage {
         .grid{stroke:var(--grid)}.axis{stroke:var(--muted)}.tick,.label{fill:var(--muted);font-size:12px}
         path{fill:none;stroke-width:2}.window{fill:var(--win)}.mark{stroke:var(--mark);stroke-dasharray:4 3;stroke-width:1.5}
         path.s0{stroke:var(--c0)}path.s1{stroke:var(--c1)}path.s2{stroke:var(--c2)}path.s3{stroke:var(--c3)}
+        path.band{stroke:none;fill-opacity:.25}path.band.s0{fill:var(--c0)}path.band.s1{fill:var(--c1)}path.band.s2{fill:var(--c2)}path.band.s3{fill:var(--c3)}
         .hover{fill:transparent;stroke:none}.hover:hover{fill:var(--win)}
         .key{font-weight:400;margin-left:12px;white-space:nowrap}.key::before{content:"";display:inline-block;width:14px;height:3px;margin-right:4px;vertical-align:middle;background:var(--c0)}
         .key.s1::before{background:var(--c1)}.key.s2::before{background:var(--c2)}.key.s3::before{background:var(--c3)}

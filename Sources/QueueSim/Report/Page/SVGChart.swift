@@ -17,9 +17,10 @@ struct SVGChart {
             case .perSecond: return SVGChart.compact(value) + "/s"
             case .percent: return SVGChart.compact(value) + "%"
             case .milliseconds:
-                if value >= 60_000 { return SVGChart.compact(value / 60_000) + " min" }
-                if value >= 1000 { return SVGChart.compact(value / 1000) + " s" }
-                return SVGChart.compact(value) + " ms"
+                // The one duration form (`0.5ms`, `250ms`, `1.5s`, `2m 30s`, `10m`), not `2.5 min`;
+                // below a second the decimals stay (ticks of 0.5ms would read `1ms`).
+                if value < 1000 { return SVGChart.compact(value) + "ms" }
+                return ScenarioUnits.describe(.milliseconds(Int64(value.rounded())))
             }
         }
 
@@ -40,6 +41,11 @@ struct SVGChart {
         case line
         /// Each point holds from its x for `width` seconds.
         case steps(width: Double)
+        /// A per-second rate, each point holding for `width` seconds: steps while a frame has
+        /// room for them (`Frame.maxBlocks`), else each block's mean as a line inside a band
+        /// from its lowest to its highest step (`SVGChart+Band.swift`), so a rate that
+        /// alternates second by second (a comb of spikes) reads as its level and its spread.
+        case rate(width: Double)
     }
 
     /// What the x axis shows: time since the run's start (`m:ss`), wall-clock time (UTC) of a
@@ -78,12 +84,16 @@ struct SVGChart {
         /// The rotated y-axis title: on a phone it would run into the tick labels, and the
         /// ticks carry the unit (`500/s`, `20 s`) and the caption says what is drawn.
         var yTitle: Bool
+        /// Rate steps drawn as they are up to this many; more are drawn in blocks.
+        var maxBlocks: Int
     }
 
     static let wide = Frame(
-        width: 1180, height: 300, left: 80, xTicks: 10, yTicks: 5, maxPoints: 600, hover: true, yTitle: true)
+        width: 1180, height: 300, left: 80, xTicks: 10, yTicks: 5, maxPoints: 600, hover: true, yTitle: true,
+        maxBlocks: 120)
     static let narrow = Frame(
-        width: 400, height: 260, left: 50, xTicks: 4, yTicks: 4, maxPoints: 150, hover: false, yTitle: false)
+        width: 400, height: 260, left: 50, xTicks: 4, yTicks: 4, maxPoints: 150, hover: false, yTitle: false,
+        maxBlocks: 50)
     static let right = 16.0
     static let top = 16.0
     static let bottom = 46.0
@@ -151,25 +161,32 @@ struct SVGChart {
             svg +=
                 "<text class=\"label\" transform=\"translate(14 \(Self.f(Self.top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTML.escape(yLabel))</text>\n"
         }
+        var blockSeconds: Double?
         for (index, line) in shown.enumerated() where !line.points.isEmpty {
             let path: String
             switch line.style {
             case .line:
-                path = line.points.enumerated().map { offset, point in
-                    "\(offset == 0 ? "M" : "L")\(Self.f(x(point.x))) \(Self.f(y(point.y)))"
-                }.joined(separator: " ")
+                path = Self.linePath(line.points, x: x, y: y)
             case .steps(let width):
-                // From the baseline up to each value over its width, and back down at the end.
-                var d = "M\(Self.f(x(line.points[0].x))) \(Self.f(y(0)))"
-                var lastEnd = line.points[0].x
-                for point in line.points {
-                    if point.x > lastEnd + 1e-9 { d += " V\(Self.f(y(0))) H\(Self.f(x(point.x)))" }
-                    d += " V\(Self.f(y(point.y))) H\(Self.f(x(point.x + width)))"
-                    lastEnd = point.x + width
+                path = Self.stepsPath(line.points, width: width, x: x, y: y)
+            case .rate(let width):
+                let factor = Self.blockFactor(steps: line.points.count, width: width, frame: frame)
+                guard factor > 1 else {
+                    path = Self.stepsPath(line.points, width: width, x: x, y: y)
+                    break
                 }
-                path = d + " V\(Self.f(y(0)))"
+                let blocks = Self.blocks(line.points, width: width, factor: factor)
+                blockSeconds = width * Double(factor)
+                svg +=
+                    "<path class=\"band s\(index % 4)\" d=\"\(Self.bandPath(blocks, x: x, y: y))\"><title>\(HTML.escape(line.name)): lowest to highest second in each \(Self.seconds(width * Double(factor)))</title></path>\n"
+                path = Self.linePath(blocks.map { ($0.x + $0.width / 2, $0.mean) }, x: x, y: y)
             }
             svg += "<path class=\"s\(index % 4)\" d=\"\(path)\"><title>\(HTML.escape(line.name))</title></path>\n"
+        }
+        if let blockSeconds {
+            // Said in the drawing itself: the wide and the narrow drawing block differently.
+            svg +=
+                "<text class=\"tick\" x=\"\(Self.f(frame.width - Self.right))\" y=\"12\" text-anchor=\"end\">line: mean per \(Self.seconds(blockSeconds)); band: lowest to highest second</text>\n"
         }
         if frame.hover { svg += hoverTargets(x: x, y: y, plotHeight: plotHeight) }
         return svg + "</svg>"
@@ -179,6 +196,7 @@ struct SVGChart {
     /// value in it), a dot per line point.
     private func hoverTargets(x: (Double) -> Double, y: (Double) -> Double, plotHeight: Double) -> String {
         var svg = ""
+        if let rates = rateHoverTargets(x: x, plotHeight: plotHeight) { svg += rates }
         let stepped = series.filter { if case .steps = $0.style { true } else { false } }
         if let first = stepped.first, case .steps(let width) = first.style {
             let columns = Self.thin(first, to: Self.hoverTargets)
@@ -221,6 +239,8 @@ struct SVGChart {
     /// keep every n-th point.
     static func thin(_ series: Series, to limit: Int) -> Series {
         let count = series.points.count
+        // A rate is put in blocks by `draw`, which keeps each block's lowest and highest step.
+        if case .rate = series.style { return series }
         guard count > limit, limit > 0 else { return series }
         let factor = (count + limit - 1) / limit
         var thinned = series
@@ -234,6 +254,7 @@ struct SVGChart {
                 let slice = series.points[start..<min(count, start + factor)]
                 return (slice.first!.x, slice.reduce(0) { $0 + $1.y } / Double(slice.count))
             }
+        case .rate: break
         }
         return thinned
     }
