@@ -174,8 +174,9 @@ package enum ComparisonText {
 
             """
         for row in judged {
+            let cells = cells(row, comparison)
             let summary =
-                "\(row.metricName): base \(value(row.base, row.metric)), new \(value(row.new, row.metric)), change \(change(row)), verdict \(row.verdict.rawValue)"
+                "\(row.metricName): base \(cells[2]), new \(cells[3]), change \(change(row)), noise \(cells[5].isEmpty ? "none" : cells[5]), verdict \(row.verdict.rawValue)"
             xml +=
                 "    <testcase classname=\"\(HTML.escape("\(suite).\(row.scope)"))\" name=\"\(HTML.escape(row.rule!.source))\" time=\"0\">\n"
             switch row.verdict {

@@ -34,14 +34,16 @@ struct RunBatches {
             case .outcomeRatio(let outcome):
                 guard visitors > 0 else { return nil }
                 return Double(outcomes[outcome.ordinal]) / Double(visitors)
-            case .timing(let timing, let statistic):
+            case .timing(let timing, .percentile(let percentile)):
+                // A short list is read sorted, not made into a histogram per batch and figure.
+                let reading = timings.reading(timing)
+                guard reading.totalCount > 0 else { return nil }
+                return Double(reading.valueAtPercentile(percentile))
+            case .timing(let timing, .mean):
                 let histogram = timings.histogram(for: timing)
-                guard histogram.totalCount > 0 else { return nil }
-                switch statistic {
-                case .percentile(let percentile): return Double(histogram.valueAtPercentile(percentile))
-                case .mean: return histogram.mean
-                case .max, .min: return nil
-                }
+                return histogram.totalCount > 0 ? histogram.mean : nil
+            case .timing(_, .max), .timing(_, .min):
+                return nil
             }
         }
     }

@@ -75,8 +75,10 @@ package struct RunComparison: Sendable {
             bases.count == 1 && bases[0].clock == "virtual" && new.clock == "virtual" && bases[0].seed == new.seed
         var rows: [Row] = []
         for scope in Self.scopes(bases: bases, new: new) {
+            // A group none of whose visitors a run drew has nothing to measure (not a share of 0).
             let sides = Sides(
-                bases: bases.map { $0.measurements.scope(scope.group) }, new: new.measurements.scope(scope.group))
+                bases: bases.map { $0.measurements.scope(scope.group, measured: true) },
+                new: new.measurements.scope(scope.group, measured: true))
             for metric in Self.metrics(sides.bases.first ?? nil, sides.new, rules: rules) {
                 var row = Row(
                     scope: scope.name, metric: metric, base: sides.baseValue(metric),
@@ -215,9 +217,11 @@ package struct RunComparison: Sendable {
 }
 
 extension RunMeasurements {
-    /// Every visitor's figures (`group` nil) or one group's.
-    func scope(_ group: String?) -> RunMeasurements? {
+    /// Every visitor's figures (`group` nil) or one group's; with `measured`, nil for a group
+    /// without visitors.
+    func scope(_ group: String?, measured: Bool = false) -> RunMeasurements? {
         guard let group else { return self }
-        return self.group(group)
+        guard let figures = self.group(group), !measured || figures.visitorCount > 0 else { return nil }
+        return figures
     }
 }
