@@ -137,13 +137,18 @@ struct ScenarioSummary {
             if case .burst(let count) = $0 { return count > 0 }
             return false
         }
-        let steady = arrivals.peakRatePerSecond
+        // `--visitors` scales every rate and burst: the count and the peaks are the run's, or the
+        // row would contradict the memory row's visitors in flight.
+        let scale = prepared?.summary.scale ?? 1
+        let planned = prepared.map { $0.summary.plannedVisitorCount } ?? arrivals.plannedVisitorCount
+        let steady = arrivals.peakRatePerSecond * scale
         var peak = "peak \(Self.rate(steady))"
         if hasBurst {
-            peak = "peak \(Self.count(Int(arrivals.busiestSecond.rounded()))) in one second (burst included)"
+            peak = "peak \(Self.count(Int((arrivals.busiestSecond * scale).rounded()))) in one second (burst included)"
             if steady > 0 { peak += ", \(Self.rate(steady)) in steady phases" }
         }
-        return "\(Self.count(arrivals.plannedVisitorCount)) planned, \(over) (\(arrivals.process.rawValue)), \(peak)"
+        let scaled = scale == 1 ? "" : " (--visitors scales the phases below)"
+        return "\(Self.count(planned)) planned\(scaled), \(over) (\(arrivals.process.rawValue)), \(peak)"
     }
 
     private var phases: [String] {

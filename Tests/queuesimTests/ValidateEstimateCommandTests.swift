@@ -126,3 +126,20 @@ extension ValidateEstimateCommandTests {
         #expect(result.stdout.contains("wait.p95 < 20m: about 9,670/min`), all marked \"about\""))
     }
 }
+
+extension ValidateEstimateCommandTests {
+    @Test func visitorsScalesTheCountThePeakAndTheEstimate() throws {
+        // what-outflow.yaml: 1,000 at once at 150/min; --visitors 2000 doubles the burst, so the
+        // row says 2,000 planned (as the memory row's 2,000 in flight) and the p95 doubles.
+        let result = try QueueSimProcess.run(["validate", "scenarios/what-outflow.yaml", "--visitors", "2000"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = result.stdout
+        #expect(
+            out.contains(
+                "2,000 planned (--visitors scales the phases below), arriving at once (uniform), peak 2,000 in one second"
+            ), "\(out)")
+        #expect(out.contains("for up to 2,000 visitors in flight at once"))
+        let p95 = try #require(Self.wait(after: ", p95 about ", in: out))
+        #expect(abs(p95 - 0.95 * 2000 / 2.5) / (0.95 * 2000 / 2.5) < 0.01)
+    }
+}
