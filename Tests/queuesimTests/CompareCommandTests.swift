@@ -102,6 +102,8 @@ struct CompareCommandTests {
             result.stderr.contains("are not comparable: the scenario file changed between them"), "\(result.stderr)")
         let forced = try await QueueSimProcess.runOffPool(["compare", base, other, "--force"], limit: .seconds(30))
         #expect(forced.status == 0, "\(forced.stderr)")
+        // Forced, the file's change is named above the table with the rest of what differs.
+        #expect(forced.stdout.contains("what differs:\n  scenario file SHA-256 "), "\(forced.stdout)")
         let notAFolder = try await QueueSimProcess.runOffPool(
             ["compare", base, "/nonexistent-folder"], limit: .seconds(30))
         #expect(notAFolder.status == 2)
