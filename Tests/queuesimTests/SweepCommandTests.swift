@@ -48,7 +48,8 @@ struct SweepCommandTests {
         #expect(
             page.contains("<svg") && page.contains("fluid model")
                 && page.contains(
-                    result.stdout.trimmingCharacters(in: .newlines).replacingOccurrences(of: "&", with: "&amp;"))
+                    result.stdout.trimmingCharacters(in: .newlines).replacingOccurrences(of: "&", with: "&amp;")
+                        .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;"))
         )
     }
 
@@ -211,7 +212,8 @@ struct SweepCommandTests {
 
     @Test("--keep-points keeps each run's report folder; --jobs is lowered to fit --max-memory")
     func keepPointsAndMemory() async throws {
-        let scenario = try TemporaryScenario(Self.burst("sweep: { vary: { waitingRoom.outflow: [200/min, 400/min] } }"))
+        let scenario = try TemporaryScenario(
+            Self.burst("sweep: { vary: { waitingRoom.outflow: [200/min, 400/min] }, goals: [ \"wait.p95 < 10h\" ] }"))
         let out = RunCommandProcess.reportDirectory()
         defer { try? FileManager.default.removeItem(atPath: out) }
         // One run of a burst of 2,000 lean iOS visitors is estimated at 64 MiB + 2,000 × 1,088
@@ -320,7 +322,7 @@ struct SweepCommandTests {
     func interrupted() async throws {
         let scenario = try TemporaryScenario(
             Self.burst(
-                "sweep: { vary: { waitingRoom.outflow: { from: 50/min, to: 2000/min, step: 50/min } }, seeds: 3 }",
+                "sweep: { vary: { waitingRoom.outflow: { from: 50/min, to: 2000/min, step: 50/min } }, seeds: 3, goals: [ \"wait.p95 < 10h\" ] }",
                 visitors: 20_000))
         let out = RunCommandProcess.reportDirectory()
         defer { try? FileManager.default.removeItem(atPath: out) }

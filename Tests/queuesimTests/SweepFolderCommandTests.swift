@@ -8,7 +8,7 @@ import Testing
 struct SweepFolderCommandTests {
     /// A grid that takes minutes at one run at a time: a check that lets it start is visible.
     static let longGrid =
-        "sweep: { vary: { waitingRoom.outflow: { from: 50/min, to: 2000/min, step: 50/min } }, seeds: 3 }"
+        "sweep: { vary: { waitingRoom.outflow: { from: 50/min, to: 2000/min, step: 50/min } }, seeds: 3, goals: [ \"wait.p95 < 10h\" ] }"
 
     static func files(_ directory: String) -> [String] {
         ["sweep.csv", "sweep.json", "sweep.html"].map {
@@ -80,7 +80,8 @@ struct SweepFolderCommandTests {
     @Test("--out is locked for the whole sweep; a kill -9 leaves the previous sweep current and whole")
     func lockedAndKilled() async throws {
         let quick = try TemporaryScenario(
-            SweepCommandTests.burst("sweep: { vary: { waitingRoom.outflow: [200/min, 400/min] } }"))
+            SweepCommandTests.burst(
+                "sweep: { vary: { waitingRoom.outflow: [200/min, 400/min] }, goals: [ \"wait.p95 < 10h\" ] }"))
         let long = try TemporaryScenario(SweepCommandTests.burst(Self.longGrid, visitors: 20_000))
         let out = RunCommandProcess.reportDirectory()
         defer {

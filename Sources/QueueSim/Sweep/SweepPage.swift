@@ -29,14 +29,22 @@ package struct SweepPage {
             <html lang="en"><head><meta charset="utf-8">
             <title>queuesim sweep: \(escape(plan.scenarioName))</title>
             <style>
-            body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d2330;max-width:1100px}
+            body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;padding:16px 24px;color:#1d2330;max-width:1100px}
             h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:28px 0 8px}
-            .answer{font-size:18px;padding:12px 16px;border-radius:6px;margin:12px 0}
+            .answer{font-size:18px;padding:12px 16px;border-radius:6px;margin:12px 0;overflow-wrap:anywhere}
             .yes{background:#e3f4e8;border:1px solid #7cc493}.no{background:#fbe7e7;border:1px solid #e08a8a}
-            table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #d5d9e0;padding:3px 6px;text-align:right}
-            th{background:#f3f5f8}svg{background:#fff;border:1px solid #e1e4ea;margin:4px 8px 8px 0;max-width:calc(100% - 10px);height:auto}
-            .wide{overflow-x:auto}
-            .muted{color:#667}
+            table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #d5d9e0;padding:3px 6px;text-align:right;white-space:nowrap}
+            th{background:#f3f5f8}.scroll{overflow-x:auto;max-width:100%}
+            figure{margin:12px 0 20px;max-width:760px}figcaption{font-weight:600;margin-bottom:2px}
+            svg{display:block;width:100%;height:auto;background:#fff}.heat svg{width:auto;max-width:none}
+            .grid{stroke:#eef0f4}.tick{fill:#556}
+            .legend{font-size:12px;color:#445;margin-top:2px}.key{white-space:nowrap;margin-right:12px}
+            .key::before{content:"";display:inline-block;width:16px;height:0;border-top:2px solid var(--k,#2f6fdf);margin-right:4px;vertical-align:middle}
+            .key.goal::before{border-top:2px dashed #c62828}.key.model::before{border-top:2px dashed #1d2330}.key.capped::before{display:none}.key.capped{color:#c62828}
+            .muted{color:#667}td.capped{color:#c62828}
+            .narrow{display:none}
+            @media (max-width:700px){.wide{display:none}.narrow{display:block}body{padding:8px}.answer{font-size:16px}}
+            @media print{.narrow{display:none}.wide{display:block}}
             </style></head><body>
             <h1>queuesim sweep: \(escape(plan.scenarioName))</h1>
             <div class="answer \(answer == nil ? "no" : "yes")">\(escape(sentence))</div>
@@ -45,10 +53,16 @@ package struct SweepPage {
             Bands: the 95 % Student t interval of the mean over seeds.</p>
 
             """
+        if let cap = plan.points.lazy.flatMap({ point in
+            plan.metrics.indices.lazy.compactMap { self.results.cap(point: point.index, metric: $0) }
+        }).first {
+            html +=
+                "<p class=\"muted\">▲ and ≥ mark a figure at its cap (\(escape(cap.words))): visitors stopped waiting there, so the real figure is at least that, and no goal &lt; or &lt;= on it is met.</p>\n"
+        }
         if plan.axes.count == 2 { html += heatMap() }
         html += "<h2>Figures against \(escape(plan.axes[xAxis].key))</h2>\n"
         for index in plan.metrics.indices where hasData(metric: index) {
-            html += chart(metric: index)
+            html += SweepChart(page: self, metric: index).render()
         }
         html += table()
         html += "</body></html>\n"
@@ -66,12 +80,12 @@ package struct SweepPage {
     }
 
     /// The lines of a chart: one per combination of the other keys, points in x order.
-    private func lines() -> [(label: String, points: [SweepPoint])] {
+    func lines() -> [(label: String, points: [SweepPoint])] {
         var groups: [(label: String, points: [SweepPoint])] = []
         for point in plan.points {
             let others = SweepAnswer.others(of: point, excluding: xAxis)
             let label = zip(plan.axes.enumerated().filter { $0.offset != xAxis }.map(\.element), others)
-                .map { "\(SweepText.keyName($0.key)) \(SweepText.value($1))" }.joined(separator: ", ")
+                .map { "\(SweepText.keyName($0.key)) \(SweepText.value($1, of: $0))" }.joined(separator: ", ")
             if let index = groups.firstIndex(where: { $0.label == label }) {
                 groups[index].points.append(point)
             } else {
@@ -83,89 +97,13 @@ package struct SweepPage {
 
     static let palette = ["#2f6fdf", "#d9822b", "#3a9a5b", "#b8457a", "#6c5fc7", "#8a6d3b"]
 
-    private func chart(metric index: Int) -> String {
-        let metric = plan.metrics[index]
-        let (width, height, left, right, top, bottom) = (520.0, 240.0, 70.0, 30.0, 24.0, 36.0)
-        let xs = plan.axes[xAxis].values.map(\.magnitude)
-        let (xMin, xMax) = (xs.min() ?? 0, xs.max() ?? 1)
-        let goals = plan.goals.filter { SweepMetric(threshold: $0).column == metric.column }
-        let model = fluid.figures(for: metric)
-        var yMax = 0.0
-        for point in plan.points {
-            if let interval = results.interval(point: point.index, metric: index) {
-                yMax = max(yMax, interval.high ?? interval.mean, interval.mean)
-            }
-            if let figure = model?[point.index] { yMax = max(yMax, figure) }
-        }
-        for goal in goals { yMax = max(yMax, goal.limit) }
-        // Shares read best on 0–100 %.
-        if metric.unit == .share { yMax = 1 }
-        yMax = yMax > 0 ? yMax * 1.08 : 1
-        func x(_ value: Double) -> Double {
-            xMax > xMin ? left + (value - xMin) / (xMax - xMin) * (width - left - right) : (left + width - right) / 2
-        }
-        func y(_ value: Double) -> Double { top + (1 - max(0, value) / yMax) * (height - top - bottom) }
-        var svg = "<svg width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">"
-        svg +=
-            "<text x=\"\(left)\" y=\"15\" font-size=\"13\" font-weight=\"600\">\(escape(SweepText.metricName(metric)))</text>"
-        for tick in 0...4 {
-            let value = yMax / 1.08 * Double(tick) / 4
-            svg +=
-                "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(f(y(value)))\" y2=\"\(f(y(value)))\" stroke=\"#eef0f4\"/>"
-            svg +=
-                "<text x=\"\(left - 6)\" y=\"\(f(y(value) + 4))\" font-size=\"10\" text-anchor=\"end\">\(escape(SweepText.figure(value, metric.unit)))</text>"
-        }
-        for value in plan.axes[xAxis].values {
-            svg +=
-                "<text x=\"\(f(x(value.magnitude)))\" y=\"\(f(height - bottom + 14))\" font-size=\"10\" text-anchor=\"middle\">\(escape(SweepText.value(value)))</text>"
-        }
-        for goal in goals {
-            svg +=
-                "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(f(y(goal.limit)))\" y2=\"\(f(y(goal.limit)))\" stroke=\"#c62828\" stroke-dasharray=\"6 4\"/>"
-            svg +=
-                "<text x=\"\(width - right - 4)\" y=\"\(f(y(goal.limit) - 4))\" font-size=\"10\" fill=\"#c62828\" text-anchor=\"end\">goal: \(escape(goal.source))</text>"
-        }
-        for (number, line) in lines().enumerated() {
-            let color = Self.palette[number % Self.palette.count]
-            let stats = line.points.compactMap { point in
-                results.interval(point: point.index, metric: index).map { (point, $0) }
-            }
-            let upper = stats.map { "\(f(x($0.0.values[xAxis].magnitude))),\(f(y($0.1.high ?? $0.1.mean)))" }
-            let lower = stats.reversed().map { "\(f(x($0.0.values[xAxis].magnitude))),\(f(y($0.1.low ?? $0.1.mean)))" }
-            if stats.count > 0 {
-                svg +=
-                    "<polygon points=\"\((upper + lower).joined(separator: " "))\" fill=\"\(color)\" fill-opacity=\"0.15\"/>"
-                let means = stats.map { "\(f(x($0.0.values[xAxis].magnitude))),\(f(y($0.1.mean)))" }
-                svg +=
-                    "<polyline points=\"\(means.joined(separator: " "))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\"/>"
-                for (point, interval) in stats {
-                    svg +=
-                        "<circle cx=\"\(f(x(point.values[xAxis].magnitude)))\" cy=\"\(f(y(interval.mean)))\" r=\"3\" fill=\"\(results.meetsEveryGoal(point: point.index) ? color : "#fff")\" stroke=\"\(color)\"><title>\(escape(tooltip(point, interval, metric)))</title></circle>"
-                }
-            }
-            if let model {
-                let modelLine = line.points.compactMap { point in
-                    model[point.index].map { "\(f(x(point.values[xAxis].magnitude))),\(f(y($0)))" }
-                }
-                if !modelLine.isEmpty {
-                    svg +=
-                        "<polyline points=\"\(modelLine.joined(separator: " "))\" fill=\"none\" stroke=\"\(color)\" stroke-dasharray=\"2 3\" stroke-width=\"1.5\"><title>fluid model</title></polyline>"
-                }
-            }
-            if !line.label.isEmpty {
-                svg +=
-                    "<text x=\"\(left + 8)\" y=\"\(f(top + 12 + Double(number) * 12))\" font-size=\"10\" fill=\"\(color)\">\(escape(line.label))</text>"
-            }
-        }
-        if let model, model.contains(where: { $0 != nil }) {
-            svg +=
-                "<text x=\"\(width - right - 4)\" y=\"\(f(height - 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"#667\">dotted: the fluid model</text>"
-        }
-        return svg + "</svg>\n"
-    }
-
-    private func tooltip(_ point: SweepPoint, _ interval: SweepInterval, _ metric: SweepMetric) -> String {
+    /// A point's figure for its hover title: `waitingRoom.outflow 25/min: mean 19m 58s (95 %
+    /// interval …)`, or for a capped figure `at least 30m 0s (capped by client.maxWait)`.
+    func tooltip(_ point: SweepPoint, _ interval: SweepInterval, _ metric: SweepMetric, metric index: Int) -> String {
         var text = zip(plan.axes, point.values).map { "\($0.key) \($1.text)" }.joined(separator: ", ")
+        if let cap = results.cap(point: point.index, metric: index) {
+            return text + ": at least \(SweepText.figure(Double(cap.milliseconds), metric.unit)) (\(cap.words))"
+        }
         text += ": mean \(SweepText.figure(interval.mean, metric.unit))"
         if let low = interval.low, let high = interval.high {
             text += " (95 % interval \(SweepText.figure(low, metric.unit))–\(SweepText.figure(high, metric.unit)))"
@@ -183,36 +121,43 @@ package struct SweepPage {
         let width = left + Double(columns.count) * cellWidth + 10
         let height = top + Double(rows.count) * cellHeight + 10
         var svg = "<h2>Every point: \(escape(plan.axes[0].key)) across, \(escape(plan.axes[1].key)) down</h2>\n"
-        svg += "<svg width=\"\(Int(width))\" height=\"\(Int(height))\">"
+        svg += "<div class=\"scroll heat\"><svg width=\"\(Int(width))\" height=\"\(Int(height))\">"
         svg +=
             "<text x=\"4\" y=\"14\" font-size=\"11\">cells: \(escape(SweepText.metricName(headline))); green: every goal met in every seed</text>"
         for (column, value) in columns.enumerated() {
             svg +=
-                "<text x=\"\(f(left + (Double(column) + 0.5) * cellWidth))\" y=\"\(f(top - 6))\" font-size=\"10\" text-anchor=\"middle\">\(escape(SweepText.value(value)))</text>"
+                "<text x=\"\(f(left + (Double(column) + 0.5) * cellWidth))\" y=\"\(f(top - 6))\" font-size=\"10\" text-anchor=\"middle\">\(escape(SweepText.value(value, of: plan.axes[0])))</text>"
         }
         for (row, value) in rows.enumerated() {
             svg +=
-                "<text x=\"\(f(left - 6))\" y=\"\(f(top + (Double(row) + 0.65) * cellHeight))\" font-size=\"10\" text-anchor=\"end\">\(escape(SweepText.value(value)))</text>"
+                "<text x=\"\(f(left - 6))\" y=\"\(f(top + (Double(row) + 0.65) * cellHeight))\" font-size=\"10\" text-anchor=\"end\">\(escape(SweepText.value(value, of: plan.axes[1])))</text>"
         }
         for point in plan.points {
             guard let column = columns.firstIndex(of: point.values[0]), let row = rows.firstIndex(of: point.values[1])
             else { continue }
             let complete = results.isComplete(point: point.index)
             let fill = !complete ? "#eceff3" : results.meetsEveryGoal(point: point.index) ? "#a8dcb5" : "#f2b5b5"
-            let text =
-                metricIndex.flatMap { results.interval(point: point.index, metric: $0) }
-                .map { SweepText.figure($0.mean, headline.unit) } ?? "–"
+            let text = metricIndex.map { cell(point: point.index, metric: $0) } ?? "–"
             let (cellX, cellY) = (left + Double(column) * cellWidth, top + Double(row) * cellHeight)
             svg +=
                 "<rect x=\"\(f(cellX))\" y=\"\(f(cellY))\" width=\"\(f(cellWidth - 2))\" height=\"\(f(cellHeight - 2))\" fill=\"\(fill)\"/>"
             svg +=
                 "<text x=\"\(f(cellX + cellWidth / 2))\" y=\"\(f(cellY + cellHeight * 0.65))\" font-size=\"10\" text-anchor=\"middle\">\(escape(text))</text>"
         }
-        return svg + "</svg>\n"
+        return svg + "</svg></div>\n"
+    }
+
+    /// A point's figure as a table or heat-map cell: the mean, or `≥ 30m 0s` when capped.
+    func cell(point: Int, metric: Int) -> String {
+        let unit = plan.metrics[metric].unit
+        if let cap = results.cap(point: point, metric: metric) {
+            return "≥ " + SweepText.figure(Double(cap.milliseconds), unit)
+        }
+        return results.interval(point: point, metric: metric).map { SweepText.figure($0.mean, unit) } ?? ""
     }
 
     private func table() -> String {
-        var html = "<h2>Points</h2>\n<div class=\"wide\"><table><tr><th>#</th>"
+        var html = "<h2>Points</h2>\n<div class=\"scroll\"><table><tr><th>#</th>"
         html += plan.axes.map { "<th>\(escape($0.key))</th>" }.joined()
         html += "<th>seeds</th><th>every goal</th>"
         let shown = plan.metrics.enumerated().filter { hasData(metric: $0.offset) }
@@ -221,12 +166,16 @@ package struct SweepPage {
         html += "<th>fluid wait p95</th>" + (showsAbandonment ? "<th>fluid abandoned</th>" : "") + "</tr>\n"
         for point in plan.points {
             let finished = results.runs(ofPoint: point.index).count(where: { $0 != nil })
-            html += "<tr><td>\(point.index + 1)</td>" + point.values.map { "<td>\(escape($0.text))</td>" }.joined()
+            html +=
+                "<tr><td>\(point.index + 1)</td>"
+                + zip(plan.axes, point.values).map { "<td>\(escape(SweepText.value($1, of: $0)))</td>" }.joined()
             html +=
                 "<td>\(finished)/\(plan.seeds.count)</td><td>\(results.meetsEveryGoal(point: point.index) ? "yes" : "no")</td>"
-            for (index, metric) in shown {
-                let interval = results.interval(point: point.index, metric: index)
-                html += "<td>\(interval.map { escape(SweepText.figure($0.mean, metric.unit)) } ?? "")</td>"
+            for (index, _) in shown {
+                let cap = results.cap(point: point.index, metric: index)
+                html +=
+                    (cap.map { "<td class=\"capped\" title=\"\(escape($0.words))\">" } ?? "<td>")
+                    + "\(escape(cell(point: point.index, metric: index)))</td>"
             }
             html += "<td>\(fluid.waitP95[point.index].map { escape(SweepText.figure($0, .milliseconds)) } ?? "")</td>"
             if showsAbandonment {
@@ -240,7 +189,7 @@ package struct SweepPage {
 
     private func f(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    private func escape(_ text: String) -> String {
+    func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

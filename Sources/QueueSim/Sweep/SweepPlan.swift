@@ -106,16 +106,6 @@ package struct SweepPlan: Sendable {
         seeds = (0..<UInt64(seedCount)).map { base.seed &+ $0 }
         thresholds = base.thresholds.filter { $0.window == nil }
         goals = settings.goals
-        if goals.isEmpty, needsQuestion {
-            // An answer to no question is not an answer: the scenario's own pass line is the
-            // question when nothing else asks one.
-            guard !thresholds.isEmpty else { throw Problem(file: file, at: nil, Self.noQuestion) }
-            goals = thresholds
-            notes.append(
-                "queuesim sweep: no --goal given: every point is judged by the scenario's thresholds ("
-                    + thresholds.map(\.source).joined(separator: "; ") + ")")
-        }
-        notes = Self.warnings(of: base, varied: settings.axes) + notes
         objective = settings.objective
         metrics = SweepMetric.columns(goals: goals, thresholds: thresholds)
 
@@ -141,6 +131,18 @@ package struct SweepPlan: Sendable {
             }
         }
         guard problems.isEmpty else { throw Problem(problems) }
+        // Checked after the values, so a value's own mistake is said first.
+        if goals.isEmpty, needsQuestion {
+            // An answer to no question is not an answer: the scenario's own pass line is the
+            // question when nothing else asks one.
+            guard !thresholds.isEmpty else { throw Problem(file: file, at: nil, Self.noQuestion) }
+            goals = thresholds
+            metrics = SweepMetric.columns(goals: goals, thresholds: thresholds)
+            notes.append(
+                "queuesim sweep: no --goal given: every point is judged by the scenario's thresholds ("
+                    + thresholds.map(\.source).joined(separator: "; ") + ")")
+        }
+        notes = Self.warnings(of: base, varied: settings.axes) + notes
 
         var points: [SweepPoint] = []
         for (index, choice) in Self.grid(axes.map(\.values.count)).enumerated() {

@@ -71,7 +71,7 @@ struct SweepMemoryTests {
         let plan = try SweepPlan(
             file: ScenarioTestSupport.path, bytes: Array(measured.yaml.utf8), base: scaled, overrides: overrides,
             commandLine: SweepSettings(axes: [SweepAxis(key: "waitingRoom.outflow", values: outflows)]),
-            environment: [:])
+            environment: [:], needsQuestion: false)
         let fit = try SweepMemory.fit(
             plan: plan, jobs: measured.jobs, budget: MemoryBudget(bytes: 64 << 30, origin: "test"))
         #expect(fit.jobs == measured.jobs)
