@@ -24,6 +24,12 @@ struct SweepCommand: AsyncParsableCommand {
             and points the output folder DIR (a link) at it once all are written, so DIR
             shows one sweep's files, never some of two; prints the answer in one sentence.
 
+            --check-theory holds every point to the theory (docs/waiting-room.md, "The
+            oracles": the fluid queue; F̄(W(t)) with wasted turns; the Liu–Whitt head-of-line
+            wait with skipped turns; comebacks): a point whose mean is more than 2 points off
+            its oracle on a share, or 5 % on a wait (both capped at maxWait), fails (exit 1);
+            sweep.csv gains oracle_<figure> columns and `theory` (pass/fail) on point rows.
+
             Examples:
               queuesim sweep scenarios/what-outflow.yaml
               queuesim sweep scenarios/what-outflow.yaml --seeds 5 --jobs 2
@@ -34,7 +40,8 @@ struct SweepCommand: AsyncParsableCommand {
 
             Exit codes:
               0    some value of the key meets every goal (the answer is printed)
-              1    no point meets every goal (the files are written; "answer": null)
+              1    no point meets every goal (the files are written; "answer": null),
+                   or with --check-theory a point is off its theory
               2    invalid scenario, grid or command line, or --out in use by another
                    sweep or run (nothing run)
               3    --out cannot be written (found before the first run), a run failed,
@@ -100,6 +107,12 @@ struct SweepCommand: AsyncParsableCommand {
             "Memory the runs in flight may use together, e.g. 4GiB (default: 80% of the memory available).",
             valueName: "SIZE"))
     var maxMemory: MemoryBudget?
+
+    @Flag(
+        help:
+            "Hold every point to the theory's oracle: more than 2 points off on a share or 5 % on a wait fails (exit 1)."
+    )
+    var checkTheory = false
 
     @Flag(help: "No progress line.")
     var noProgress = false
@@ -243,13 +256,16 @@ struct SweepCommand: AsyncParsableCommand {
         }
         let sentence = SweepText.sentence(results: results, answer: answer) + (refined?.clause ?? "")
         let interrupted = stopSignal.reason != nil
+        let theory = checkTheory ? SweepTheory(results: results) : nil
+        for line in theory?.lines ?? [] { StandardError.print("queuesim sweep: \(line)") }
         let status: RunExitStatus =
             interrupted
-            ? (stopSignal.wasTerminated ? .terminated : .interrupted) : answer == nil ? .thresholdFailed : .success
+            ? (stopSignal.wasTerminated ? .terminated : .interrupted)
+            : answer == nil || theory?.passed == false ? .thresholdFailed : .success
         let fluid = SweepFiles.fluid(plan)
         do {
             try folder.publish([
-                (SweepFiles.csvFile, SweepFiles.csv(results, fluid: fluid)),
+                (SweepFiles.csvFile, SweepFiles.csv(results, fluid: fluid, theory: theory)),
                 (
                     SweepFiles.jsonFile,
                     try SweepFiles.json(

@@ -20,7 +20,9 @@ package enum SweepFiles {
     /// A row per run (`row` = `seed`), then a row per point (`row` = `point`) with each
     /// figure's mean over the finished seeds and its 95 % Student t interval in the
     /// `_ci95_low`/`_ci95_high` columns.
-    package static func csv(_ results: SweepResults, fluid: SweepFluid) -> String {
+    /// With `theory` (`--check-theory`), each row also has the oracle's figures and the point
+    /// rows its verdict.
+    package static func csv(_ results: SweepResults, fluid: SweepFluid, theory: SweepTheory? = nil) -> String {
         let plan = results.plan
         var header = ["row", "point"] + plan.axes.map(\.key) + ["seed", "seeds", "meets_goals", "visitors"]
         for metric in plan.metrics {
@@ -29,6 +31,7 @@ package enum SweepFiles {
         // `capped`: a wait figure of the row sits at client.maxWait (or run.duration), so it is
         // a lower bound and no goal `<` on it was met.
         header += ["capped", "fluid_wait_p95_ms", "fluid_abandoned_share"]
+        header += theory?.header ?? []
         var lines = [header.map(field).joined(separator: ",")]
         for point in plan.points {
             for (seedIndex, run) in results.runs(ofPoint: point.index).enumerated() {
@@ -40,6 +43,7 @@ package enum SweepFiles {
                 }
                 cells.append(results.cappedColumns(of: run).isEmpty ? "no" : "yes")
                 cells += fluid.cells(point: point.index)
+                cells += theory?.cells(point: point.index, verdict: false) ?? []
                 lines.append(cells.map(field).joined(separator: ","))
             }
         }
@@ -59,6 +63,7 @@ package enum SweepFiles {
             }
             cells.append(results.cappedColumns(point: point.index).isEmpty ? "no" : "yes")
             cells += fluid.cells(point: point.index)
+            cells += theory?.cells(point: point.index, verdict: true) ?? []
             lines.append(cells.map(field).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
