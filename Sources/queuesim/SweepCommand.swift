@@ -17,7 +17,10 @@ struct SweepCommand: AsyncParsableCommand {
             how much larger a crowd the first passing value survives (arrivals.scale raised
             until a goal fails) and the fluid model's own value of the key.
             The grid, seeds and goals come from the scenario's `sweep:` block and/or the
-            options below (docs/sweep.md).
+            options below (docs/sweep.md). Without goals, the scenario's thresholds are the
+            goals (said on stderr); with neither, the sweep is refused (exit 2). A wait at
+            client.maxWait is a lower bound: it never meets a goal `<` (the point is marked
+            capped). A rate without a unit is per second: warned, and written `/s`.
 
             Writes sweep.csv (a row per run, then a row per point: mean and 95 % interval over
             seeds), sweep.json (with "answer") and sweep.html into a new set, DIR.runs/<id>/,
@@ -42,8 +45,8 @@ struct SweepCommand: AsyncParsableCommand {
               0    some value of the key meets every goal (the answer is printed)
               1    no point meets every goal (the files are written; "answer": null),
                    or with --check-theory a point is off its theory
-              2    invalid scenario, grid or command line, or --out in use by another
-                   sweep or run (nothing run)
+              2    invalid scenario, grid or command line, no goal and no thresholds,
+                   or --out in use by another sweep or run (nothing run)
               3    --out cannot be written (found before the first run), a run failed,
                    or the files could not be written (DIR keeps the previous sweep)
               130  interrupted by SIGINT (finished points kept, the files written)
@@ -66,7 +69,7 @@ struct SweepCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A goal in the thresholds' grammar, e.g. 'wait.p95 < 10m' (repeatable; added to sweep.goals).",
+            "A goal in the thresholds' grammar, e.g. 'wait.p95 < 10m' (repeatable; added to sweep.goals; without any, the scenario's thresholds).",
             valueName: "EXPR"))
     var goal: [String] = []
 

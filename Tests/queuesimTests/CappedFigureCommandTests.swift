@@ -49,6 +49,20 @@ struct CappedFigureCommandTests {
         #expect(thresholds.first?["capped_by"] as? String == "client.maxWait")
     }
 
+    @Test("run: a windowed wait.p95 < 35m whose window sits at the cap fails (capped) too")
+    func aWindowAtTheCapFails() throws {
+        let scenario = try TemporaryScenario(
+            Self.capped(thresholds: "thresholds: [ { threshold: \"wait.p95 < 35m\", over: 5m } ]"))
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try QueueSimProcess.run(
+            ["run", scenario.path, "--clock", "virtual", "--out", out, "--no-progress"], limit: .seconds(60))
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(
+            result.stdout.contains("| ≥ 30m 0s in 1501s..1801s (capped by client.maxWait) | FAIL (capped)"),
+            "\(result.stdout)")
+    }
+
     @Test("run: a lower bound still proves >=: wait.p95 >= 20m on a capped 30m passes")
     func aCappedFigureProvesALowerLimit() throws {
         let scenario = try TemporaryScenario(Self.capped(thresholds: "thresholds: [ \"wait.p95 >= 20m\" ]"))

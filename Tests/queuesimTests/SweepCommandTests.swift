@@ -205,7 +205,7 @@ struct SweepCommandTests {
         let page = try String(contentsOfFile: out + "/sweep.html", encoding: .utf8)
         #expect(page.contains("<th>fluid abandoned</th>"))
         let abandonedChart = try #require(
-            page.range(of: "font-weight=\"600\">abandoned</text>").map { page[$0.lowerBound...] })
+            page.range(of: "<figcaption>abandoned</figcaption>").map { page[$0.lowerBound...] })
         let chartEnd = try #require(abandonedChart.range(of: "</svg>"))
         #expect(abandonedChart[..<chartEnd.lowerBound].contains("<title>fluid model</title>"))
     }

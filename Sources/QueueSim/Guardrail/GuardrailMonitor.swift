@@ -41,12 +41,15 @@ package struct GuardrailMonitor: Sendable {
     package private(set) var trip: GuardrailTrip?
     private var finished = false
 
-    /// Nil when no threshold has a window.
-    package init?(thresholds: [Threshold], groupNames: [String]) {
+    /// Nil when no threshold has a window. `waitCap`: the run's cap on waits, so a window's
+    /// wait figure at it is judged as the lower bound it is (it never proves `<`).
+    package init?(thresholds: [Threshold], groupNames: [String], waitCap: MeasurementCap? = nil) {
         trackers = thresholds.enumerated().compactMap { index, threshold in
             guard let window = threshold.window else { return nil }
             let group = threshold.group.map { groupNames.firstIndex(of: $0) ?? -1 }
-            return (index, WindowTracker(threshold: threshold, window: window, groupIndex: group))
+            var tracker = WindowTracker(threshold: threshold, window: window, groupIndex: group)
+            tracker.waitCap = waitCap
+            return (index, tracker)
         }
         if trackers.isEmpty { return nil }
     }

@@ -6,8 +6,9 @@ import Synchronization
 package final class SharedGuardrailMonitor: Sendable {
     private let monitor: Mutex<GuardrailMonitor>
 
-    package init?(thresholds: [Threshold], groupNames: [String]) {
-        guard let monitor = GuardrailMonitor(thresholds: thresholds, groupNames: groupNames) else { return nil }
+    package init?(thresholds: [Threshold], groupNames: [String], waitCap: MeasurementCap? = nil) {
+        guard let monitor = GuardrailMonitor(thresholds: thresholds, groupNames: groupNames, waitCap: waitCap)
+        else { return nil }
         self.monitor = Mutex(monitor)
     }
 

@@ -55,6 +55,8 @@ struct WindowTracker: Sendable {
     private var part = PartFigures()
     private var partClosed = false
     private(set) var verdict = WindowedVerdict()
+    /// The run's cap on waits: a window's wait figure at it is a lower bound.
+    var waitCap: MeasurementCap?
 
     init(threshold: Threshold, window: ThresholdWindow, groupIndex: Int?) {
         self.threshold = threshold
@@ -192,7 +194,10 @@ struct WindowTracker: Sendable {
         guard let measured else { return nil }
         let judged = JudgedWindow(from: from, to: to, measured: measured)
         verdict.judgedWindows += 1
-        let holds = threshold.comparator.holds(measured, threshold.limit)
+        // One judgement with the whole run's: a wait at its cap never proves `<`.
+        var cap: MeasurementCap? = nil
+        if case .timing(.wait, _) = threshold.metric, let waitCap, waitCap.caps(measured) { cap = waitCap }
+        let holds = ThresholdVerdict.passes(threshold, measured: measured, cap: cap)
         if isWorse(judged, than: verdict.worst, holds: holds) { verdict.worst = judged }
         guard !holds else { return nil }
         verdict.failedWindows += 1

@@ -106,7 +106,9 @@ package struct WallClockRunner: Sendable {
             recorder: recorder, run: run, tokenJudge: judge, capacity: 16 * loops.count, progress: progress)
         let cpuAtStart = ProcessCPUTime.now()
         let roomSampler = room.map { RoomSampler(room: $0, clock: clock) }
-        let guardrails = SharedGuardrailMonitor(thresholds: scenario.thresholds, groupNames: run.groupNames)
+        let guardrails = SharedGuardrailMonitor(
+            thresholds: scenario.thresholds, groupNames: run.groupNames,
+            waitCap: .wait(maxWait: scenario.client.maxWait, runDuration: scenario.run.duration))
         let outcomes: [LoopDriver.Outcome]
         do {
             outcomes = try await runDrivers(

@@ -34,7 +34,8 @@ package enum ThresholdTable {
     package static func measuredText(_ verdict: ThresholdVerdict) -> String {
         let metric = verdict.threshold.metric
         if let windows = verdict.windows {
-            return windowedText(windows, metric: metric, window: verdict.threshold.window)
+            let text = windowedText(windows, metric: metric, window: verdict.threshold.window)
+            return verdict.capped.map { "≥ \(text) (\($0.words))" } ?? text
         }
         guard let measured = verdict.measured else { return "no data" }
         if let cap = verdict.capped { return cap.describe { format($0, as: metric) } }

@@ -202,6 +202,8 @@ package struct RunMeasurements: Sendable {
                 if guardrails?.trip != nil, verdict.windows?.judgedWindows == 0 {
                     verdict.notJudged = "stopped by a guardrail"
                 }
+                // The window's figure, at the cap, is a lower bound (WindowTracker judged it so).
+                verdict.capped = cap(of: threshold.metric, value: verdict.measured)
             } else {
                 verdict = judge(threshold)
                 if guardrails?.trip != nil { verdict.notJudged = "stopped by a guardrail" }

@@ -40,7 +40,9 @@ struct VirtualDriver {
         rows = RowWriter(
             recorder: recorder, run: run, tokenJudge: tokenJudge, onTheCallersThread: rowsOnTheEngineThread)
         pollShortcut = PollShortcut(room: room, runDeadline: run.scenario.run.duration.map { .origin + $0 })
-        guardrails = GuardrailMonitor(thresholds: run.scenario.thresholds, groupNames: run.groupNames)
+        guardrails = GuardrailMonitor(
+            thresholds: run.scenario.thresholds, groupNames: run.groupNames,
+            waitCap: .wait(maxWait: run.scenario.client.maxWait, runDuration: run.scenario.run.duration))
         if let rate = run.scenario.run.maxRequestRate {
             pacer = RequestPacer(perSecond: rate, shares: run.options.shard.count)
             engine.countsRequestsWhenSent = true
