@@ -47,10 +47,15 @@ package enum SweepFluidAnswer {
         }
         // A larger outflow shortens waits; a larger crowd lengthens them.
         let rising = key == "waitingRoom.outflow"
+        // A wait that reaches client.maxWait is a lower bound, which never meets `<` or `<=`
+        // (the simulated figure fails capped there), so the model's wait must stay below it too.
+        let cap =
+            Double(scenario.client.maxWait.components.seconds)
+            + Double(scenario.client.maxWait.components.attoseconds) / 1e18
         let answers = waitGoals.compactMap { goal -> Answer? in
             func meets(_ size: Double) -> Bool {
                 guard let wait = model(size).waitPercentile(goal.fraction) else { return false }
-                return wait <= goal.limit
+                return wait <= goal.limit && wait < cap
             }
             return threshold(from: keyValue, passesAbove: rising, meets: meets).map {
                 Answer(size: $0, goal: goal.source)

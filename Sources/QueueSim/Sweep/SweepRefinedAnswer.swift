@@ -42,14 +42,14 @@ package struct SweepRefinedAnswer: Sendable {
 
     /// `9,600–9,700/min`, the lower value first whichever way the sweep went.
     package var bracketText: String {
-        guard let failing else { return SweepText.value(passing) }
+        guard let failing else { return SweepText.value(passing, key: key) }
         let (low, high) = failing.magnitude < passing.magnitude ? (failing, passing) : (passing, failing)
         let lowParsed = SweepUnit.parse(low.text)
         let highParsed = SweepUnit.parse(high.text)
         if let lowParsed, let highParsed, lowParsed.unit.suffix == highParsed.unit.suffix {
-            return ScenarioUnits.grouped(lowParsed.number) + "–" + SweepText.value(high)
+            return ScenarioUnits.grouped(lowParsed.number) + "–" + SweepText.value(high, key: key)
         }
-        return SweepText.value(low) + "–" + SweepText.value(high)
+        return SweepText.value(low, key: key) + "–" + SweepText.value(high, key: key)
     }
 
     /// What the sentence adds after the grid's answer:
@@ -66,14 +66,14 @@ package struct SweepRefinedAnswer: Sendable {
             opening = "; refined by bisection to \(bracketText)"
             parts.append(reach)
         }
-        var atPassing = "at \(SweepText.value(passing))"
+        var atPassing = "at \(SweepText.value(passing, key: key))"
         if let headline, let interval = headlineInterval {
             atPassing += ": \(SweepText.metricName(headline)) \(SweepText.figure(interval.mean, headline.unit))"
             if let spread = interval.spread({ SweepText.figure($0, headline.unit) }) { atPassing += ", " + spread }
         }
         parts.append(atPassing)
         if let margin { parts.append(Self.marginWords(margin)) }
-        if let fluid, let fluidGoal { parts.append("fluid model \(SweepText.value(fluid)) for \(fluidGoal)") }
+        if let fluid, let fluidGoal { parts.append("fluid model \(SweepText.value(fluid, key: key)) for \(fluidGoal)") }
         parts += notes
         return opening + " (" + parts.joined(separator: "; ") + ")"
     }

@@ -177,4 +177,23 @@ struct SweepRefinementTests {
             SweepFluidAnswer.find(key: "waitingRoom.outflow", goals: [passed], scenario: scenario, keyValue: 150) == nil
         )
     }
+
+    /// A goal above client.maxWait: a wait at the cap is a lower bound and fails `<`, so the
+    /// fluid answer is the outflow that keeps the p95 under maxWait (0.95 × 1,000 / 30 min),
+    /// not the one that meets 35 minutes (0.95 × 1,000 / 35 min = 27.1/min).
+    @Test func theFluidAnswerKeepsTheWaitUnderMaxWait() throws {
+        let scenario = try ScenarioTestSupport.load(
+            """
+            version: 1
+            name: capped
+            target: { customerId: acme, waitingRoomId: launch }
+            client: { maxWait: 30m }
+            arrivals: { phases: [ { burst: 1000 } ] }
+            waitingRoom: { mode: queue, outflow: 25/min }
+            """)
+        let goal = try ThresholdParser.parse("wait.p95 < 35m").get()
+        let answer = try #require(
+            SweepFluidAnswer.find(key: "waitingRoom.outflow", goals: [goal], scenario: scenario, keyValue: 25.0 / 60))
+        #expect(abs(answer.size * 60 - 950.0 / 30) < 0.01, "\(answer.size * 60)/min")
+    }
 }
