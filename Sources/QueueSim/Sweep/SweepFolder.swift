@@ -221,22 +221,14 @@ package final class SweepFolder {
     }
 
     private static func lock(_ path: String, pointer: String, setId: String) throws(Failure) -> Int32 {
-        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .io(path: path, operation: "open", errno: errno) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
-            var holder = [UInt8](repeating: 0, count: 200)
-            let count = pread(descriptor, &holder, holder.count, 0)
-            close(descriptor)
-            guard code == EWOULDBLOCK else { throw .io(path: path, operation: "lock", errno: code) }
-            let text = String(decoding: holder.prefix(max(0, count)), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            throw .inUse(pointer: pointer, holder: text.isEmpty ? "holder unknown" : text)
+        do {
+            return try FolderLock.take(path, holder: "sweep \(setId)")
+        } catch {
+            switch error {
+            case .held(let holder): throw Failure.inUse(pointer: pointer, holder: holder)
+            case .failed(let operation, let code): throw Failure.io(path: path, operation: operation, errno: code)
+            }
         }
-        let holder = Array("pid \(getpid()), sweep \(setId)\n".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = pwrite(descriptor, holder, holder.count, 0)
-        return descriptor
     }
 
     private static func posixCode(of error: any Error) -> Int32 {
