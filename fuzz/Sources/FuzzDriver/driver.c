@@ -22,3 +22,6 @@ int TokenCheckFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc,
 int FlatJSONFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
 int CSVFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
 int HTTP1ResponseFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
+int PushFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
+int RunFolderFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
+int ShardFolderFuzz_main(int argc, char **argv) { return queuesim_fuzz_main(argc, argv); }
