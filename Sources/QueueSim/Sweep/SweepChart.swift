@@ -73,16 +73,28 @@ struct SweepChart {
     }
 
     /// The x labels to write: the first, then each far enough from the last written that the
-    /// two do not touch (about 0.6 em a character, a gap of 1 em).
-    static func spacedLabels(_ labels: [(x: Double, text: String)], fontSize: Double) -> [(x: Double, text: String)] {
-        var kept: [(x: Double, text: String)] = []
-        func halfWidth(_ text: String) -> Double { Double(text.count) * fontSize * 0.3 }
+    /// two do not touch (about 0.6 em a character, a gap of 1 em). A label within 24 px of the
+    /// plot's left or right edge is anchored at its start or end so it stays inside, and its
+    /// extent is measured from that anchor (the first label, anchored at its start, reaches a
+    /// whole width to the right, not half).
+    static func spacedLabels(
+        _ labels: [(x: Double, text: String)], fontSize: Double, left: Double = -.infinity,
+        right: Double = .infinity
+    ) -> [(x: Double, text: String, anchor: String)] {
+        var kept: [(x: Double, text: String, anchor: String)] = []
+        var lastEnd = -Double.infinity
         for label in labels.sorted(by: { $0.x < $1.x }) {
-            guard let last = kept.last else {
-                kept.append(label)
-                continue
-            }
-            if label.x - halfWidth(label.text) >= last.x + halfWidth(last.text) + fontSize { kept.append(label) }
+            let width = Double(label.text.count) * fontSize * 0.6
+            let anchor = label.x > right - 24 ? "end" : label.x < left + 24 ? "start" : "middle"
+            let start =
+                switch anchor {
+                case "start": label.x
+                case "end": label.x - width
+                default: label.x - width / 2
+                }
+            guard kept.isEmpty || start >= lastEnd + fontSize else { continue }
+            kept.append((label.x, label.text, anchor))
+            lastEnd = start + width
         }
         return kept
     }
@@ -110,11 +122,11 @@ struct SweepChart {
                 "<text x=\"\(f(frame.left - 6))\" y=\"\(f(y(tick) + 4))\" \(font) text-anchor=\"end\" class=\"tick\">\(page.escape(tickLabel(tick)))</text>"
         }
         let labels = Self.spacedLabels(
-            axis.values.map { (x(($0.magnitude)), SweepText.value($0, of: axis)) }, fontSize: frame.fontSize)
+            axis.values.map { (x(($0.magnitude)), SweepText.value($0, of: axis)) }, fontSize: frame.fontSize,
+            left: frame.left, right: plotRight)
         for label in labels {
-            let anchor = label.x > plotRight - 24 ? "end" : label.x < frame.left + 24 ? "start" : "middle"
             svg +=
-                "<text x=\"\(f(label.x))\" y=\"\(f(plotBottom + 16))\" \(font) text-anchor=\"\(anchor)\" class=\"tick\">\(page.escape(label.text))</text>"
+                "<text x=\"\(f(label.x))\" y=\"\(f(plotBottom + 16))\" \(font) text-anchor=\"\(label.anchor)\" class=\"tick\">\(page.escape(label.text))</text>"
         }
         for goal in goals {
             svg +=

@@ -74,6 +74,16 @@ struct SweepPageLayoutTests {
         }
     }
 
+    /// The first label is anchored at its start (it would leave the plot otherwise), so it
+    /// reaches a whole width to the right: the next label must clear that, not half of it
+    /// (`50/min75/min` touched on a phone).
+    @Test func aLabelAnchoredAtTheEdgeIsMeasuredFromItsAnchor() {
+        let labels = [(x: 40.0, text: "50/min"), (x: 92.0, text: "75/min"), (x: 140.0, text: "100/min")]
+        let kept = SweepChart.spacedLabels(labels, fontSize: 11, left: 40, right: 300)
+        #expect(kept.map(\.text) == ["50/min", "100/min"], "\(kept.map(\.text))")
+        #expect(kept.first?.anchor == "start")
+    }
+
     @Test func theFluidLineIsDashedInItsOwnColourAndDrawnOverTheSimulatedOne() throws {
         let page = try Self.page(
             outflows: ["10", "20", "30"], waits: [577_000, 288_000, 192_000], fluid: [577_000, 288_000, 192_000])
