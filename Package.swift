@@ -1,9 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// Release builds of the two libraries on every request's path skip Swift's run-time
-/// exclusivity checks (`swift_beginAccess` on every access to a class's stored property: about
-/// 2 % of a live run's CPU, docs/benchmarks.md). Debug builds, and so `swift test`, keep them.
+/// Release builds of the CLI's engine skip Swift's run-time exclusivity checks
+/// (`swift_beginAccess` on every access to a class's stored property: about 2 % of a live run's
+/// CPU, docs/benchmarks.md). Debug builds, and so `swift test`, keep them. QueueClientCore does
+/// not take this flag: SwiftPM refuses `unsafeFlags` in a package depended on by version, and
+/// an app must be able to depend on the core by tag (scripts/check-consumer holds that).
 let hotPathSettings: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
 ]
@@ -13,7 +15,10 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "queuesim", targets: ["queuesim"]),
+        // What an app embeds (docs/client-core.md).
         .library(name: "QueueClientCore", targets: ["QueueClientCore"]),
+        // The CLI's engine. Its API is `package`, not public: the product exists for fuzz/'s
+        // package, which imports it `@testable`. Not for apps (it carries `hotPathSettings`).
         .library(name: "QueueSim", targets: ["QueueSim"]),
     ],
     dependencies: [
@@ -52,8 +57,7 @@ let package = Package(
                 // AsyncHTTPClient's own transport: named so its errors are matched by type.
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
-            swiftSettings: hotPathSettings
+            ]
         ),
         // SHA-256 for the room's token HMAC: eight words of state copied by value, and the CPU's
         // SHA extensions where it has them (KnownUserToken.swift's `PreparedHMAC`).
