@@ -23,7 +23,11 @@ struct ScenarioSummary {
         )
         let arrivals = scenario.arrivals
         row("visitors", visitors)
-        row("phases", phases.joined(separator: "; "))
+        if let replay = arrivals.replay {
+            row("replay", replay.description)  // a row per interval would be hundreds of phases
+        } else {
+            row("phases", phases.joined(separator: "; "))
+        }
         if let cap = arrivals.maxVisitors { row("cap", "at most \(Self.count(cap)) visitors") }
         if arrivals.scale != 1 {
             row("scale", "× \(ScenarioUnits.factor(arrivals.scale)) (arrivals.scale: the phases above are scaled)")

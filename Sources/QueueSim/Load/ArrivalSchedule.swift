@@ -15,6 +15,11 @@ import QueueClientCore
 ///   `∫rate`; the iterator's count is the plan.
 /// - `burst: N`: N arrivals at the current timeline point. `pause`: the timeline moves on.
 /// - `maxVisitors` (or `--visitors N`) caps the total: the first arrivals are kept.
+/// - A replayed counts file (`exactCounts`): each steady phase brings exactly its uniform
+///   count; `poisson` only places them, at seeded uniform instants within the phase (sorted
+///   uniforms drawn one after another, so nothing is stored).
+/// - A replayed log (`arrivals.replayLog`): one arrival per line, read as the plan goes; the
+///   phases (the log binned) serve only the estimates. `--visitors N` keeps the first N lines.
 ///
 /// The schedule never stores arrivals: iterating a million of them takes a few milliseconds.
 package struct ArrivalSchedule: Sequence, Sendable {
@@ -27,6 +32,10 @@ package struct ArrivalSchedule: Sequence, Sendable {
     package let scale: Double
     let segments: [ArrivalSegment]
     let seed: UInt64
+    /// Replayed counts: every steady segment brings exactly `uniformCount` arrivals.
+    let exactCounts: Bool
+    /// A replayed log, streamed instead of the segments.
+    let log: ReplayLog?
 
     /// - Parameter visitors: `--visitors N`: scale every rate and burst size by
     ///   N / (the scenario's planned count, after `maxVisitors`), keeping the shape and span,
@@ -36,9 +45,18 @@ package struct ArrivalSchedule: Sequence, Sendable {
     package init(_ arrivals: Arrivals, seed: UInt64, visitors: Int? = nil) throws {
         self.process = arrivals.process
         self.seed = seed
+        self.exactCounts = arrivals.exactCounts
+        self.log = arrivals.replayLog
         let unscaled = ArrivalSegment.layout(arrivals.phases, scale: 1)
         self.span = unscaled.span
 
+        if let log, visitors.map({ $0 >= 0 }) ?? true {
+            // A log is replayed as written: `--visitors` can only keep its first lines.
+            self.scale = 1
+            self.cap = [visitors, arrivals.maxVisitors, log.lines].compactMap { $0 }.min()
+            self.segments = unscaled.segments
+            return
+        }
         guard let wanted = visitors else {
             self.scale = 1
             self.cap = arrivals.maxVisitors.map { Swift.max(0, $0) }
@@ -52,16 +70,14 @@ package struct ArrivalSchedule: Sequence, Sendable {
             self.segments = []
             return
         }
+        let countsAreWhole = arrivals.process == .uniform || arrivals.exactCounts
         let base: Double =
-            switch arrivals.process {
-            case .uniform: Double(Self.uniformTotal(unscaled.segments))
-            case .poisson: Self.expectedTotal(unscaled.segments)
-            }
+            countsAreWhole ? Double(Self.uniformTotal(unscaled.segments)) : Self.expectedTotal(unscaled.segments)
         let baseCount = Swift.min(base, arrivals.maxVisitors.map(Double.init) ?? .infinity)
         guard baseCount > 0 else { throw PlanError.nothingToScale(visitors: wanted) }
         let factor = Double(wanted) / baseCount
         self.scale =
-            arrivals.process == .uniform
+            countsAreWhole
             ? Self.smallestUniformScale(arrivals.phases, atLeast: factor, reaching: wanted) : factor
         self.segments = ArrivalSegment.layout(arrivals.phases, scale: scale).segments
     }
@@ -69,12 +85,15 @@ package struct ArrivalSchedule: Sequence, Sendable {
     /// `∫rate` over the phases plus the bursts, after the cap: the mean count of a poisson plan,
     /// close to (and for whole per-phase counts equal to) the uniform count.
     package var expectedCount: Double {
-        Swift.min(Self.expectedTotal(segments), cap.map(Double.init) ?? .infinity)
+        if log != nil || exactCounts { return Double(plannedCount) }
+        return Swift.min(Self.expectedTotal(segments), cap.map(Double.init) ?? .infinity)
     }
 
     /// How many arrivals the iterator yields: computed from the phases for `uniform`, counted
     /// by running the seeded generator for `poisson` (O(n), no storage).
     package var plannedCount: Int {
+        if let log { return Swift.min(log.lines, cap ?? .max) }
+        if exactCounts { return Swift.min(Self.uniformTotal(segments), cap ?? .max) }
         switch process {
         case .uniform:
             return Swift.min(Self.uniformTotal(segments), cap ?? .max)
@@ -99,19 +118,32 @@ package struct ArrivalSchedule: Sequence, Sendable {
         private var segmentIndex = 0
         /// Arrivals already yielded in the current segment (uniform steady phases and bursts).
         private var withinSegment = 0
-        /// Cumulative rate reached in the current segment (poisson steady phases).
+        /// Cumulative rate reached in the current segment (poisson steady phases); for replayed
+        /// counts placed at random, the fraction of the segment the last arrival sat at.
         private var cumulative = 0.0
         private var gaps: SeededRandom
+        private let exactCounts: Bool
+        private let log: ReplayLog?
+        private var logCursor: ReplayLogCursor?
 
         init(schedule: ArrivalSchedule) {
             segments = schedule.segments
             process = schedule.process
             cap = schedule.cap ?? .max
             gaps = SeededRandom(seed: schedule.seed, purpose: .arrivalJitter)
+            exactCounts = schedule.exactCounts
+            log = schedule.log
+            logCursor = schedule.log?.cursor()
         }
 
         package mutating func next() -> RunInstant? {
             guard emitted < cap else { return nil }
+            if let log {
+                // Validation read the whole file; a file changed since ends the plan there.
+                guard emitted < log.lines, let time = try? logCursor?.next() else { return nil }
+                emitted += 1
+                return log.instant(ofTime: time)
+            }
             while segmentIndex < segments.count {
                 if let instant = nextInSegment(segments[segmentIndex]) {
                     emitted += 1
@@ -136,6 +168,8 @@ package struct ArrivalSchedule: Sequence, Sendable {
                     guard withinSegment < steady.uniformCount else { return nil }
                     defer { withinSegment += 1 }
                     return steady.instant(atCumulative: Double(withinSegment) + 0.5)
+                case .poisson where exactCounts:
+                    return nextPlacedAtRandom(steady)
                 case .poisson:
                     // 1 - u lies in (0, 1], so the logarithm is finite.
                     cumulative += -Foundation.log(1 - gaps.nextUnit())
@@ -143,6 +177,18 @@ package struct ArrivalSchedule: Sequence, Sendable {
                     return steady.instant(atCumulative: cumulative)
                 }
             }
+        }
+
+        /// The next of `uniformCount` sorted uniform instants in the segment: with `k` arrivals
+        /// left after fraction `p`, the next sits at `p + (1 - p)(1 - V^(1/k))` (the smallest of
+        /// k uniforms on what is left), which draws the order statistics without storing them.
+        private mutating func nextPlacedAtRandom(_ steady: SteadyRate) -> RunInstant? {
+            let count = steady.uniformCount
+            guard withinSegment < count else { return nil }
+            let left = Double(count - withinSegment)
+            withinSegment += 1
+            cumulative += (1 - cumulative) * (1 - Foundation.pow(1 - gaps.nextUnit(), 1 / left))
+            return steady.instant(atCumulative: cumulative * steady.integral)
         }
     }
 }

@@ -289,7 +289,9 @@ extension RunConfiguration {
         }
         feeders = Self.feeders(of: scenario)
         arrivals = ArrivalsEntry(
-            process: scenario.arrivals.process.rawValue, phases: scenario.arrivals.phases.map(Self.describe),
+            process: scenario.arrivals.process.rawValue,
+            phases: scenario.arrivals.replay.map { ["replay \($0.description)"] }
+                ?? scenario.arrivals.phases.map(Self.describe),
             maxVisitors: scenario.arrivals.maxVisitors, plannedVisitors: plannedVisitors,
             scale: scenario.arrivals.scale)
         run = RunEntry(

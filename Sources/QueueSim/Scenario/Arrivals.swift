@@ -26,6 +26,9 @@ package struct Arrivals: Sendable, Equatable {
     /// `arrivals.scale`: the factor the phases and `maxVisitors` were multiplied by
     /// (ArrivalScale.swift); 1 when the file does not set it.
     package var scale: Double = 1
+    /// `arrivals: { replay: FILE, … }`: the file the phases were read from (ReplayArrivals.swift);
+    /// nil for typed phases.
+    package var replay: ArrivalReplay?
 
     package init(process: ArrivalProcess = .uniform, phases: [ArrivalPhase], maxVisitors: Int? = nil) {
         self.process = process

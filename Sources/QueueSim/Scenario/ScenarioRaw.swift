@@ -90,9 +90,19 @@ struct RawArrivals: Decodable, Sendable {
     var maxVisitors: Positioned<Int>?
     /// A number or a percentage (`1.5`, `150%`): read by the validator.
     var scale: YamlNode?
+    /// `replay: FILE` and its options (ScenarioValidator+Replay.swift, docs/scenarios.md).
+    var replay: Positioned<String>?
+    var column: Positioned<String>?
+    var per: Positioned<String>?
+    var within: Positioned<String>?
+    var speed: YamlNode?
+    var from: YamlNode?
+    var to: YamlNode?
+    var timestamps: Positioned<String>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case process, phases, maxVisitors, scale
+        case replay, column, per, within, speed, from, to, timestamps
     }
 }
 

@@ -7,6 +7,8 @@ extension ScenarioValidator {
                 expected: "a mapping with `phases:`, e.g. - { duration: 30s, rate: 10 }")
             return nil
         }
+        if let file = raw.value.replay { return replayArrivals(raw, file: file) }
+        refuseReplayKeysWithoutReplay(raw.value)
         let process = choice(raw.value.process, key: "arrivals.process", default: ArrivalProcess.uniform)
         guard let rawPhases = raw.value.phases else {
             reportMissing(
@@ -23,15 +25,8 @@ extension ScenarioValidator {
         for (index, phase) in rawPhases.elements.enumerated() {
             if let parsed = self.phase(phase, key: "arrivals.phases[\(index)]") { phases.append(parsed) }
         }
-        var maxVisitors: Int?
-        if let cap = raw.value.maxVisitors {
-            if cap.value < 1 || cap.value > ScenarioLimits.mostVisitors {
-                fail(
-                    "`arrivals.maxVisitors` must be from 1 to \(ScenarioLimits.mostVisitorsText), found \(cap.value)",
-                    at: cap.mark)
-            }
-            maxVisitors = cap.value
-        }
+        let maxVisitors = raw.value.maxVisitors?.value
+        _ = arrivalCap(raw.value.maxVisitors)
         let scale = arrivalScale(raw.value.scale, phases: phases)
         guard problems.count == problemsBefore, !phases.isEmpty, let scale else { return nil }
         let arrivals = Arrivals(process: process, phases: phases, maxVisitors: maxVisitors).scaled(by: scale)
@@ -96,6 +91,18 @@ extension ScenarioValidator {
             return nil
         }
         return .steady(duration: duration, rate: startRate, rampTo: rampTo)
+    }
+
+    /// `arrivals.maxVisitors`: `.some(nil)` when absent, nil when out of range (reported).
+    mutating func arrivalCap(_ cap: Positioned<Int>?) -> Int?? {
+        guard let cap else { return .some(nil) }
+        guard cap.value >= 1, cap.value <= ScenarioLimits.mostVisitors else {
+            fail(
+                "`arrivals.maxVisitors` must be from 1 to \(ScenarioLimits.mostVisitorsText), found \(cap.value)",
+                at: cap.mark)
+            return nil
+        }
+        return cap.value
     }
 
     /// `arrivals.scale`: a number or a percentage above 0 (`1.5`, `150%`), 1 when absent; nil

@@ -7,6 +7,10 @@ extension ScenarioValidator {
     /// (the later ones). `at` is on the run's clock, strictly ascending; the first change
     /// must come no later than `eventStart`, so the rate of every release is written down.
     mutating func outflowSchedule(_ node: YamlNode, into room: inout WaitingRoomSettings) {
+        if case .mapping = node.content {
+            outflowReplay(node, into: &room)
+            return
+        }
         guard case .sequence(let items) = node.content else { return }
         guard !items.isEmpty else {
             fail(

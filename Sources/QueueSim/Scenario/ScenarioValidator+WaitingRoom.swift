@@ -6,7 +6,8 @@ extension ScenarioValidator {
         room.abandonedTurns = choice(raw.abandonedTurns, key: "waitingRoom.abandonedTurns", default: .wasted)
         room.eventStart = duration(
             raw.eventStart, key: "waitingRoom.eventStart", default: room.eventStart, allowZero: true)
-        if let node = raw.outflow, case .sequence = node.content {
+        if let node = raw.outflow, node.scalarText == nil {
+            // A list of changes, or `{ replay: FILE, column: … }` (ScenarioValidator+Outflow).
             outflowSchedule(node, into: &room)
         } else if let outflow = rate(raw.outflow, key: "waitingRoom.outflow") {
             room.outflowPerSecond = outflow
