@@ -31,7 +31,10 @@ struct SweepCommand: AsyncParsableCommand {
             oracles": the fluid queue; F̄(W(t)) with wasted turns; the Liu–Whitt head-of-line
             wait with skipped turns; comebacks): a point whose mean is more than 2 points off
             its oracle on a share, or 5 % on a wait (both capped at maxWait), fails (exit 1);
-            sweep.csv gains oracle_<figure> columns and `theory` (pass/fail) on point rows.
+            sweep.csv gains oracle_<figure> columns and `theory` (pass/fail) on point rows,
+            sweep.json each point's oracle values and differences. --theory-turns
+            wasted|skipped checks against that rule's oracle instead of the scenario's
+            abandonedTurns: with patience, the other rule's oracle fails (exit 1).
 
             Examples:
               queuesim sweep scenarios/what-outflow.yaml
@@ -40,6 +43,7 @@ struct SweepCommand: AsyncParsableCommand {
                   --vary waitingRoom.outflow=600/min:3000/min:300/min \\
                   --vary arrivals.scale=1,1.5,2 --goal 'wait.p95 < 10m' \\
                   --minimize waitingRoom.outflow
+              queuesim sweep patience.yaml --check-theory --theory-turns wasted
 
             Exit codes:
               0    some value of the key meets every goal (the answer is printed)
@@ -117,6 +121,12 @@ struct SweepCommand: AsyncParsableCommand {
     )
     var checkTheory = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --check-theory, hold every point to this turn rule's oracle instead of the scenario's waitingRoom.abandonedTurns: the other rule shows the check bite.",
+            valueName: "wasted|skipped"))
+    var theoryTurns: String?
+
     @Flag(help: "No progress line.")
     var noProgress = false
 
@@ -126,6 +136,7 @@ struct SweepCommand: AsyncParsableCommand {
         }
         if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be from 1 to 1024 (got \(jobs))") }
         if minimize != nil, maximize != nil { throw ValidationError("give --minimize or --maximize, not both") }
+        _ = try theoryRule()
         _ = try commandLineSettings()
         _ = try overrides()
     }
@@ -160,6 +171,18 @@ struct SweepCommand: AsyncParsableCommand {
         if let minimize { settings.objective = SweepObjective(direction: .minimize, key: minimize) }
         if let maximize { settings.objective = SweepObjective(direction: .maximize, key: maximize) }
         return settings
+    }
+
+    /// `--theory-turns` read: nil for the scenario's own rule; only with `--check-theory`.
+    func theoryRule() throws -> AbandonedTurns? {
+        guard let theoryTurns else { return nil }
+        guard let rule = AbandonedTurns(rawValue: theoryTurns) else {
+            throw ValidationError("--theory-turns \(theoryTurns): expected wasted or skipped")
+        }
+        guard checkTheory else {
+            throw ValidationError("--theory-turns \(theoryTurns) needs --check-theory (it chooses the oracle checked)")
+        }
+        return rule
     }
 
     func overrides() throws -> [ScenarioOverride] {
@@ -259,7 +282,7 @@ struct SweepCommand: AsyncParsableCommand {
         }
         let sentence = SweepText.sentence(results: results, answer: answer) + (refined?.clause ?? "")
         let interrupted = stopSignal.reason != nil
-        let theory = checkTheory ? SweepTheory(results: results) : nil
+        let theory = checkTheory ? SweepTheory(results: results, turns: try theoryRule()) : nil
         for line in theory?.lines ?? [] { StandardError.print("queuesim sweep: \(line)") }
         let status: RunExitStatus =
             interrupted
@@ -273,7 +296,7 @@ struct SweepCommand: AsyncParsableCommand {
                     SweepFiles.jsonFile,
                     try SweepFiles.json(
                         results, answer: answer, sentence: sentence, exitCode: status.rawValue, fluid: fluid,
-                        refined: refined?.json ?? SweepRefinedAnswer.absentJSON)
+                        refined: refined?.json ?? SweepRefinedAnswer.absentJSON, theory: theory)
                 ),
                 (
                     SweepFiles.pageFile,

@@ -78,7 +78,7 @@ package enum SweepFiles {
     /// key to its value at the answer point as the scenario writes it, or is null.
     package static func json(
         _ results: SweepResults, answer: SweepAnswer?, sentence: String, exitCode: Int32, fluid: SweepFluid,
-        refined: [String: Any] = SweepRefinedAnswer.absentJSON
+        refined: [String: Any] = SweepRefinedAnswer.absentJSON, theory: SweepTheory? = nil
     ) throws -> String {
         let plan = results.plan
         func values(_ values: [SweepValue], keys: [String]) -> [String: Any] {
@@ -99,7 +99,7 @@ package enum SweepFiles {
                     "capped_by": results.cap(point: point.index, metric: index).map(\.source) ?? NSNull(),
                 ]
             }
-            points.append([
+            var entry: [String: Any] = [
                 "point": point.index + 1,
                 "values": values(point.values, keys: keys),
                 "complete": results.isComplete(point: point.index),
@@ -109,7 +109,10 @@ package enum SweepFiles {
                 "figures": figures,
                 "fluid_wait_p95_ms": fluid.waitP95[point.index].map(number) ?? NSNull(),
                 "fluid_abandoned_share": fluid.abandonedShare[point.index].map(number) ?? NSNull(),
-            ])
+            ]
+            // --check-theory: the oracle's figures and the differences sweep.csv's columns hold.
+            if let theory { entry["theory"] = theory.json(point: point.index, number: number) }
+            points.append(entry)
         }
         let objectiveAxis = plan.objective.flatMap { objective in keys.firstIndex(of: objective.key) }
         let combinations = SweepAnswer.perCombination(in: results).map { combination -> [String: Any] in
@@ -140,6 +143,15 @@ package enum SweepFiles {
             "metrics": plan.metrics.map(\.column),
             "points": points,
         ]
+        if let theory {
+            document["theory_check"] = [
+                "turns": theory.turns.map { $0.rawValue as Any } ?? "scenario",
+                "share_tolerance": TheoryCheck.shareTolerance,
+                "wait_tolerance": TheoryCheck.waitTolerance,
+                "passed": theory.passed,
+                "failing_points": theory.failingPoints.map { $0 + 1 },
+            ]
+        }
         // The refined answer's fields (`answer_bracket`, `answer_margin`, `answer_fluid`, …).
         document.merge(refined) { kept, _ in kept }
         let data = try JSONSerialization.data(

@@ -53,7 +53,9 @@ struct SweepTheoryTests {
         #expect(wrong.failingPoints == [0, 1])
         #expect(wrong.cells(point: 1, verdict: true).last == "fail")
         #expect(wrong.lines.count == 2)
-        #expect(wrong.lines[0].hasPrefix("theory check: point 1 (waitingRoom.outflow=400/min) fails: passed_share "))
+        #expect(
+            wrong.lines[0].hasPrefix(
+                "theory check against skipped turns: point 1 (waitingRoom.outflow=400/min) fails: passed_share "))
     }
 
     /// A room the theory does not cover (scripted faults) has no oracle: nothing is judged.
