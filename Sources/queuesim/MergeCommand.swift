@@ -17,6 +17,8 @@ struct MergeCommand: ParsableCommand {
             run.json and report.html. Every figure is rebuilt from the shards' rows: a
             shard whose shard.json or run.json disagrees with its own visitors.csv is
             refused. Then judges the scenario's thresholds on the merged data.
+            The merged run carries the shards' run_id when they share one (started with
+            one --start-at); otherwise it gets its own, with a warning.
 
             DIR is checked before any work: it must not be one of the folders read (nor
             resolve to one, hold one or lie inside one: publishing would remove it), and
@@ -77,8 +79,16 @@ struct MergeCommand: ParsableCommand {
         // Before any work: never into a folder being read (publishing would remove it), and
         // only where the report can be written.
         try RunCommand.checkOutputFolder(outputDirectory, inputs: folders, command: "merge")
-        let runId = RunId.make()
-        let folder = try RunCommand.takeFolder(outputDirectory, runId: runId, keep: 0, command: "merge")
+        // The folder keeps an id of its own (as a shard's does); run.json and metrics.prom carry
+        // the shards' shared run id, so the merged run and its shards name one run.
+        let folderId = RunId.make()
+        let runId = shards.sharedRunId ?? folderId
+        if shards.sharedRunId == nil, shards.members.count > 1 {
+            StandardError.print(
+                "queuesim merge: warning: the shards have different run ids (\(shards.runIds.joined(separator: ", "))): they were not started with one --start-at; the merged run gets its own, \(runId)"
+            )
+        }
+        let folder = try RunCommand.takeFolder(outputDirectory, runId: folderId, keep: 0, command: "merge")
         let result: ShardMerge.Result
         do {
             result = try ShardMerge.write(

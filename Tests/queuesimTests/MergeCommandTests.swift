@@ -11,7 +11,8 @@ struct MergeCommandTests {
     /// Two shards of 40 visitors as `run --shard K/2 --out base/shard-K` leaves them (report
     /// folders: links into `shard-K.runs/`), written by the recorder a shard uses, every
     /// visitor waiting 2 s, so the scenario's `wait.p95 < 1s` fails on the merged run.
-    static func shardFolders() throws -> (base: String, shards: [String]) {
+    /// `runIds`: each shard's run id (default: its folder's own, as shards started apart have).
+    static func shardFolders(runIds: [String]? = nil) throws -> (base: String, shards: [String]) {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("queuesim-merge-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
@@ -23,7 +24,7 @@ struct MergeCommandTests {
             var description = RunDescription(
                 scenarioName: "launch", scenarioPath: "launch.yaml", scenarioSHA256: String(repeating: "ab", count: 32),
                 seed: 42, clock: .wall, groupNames: ["app"],
-                thresholds: [try ThresholdParser.parse("wait.p95 < 1s").get()], runId: folder.runId,
+                thresholds: [try ThresholdParser.parse("wait.p95 < 1s").get()], runId: runIds?[index] ?? folder.runId,
                 endpoint: "http://127.0.0.1:9")
             description.shard = ShardIdentity(
                 shard: shard, visitorsOverride: nil, plannedVisitors: 40, shardVisitors: 20)

@@ -18,6 +18,10 @@ package struct ComparedRun: Sendable {
     package var seed: UInt64
     package var clock: String
     package var runId: String
+    /// Which part of the run the folder holds: `shard 1 of 2`, `the merge of 2 shards`, or
+    /// nil for a run that was not sharded. A merged run carries its shards' run id, so the id
+    /// alone does not tell a merge from one of its shards.
+    package var part: String?
     package var queuesimVersion: String
     package var exitCode: Int32
     package var interrupted: Bool
@@ -89,6 +93,11 @@ package struct ComparedRun: Sendable {
         seed = manifest.seed
         clock = manifest.clock
         runId = manifest.runId ?? "unknown"
+        if let shard = manifest.shard {
+            part = "shard \(shard.index) of \(shard.count)"
+        } else if let shards = manifest.shards {
+            part = "the merge of \(shards.count.map(String.init) ?? "its") shards"
+        }
         queuesimVersion = manifest.queuesimVersion ?? "unknown"
         exitCode = manifest.exitCode
         interrupted = manifest.interrupted ?? false
@@ -120,10 +129,11 @@ package struct ComparedRun: Sendable {
         return "the same folder (\(before))"
     }
 
-    /// Why two folders read back are one run, or nil: a copied folder keeps its run id.
+    /// Why two folders read back are one run, or nil: a copied folder keeps its run id and its
+    /// part. A merged run and one of its shards share the run id but not the part: comparable.
     package static func sameRun(_ base: ComparedRun, _ new: ComparedRun) -> String? {
-        guard base.runId == new.runId, base.runId != "unknown" else { return nil }
-        return "the same run (both are run \(base.runId))"
+        guard base.runId == new.runId, base.runId != "unknown", base.part == new.part else { return nil }
+        return "the same run (both are run \(base.runId)\(base.part.map { ", \($0)" } ?? ""))"
     }
 
     /// The path with every link resolved, or nil when it does not resolve (the read that

@@ -30,7 +30,15 @@ package enum RunFolderCheck {
     /// What compare reads from `run.json`.
     struct Manifest: Decodable {
         struct Present: Decodable {}
-        struct Shards: Decodable { var missing: [Int]? }
+        struct Shards: Decodable {
+            var count: Int?
+            var missing: [Int]?
+        }
+        /// A shard's own run.json: its part of the plan.
+        struct Shard: Decodable {
+            var index: Int
+            var count: Int
+        }
         struct FileEntry: Decodable {
             var bytes: Int
             var sha256: String
@@ -50,11 +58,12 @@ package enum RunFolderCheck {
         var visitors: Int
         var outcomes: [String: Int]
         var shards: Shards?
+        var shard: Shard?
         var guardrailStop: Present?
         var files: [String: FileEntry]?
 
         enum CodingKeys: String, CodingKey {
-            case scenario, seed, clock, interrupted, incomplete, configuration, visitors, outcomes, shards, files
+            case scenario, seed, clock, interrupted, incomplete, configuration, visitors, outcomes, shards, shard, files
             case scenarioSHA256 = "scenario_sha256"
             case runId = "run_id"
             case queuesimVersion = "queuesim_version"

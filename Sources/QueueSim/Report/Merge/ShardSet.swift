@@ -43,6 +43,8 @@ package struct ShardSet: Sendable {
     package struct Member: Sendable {
         package var folder: String
         var report: ShardReport
+        /// The `run_id` of the shard's `run.json` (nil when it has none to read).
+        package var runId: String?
         package var index: Int { report.shardIndex }
     }
 
@@ -72,7 +74,7 @@ package struct ShardSet: Sendable {
     package init(folders: [String], allowPartial: Bool) throws {
         var members: [Member] = []
         for folder in Self.reportFolders(folders) {
-            members.append(Member(folder: folder, report: try Self.read(folder)))
+            members.append(Member(folder: folder, report: try Self.read(folder), runId: Self.runId(of: folder)))
         }
         guard let first = members.first else { throw Failure.missing([], count: 0) }
         var byIndex: [Int: Member] = [:]
@@ -103,6 +105,30 @@ package struct ShardSet: Sendable {
     }
 
     var first: ShardReport { members[0].report }
+
+    /// The run id the merged run carries: the shards' own when they all share one (live shards
+    /// with a common start derive it alike, `RunId.shared`), so the dashboard, `compare` and the
+    /// reports name one run; nil when they do not agree (each shard started on its own).
+    package var sharedRunId: String? {
+        let ids = Set(members.map { $0.runId ?? "" })
+        guard ids.count == 1, let id = ids.first, !id.isEmpty else { return nil }
+        return id
+    }
+
+    /// The shards' run ids in shard order, for the warning when they differ.
+    package var runIds: [String] { members.map { $0.runId ?? "none" } }
+
+    /// `run.json`'s `run_id`; nil for a file without one. Its other fields are checked with the
+    /// rows later (`ShardCheck`), before anything is written.
+    private static func runId(of folder: String) -> String? {
+        struct Manifest: Decodable {
+            var runId: String?
+            enum CodingKeys: String, CodingKey { case runId = "run_id" }
+        }
+        let path = Recorder.path(folder, Recorder.manifestFile)
+        guard let bytes = try? RegularFileReader.contents(path: path, limit: 64 << 20) else { return nil }
+        return (try? JSONDecoder().decode(Manifest.self, from: Data(bytes)))?.runId
+    }
 
     private static func read(_ folder: String) throws -> ShardReport {
         let path = Recorder.path(folder, ShardReport.file)
