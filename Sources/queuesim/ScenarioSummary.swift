@@ -72,6 +72,17 @@ struct ScenarioSummary {
             if room.abandonedTurns == .skipped {
                 row("", "turns of visitors silent for 60 s are skipped (abandonedTurns: skipped)")
             }
+            // The rules imported from a Queue-it event, where they differ from the room's defaults.
+            var rules: [String] = []
+            if room.safetyNet != .normal { rules.append("safetyNet \(room.safetyNet.rawValue)") }
+            if let validity = room.queueNumberValidity {
+                rules.append("queue numbers valid \(ScenarioUnits.describe(validity))")
+            }
+            if room.maxRedirectsPerQueueId != WaitingRoomSettings.defaultMaxRedirectsPerQueueId {
+                rules.append("at most \(room.maxRedirectsPerQueueId) redirects per queue id")
+            }
+            if room.uniqueKeys { rules.append("each enqueue key admits one enqueue") }
+            if !rules.isEmpty { row("", rules.joined(separator: ", ")) }
         } else {
             row("endpoint", scenario.target.endpointDescription)
         }

@@ -149,11 +149,12 @@ package struct WallClockRunner: Sendable {
             requests: outcomes.reduce(0) { $0 + $1.requestsPerSecond.total })
         generator.connections = routes.summary(groupNames: run.groupNames)
         generator.connectionsOpened = outcomes.reduce(0) { $0 + $1.connectionsOpened }
-        return try recorder.finish(
-            RunEnding(
-                end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
-                terminated: stopSignal.wasTerminated,
-                generator: generator, startLag: startLag, guardrails: guardrailResults))
+        var ending = RunEnding(
+            end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
+            terminated: stopSignal.wasTerminated,
+            generator: generator, startLag: startLag, guardrails: guardrailResults)
+        ending.room = room?.ruleCounts()
+        return try recorder.finish(ending)
     }
 
     /// Whether the run's connections are sockets on loops of queuesim's own

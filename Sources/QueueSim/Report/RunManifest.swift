@@ -90,6 +90,8 @@ package struct RunEnding: Sendable, Equatable {
     /// The windowed thresholds' verdicts and the guardrail that stopped the run, if any; nil
     /// when the scenario has no windowed threshold (or a merged or recovered report).
     package var guardrails: GuardrailResults? = nil
+    /// What the embedded room's Queue-it rules did (run.json's `room`); nil against a real endpoint.
+    package var room: RoomRuleCounts? = nil
 
     package init(
         end: RunInstant, startedAt: Date, endedAt: Date, interrupted: Bool = false, terminated: Bool = false,
@@ -199,6 +201,8 @@ struct RunManifest: Encodable {
     var guardrailStop: GuardrailStopEntry??
     /// `run.maxRequestRate` per second, when set.
     var maxRequestRate: Double?
+    /// The embedded room's lost turns and refusals (docs/waiting-room.md); absent otherwise.
+    var room: RoomRuleCounts?
 
     struct ShardEntry: Codable, Equatable {
         var index: Int
@@ -270,6 +274,7 @@ struct RunManifest: Encodable {
         case comebacks
         case guardrailStop = "guardrail_stop"
         case maxRequestRate = "max_request_rate_per_second"
+        case room
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -316,6 +321,7 @@ struct RunManifest: Encodable {
         }
         if let guardrailStop { try container.encode(guardrailStop, forKey: .guardrailStop) }
         try container.encodeIfPresent(maxRequestRate, forKey: .maxRequestRate)
+        try container.encodeIfPresent(room, forKey: .room)
     }
 
     init(
@@ -362,6 +368,7 @@ struct RunManifest: Encodable {
                 })
         }
         maxRequestRate = description.maxRequestRate
+        room = ending.room
         exitCode = exitStatus.rawValue
         interrupted = ending.interrupted
         generator = ending.generator

@@ -43,6 +43,9 @@ final class EmbeddedRoomHandle: Sendable {
     }
 
     /// The room's queue now.
+    /// What the room's Queue-it rules did (run.json's `room`).
+    func ruleCounts() -> RoomRuleCounts { server.ruleCounts() }
+
     func queueFigures() -> RunProgress.RoomFigures {
         server.queueFigures()
     }

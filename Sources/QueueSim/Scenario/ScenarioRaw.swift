@@ -192,10 +192,14 @@ struct RawWaitingRoom: Decodable, Sendable {
     var latency: Positioned<RawLatency>?
     var faults: YamlList<Positioned<RawFault>>?
     var abandonedTurns: Positioned<String>?
+    var queueNumberValidity: YamlNode?
+    var maxRedirectsPerQueueId: Positioned<Int>?
+    var uniqueKeys: Positioned<Bool>?
+    var safetyNet: Positioned<String>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case mode, eventStart, outflow, secretKey, tokenValidity, inviteOnly, enqueueKeys, inviteCodes, latency, faults
-        case abandonedTurns
+        case abandonedTurns, queueNumberValidity, maxRedirectsPerQueueId, uniqueKeys, safetyNet
     }
 }
 

@@ -42,7 +42,52 @@ extension ScenarioValidator {
         for (index, fault) in (raw.faults?.elements ?? []).enumerated() {
             if let rule = faultRule(fault, key: "waitingRoom.faults[\(index)]") { room.faults.append(rule) }
         }
+        queueItRules(raw, into: &room)
         return room
+    }
+
+    /// The rules imported from a Queue-it event (docs/waiting-room.md): queue-number validity,
+    /// max redirects per queue id, unique keys and the SafetyNet variant, each in Queue-it's range.
+    private mutating func queueItRules(_ raw: RawWaitingRoom, into room: inout WaitingRoomSettings) {
+        if let node = raw.queueNumberValidity,
+            let validity = optionalDuration(node, key: "waitingRoom.queueNumberValidity", allowZero: false)
+        {
+            let range = WaitingRoomSettings.queueNumberValidityRange
+            if range.contains(validity) {
+                room.queueNumberValidity = validity
+            } else {
+                fail(
+                    "`waitingRoom.queueNumberValidity` must be from 5m to 60m (Queue-it's QueueNumberValidityInMinutes), found \(node.scalarText ?? ScenarioUnits.describe(validity))",
+                    at: node.mark)
+            }
+        }
+        if let redirects = raw.maxRedirectsPerQueueId {
+            if WaitingRoomSettings.maxRedirectsPerQueueIdRange.contains(redirects.value) {
+                room.maxRedirectsPerQueueId = redirects.value
+            } else {
+                fail(
+                    "`waitingRoom.maxRedirectsPerQueueId` must be a whole number from 1 to 20 (Queue-it's MaxNoOfRedirectsPrQueueId), found \(redirects.value)",
+                    at: redirects.mark)
+            }
+        }
+        if let unique = raw.uniqueKeys {
+            room.uniqueKeys = unique.value
+            if unique.value, !room.inviteOnly {
+                fail(
+                    "`waitingRoom.uniqueKeys` only matters in an invite-only room; add `inviteOnly: true` and `enqueueKeys`",
+                    at: unique.mark)
+            }
+        }
+        if let variant = raw.safetyNet {
+            room.safetyNet = choice(variant, key: "waitingRoom.safetyNet", default: SafetyNetVariant.normal)
+            let everSafetyNet =
+                room.mode == .safetynet || room.faults.contains { $0.effect == .mode(.safetynet) }
+            if !everSafetyNet {
+                fail(
+                    "`waitingRoom.safetyNet` only matters when the room is in safetynet mode; add `mode: safetynet` (or a mode fault to it)",
+                    at: variant.mark)
+            }
+        }
     }
 
     /// `outflow: 3000` is 3,000 per second (rates without a unit are, everywhere), but Queue-it

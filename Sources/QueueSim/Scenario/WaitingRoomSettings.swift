@@ -92,8 +92,39 @@ package enum AbandonedTurns: String, Sendable, Equatable, CaseIterable {
     case skipped
 }
 
+/// `waitingRoom.safetyNet`: which of Queue-it's SafetyNet variants the room's `safetynet` mode
+/// plays. Their exact rules are not public; docs/waiting-room.md gives the reading of each.
+package enum SafetyNetVariant: String, Sendable, Equatable, CaseIterable {
+    /// `RelaxedProtectionAndQueueSequence` ("SafetyNet normal"): pass through while the trailing
+    /// 60 s arrivals are at most a minute's outflow and nobody waits.
+    case normal
+    /// `ProtectionAndQueueSequence` ("burst protection"): a pass-through takes a turn of the
+    /// smooth outflow, so the target never sees more than the outflow.
+    case burst
+    /// `OutputThroughput` ("mixed mode"): pass through while nobody waits and the trailing 60 s
+    /// redirects (pass-throughs and queue turns) are fewer than a minute's outflow.
+    case mixed
+}
+
 package struct WaitingRoomSettings: Sendable, Equatable {
+    /// Queue-it's default "max redirects per queue id", the room's when the scenario says none.
+    package static let defaultMaxRedirectsPerQueueId = 3
+    /// `waitingRoom.queueNumberValidity`'s range (Queue-it's `QueueNumberValidityInMinutes`, 5–60).
+    package static let queueNumberValidityRange: ClosedRange<Duration> = .seconds(5 * 60) ... .seconds(60 * 60)
+    /// `waitingRoom.maxRedirectsPerQueueId`'s range (Queue-it's `MaxNoOfRedirectsPrQueueId`).
+    package static let maxRedirectsPerQueueIdRange = 1...20
+
     package var mode: RoomMode
+    /// The `safetynet` mode's variant.
+    package var safetyNet: SafetyNetVariant = .normal
+    /// How long a queue number stays valid once its turn came: a visitor who comes for its
+    /// redirect later loses the turn. nil: for ever.
+    package var queueNumberValidity: Duration?
+    /// How often one queue id may be redirected to the target (the queue page's `302`s and a
+    /// pass-through token each count one).
+    package var maxRedirectsPerQueueId = WaitingRoomSettings.defaultMaxRedirectsPerQueueId
+    /// Invite-only: an enqueue key admits one enqueue; a second with the same key is refused.
+    package var uniqueKeys = false
     /// What the turn of a visitor who left costs the outflow.
     package var abandonedTurns: AbandonedTurns = .wasted
     package var eventStart: Duration

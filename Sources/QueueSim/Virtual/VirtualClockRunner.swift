@@ -60,11 +60,12 @@ package struct VirtualClockRunner: Sendable {
         // The engine (a slot for every visitor who was ever waiting at once), the calendar and
         // the room are gone before the reports are written: at a million visitors the slots
         // alone are hundreds of megabytes, and writing the reports is when the run peaks.
-        let (end, guardrails, skippedPolls) = try simulate(into: recorder)
+        let (end, guardrails, skippedPolls, room) = try simulate(into: recorder)
         var ending = RunEnding(
             end: end, startedAt: startedAt, endedAt: Date(),
             interrupted: stopSignal.wasInterrupted, terminated: stopSignal.wasTerminated)
         ending.guardrails = guardrails
+        ending.room = room
         let report = try recorder.finish(ending)
         return (report, skippedPolls)
     }
@@ -77,7 +78,7 @@ package struct VirtualClockRunner: Sendable {
 
     /// Runs the visitors to the end; every row is with the recorder when it returns.
     private func simulate(into recorder: Recorder) throws -> (
-        end: RunInstant, guardrails: GuardrailResults?, skippedPolls: Int
+        end: RunInstant, guardrails: GuardrailResults?, skippedPolls: Int, room: RoomRuleCounts
     ) {
         var roomConfiguration = RoomSetup.configuration(
             for: run, epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
@@ -106,6 +107,6 @@ package struct VirtualClockRunner: Sendable {
             throw error
         }
         try driver.finishRowWriter(into: recorder)
-        return (driver.now, driver.guardrails?.results, driver.skippedPolls)
+        return (driver.now, driver.guardrails?.results, driver.skippedPolls, room.model.ruleCounts)
     }
 }

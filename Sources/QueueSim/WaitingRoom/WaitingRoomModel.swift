@@ -36,17 +36,17 @@ package struct WaitingRoomModel: Sendable {
         case waiting(QueuePosition)
         /// Send the visitor to the target with this token.
         case yourTurn(redirectType: RoomMode, token: String)
-        /// The visitor's return link was used more often than `maxRedirectsPerVisitor`.
+        /// The queue id was redirected `maxRedirectsPerQueueId` times already (Queue-it's
+        /// "exceeded max redirect count").
         case redirectLimitExceeded
+        /// The visitor's turn came longer than `queueNumberValidity` ago: the turn is lost.
+        case queueNumberExpired
         /// An invite-only room let the visitor enqueue without a key or token; its queue page
         /// wants a configured invite code (`code=`) first.
         case refused(reason: String)
     }
 
-    /// Queue-it's default "max redirects per visitor".
-    package static let maxRedirectsPerVisitor = 3
-
-    private struct Ticket: Sendable {
+    struct Ticket: Sendable {
         static let passedDirectly: Int32 = -1
         static let inPreQueue: Int32 = -2
         var slot: Int32
@@ -55,24 +55,35 @@ package struct WaitingRoomModel: Sendable {
         var directType: RoomMode?
         /// Enqueued in an invite-only room without key or token: waits for an invite code.
         var awaitingInviteCode = false
+        /// Why the ticket's turn is lost for good, once it is.
+        var lost: TurnLoss?
     }
 
     package let configuration: WaitingRoomConfiguration
     private let timeline: ModeTimeline
-    private let schedule: ReleaseSchedule
+    let schedule: ReleaseSchedule
     private let queueIds: QueueIdCodec
     private var enqueueTokens: EnqueueTokenVerifier
     /// The secret key's HMAC pads, hashed once: the room signs a token for every visitor.
     private let signingKey: PreparedHMAC
-    private var tickets: [Ticket] = []
+    var tickets: [Ticket] = []
     /// Releasing time at which each slot is released; non-decreasing by construction.
-    private var slotReleasingTimes: [Int64] = []
+    var slotReleasingTimes: [Int64] = []
     private var preQueue: [Int32] = []
     private var preQueueSealed = false
     private var recentArrivals = ArrivalRateWindow()
     private let inviteCodes: Set<String>
     /// `abandonedTurns: skipped` only (nil otherwise): who left, and whose turn it is.
-    private var skipping: SkippedTurns?
+    var skipping: SkippedTurns?
+    /// What the rules imported from a Queue-it event did (run.json's `room`).
+    package internal(set) var ruleCounts = RoomRuleCounts()
+    /// `uniqueKeys`: the enqueue keys admitted so far.
+    var usedEnqueueKeys: Set<String> = []
+    /// `safetyNet: burst`: the releasing time of the last pass-through, which took a turn.
+    var lastPassThroughTurn: Int64?
+    /// `safetyNet: mixed`: pass-throughs in the trailing 60 s, and (skipping turns) releases.
+    var recentPassThroughs = ArrivalRateWindow()
+    var recentSkippingReleases = ArrivalRateWindow()
 
     package init(configuration: WaitingRoomConfiguration) {
         self.configuration = configuration
@@ -147,15 +158,16 @@ package struct WaitingRoomModel: Sendable {
             preQueue.append(Int32(ticketIndex))
             return .queued(ticket: ticketIndex, queueId: queueId)
         }
-        if mode == .safetynet, !anyoneWaiting(atNanoseconds: time),
-            Double(arrivalsInWindow) <= configuration.settings.outflowPerSecond(at: .nanoseconds(time)) * 60
-        {
+        if mode == .safetynet, safetyNetLetsThrough(arrivalsInWindow: arrivalsInWindow, atNanoseconds: time) {
             tickets.append(Ticket(slot: Ticket.passedDirectly, redirects: 1, directType: .safetynet))
+            recordPassThrough(atNanoseconds: time)
             return .passed(
                 ticket: ticketIndex, queueId: queueId, redirectType: .safetynet, token: token(queueId, .safetynet, now))
         }
         let ready = schedule.releasingTime(atNanoseconds: time)
-        let slotTime = slotReleasingTimes.last.map { max(ready, schedule.releasingTime(after: $0)) } ?? ready
+        // `safetyNet: burst`: a pass-through took a turn, so the next slot comes a gap after it.
+        let lastTurn = [slotReleasingTimes.last, lastPassThroughTurn].compactMap { $0 }.max()
+        let slotTime = lastTurn.map { max(ready, schedule.releasingTime(after: $0)) } ?? ready
         tickets.append(Ticket(slot: Int32(slotReleasingTimes.count), redirects: 0))
         // Skipping turns, a slot's time is only when it may be released at the earliest: the
         // turns before it decide the rest.
@@ -165,7 +177,7 @@ package struct WaitingRoomModel: Sendable {
     }
 
     private mutating func inviteRefusal(key: String?, token: String?, at now: RunInstant) -> String? {
-        if let key, !key.isEmpty, configuration.knownEnqueueKeys.contains(key) { return nil }
+        if let key, !key.isEmpty, configuration.knownEnqueueKeys.contains(key) { return uniqueKeyRefusal(key) }
         if let token, !token.isEmpty {
             let nowMilliseconds = configuration.epochUnixSeconds * 1000 + now.milliseconds
             return enqueueTokens.admit(token, nowUnixMilliseconds: nowMilliseconds)?.rawValue
@@ -174,7 +186,7 @@ package struct WaitingRoomModel: Sendable {
         return "This waiting room is invite-only: an enqueue key or enqueue token is required"
     }
 
-    private func anyoneWaiting(atNanoseconds time: Int64) -> Bool {
+    func anyoneWaiting(atNanoseconds time: Int64) -> Bool {
         if let skipping { return skipping.cursor < slotReleasingTimes.count }
         guard let last = slotReleasingTimes.last else { return false }
         return last > schedule.releasingTime(atNanoseconds: time)
@@ -201,6 +213,8 @@ package struct WaitingRoomModel: Sendable {
         let mode = timeline.mode(atNanoseconds: time)
         let ticket = tickets[index]
         let passType: RoomMode
+        // The slot whose turn has come, for a pass by the queue (its validity runs from then).
+        var turnSlot: Int?
         if let direct = ticket.directType {
             passType = direct
         } else if !mode.releasesQueue {
@@ -214,8 +228,9 @@ package struct WaitingRoomModel: Sendable {
                 return .waiting(position(ofSlot: slot, releasedSlots: releasedSlots, at: now))
             }
             passType = .queue
+            turnSlot = slot
         }
-        guard Int(ticket.redirects) < Self.maxRedirectsPerVisitor else { return .redirectLimitExceeded }
+        if let loss = turnLoss(ofTicket: index, turnSlot: turnSlot, atNanoseconds: time) { return loss }
         tickets[index].redirects += 1
         return .yourTurn(redirectType: passType, token: token(queueIds.queueId(ofTicket: index), passType, now))
     }
@@ -231,7 +246,7 @@ package struct WaitingRoomModel: Sendable {
     }
 
     /// Slots whose releasing time has been reached (binary search over the sorted slot times).
-    private func releasedSlotCount(atNanoseconds time: Int64) -> Int {
+    func releasedSlotCount(atNanoseconds time: Int64) -> Int {
         // Skipping turns: every slot before the cursor has had its turn (or was skipped: a
         // visitor taken for gone who polls again finds its turn has come).
         if let skipping { return skipping.cursor }
@@ -329,8 +344,10 @@ package struct WaitingRoomModel: Sendable {
             guard candidate <= reached, let instant = schedule.instantReaching(releasingTime: candidate) else { break }
             let ticket = Int(state.slotTickets[state.cursor])
             state.cursor += 1
+            if configuration.settings.queueNumberValidity != nil { state.turnInstants.append(instant) }
             if state.lastHeard[ticket] &+ silence <= instant { continue }
             state.lastRelease = candidate
+            if configuration.settings.safetyNet == .mixed { _ = recentSkippingReleases.record(atNanoseconds: instant) }
         }
         skipping = state
     }
@@ -344,7 +361,7 @@ package struct WaitingRoomModel: Sendable {
     }
 
     /// The turn's progress when turns of visitors who left are skipped.
-    private struct SkippedTurns: Sendable {
+    struct SkippedTurns: Sendable {
         /// The next slot whose turn is to come.
         var cursor = 0
         /// The releasing time of the last slot actually released.
@@ -353,6 +370,9 @@ package struct WaitingRoomModel: Sendable {
         var slotTickets: [Int32] = []
         /// When the room last heard from each ticket (enqueue or queue page), in nanoseconds.
         var lastHeard: [Int64] = []
+        /// With `queueNumberValidity`: the run instant each slot's turn came (released or
+        /// skipped: a visitor taken for gone that polls again finds its turn has come then).
+        var turnInstants: [Int64] = []
 
         /// When `slot`'s turn comes if nobody before it is skipped: what the queue page tells.
         func estimate(slot: Int, in model: WaitingRoomModel) -> Int64 {

@@ -153,6 +153,11 @@ package struct WaitingRoomServer: Sendable {
         return RunProgress.RoomFigures(queueLength: queueLength, released: released)
     }
 
+    /// What the room's Queue-it rules did so far (run.json's `room`).
+    package func ruleCounts() -> RoomRuleCounts {
+        service.withLock { $0.model.ruleCounts }
+    }
+
     /// Logs what the room answered in each second of its timeline that had requests, at the
     /// start of the next one; quiet seconds print nothing.
     private static func logEverySecond(_ service: LockedWaitingRoomService, clock: any RunClock, logger: Logger) async {

@@ -51,12 +51,34 @@ extension WaitingRoomService {
             head.headerFields[.location] = Self.joined(tokenLocationPrefix, token)
             return (head, [])
         case .redirectLimitExceeded:
-            var head = HTTPResponse(status: .found)
-            head.headerFields[.location] =
-                "\(configuration.roomBaseURL)/error?er=5&c=\(configuration.customerId)&e=\(configuration.waitingRoomId)"
-            head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
-            return (head, [])
+            return (errorPageRedirect(code: Self.usedQueueNumberCode), [])
+        case .queueNumberExpired:
+            return (errorPageRedirect(code: Self.expiredQueueNumberCode), [])
         }
+    }
+
+    /// Queue-it's "Used queue number" error (`er=5`): redirected too often.
+    static let usedQueueNumberCode = "5"
+    /// queuesim's own code for a queue number whose validity ran out (Queue-it's is not public).
+    static let expiredQueueNumberCode = "expired"
+
+    /// A `302` to the room's error page with `er=code`, as the queue page sends a lost turn.
+    private func errorPageRedirect(code: String) -> HTTPResponse {
+        var head = HTTPResponse(status: .found)
+        head.headerFields[.location] =
+            "\(configuration.roomBaseURL)/error?er=\(code)&c=\(configuration.customerId)&e=\(configuration.waitingRoomId)"
+        head.headerFields[.cacheControl] = "no-cache, no-store, must-revalidate, max-age=0"
+        return head
+    }
+
+    /// The error page's answer: `403` with what happened to the turn.
+    func errorPage(_ request: RoomRequest) -> (HTTPResponse, [UInt8]) {
+        if request.queryValue("er") == Self.expiredQueueNumberCode {
+            let validity = configuration.settings.queueNumberValidity.map { " (\(ScenarioUnits.describe($0)))" } ?? ""
+            return Self.jsonError(
+                .forbidden, "Queue number expired: the turn came longer ago than the queue number validity\(validity)")
+        }
+        return Self.jsonError(.forbidden, "Used queue number: the return link was used too often (er=5)")
     }
 
     /// A turn's redirect with its `Location` still to fill in.

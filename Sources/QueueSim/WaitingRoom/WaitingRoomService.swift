@@ -290,8 +290,8 @@ package final class WaitingRoomService {
             guard let queuePageTicket else { preconditionFailure("a queue-page route always has its ticket looked up") }
             return queuePage(request, queuePageTicket, at: now)
         case .errorPage:
-            // Queue-it's "Used queue number" page (max redirects per visitor exceeded, `er=5`).
-            return Self.jsonError(.forbidden, "Used queue number: the return link was used too often (er=5)")
+            // Queue-it's "Used queue number" page (`er=5`), or the expired queue number's.
+            return errorPage(request)
         case .protectedAPI:
             return protectedAPI.handle(request, at: now)
         }

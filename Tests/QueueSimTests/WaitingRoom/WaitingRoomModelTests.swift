@@ -208,7 +208,7 @@ import Testing
     @Test func maxRedirectsPerVisitorIsEnforced() {
         var model = WaitingRoomModel(configuration: RoomFixture.configuration())
         let ticket = enqueueAll(&model, at: [0])[0]
-        for _ in 0..<WaitingRoomModel.maxRedirectsPerVisitor {
+        for _ in 0..<WaitingRoomSettings.defaultMaxRedirectsPerQueueId {
             guard case .yourTurn = model.queuePage(ticket: ticket, at: RoomFixture.at(1)) else {
                 Issue.record("expected a redirect")
                 return
