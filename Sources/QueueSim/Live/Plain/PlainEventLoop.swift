@@ -22,8 +22,6 @@ import NIOCore
 final class PlainEventLoop: EventLoop, @unchecked Sendable {
     private let epoll: Int32
     private let wakeup: Int32
-    /// Set on the loop's thread before the loop is handed out (`PlainEventLoopGroup`).
-    private var thread = pthread_t()
 
     // Loop-confined.
     private var tasks: [() -> Void] = []
@@ -79,7 +77,19 @@ final class PlainEventLoop: EventLoop, @unchecked Sendable {
 
     // MARK: - EventLoop
 
-    var inEventLoop: Bool { pthread_equal(pthread_self(), thread) != 0 }
+    /// The loop running on this thread, as SwiftNIO keeps it: a thread-local set for the
+    /// loop's whole run. Comparing `pthread_t` values would not do: glibc reuses a finished
+    /// thread's value for a new thread, which would then pass for the loop.
+    private static let runningLoop: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed (\(status))")
+        return key
+    }()
+
+    var inEventLoop: Bool {
+        pthread_getspecific(Self.runningLoop) == Unmanaged.passUnretained(self).toOpaque()
+    }
 
     func execute(_ task: @escaping @Sendable () -> Void) {
         if inEventLoop {
@@ -172,7 +182,8 @@ final class PlainEventLoop: EventLoop, @unchecked Sendable {
 
     /// Runs the loop on the calling thread until it is shut down.
     func run(started: () -> Void) {
-        thread = pthread_self()
+        pthread_setspecific(Self.runningLoop, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.runningLoop, nil) }
         started()
         let capacity = 512
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
@@ -248,16 +259,38 @@ final class PlainEventLoop: EventLoop, @unchecked Sendable {
     }
 
     private func submitRemotely(_ task: @escaping @Sendable () -> Void) {
-        let wake = remote.withLockedValue { queue -> Bool in
+        enum Submission { case queued, queuedAndWake, refused }
+        let submission = remote.withLockedValue { queue -> Submission in
+            guard !queue.closed else { return .refused }
             queue.tasks.append(task)
             defer { queue.woken = true }
-            return !queue.woken && !queue.closed
+            return queue.woken ? .queued : .queuedAndWake
         }
-        if wake {
+        switch submission {
+        case .queued: break
+        case .queuedAndWake:
             var one: UInt64 = 1
             _ = Glibc.write(wakeup, &one, 8)
+        case .refused: Self.workAfterShutdown()
         }
     }
+
+    /// Work given to a loop that has shut down can never run. As SwiftNIO does, that is a
+    /// programming error: a crash in a debug build (and so in the tests), one line on stderr
+    /// in a release build, where a run's reports matter more than the dropped work.
+    private static func workAfterShutdown() {
+        assertionFailure("work was submitted to a PlainEventLoop that has shut down")
+        let first = workDroppedAfterShutdown.withLockedValue { reported in
+            defer { reported = true }
+            return !reported
+        }
+        guard first else { return }
+        FileHandle.standardError.write(
+            Data("queuesim: internal error: work submitted to an event loop that has shut down was dropped\n".utf8))
+    }
+
+    /// Said once a process: a bug that drops work once likely drops it on every connection.
+    private static let workDroppedAfterShutdown = NIOLockedValueBox(false)
 
     private func takeRemoteTasks() {
         let taken = remote.withLockedValue { queue -> [@Sendable () -> Void] in
@@ -301,16 +334,24 @@ final class PlainEventLoop: EventLoop, @unchecked Sendable {
         cancelledTimers = 0
     }
 
-    /// After the last tick: timers left fail as NIO's do when their loop shuts down, sockets
-    /// still watched close, and whoever waits for the shutdown hears of it.
+    /// After the last tick: nothing more is taken from other threads; each watched socket's
+    /// owner hears that the loop shut down (and closes it: a connection fails its exchange,
+    /// so its pool and visitor learn why); the work that causes runs; timers left fail as
+    /// SwiftNIO's do when their loop shuts down; a socket still watched after that is closed;
+    /// and whoever waits for the shutdown hears of it.
     private func shutDown() {
         remote.withLockedValue { $0.closed = true }
         takeRemoteTasks()
-        for task in tasks { task() }
-        tasks.removeAll()
-        while let timer = timers.popMin() {
-            let fail = timer.task.fail
-            if timer.task.take() != nil { fail?(EventLoopError.shutdown) }
+        runQueuedTasks()
+        for watcher in watchers.compactMap({ $0 }) { watcher.loopShutDown() }
+        // What the owners do about it may queue work and set timers, which may queue more.
+        for _ in 0..<64 {
+            runQueuedTasks()
+            while let timer = timers.popMin() {
+                let fail = timer.task.fail
+                if timer.task.take() != nil { fail?(EventLoopError.shutdown) }
+            }
+            if tasks.isEmpty { break }
         }
         for (fd, watcher) in watchers.enumerated() where watcher != nil {
             watchers[fd] = nil
@@ -319,6 +360,17 @@ final class PlainEventLoop: EventLoop, @unchecked Sendable {
         Glibc.close(wakeup)
         Glibc.close(epoll)
         for callback in shutdownCallbacks.withLockedValue({ $0 }) { callback() }
+    }
+
+    /// Runs the loop's own queue until it is empty, also what those tasks queue; bounded, as a
+    /// tick is, so a task that queues itself cannot hold the shutdown forever.
+    private func runQueuedTasks() {
+        for _ in 0..<64 where !tasks.isEmpty {
+            var batch: [() -> Void] = []
+            swap(&batch, &tasks)
+            for task in batch { task() }
+        }
+        tasks.removeAll()
     }
 
     private struct Timer: Comparable {
@@ -357,7 +409,9 @@ private struct UnsafeTransfer<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-/// What the loop tells about a watched socket: its `epoll` event flags.
+/// What the loop tells about a watched socket: its `epoll` event flags, and that the loop is
+/// shutting down (the owner closes the socket and tells whoever waits on it why).
 protocol PlainSocketWatcher: AnyObject {
     func socketReady(_ events: UInt32)
+    func loopShutDown()
 }

@@ -97,6 +97,22 @@ final class PlainHTTPConnection: LiveHTTP1Connection, PlainSocketWatcher {
         }
     }
 
+    /// The loop is shutting down: a connect in progress fails, an open connection ends with
+    /// the loop's error as its failure, so the pool and the visitor hear why, as they would
+    /// from a SwiftNIO channel closed by its loop's shutdown.
+    func loopShutDown() {
+        switch state {
+        case .connecting:
+            closeSocket()
+            pool.connectFailed(id, error: EventLoopError.shutdown)
+        case .open:
+            failure = failure ?? EventLoopError.shutdown
+            close()
+        case .closed:
+            break
+        }
+    }
+
     /// Reads until the socket has nothing more now (a read that does not fill the buffer took
     /// all there was: edge-triggered, new bytes raise a new event) or the connection ends.
     private func readAvailable(peerClosed: Bool) {
