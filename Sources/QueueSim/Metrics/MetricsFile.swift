@@ -1,7 +1,9 @@
 import Foundation
 
-/// `metrics.prom`: the run's series in OpenMetrics, one sample per series per second, for
-/// `promtool tsdb create-blocks-from openmetrics metrics.prom DIR` (docs/metrics.md).
+/// `metrics.prom`: the run's series in OpenMetrics, for `promtool tsdb create-blocks-from
+/// openmetrics metrics.prom DIR` (docs/metrics.md): a run-wide series has a sample every
+/// second; a group's series one at every second its value changes, the second before, and at
+/// least every 15 s (`SampleSchedule`), which loses no value.
 ///
 /// Each sample is the value at the end of its second. Timestamps: second s of the run is
 /// `endedAt − duration + s + 1` in Unix seconds — the wall clock's own instants on a wall-clock

@@ -1,7 +1,7 @@
 import QueueClientCore
 
 /// A run's metrics second by second, for `metrics.prom`: what a Prometheus scraping the run
-/// every second would have stored, rebuilt exactly from every visitor's row (arrivals,
+/// every second would have stored (a group's series sparsely, as `SampleSchedule` says), rebuilt exactly from every visitor's row (arrivals,
 /// outcomes, the queue, waits) and the answers the engines counted (requests by status, their
 /// times). The same on both clocks; on the virtual clock the seconds are simulated ones.
 struct RunMetricsSeries {
@@ -102,6 +102,7 @@ struct RunMetricsSeries {
         var statusTotals = endpoints.map { endpoint in answers.cells[endpoint.rawValue].map { _ in 0 } }
         var latencies = endpoints.map { _ in BucketCounts(bounds: MetricCatalog.requestBuckets) }
         var saturatedSeconds = 0
+        var schedules = names.indices.map { sampleSchedules(of: $0, seconds: seconds) }
         var snapshots: [MetricsSnapshot] = []
         snapshots.reserveCapacity(seconds)
         for second in 0..<seconds {
@@ -113,13 +114,22 @@ struct RunMetricsSeries {
                         inQueue: &inQueue[group], waits: &waits[group])
                 }
                 // Each series once per snapshot, in group order: no search for an existing one.
-                snapshot.setNew(MetricCatalog.arrivals, [names[group]], Double(arrived[group]))
-                for (index, outcome) in outcomes.enumerated() where ended[group][index] > 0 {
-                    snapshot.setNew(
-                        MetricCatalog.visitors, [names[group], outcome.rawValue], Double(ended[group][index]))
+                // A group's series only at the seconds its `SampleSchedule` names (lossless).
+                if schedules[group].arrivals.samples(second) {
+                    snapshot.setNew(MetricCatalog.arrivals, [names[group]], Double(arrived[group]))
                 }
-                snapshot.setNew(MetricCatalog.inQueue, [names[group]], Double(inQueue[group]))
-                snapshot.setNew(MetricCatalog.wait, [names[group]], histogram: waits[group])
+                if schedules[group].finished.samples(second) {
+                    for (index, outcome) in outcomes.enumerated() where ended[group][index] > 0 {
+                        snapshot.setNew(
+                            MetricCatalog.visitors, [names[group], outcome.rawValue], Double(ended[group][index]))
+                    }
+                }
+                if schedules[group].inQueue.samples(second) {
+                    snapshot.setNew(MetricCatalog.inQueue, [names[group]], Double(inQueue[group]))
+                }
+                if schedules[group].wait.samples(second) {
+                    snapshot.setNew(MetricCatalog.wait, [names[group]], histogram: waits[group])
+                }
             }
             inFlight += inFlightChanges[second]
             snapshot.set(MetricCatalog.inFlight, [], Double(inFlight))
@@ -163,6 +173,30 @@ struct RunMetricsSeries {
 }
 
 extension RunMetricsSeries {
+    /// When each of a group's series has a sample in metrics.prom.
+    private struct GroupSchedules {
+        var arrivals: SampleSchedule
+        /// Every `queuesim_visitors_total` series of the group (one per outcome seen).
+        var finished: SampleSchedule
+        var inQueue: SampleSchedule
+        var wait: SampleSchedule
+    }
+
+    /// The seconds each of the group's values changes at are the seconds its columns count
+    /// something in (the queue's: where its net change is not zero).
+    private func sampleSchedules(of group: Int, seconds: Int) -> GroupSchedules {
+        guard let columns = columns[group] else {
+            let none = SampleSchedule(changes: [], seconds: seconds)
+            return GroupSchedules(arrivals: none, finished: none, inQueue: none, wait: none)
+        }
+        func changes(_ list: [PerSecondCounts]) -> [Int] { list.flatMap { $0.nonZero.map(\.second) } }
+        return GroupSchedules(
+            arrivals: SampleSchedule(changes: changes([columns.arrivals]), seconds: seconds),
+            finished: SampleSchedule(changes: changes(columns.finished), seconds: seconds),
+            inQueue: SampleSchedule(changes: changes([columns.inQueueChanges]), seconds: seconds),
+            wait: SampleSchedule(changes: changes(columns.waitBuckets), seconds: seconds))
+    }
+
     /// Adds a group's counts of `second` to its running totals (the group has columns).
     private func accumulate(
         _ group: Int, second: Int, arrived: inout Int, ended: inout [Int], inQueue: inout Int,
