@@ -199,7 +199,8 @@ struct ReportPage {
                     index >= 2 ? "<td class=\"num\">\(cell)</td>" : "<td>\(cell)</td>"
                 }.joined() + "</tr>\n"
         }
-        for group in statistics.reportGroupOrder {
+        let shown = shownGroups
+        for group in shown {
             for outcome in VisitorOutcome.allCases {
                 guard let cell = statistics.cell(group: group, outcome: outcome) else { continue }
                 html += row(statistics.groupNames[group], outcome, cell, of: statistics.visitorsPerGroup[group])
@@ -209,9 +210,12 @@ struct ReportPage {
             guard let cell = statistics.cellAcrossGroups(outcome: outcome) else { continue }
             html += row(SummaryReport.allGroups, outcome, cell, of: statistics.visitorCount)
         }
-        html += "</table></div>\n<h3>Why visitors failed</h3>\n"
+        html += "</table></div>\n"
+        html += Self.moreGroupsNote(
+            hiddenGroups { statistics.visitorsPerGroup[$0] > 0 }, "had visitors", see: "summary.csv")
+        html += "<h3>Why visitors failed</h3>\n"
         var anyCause = false
-        for group in statistics.reportGroupOrder {
+        for group in shown {
             let name = statistics.groupNames[group]
             let causes = picture.topCauses(of: name)
             guard !causes.isEmpty else { continue }
@@ -227,7 +231,12 @@ struct ReportPage {
             }
             html += "</table></div>\n"
         }
-        if !anyCause { html += "<p>No visitor ended in error, unavailable, closed or restarted.</p>\n" }
+        let hiddenFailures = hiddenGroups { !picture.topCauses(of: statistics.groupNames[$0]).isEmpty }
+        if !anyCause, hiddenFailures == 0 {
+            html += "<p>No visitor ended in error, unavailable, closed or restarted.</p>\n"
+        }
+        html += Self.moreGroupsNote(
+            hiddenFailures, "had visitors who failed", see: "summary.csv and the error column of visitors.csv")
         return html + "</section>\n"
     }
 
@@ -249,7 +258,7 @@ struct ReportPage {
         var lines: [SVGChart.Series] = []
         var longest = 0.0
         var cappedGroups: [String] = []
-        for group in statistics.reportGroupOrder {
+        for group in shownGroups {
             let name = statistics.groupNames[group]
             // Read from the sorted list where a group's waits are few: no histogram is made.
             guard let histogram = picture.waitsByGroup[name]?.reading, histogram.totalCount > 0 else { continue }
@@ -266,7 +275,11 @@ struct ReportPage {
                     "\(name): from p\(Int(first)), \(cap.describe { Durations.text(milliseconds: Int64($0)) })")
             }
         }
+        let moreWaits = Self.moreGroupsNote(
+            hiddenGroups { (picture.waitsByGroup[statistics.groupNames[$0]]?.totalCount ?? 0) > 0 },
+            "had visitors who waited", see: "summary.csv")
         guard !lines.isEmpty else {
+            guard moreWaits.isEmpty else { return html + moreWaits + "</section>\n" }
             return html + "<p>No visitor entered the queue page.</p></section>\n"
         }
         html += SVGChart(
@@ -279,7 +292,7 @@ struct ReportPage {
                 "<p class=\"fail\">Waits at the cap are visitors who gave up, not measured waits: "
                 + cappedGroups.map(HTML.escape).joined(separator: "; ") + "</p>\n"
         }
-        return html + "</section>\n"
+        return html + moreWaits + "</section>\n"
     }
 
     private func generatorSection(_ generator: GeneratorReport) -> String {
