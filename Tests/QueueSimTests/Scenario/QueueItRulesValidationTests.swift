@@ -66,6 +66,21 @@ struct QueueItRulesValidationTests {
             ])
     }
 
+    /// A comeback enqueues again with the visitor's key, which `uniqueKeys` refuses: the sweep's
+    /// fluid oracle (comebacks as an orbit) does not hold there, so it judges no such point.
+    @Test("the sweep's theory does not judge a room with unique keys")
+    func theoryLeavesUniqueKeysAlone() throws {
+        let room = "waitingRoom: { outflow: 60/min, inviteOnly: true, uniqueKeys: UNIQUE }\n"
+        let visitors =
+            "visitors: [ { name: a, enqueueKey: k1, patience: { mean: 5m }, comeback: { share: 50%, after: { fixed: 1m } } } ]\n"
+        let plain = try ScenarioTestSupport.load(
+            minimal + visitors + room.replacingOccurrences(of: "UNIQUE", with: "false"))
+        let unique = try ScenarioTestSupport.load(
+            minimal + visitors + room.replacingOccurrences(of: "UNIQUE", with: "true"))
+        #expect(TheoryOracle(scenario: plain) != nil)
+        #expect(TheoryOracle(scenario: unique) == nil)
+    }
+
     @Test("a rule that cannot apply says which key is missing")
     func missingCompanions() {
         #expect(

@@ -11,7 +11,8 @@ package struct TheoryOracle: Sendable {
     package let model: AbandonmentFluid
 
     package init?(scenario: Scenario, turns: AbandonedTurns? = nil) {
-        guard let room = scenario.waitingRoom, room.mode == .queue, room.faults.isEmpty,
+        // `uniqueKeys` refuses a comeback's second enqueue, which the orbit does not model.
+        guard let room = scenario.waitingRoom, room.mode == .queue, room.faults.isEmpty, !room.uniqueKeys,
             room.outflowPerSecond > 0 || room.outflowChanges.contains(where: { $0.perSecond > 0 }),
             scenario.run.duration == nil, let first = scenario.groups.first,
             scenario.groups.allSatisfy({
