@@ -106,6 +106,39 @@ struct QueueItRulesRunTests {
         #expect(reusable.outcomes == ["passed": 4])
     }
 
+    /// Ten visitors at once into a safetynet room at 60/min. `normal` (the room's old rule)
+    /// lets all ten through with safetynet tokens; `burst` lets the first through and queues the
+    /// other nine one turn (1 s) apart, so they wait 1 … 9 s.
+    @Test("safetyNet on the virtual clock: normal lets a small burst through, burst smooths it")
+    func safetyNetVariants() throws {
+        func run(_ variant: String) throws -> RunReports {
+            try RunFixture.virtual(
+                """
+                version: 1
+                name: safetynet
+                seed: 3
+                clock: virtual
+                target: { customerId: acme, waitingRoomId: launch }
+                client: { pollInterval: 100ms }
+                arrivals: { phases: [ { burst: 10 } ] }
+                waitingRoom:
+                  mode: safetynet
+                  safetyNet: \(variant)
+                  outflow: 60/min
+                  latency: { enqueue: 0s, queuePage: 0s, protectedApi: 0s, jitter: 0s }
+                """, label: "safetyNet" + variant)
+        }
+        let normal = try run("normal")
+        normal.expectContract(arrivals: 10)
+        #expect(normal.outcomes == ["passed": 10])
+        #expect(normal.visitors.counts("redirect_type") == ["safetynet": 10])
+        let burst = try run("burst")
+        #expect(burst.outcomes == ["passed": 10])
+        #expect(burst.visitors.counts("redirect_type") == ["safetynet": 1, "queue": 9])
+        let waits = burst.visitors.rows.filter { $0["redirect_type"] == "queue" }.compactMap { $0.int("wait_ms") }
+        #expect(waits.sorted() == (1...9).map { $0 * 1000 })
+    }
+
     /// The same room on the wall clock (the embedded server on loopback): the same refusals,
     /// counted in the same `room` figures.
     @Test("uniqueKeys on the wall clock: the same refusals, the same count")
