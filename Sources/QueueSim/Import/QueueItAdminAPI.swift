@@ -104,13 +104,18 @@ package struct QueueItAdminAPI: Sendable {
 
     static let interrupted = ImportFailure("interrupted", status: .interrupted)
 
+    /// A wait as people read it: whole seconds, rounded up (`59.982s` is `1m`).
+    static func wholeSeconds(_ duration: Duration) -> Duration {
+        .seconds((duration.wholeMilliseconds + 999) / 1000)
+    }
+
     private func takeTurn() async throws(ImportFailure) {
         guard let budget else { return }
         let progress = progress
         do {
             try await budget.take { wait in
                 progress(
-                    "waiting \(ScenarioUnits.describe(wait)): Queue-it allows about \(budget.limit) requests a minute "
+                    "waiting \(ScenarioUnits.describe(Self.wholeSeconds(wait))): Queue-it allows about \(budget.limit) requests a minute "
                         + "per event")
             }
         } catch {
