@@ -26,6 +26,10 @@ package struct FluidQueue: Sendable {
     let outflow: Double
     /// A scheduled outflow's later rates: from `at` seconds on, `perSecond`.
     let changes: [(at: Double, perSecond: Double)]
+    /// `visitorsBefore[i]`: the visitors of `segments[0..<i]`, summed in order, so that
+    /// `arrivalTime` finds a position's segment by bisection (a replayed crowd has a segment
+    /// per row: a day of seconds is 86,400 of them, too many to walk for every slice).
+    let visitorsBefore: [Double]
 
     static let chunks = 4_000
 
@@ -38,6 +42,14 @@ package struct FluidQueue: Sendable {
         self.eventStart = eventStart.secondsDouble
         outflow = outflowPerSecond
         changes = outflowChanges.map { ($0.at.secondsDouble, $0.perSecond) }
+        var before = [0.0]
+        for segment in segments {
+            switch segment {
+            case .burst(_, let count): before.append(before[before.count - 1] + Double(count))
+            case .steady(let steady): before.append(before[before.count - 1] + steady.integral)
+            }
+        }
+        visitorsBefore = before
     }
 
     /// The fluid model for a scenario's room, or nil where it does not apply: a room that is
@@ -144,17 +156,18 @@ package struct FluidQueue: Sendable {
 
     /// When the visitor at cumulative position `position` arrives, in seconds.
     func arrivalTime(ofVisitor position: Double) -> Double {
-        var before = 0.0
-        for segment in segments {
-            switch segment {
-            case .burst(let start, let count):
-                if position < before + Double(count) { return start.secondsDouble }
-                before += Double(count)
+        // The first segment whose end lies past `position`.
+        var low = 0
+        var high = segments.count
+        while low < high {
+            let middle = (low + high) / 2
+            if position < visitorsBefore[middle + 1] { high = middle } else { low = middle + 1 }
+        }
+        if low < segments.count {
+            switch segments[low] {
+            case .burst(let start, _): return start.secondsDouble
             case .steady(let steady):
-                if position < before + steady.integral {
-                    return steady.instant(atCumulative: position - before).sinceOrigin.secondsDouble
-                }
-                before += steady.integral
+                return steady.instant(atCumulative: position - visitorsBefore[low]).sinceOrigin.secondsDouble
             }
         }
         guard let last = segments.last else { return 0 }
