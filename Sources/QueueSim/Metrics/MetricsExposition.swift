@@ -97,20 +97,23 @@ package enum MetricsExposition {
             self.identity = identity
             let names = MetricCatalog.commonLabels + family.labels
             let values = identity.labelValues + series.labels
+            // The labels escaped and joined once per series: metrics.prom of 2,000 groups makes
+            // tens of thousands of these, each with 16 bucket lines (issue 51).
+            let labels = labelList(names, values)
             switch series.value {
             case .number:
                 bounds = nil
-                plain = family.name + labelText(names, values)
+                plain = family.name + "{" + labels + "}"
                 (buckets, count, sum) = ([], "", "")
             case .histogram(let histogram):
                 bounds = histogram.bounds
                 plain = ""
+                let bucketStart = family.name + "_bucket{" + labels + ",le=\""
                 buckets = (0...histogram.bounds.count).map { index in
-                    let bound = index < histogram.bounds.count ? number(histogram.bounds[index]) : "+Inf"
-                    return "\(family.name)_bucket\(labelText(names + ["le"], values + [bound]))"
+                    bucketStart + (index < histogram.bounds.count ? number(histogram.bounds[index]) : "+Inf") + "\"}"
                 }
-                count = "\(family.name)_count\(labelText(names, values))"
-                sum = "\(family.name)_sum\(labelText(names, values))"
+                count = family.name + "_count{" + labels + "}"
+                sum = family.name + "_sum{" + labels + "}"
             }
         }
 
@@ -150,8 +153,17 @@ package enum MetricsExposition {
         }
     }
 
-    private static func labelText(_ names: [String], _ values: [String]) -> String {
-        "{" + zip(names, values).map { "\($0)=\"\(escapeLabel($1))\"" }.joined(separator: ",") + "}"
+    /// `name="value",…` without the braces.
+    private static func labelList(_ names: [String], _ values: [String]) -> String {
+        var text = ""
+        for (index, (name, value)) in zip(names, values).enumerated() {
+            if index > 0 { text += "," }
+            text += name
+            text += "=\""
+            text += escapeLabel(value)
+            text += "\""
+        }
+        return text
     }
 
     /// Whole numbers without a fraction (`12`), others as Swift writes a Double (`0.005`).
@@ -163,6 +175,9 @@ package enum MetricsExposition {
     }
 
     private static func escapeLabel(_ text: String) -> String {
+        // Most values need nothing escaped: no copy for them.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 0x0A })
+        else { return text }
         var out = ""
         for character in text {
             switch character {
