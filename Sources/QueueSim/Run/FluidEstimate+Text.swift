@@ -6,13 +6,16 @@ extension FluidEstimate {
     ///     fluid estimate: wait p50 about 25m 0s, p95 about 47m 30s
     ///     about 60% get through within maxWait 30m; peak queue about 250,000 visitors (at 10m)
     ///     outflow needed for wait.p95 < 20m: about 9,670/min
+    ///
+    /// With patience, the model with abandonment's figures instead (`patienceLines`).
     package var lines: [String] {
         let caveat = leftOut.isEmpty ? "" : " (leaves out \(leftOut.joined(separator: " and ")))"
         var lines = [
             "fluid estimate\(caveat): wait p50 \(Self.wait(waitP50)), p95 \(Self.wait(waitP95))",
             "\(Self.share(shareWithinMaxWait)) get through within maxWait \(ScenarioUnits.describe(maxWait)); \(queue)",
         ]
-        if let runStop, emptiesAt > runStop.secondsDouble + 0.5 {
+        if let patience { lines = patienceLines(patience, caveat: caveat) }
+        if patience == nil, let runStop, emptiesAt > runStop.secondsDouble + 0.5 {
             lines.append(
                 "the queue empties at \(Self.wait(emptiesAt)), after the run stops at \(ScenarioUnits.describe(runStop)) "
                     + "(run.duration): waits still open then are cut there")
@@ -24,9 +27,41 @@ extension FluidEstimate {
                 )
                 continue
             }
+            guard factor > 0 else {
+                lines.append(
+                    "outflow needed for \(need.threshold): any (met whatever the outflow: those who give up end their waits)"
+                )
+                continue
+            }
             lines.append("outflow needed for \(need.threshold): about \(outflow(times: factor))")
         }
         return lines
+    }
+
+    /// The first lines with patience:
+    ///
+    ///     fluid estimate (with patience exponential, mean 10m, turns wasted): about 39% pass,
+    ///       about 61% give up; those who pass wait p50 about 3m 10s, p95 about 6m 2s
+    ///     wait p95 of all who queued (as wait thresholds judge it) about 8m 29s; peak queue …
+    func patienceLines(_ patience: PatienceEstimate, caveat: String) -> [String] {
+        var first =
+            "fluid estimate (with \(patience.condition))\(caveat): \(Self.share(patience.passedShare)) pass, "
+            + "\(Self.share(patience.abandonedShare)) give up"
+        if patience.queuedShare >= 0.005 {
+            first += ", \(Self.share(patience.queuedShare)) still queued at maxWait \(ScenarioUnits.describe(maxWait))"
+        }
+        first +=
+            patience.passedShare > 0
+            ? "; those who pass wait p50 \(Self.wait(patience.passedWaitP50)), p95 \(Self.wait(patience.passedWaitP95))"
+            : ""
+        let queue =
+            patience.peakQueue >= 1
+            ? "peak queue about \(ScenarioUnits.grouped(max(1, Self.significant(patience.peakQueue, rounding: .toNearestOrAwayFromZero).rounded()))) visitors (at \(Self.instant(patience.peakQueueAt)))"
+            : "no queue (the outflow keeps up)"
+        return [
+            first,
+            "wait p95 of all who queued (as wait thresholds judge it) \(Self.wait(patience.waitP95)); \(queue)",
+        ]
     }
 
     /// `9,670/min`, or for a schedule `1.94× the schedule: 1,170/min, 2,330/min from 10m`:

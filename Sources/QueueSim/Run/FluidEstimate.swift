@@ -39,6 +39,10 @@ package struct FluidEstimate: Sendable, Equatable {
     package var needs: [Need]
     /// What the scenario has and the model leaves out, in words.
     package var leftOut: [String]
+    /// With patience (the same in every group): the figures under it, from the model with
+    /// abandonment; `needs` are then that model's too. Nil: nobody gives up, or the groups
+    /// differ (then `leftOut` names them).
+    package var patience: PatienceEstimate? = nil
 
     /// Nil unless the scenario runs the embedded room in `queue` mode with an outflow: a real
     /// endpoint's outflow is unknown, and another mode does not queue. `scale` is the factor
@@ -56,23 +60,29 @@ package struct FluidEstimate: Sendable, Equatable {
         let base = model(1)
         let arrivals = base.sliceArrivals()
         guard let waits = base.waits(sliceArrivals: arrivals) else { return nil }
-        let needs = scenario.thresholds.compactMap { threshold -> Need? in
-            guard let question = WaitQuestion(threshold) else { return nil }
-            return Need(
-                threshold: threshold.source,
-                factor: neededFactor(question) { model($0).waits(sliceArrivals: arrivals) })
-        }
+        let patience = withPatience(scenario, scale: scale)
+        let needs =
+            patience?.1
+            ?? scenario.thresholds.compactMap { threshold -> Need? in
+                guard let question = WaitQuestion(threshold) else { return nil }
+                return Need(
+                    threshold: threshold.source,
+                    factor: neededFactor(question) { model($0).waits(sliceArrivals: arrivals) })
+            }
         var leftOut: [String] = []
         if !room.faults.isEmpty { leftOut.append("the scripted faults") }
-        if scenario.groups.contains(where: { $0.behaviour.patience != nil }) {
-            leftOut.append("visitors who give up")
+        if patience == nil, scenario.groups.contains(where: { $0.behaviour.patience != nil }) {
+            leftOut.append("visitors who give up (the groups' patience differs)")
         }
+        // Without patience the lines say when the queue empties after the stop; with it the
+        // model runs to the end.
+        if patience != nil, scenario.run.duration != nil { leftOut.append("the stop at run.duration") }
         return FluidEstimate(
             outflowPerSecond: room.outflowPerSecond, outflowChanges: room.outflowChanges,
             maxWait: scenario.client.maxWait, waitP50: waits.percentile(0.5), waitP95: waits.percentile(0.95),
             shareWithinMaxWait: waits.share(within: scenario.client.maxWait.secondsDouble),
             peakQueue: waits.peakQueue, peakQueueAt: waits.peakQueueAt, emptiesAt: waits.emptiesAt,
-            runStop: scenario.run.duration, needs: needs, leftOut: leftOut)
+            runStop: scenario.run.duration, needs: needs, leftOut: leftOut, patience: patience?.0)
     }
 
     /// A threshold the model can answer: an upper bound on a percentile (or the longest) of
@@ -100,10 +110,13 @@ package struct FluidEstimate: Sendable, Equatable {
         }
 
         /// Whether the waits answer it: `fraction` of them below (or at) the limit.
-        func holds(_ waits: FluidWaits) -> Bool {
+        func holds(_ waits: FluidWaits) -> Bool { holds { waits.share(within: $0) } }
+
+        /// The same for any distribution of waits: `share(w)` of the visitors wait at most w.
+        func holds(share: (Double) -> Double) -> Bool {
             // The share is right-continuous: p < L exactly when the share just below L reaches it.
             let at = strict ? limitSeconds * (1 - 1e-9) - 1e-9 : limitSeconds
-            return at >= 0 && waits.share(within: at) >= fraction - 1e-12
+            return at >= 0 && share(at) >= fraction - 1e-12
         }
     }
 
@@ -111,15 +124,23 @@ package struct FluidEstimate: Sendable, Equatable {
     /// halving or doubling from the room's own outflow, then bisected (the fluid waits only
     /// shrink as the outflow grows). Nil when 2^40 times the outflow is still not enough.
     static func neededFactor(_ question: WaitQuestion, waits: (Double) -> FluidWaits?) -> Double? {
-        func holds(_ factor: Double) -> Bool { waits(factor).map(question.holds) ?? false }
+        neededFactor(tolerance: 1e-7) { waits($0).map(question.holds) ?? false }
+    }
+
+    /// The smallest factor at which `holds` (false below it, true above), to `tolerance`
+    /// relative, by the same bracketing and bisection; 0 when it still holds after `halvings`
+    /// halvings (met whatever the outflow).
+    static func neededFactor(tolerance: Double, halvings: Int = 60, holds: (Double) -> Bool) -> Double? {
         var low = 1.0
         var high = 1.0
         if holds(1) {
-            for _ in 0..<60 {
+            var failed = false
+            for _ in 0..<halvings where !failed {
                 low /= 2
-                if !holds(low) { break }
-                high = low
+                failed = !holds(low)
+                if !failed { high = low }
             }
+            if !failed, halvings < 60 { return 0 }
         } else {
             var found = false
             for _ in 0..<40 where !found {
@@ -129,7 +150,7 @@ package struct FluidEstimate: Sendable, Equatable {
             }
             guard found else { return nil }
         }
-        while high / low > 1 + 1e-7 {
+        while high / low > 1 + tolerance {
             let middle = (low * high).squareRoot()
             if holds(middle) { high = middle } else { low = middle }
         }

@@ -92,13 +92,21 @@ struct FluidEstimateTests {
         #expect(estimate.lines.last?.contains("none is enough") == true)
     }
 
+    /// Groups that give up differently are one crowd the model with abandonment cannot hold
+    /// (one patience for all): left out and said so. (The same patience everywhere is
+    /// modelled: FluidEstimatePatienceTests.)
     @Test func whatTheModelLeavesOutIsNamed() throws {
         let scenario = try Self.scenario(
             phases: "[ { burst: 1000 } ]", outflow: "600/min",
-            extra: "visitors: [ { name: app, patience: { mean: 5m } } ]")
+            extra:
+                "visitors: [ { name: app, weight: 1, patience: { mean: 5m } }, { name: web, weight: 1, patience: { mean: 9m } } ]"
+        )
         let estimate = try #require(FluidEstimate.of(scenario))
-        #expect(estimate.leftOut == ["visitors who give up"])
-        #expect(estimate.lines[0].hasPrefix("fluid estimate (leaves out visitors who give up): "))
+        #expect(estimate.patience == nil)
+        #expect(estimate.leftOut == ["visitors who give up (the groups' patience differs)"])
+        #expect(
+            estimate.lines[0].hasPrefix(
+                "fluid estimate (leaves out visitors who give up (the groups' patience differs)): "))
     }
 
     @Test func noQueueNoEstimate() throws {

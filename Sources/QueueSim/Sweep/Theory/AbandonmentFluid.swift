@@ -36,6 +36,9 @@ package struct AbandonmentFluid: Sendable {
     package var preQueueComponents = 48
     /// A run longer than this many steps is not modelled (nil).
     package var maxSteps = 400_000
+    /// Whether `solve` follows the queue's length for its peak (`FluidTrajectory.peakQueue`):
+    /// a pass over the waiting blocks each step, left out where only the shares are wanted.
+    package var tracksQueue = false
 
     /// The seconds a left visitor still costs a turn under `skipped` turns: the room's 60 s of
     /// silence less half the longest `Retry-After` (30 s) it polled at.
@@ -52,6 +55,21 @@ package struct AbandonmentFluid: Sendable {
         self.turns = turns
         self.maxWait = maxWait
         self.detectionDelay = detectionDelay ?? (turns == .skipped ? Self.skippedDetectionDelay : 0)
+    }
+
+    /// Seconds from the first arrival (or the event start, if sooner) until every visitor's
+    /// fate is decided at the latest: the last arrival, then a stay (maxWait, or nearly all
+    /// patience when sooner) per attempt and the comeback delays between them. What `validate`
+    /// divides into steps.
+    package var horizon: Double {
+        let visitors = fluid.visitors
+        guard visitors > 0 else { return 0 }
+        let first = min(fluid.arrivalTime(ofVisitor: 0), fluid.eventStart)
+        let last = max(fluid.arrivalTime(ofVisitor: visitors), fluid.eventStart)
+        let stay = min(maxWait, patience?.quantile(0.999) ?? maxWait)
+        let attempts = Double(1 + (mayComeBack(0) ? comeback?.max ?? 0 : 0))
+        let delays = (attempts - 1) * (comeback?.after.quantile(0.99) ?? 0)
+        return last - first + stay * attempts + delays
     }
 
     /// P(still on the queue page `age` seconds after landing on it).
@@ -97,15 +115,20 @@ extension AbandonmentFluid {
         var state = FluidState(model: self)
         guard state.visitors > 0 else { return nil }
         var time = min(state.arrivals.first ?? fluid.eventStart, fluid.eventStart)
+        var peak = (queue: 0.0, at: time)
         for _ in 0..<maxSteps {
             state.admit(until: time + step, now: time)
+            if tracksQueue {
+                let queue = state.waiting(at: time)
+                if queue > peak.queue { peak = (queue, time) }
+            }
             if time + step > fluid.eventStart {
                 state.serve(from: max(time, fluid.eventStart), to: time + step)
             }
             state.sendComebacks(from: time, to: time + step)
             time += step
             if state.isOver(at: time) {
-                return FluidTrajectory(model: self, blocks: state.closed(), visitors: state.visitors)
+                return FluidTrajectory(model: self, blocks: state.closed(), visitors: state.visitors, peak: peak)
             }
         }
         return nil

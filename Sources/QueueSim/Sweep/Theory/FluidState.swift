@@ -116,6 +116,19 @@ struct FluidState {
         }
     }
 
+    /// Visitors on the queue page at `time`: those not yet reached who are still there (not
+    /// gone, not past maxWait).
+    func waiting(at time: Double) -> Double {
+        var total = 0.0
+        for block in blocks[head...] {
+            let unreached = 1 - block.reached
+            for component in block.components where component.arrival <= time {
+                total += component.mass * unreached * model.present(time - component.arrival)
+            }
+        }
+        return total
+    }
+
     /// Everything is decided: no arrival or comeback to come, and every visitor not yet
     /// reached has left or timed out.
     func isOver(at time: Double) -> Bool {

@@ -10,12 +10,19 @@ package struct FluidTrajectory: Sendable {
     /// The plan's visitors (first attempts).
     package let visitors: Double
     private let reaches: [Reach]
+    /// The most visitors on the queue page at once (those who left or timed out not counted),
+    /// and when (seconds since the run's origin); 0 unless the model tracked it
+    /// (`AbandonmentFluid.tracksQueue`).
+    package let peakQueue: Double
+    package let peakQueueAt: Double
 
-    init(model: AbandonmentFluid, blocks: [FluidBlock], visitors: Double) {
+    init(model: AbandonmentFluid, blocks: [FluidBlock], visitors: Double, peak: (queue: Double, at: Double) = (0, 0)) {
         self.model = model
         self.visitors = visitors
         reaches = Self.reaches(of: blocks, model: model)
         longestWait = min(model.maxWait, reaches.map(\.age).max() ?? 0)
+        peakQueue = peak.queue
+        peakQueueAt = peak.at
     }
 
     /// No wait is longer: the last turn (infinity: never) or `client.maxWait`, the sooner.
@@ -91,6 +98,26 @@ package struct FluidTrajectory: Sendable {
         for _ in 0..<48 where high - low > 1e-3 {
             let middle = (low + high) / 2
             if waitShare(within: middle) >= fraction - 1e-12 { high = middle } else { low = middle }
+        }
+        return high
+    }
+
+    /// The share of the plan's visitors who passed after a wait of at most `seconds`.
+    package func passedShare(within seconds: Double) -> Double {
+        reaches.reduce(0) { $0 + ($1.age <= seconds ? $1.mass * model.present($1.age) : 0) } / visitors
+    }
+
+    /// The wait `fraction` of those who passed do not exceed, in seconds (0 when nobody
+    /// passes): what a visitor who gets through waits, apart from those who gave up.
+    package func passedWaitPercentile(_ fraction: Double) -> Double {
+        let passed = passedShare
+        guard passed > 0 else { return 0 }
+        var low = 0.0
+        var high = longestWait
+        if passedShare(within: 0) >= fraction * passed { return 0 }
+        for _ in 0..<48 where high - low > 1e-3 {
+            let middle = (low + high) / 2
+            if passedShare(within: middle) >= fraction * passed - 1e-12 { high = middle } else { low = middle }
         }
         return high
     }
