@@ -41,15 +41,16 @@ extension WaitingRoomModel {
         case .redirectLimit: return .redirectLimitExceeded
         case nil: break
         }
-        let settings = configuration.settings
-        if let validity = settings.queueNumberValidity, let turnSlot, let turnCame = turnInstant(ofSlot: turnSlot),
+        // The settings read in place (a copy of them would retain their arrays on every poll).
+        if let validity = configuration.settings.queueNumberValidity, let turnSlot,
+            let turnCame = turnInstant(ofSlot: turnSlot),
             time - turnCame > validity.wholeNanoseconds
         {
             tickets[index].lost = .expired
             ruleCounts.turnsExpired += 1
             return .queueNumberExpired
         }
-        guard Int(tickets[index].redirects) < settings.maxRedirectsPerQueueId else {
+        guard Int(tickets[index].redirects) < configuration.settings.maxRedirectsPerQueueId else {
             tickets[index].lost = .redirectLimit
             ruleCounts.exceededMaxRedirectCount += 1
             return .redirectLimitExceeded
@@ -88,7 +89,7 @@ extension WaitingRoomModel {
             // A pass-through takes a turn of the smooth outflow: one must be free now.
             let lastTurn: Int64? =
                 if let skipping { skipping.lastRelease } else {
-                    [slotReleasingTimes.last, lastPassThroughTurn].compactMap { $0 }.max()
+                    Self.later(slotReleasingTimes.last, lastPassThroughTurn)
                 }
             guard let lastTurn else { return true }
             return schedule.releasingTime(after: lastTurn) <= schedule.releasingTime(atNanoseconds: time)
@@ -97,6 +98,13 @@ extension WaitingRoomModel {
             // outflow, so this redirect keeps it within.
             return Double(redirectsInTrailingMinute(atNanoseconds: time)) < minuteOfOutflow
         }
+    }
+
+    /// The later of two optional releasing times (no array made: it runs on every enqueue).
+    static func later(_ first: Int64?, _ second: Int64?) -> Int64? {
+        guard let first else { return second }
+        guard let second else { return first }
+        return max(first, second)
     }
 
     /// Books a pass-through at `time` for the variants that count it.

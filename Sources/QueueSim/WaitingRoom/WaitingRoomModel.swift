@@ -166,7 +166,7 @@ package struct WaitingRoomModel: Sendable {
         }
         let ready = schedule.releasingTime(atNanoseconds: time)
         // `safetyNet: burst`: a pass-through took a turn, so the next slot comes a gap after it.
-        let lastTurn = [slotReleasingTimes.last, lastPassThroughTurn].compactMap { $0 }.max()
+        let lastTurn = Self.later(slotReleasingTimes.last, lastPassThroughTurn)
         let slotTime = lastTurn.map { max(ready, schedule.releasingTime(after: $0)) } ?? ready
         tickets.append(Ticket(slot: Int32(slotReleasingTimes.count), redirects: 0))
         // Skipping turns, a slot's time is only when it may be released at the earliest: the

@@ -87,6 +87,12 @@ struct QueueItRulesModelTests {
         #expect(room.queuePage(ticket: tickets[0], at: RoomFixture.at(300.5)) == .queueNumberExpired)
     }
 
+    /// The rules add no per-visitor state beyond one byte inside the ticket's 8.
+    @Test("a ticket stays 8 bytes")
+    func ticketSize() {
+        #expect(MemoryLayout<WaitingRoomModel.Ticket>.stride == 8)
+    }
+
     // MARK: Max redirects per queue id
 
     @Test("the redirect beyond maxRedirectsPerQueueId is refused and counted once per queue id")
