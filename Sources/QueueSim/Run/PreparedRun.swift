@@ -97,6 +97,7 @@ package struct PreparedRun: Sendable {
         // Visitors who start within one second of each other (a burst) peak at the full size in
         // flight, lean or not (measured for the sweep's estimate, docs/sweep.md "Memory").
         estimate.startingTogether = schedule.inFlightFloor(window: .seconds(1))
+        estimate.groups = scenario.groups.count
         memoryEstimate = estimate
         try memoryEstimate.check(against: budget)
         knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)

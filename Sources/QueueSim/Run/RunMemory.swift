@@ -77,8 +77,8 @@ package struct MemoryBudget: Sendable, Equatable {
 
 /// An upper estimate of a run's memory, made before anything runs (docs/scenarios.md,
 /// "Limits"): a base, a share per visitor in flight at once, a few dozen bytes per visitor
-/// (the room's ticket, the row spool's index), and feeder files about three times their size
-/// once split into strings.
+/// (the room's ticket, the row spool's index), feeder files about three times their size
+/// once split into strings, and 24 KiB per group.
 ///
 /// Per visitor in flight, by clock and by what the visitors carry (docs/benchmarks.md, "Ten
 /// million visitors"): a virtual run's waiting iOS visitor measured 242–292 bytes above the
@@ -104,6 +104,10 @@ package struct RunMemoryEstimate: Sendable, Equatable {
     /// process's baseline, the steady 500,000 of bench/virtual-10m.sh's shape at 273 per waiting
     /// visitor. Zero where nobody set it (`run`'s own estimate does not yet).
     package var startingTogether = 0
+    /// The scenario's groups: each costs its figures, its metrics.prom series and its report
+    /// rows however few visitors it has. Zero where nobody set it (the floor checked before
+    /// the plan is walked).
+    package var groups = 0
 
     package init(
         visitors: Int, peakInFlight: Int, feederFileBytes: Int, clock: ClockKind, isFloor: Bool = false,
@@ -136,6 +140,10 @@ package struct RunMemoryEstimate: Sendable, Equatable {
     }
     static let bytesPerVisitor = 64
     static let feederExpansion = 3
+    /// Measured (bench/memory-estimate.sh, docs/benchmarks.md "The memory estimate against
+    /// measured peaks"): launch.yaml's 1,900 visitors over 2,000 groups peaked 36 MiB above one
+    /// group's run, about 19 KiB a group, and 4,000 groups 17 KiB a group.
+    static let bytesPerGroup = 24 << 10
 
     package var bytes: Int {
         let together = min(max(0, startingTogether), peakInFlight)
@@ -143,6 +151,7 @@ package struct RunMemoryEstimate: Sendable, Equatable {
             (peakInFlight - together) * Self.bytesPerVisitorInFlight(clock, lean: leanVisitors) + together
             * Self.bytesPerVisitorInFlight(clock)
         return Self.baseBytes + visitors * Self.bytesPerVisitor + inFlight + feederFileBytes * Self.feederExpansion
+            + max(0, groups) * Self.bytesPerGroup
     }
 
     /// How long one visitor can stay in flight at most: every enqueue attempt timing out with
@@ -173,6 +182,10 @@ package struct RunMemoryError: Error, Equatable, CustomStringConvertible {
         ]
         if estimate.feederFileBytes > 0 {
             parts.append("\(MemoryBudget.describe(estimate.feederFileBytes)) of feeder files")
+        }
+        // Named where the groups' share is worth a mention (a MiB or more: 43 groups).
+        if estimate.groups * RunMemoryEstimate.bytesPerGroup >= 1 << 20 {
+            parts.append("\(estimate.groups) groups")
         }
         return
             "this run would need \(estimate.isFloor ? "at least" : "about") \(MemoryBudget.describe(estimate.bytes)) of memory (\(parts.joined(separator: ", "))), more than its budget of \(MemoryBudget.describe(budget.bytes)) (\(budget.origin)); lower the visitor count or the time a visitor can stay (client.maxWait), or raise the budget with --max-memory"

@@ -26,7 +26,7 @@ struct RunMemoryTests {
         let prepared = try prepare("arrivals: { phases: [ { duration: 1000s, rate: 0.1 } ] }")
         #expect(prepared.summary.visitorCount == 100)
         #expect(prepared.summary.peakInFlight == 9)
-        #expect(prepared.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 2048)
+        #expect(prepared.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 2048 + (24 << 10))
     }
 
     /// A virtual visitor in flight is estimated at 512 bytes when every visitor is a lean iOS
@@ -35,7 +35,7 @@ struct RunMemoryTests {
     /// clock's does not.
     @Test func aVirtualVisitorInFlightIsEstimatedAtHalfAWallClockOne() throws {
         let virtual = try prepare("clock: virtual\narrivals: { phases: [ { duration: 1000s, rate: 0.1 } ] }")
-        #expect(virtual.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 512)
+        #expect(virtual.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 512 + (24 << 10))
         for visitors in [
             "visitors: [ { name: app, platform: android } ]",
             "visitors: [ { name: app, platform: { ios: 90%, android: 10% } } ]",
@@ -45,7 +45,7 @@ struct RunMemoryTests {
         ] {
             let full = try prepare(
                 "clock: virtual\n\(visitors)\narrivals: { phases: [ { duration: 1000s, rate: 0.1 } ] }")
-            #expect(full.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 1024, "\(visitors)")
+            #expect(full.memoryEstimate.bytes == (64 << 20) + 100 * 64 + 9 * 1024 + (24 << 10), "\(visitors)")
         }
         let budget = MemoryBudget(bytes: 256 << 20, origin: "--max-memory 256MiB")
         let burst = "run: { concurrency: 200000 }\narrivals: { phases: [ { burst: 100000 } ] }"
