@@ -136,6 +136,28 @@ struct ImportCommandTests {
         #expect(notEvent.stderr.contains("list.json: it is not a JSON object"))
     }
 
+    @Test("the example: both scenarios validate, and stats.csv is in the format queue-it-stats writes")
+    func example() async throws {
+        let validate = try await QueueSimProcess.runOffPool(
+            ["validate", Self.example + "/imported.yaml", Self.example + "/replay.yaml"], limit: .seconds(30))
+        #expect(validate.status == 0, "\(validate.stderr)")
+        #expect(validate.stdout.contains("replay      stats.csv, column queueinflow, 120 rows of a minute"))
+        let rows = Self.text(Self.example + "/stats.csv").split(separator: "\n").map(String.init)
+        let header = [
+            "minute", "queueinflow", "queuebeforeeventinflow", "queueuniqueinflow", "queueoutflow",
+            "queueuniqueoutflow", "safetynetoutflow", "queueidsinqueue", "queueexpectedwaittime",
+            "queueactualwaittime", "maxoutflow", "oldqueuenumbers", "redirectedpercentage",
+            "returningqueueitemsinlessthan30s", "exceededmaxredirectcount", "queueidscanceled",
+        ]
+        #expect(rows.first == header.joined(separator: ","))
+        #expect(rows.count == 121)
+        for (index, row) in rows.dropFirst().enumerated() {
+            let minute = 8 * 60 + 30 + index
+            let expected = String(format: "2026-05-01T%02d:%02d:00Z,", minute / 60, minute % 60)
+            #expect(row.hasPrefix(expected), "row \(index + 1): \(row)")
+        }
+    }
+
     @Test("help: the examples are whole lines of at most 78 columns", arguments: ["", "queue-it", "queue-it-stats"])
     func help(subcommand: String) throws {
         let arguments = ["import"] + (subcommand.isEmpty ? [] : [subcommand]) + ["--help"]

@@ -159,6 +159,24 @@ struct StatisticsImportTests {
         }
     }
 
+    @Test("one deadline bounds the whole exchange: headers and then nothing is exit 3 within --timeout")
+    func stalledAnswer() async throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        try await RawHTTPServer.with(reply: { _ in .stall(head) }) { server in
+            let api = QueueItAdminAPI(
+                base: "http://127.0.0.1:\(server.port)/2_0", apiKey: ImportFixtures.apiKey, timeout: .milliseconds(300),
+                clock: VirtualImportClock())
+            let started = ContinuousClock.now
+            let failure = await #expect(throws: ImportFailure.self) { _ = try await api.get("/event/x", event: "x") }
+            #expect(ContinuousClock.now - started < .seconds(3))
+            #expect(failure?.status == .aborted)
+            #expect(
+                failure?.message.contains("sent its headers and then its answer too slowly") == true,
+                "\(failure?.message ?? "")")
+            #expect(failure?.message.hasPrefix("the Queue-it API at http://127.0.0.1:") == true)
+        }
+    }
+
     @Test("nothing listening is exit 3 in words")
     func unreachable() async throws {
         let port = try await ScriptedQueueItServer.with(script: { _ in StandInAnswer(status: 200) }) { $0.port }
