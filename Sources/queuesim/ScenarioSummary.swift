@@ -204,6 +204,7 @@ struct ScenarioSummary {
         [
             behaviour.patience.map { "patience \($0.summary)" }, behaviour.comeback.map { "comeback: \($0.summary)" },
             behaviour.afterPass.map { "after passing: \($0.summary)" },
+            behaviour.noShow.flatMap { $0 > 0 ? "no-shows \(PercentText.of($0)) (leave at once, turn unused)" : nil },
         ].compactMap { $0 }
     }
 

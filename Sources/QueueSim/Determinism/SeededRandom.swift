@@ -51,4 +51,6 @@ package enum RandomPurpose: UInt64, Sendable {
     case comeback = 12
     /// Whether a visitor who passed is a no-show, and its think times before each call.
     case afterPass = 13
+    /// Whether a visitor of a group with `noShow` leaves its turn unused.
+    case noShow = 14
 }

@@ -25,6 +25,14 @@ struct VisitorBehaviourBook: Sendable {
         return patience.draw(&random)
     }
 
+    /// Whether the visitor is one of its group's `noShow` share: drawn once per visitor from a
+    /// stream of its own, so adding `noShow` changes no other draw of any visitor.
+    func isNoShow(group: Int, visitor: Int) -> Bool {
+        guard let share = groups[group].noShow, share > 0 else { return false }
+        var random = stream(.noShow, visitor: visitor, attempt: 0)
+        return random.nextUnit() < share
+    }
+
     /// After its `abandonment`-th give-up (0 first): when the visitor reopens the app, nil when
     /// it does not (not drawn into the share, or `comeback.max` reached).
     func comebackDelay(group: Int, visitor: Int, abandonment: Int) -> Duration? {

@@ -37,9 +37,15 @@ extension VisitorEngine {
         let serial = nextBehaviourSerial()
         let deadline: RunInstant? =
             slots.modify(slot) { visitor in
-                guard visitor.behaviourSerial == 0,
-                    let patience = behaviours.patience(
-                        group: visitor.groupIndex, visitor: visitor.index, attempt: visitor.comebacks)
+                guard visitor.behaviourSerial == 0 else { return nil }
+                // A no-show leaves as soon as it has its queue number, whatever its patience.
+                let noShow =
+                    visitor.comebacks == 0 && behaviours.isNoShow(group: visitor.groupIndex, visitor: visitor.index)
+                guard
+                    let patience = noShow
+                        ? Duration.zero
+                        : behaviours.patience(
+                            group: visitor.groupIndex, visitor: visitor.index, attempt: visitor.comebacks)
                 else { return nil }
                 visitor.behaviourSerial = serial
                 visitor.giveUpAt = now + patience
@@ -57,7 +63,9 @@ extension VisitorEngine {
                 visitor.behaviourSerial = 0
                 return (phase, visitor.machine.abandon(at: now), visitor.groupIndex)
             } ?? nil
-        guard let gaveUp else { return .none }
+        guard var gaveUp else { return .none }
+        let noShow = isNoShow(slot: slot, behaviours: behaviours)
+        if noShow { gaveUp.result.errorMessage = Self.noShowCause }
         progress.phaseChanged(from: gaveUp.before, to: .finished, group: gaveUp.group)
         // The tombstone keeps what the row and a comeback need, until its last event frees it.
         var visitor = slots.modify(slot) { visitor in
@@ -73,8 +81,9 @@ extension VisitorEngine {
             visitor.earlierAttempts
             ?? EarlierAttempts(
                 firstStart: gaveUp.result.marks.started, comebacks: 0, attempts: 0, polls: 0, restarts: 0, requests: 0)
-        if let delay = behaviours.comebackDelay(
-            group: visitor.groupIndex, visitor: visitor.index, abandonment: earlier.comebacks)
+        if !noShow,
+            let delay = behaviours.comebackDelay(
+                group: visitor.groupIndex, visitor: visitor.index, abandonment: earlier.comebacks)
         {
             earlier.pending = gaveUp.result
             earlier.comebacks += 1
@@ -93,6 +102,16 @@ extension VisitorEngine {
             afterlife: visitor.afterlife)
         finished.handshake = visitor.firstHandshake.handshake
         return .finished(finished)
+    }
+
+    /// visitors.csv's `error` for a no-show (its outcome is `abandoned`).
+    static var noShowCause: String { "no-show: left the queue page before its turn" }
+
+    /// Whether the visitor in `slot`, on its first attempt, is one of its group's no-shows.
+    private mutating func isNoShow(slot: Int, behaviours: VisitorBehaviourBook) -> Bool {
+        slots.modify(slot) { visitor in
+            visitor.comebacks == 0 && behaviours.isNoShow(group: visitor.groupIndex, visitor: visitor.index)
+        } ?? false
     }
 
     // MARK: - Coming back, shopping

@@ -141,11 +141,13 @@ struct RawGroup: Decodable, Sendable {
     var patience: YamlNode?
     var comeback: YamlNode?
     var afterPass: YamlNode?
+    /// `noShow: 5%`: the share whose turn goes unused whatever their wait.
+    var noShow: YamlNode?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, weight, flow, enqueueKey, enqueueToken, inviteCode, platform, customerId, waitingRoomId
         case waitingRoomDomain, queuePathPrefix, layoutName, language, protectedApi, endpoint, connections
-        case patience, comeback, afterPass
+        case patience, comeback, afterPass, noShow
     }
 }
 

@@ -93,6 +93,9 @@ extension ScenarioValidator {
             visitorGroup.connections = connectionModel(group.connections, key: "\(key).connections")
             visitorGroup.behaviour = behaviour(
                 patience: group.patience, comeback: group.comeback, afterPass: group.afterPass, key: key)
+            if let noShow = group.noShow, !noShow.isNull {
+                visitorGroup.behaviour.noShow = fraction(noShow, key: "\(key).noShow", allowZero: true)
+            }
             if let afterPass = group.afterPass, visitorGroup.behaviour.afterPass != nil, let target,
                 target.endpoint != .embedded, overrides.protectedApi ?? target.protectedApi == nil
             {

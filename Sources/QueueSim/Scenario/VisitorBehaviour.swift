@@ -89,16 +89,23 @@ package struct VisitorBehaviour: Sendable, Equatable {
     package var patience: DurationDistribution?
     package var comeback: ComebackBehaviour?
     package var afterPass: AfterPassBehaviour?
+    /// `noShow: 5%` (0...1): the share of the group whose turn goes unused whatever their wait
+    /// (a second tab, an app closed before the queue page). Such a visitor enqueues, gets its
+    /// queue number and leaves the queue page at once, for good (no comeback): `abandoned`,
+    /// cause `no-show`. Not `afterPass.noShow`, which is about visitors who did pass.
+    package var noShow: Double?
 
     package init(
-        patience: DurationDistribution? = nil, comeback: ComebackBehaviour? = nil, afterPass: AfterPassBehaviour? = nil
+        patience: DurationDistribution? = nil, comeback: ComebackBehaviour? = nil, afterPass: AfterPassBehaviour? = nil,
+        noShow: Double? = nil
     ) {
         self.patience = patience
         self.comeback = comeback
         self.afterPass = afterPass
+        self.noShow = noShow
     }
 
-    package var isEmpty: Bool { patience == nil && comeback == nil && afterPass == nil }
+    package var isEmpty: Bool { patience == nil && comeback == nil && afterPass == nil && (noShow ?? 0) == 0 }
 }
 
 // In words, for `validate`, run.json's `configuration` and the page's groups table.
