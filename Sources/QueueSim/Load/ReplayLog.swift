@@ -124,7 +124,7 @@ struct ReplayLogCursor: Sendable {
     /// The byte range of the next line in `buffer` (without its `\n`), reading on as needed.
     private mutating func nextLine() throws(ReplayFileError) -> Range<Int>? {
         while true {
-            if let newline = buffer[position...].firstIndex(of: 10) {
+            if let newline = Self.newline(in: buffer, from: position) {
                 defer { position = newline + 1 }
                 return position..<newline
             }
@@ -137,6 +137,15 @@ struct ReplayLogCursor: Sendable {
                 throw ReplayFileError(file: file.name, line: line + 1, "the line is longer than 1 MiB")
             }
             try refill()
+        }
+    }
+
+    /// The index of the next `\n` at or after `start` (memchr: a log is hundreds of megabytes).
+    private static func newline(in buffer: [UInt8], from start: Int) -> Int? {
+        guard start < buffer.count else { return nil }
+        return buffer.withUnsafeBufferPointer { bytes in
+            guard let found = memchr(bytes.baseAddress! + start, 10, bytes.count - start) else { return nil }
+            return bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
 
