@@ -89,7 +89,24 @@ struct CompareCommand: ParsableCommand {
     @Flag(help: "Compare even when the runs are of different scenarios, files, clocks or plans.")
     var force = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Score one run against the real event's per-minute statistics (a Queue-it stats.csv).",
+            valueName: "STATS.CSV"))
+    var real: String?
+
+    @Option(
+        name: .customLong("real-from"),
+        help: ArgumentHelp(
+            "With --real: the file's minute (its time as written) that is the run's second 0; default its first row.",
+            valueName: "T"))
+    var realFrom: String?
+
+    @Option(help: ArgumentHelp("With --real: also write the scores as JSON to FILE.", valueName: "FILE"))
+    var json: String?
+
     func run() throws {
+        if real != nil || realFrom != nil || json != nil { return try runAgainstReal() }
         let commandLineRules: [CompareRule]
         do {
             commandLineRules = try rules.map { text throws(CompareRule.Problem) in try CompareRule(parsing: text) }
