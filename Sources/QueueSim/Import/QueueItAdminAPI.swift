@@ -185,6 +185,9 @@ package struct QueueItAdminAPI: Sendable {
     private static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
+        // A redirect would carry the Api-Key header to wherever it points: the API never
+        // redirects, so a 3xx is an answer like any other (exit 3, named).
+        configuration.redirectConfiguration = .disallow
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 

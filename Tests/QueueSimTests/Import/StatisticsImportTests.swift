@@ -177,6 +177,24 @@ struct StatisticsImportTests {
         }
     }
 
+    @Test("a redirect is not followed: the key never goes to another address")
+    func redirectNotFollowed() async throws {
+        try await ScriptedQueueItServer.with(script: { _ in StandInAnswer(status: 200, body: "{}") }) { elsewhere in
+            let redirecting: @Sendable (StandInRequest) -> StandInAnswer = { _ in
+                StandInAnswer(status: 302, headers: [("Location", "http://127.0.0.1:\(elsewhere.port)/2_0/event/x")])
+            }
+            try await ScriptedQueueItServer.with(script: redirecting) { server in
+                let api = Self.api(server, clock: VirtualImportClock())
+                let failure = await #expect(throws: ImportFailure.self) {
+                    _ = try await api.get("/event/x", event: "x")
+                }
+                #expect(failure?.message.contains("answered 302") == true, "\(failure?.message ?? "")")
+                #expect(failure?.status == .aborted)
+                #expect(elsewhere.received.isEmpty)
+            }
+        }
+    }
+
     @Test("nothing listening is exit 3 in words")
     func unreachable() async throws {
         let port = try await ScriptedQueueItServer.with(script: { _ in StandInAnswer(status: 200) }) { $0.port }
