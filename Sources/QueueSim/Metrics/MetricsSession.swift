@@ -7,8 +7,8 @@ import Synchronization
 /// - Wall clock: `/metrics` serves `LiveMetrics` from the start; a push of the current values
 ///   every `pushInterval`, and one more with the final values when the run has ended.
 /// - Virtual clock: the run's seconds are simulated, so nothing is served during it; after it,
-///   `metrics.prom` (one sample per series per second, the run laid so that it ends when it
-///   ended) is pushed whole, in batches.
+///   `metrics.prom` (a sample per run-wide series per second, a group's when it changes; the
+///   run laid so that it ends when it ended) is pushed whole, in batches.
 /// - Either way the listener keeps serving the final values for `linger` after the run, so the
 ///   last scrape sees the totals; SIGINT during the linger ends it at once.
 ///

@@ -5,8 +5,8 @@ import Testing
 
 @testable import QueueSim
 
-/// Every run writes metrics.prom: one sample per series per second, whose last samples are the
-/// run's totals (issue 31 item 1).
+/// Every run writes metrics.prom: a sample per series per second (a group's series sparser),
+/// whose last samples are the run's totals (issue 31 item 1).
 @Suite("Metrics: metrics.prom")
 struct MetricsFileTests {
     static let scenario = """
