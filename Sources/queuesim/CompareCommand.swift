@@ -35,7 +35,9 @@ struct CompareCommand: ParsableCommand {
             autocorrelated, so visitors one by one would give a band far too narrow. With
             several bases, the band is the spread of the figure across them. Two virtual
             runs with the same seed have no noise: every difference is real. Two seeds of
-            one Poisson plan are comparable although their visitor counts differ. A wait at
+            one Poisson plan are comparable although their visitor counts differ. A group
+            with fewer than 50 visitors in either run is not judged (`too few visitors`):
+            its figures are the luck of a few. A wait at
             client.maxWait is a lower bound: shown `≥ 30m 0s`, never judged an improvement.
 
             Each folder is checked against its own run.json first, and refused (exit 2,

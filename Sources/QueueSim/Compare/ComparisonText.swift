@@ -161,7 +161,7 @@ package enum ComparisonText {
         let suite = "queuesim.compare.\(comparison.new.scenario)"
         let judged = comparison.rows.filter { $0.rule.map { $0.allowance != .off } ?? false }
         let failures = judged.filter { $0.verdict.breaksRule }.count
-        let skipped = judged.filter { $0.verdict == .missing }.count
+        let skipped = judged.filter { $0.verdict == .missing || $0.verdict == .tooFew }.count
         var xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <testsuites name="queuesim compare" tests="\(judged.count)" failures="\(failures)" errors="0" skipped="\(skipped)">
@@ -184,6 +184,9 @@ package enum ComparisonText {
                 xml += "      <failure message=\"\(HTML.escape(summary))\">\(HTML.escape(summary))</failure>\n"
             case .missing:
                 xml += "      <skipped message=\"\(HTML.escape("no value on one side: " + summary))\"/>\n"
+            case .tooFew:
+                xml +=
+                    "      <skipped message=\"\(HTML.escape("fewer than \(RunBatches.minimumGroupVisitors) visitors in the group: " + summary))\"/>\n"
             default:
                 xml += "      <system-out>\(HTML.escape(summary))</system-out>\n"
             }

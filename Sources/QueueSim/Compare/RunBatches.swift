@@ -52,6 +52,12 @@ struct RunBatches {
     /// that each holds a twentieth of the run.
     static let defaultCount = 20
 
+    /// A group with fewer visitors than this in either run gets no verdict (`too few
+    /// visitors`, docs/compare.md): its batches hold two or three visitors each, a share moves
+    /// two points per visitor and a percentile is whichever visitor sits there, so its band
+    /// says little and a rule on it judges the luck of a few. The whole run is always judged.
+    package static let minimumGroupVisitors = 50
+
     let count: Int
     /// The run's visitor count, which places a visitor number in its batch.
     private let visitorCount: Int

@@ -22,6 +22,9 @@ package struct RunComparison: Sendable {
         case changed
         /// No value on one side (nobody waited, say): nothing to compare.
         case missing = "n/a"
+        /// A group with fewer than `RunBatches.minimumGroupVisitors` visitors in a run (not a
+        /// deterministic pair): too few to tell chance from change, so not judged.
+        case tooFew = "too few visitors"
 
         package var breaksRule: Bool { self == .regression }
     }
@@ -92,6 +95,13 @@ package struct RunComparison: Sendable {
                     row.withinNoise = row.band.map { abs(difference) <= $0 } ?? false
                 }
                 row.verdict = Self.verdict(row)
+                if !deterministic, row.verdict != .missing, let group = scope.group,
+                    ([new] + bases).contains(where: {
+                        ($0.measurements.group(group)?.visitorCount ?? 0) < RunBatches.minimumGroupVisitors
+                    })
+                {
+                    row.verdict = .tooFew
+                }
                 rows.append(row)
             }
         }
