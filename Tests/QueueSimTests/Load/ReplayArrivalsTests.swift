@@ -129,4 +129,31 @@ struct ReplayArrivalsTests {
             ReplayFolder.scenario(arrivals: "{ phases: [ { burst: 90 } ] }", room: "waitingRoom: { outflow: 30/min }"))
         #expect(replayedRows.map(\.waitMs).max()! < constant.map(\.waitMs).max()!)
     }
+
+    @Test func aLogIsCappedNotStretched() throws {
+        let folder = try ReplayFolder(["t.log": "1714554000\n1714554001\n1714554003\n"])
+        let scenario = try folder.load(ReplayFolder.scenario(arrivals: "{ replay: t.log, timestamps: epoch }"))
+        let instants = { (visitors: Int?) in
+            try ArrivalSchedule(scenario.arrivals, seed: 1, visitors: visitors).map(\.sinceOrigin)
+        }
+        #expect(try instants(nil) == [.zero, .seconds(1), .seconds(3)])
+        #expect(try instants(2) == [.zero, .seconds(1)])
+        #expect(try instants(10) == [.zero, .seconds(1), .seconds(3)])
+        let capped = try folder.load(
+            ReplayFolder.scenario(arrivals: "{ replay: t.log, timestamps: epoch, maxVisitors: 1 }"))
+        #expect(try ArrivalSchedule(capped.arrivals, seed: 1).plannedCount == 1)
+    }
+
+    @Test func theOutflowReplayReadsFromAndSpeedAsArrivalsDo() throws {
+        let folder = try ReplayFolder(["stats.csv": Self.stats])
+        let scenario = try folder.load(
+            ReplayFolder.scenario(
+                arrivals: "{ phases: [ { burst: 1 } ] }",
+                room: "waitingRoom: { outflow: { replay: stats.csv, column: maxoutflow, from: 1m, speed: 2 } }"))
+        let room = try #require(scenario.waitingRoom)
+        // From 09:01 on: 30/min, then 60/min from 09:02, i.e. 1 minute later, 30 s at speed 2;
+        // every rate doubled with the pace.
+        #expect(room.outflowPerSecond == 1)
+        #expect(room.outflowChanges == [OutflowChange(at: .seconds(30), perSecond: 2)])
+    }
 }
