@@ -15,14 +15,16 @@ struct RunMemoryMeasuredTests {
     }
 
     /// Maximum resident set size (`/usr/bin/time -v`) of each plan, from
-    /// `bench/memory-estimate.sh` on 2026-11-29 (release build of 3341c97, 2 cores, 23.5 GiB,
+    /// `bench/memory-estimate.sh` on 2026-11-29 (release build of 1f58f39, 2 cores, 23.5 GiB,
     /// Linux 6.18; docs/benchmarks.md, "The memory estimate against measured peaks").
     static let measured: [Measured] = [
-        Measured(plan: "launch-10k", peakKiB: 46_490),
-        Measured(plan: "launch-100k", peakKiB: 98_509),
-        Measured(plan: "soak-10k", peakKiB: 53_862),
-        Measured(plan: "burst-200k", peakKiB: 216_371),
-        Measured(plan: "groups-2000", peakKiB: 78_643),
+        Measured(plan: "launch-10k", peakKiB: 46_420),
+        Measured(plan: "launch-100k", peakKiB: 98_904),
+        Measured(plan: "launch-1m", peakKiB: 647_396),
+        Measured(plan: "soak-10k", peakKiB: 54_036),
+        Measured(plan: "soak-100k", peakKiB: 61_620),
+        Measured(plan: "burst-200k", peakKiB: 216_716),
+        Measured(plan: "groups-2000", peakKiB: 78_284),
     ]
 
     static let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
