@@ -44,6 +44,10 @@ struct ReplayCountsFile {
         var value: Double?
     }
 
+    /// Rows a file may hold: each becomes a phase of the plan.
+    static let mostRows = 2_000_000
+    static let mostRowsText = "2,000,000"
+
     var header: [String]
     var column: String
     /// The first column holds ISO-8601 times (else numbers).
@@ -62,6 +66,13 @@ struct ReplayCountsFile {
         let header = try fields(headerText, file: file, line: headerLine).map { String($0.trimmingSpaces) }
         let index = try valueColumn(header, column: column, file: file, what: what)
         var table = ReplayCountsFile(header: header, column: header[index], timesAreInstants: false, rows: [])
+        if lines.count - 1 > mostRows, let (line, _) = lines.dropFirst(mostRows + 1).first {
+            // Every row becomes a phase: a year of seconds would cost gigabytes before the run.
+            throw ReplayFileError(
+                file: file, line: line,
+                "more than \(mostRowsText) rows (23 days of seconds); replay per minute, or cut the file to the part to rehearse"
+            )
+        }
         for (number, text) in lines.dropFirst() {
             let cells = try fields(text, file: file, line: number)
             guard cells.count == header.count else {
