@@ -7,7 +7,10 @@ struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
         abstract: "Compare two report folders of one scenario: what changed since the last run.",
-        usage: "queuesim compare [<options>] <base>... <new>",
+        usage: """
+            queuesim compare [<options>] <base>... <new>
+              queuesim compare --real <stats.csv> [<options>] <run>
+            """,
         discussion: """
             Reads both folders' run.json and visitors.csv (a run's --out, a run folder in
             DIR.runs/, or a merged folder) and shows, overall and per group (one row per
@@ -48,20 +51,40 @@ struct CompareCommand: ParsableCommand {
             stopped run: only exit 0 or 1 is compared); or one run given twice (the same
             folder, its DIR link, or a copy with the same run id).
 
+            --real STATS.CSV scores one run against the real event's minutes (a Queue-it
+            stats.csv from `import queue-it-stats`): the run's minutes, counted from its
+            visitors' rows under Queue-it's names (queueinflow, queueoutflow,
+            safetynetoutflow, queueidsinqueue, oldqueuenumbers, queueexpectedwaittime,
+            queueactualwaittime), are laid over the file's from its first row (--real-from
+            T: the file's minute that is the run's second 0). Per series it prints the mean
+            absolute percentage error (|run - real| / max(real, 1), minutes 0 on both
+            sides left out) and the largest gap; the score is the mean of the errors; a
+            totaloutflow column is checked against safetynetoutflow + queueoutflow. Rules
+            are `SERIES.mape < 10%`, `SERIES.gap <= 50`, `score < 20%` or `SERIES.mape off`;
+            the defaults queueinflow.mape < 10%, queueoutflow.mape < 10%,
+            queueidsinqueue.mape < 25%, queueactualwaittime.mape < 25%. --markdown also
+            writes an SVG overlay chart beside the file (summary.md: summary.svg); --json
+            the scores.
+
             Examples:
               queuesim compare reports/last-night reports/launch
               queuesim compare base/ new/ --rule 'wait.p95: +5%' --markdown summary.md
               queuesim compare base/ new/ --junit compare.xml
               queuesim compare seed7/ seed8/ seed9/ new/
+              queuesim compare --real stats.csv reports/launch --json score.json
+              queuesim compare --real stats.csv run/ --rule 'queueoutflow.mape < 5%'
 
             Exit codes:
               0    no rule broken
-              1    a rule broken (a regression beyond the noise band)
+              1    a rule broken (a regression beyond the noise band; with --real,
+                   a fidelity rule)
               2    not comparable (another scenario, scenario file, clock or arrival plan;
                    --force compares anyway), not a report folder, a folder that does not
                    add up, a run that is not whole, one run twice, fewer than two
-                   folders, or a bad --rule
-              3    --markdown or --junit could not be written
+                   folders, or a bad --rule; with --real: a stats.csv that cannot
+                   be read (FILE:LINE), no or several run folders, --real-from
+                   outside the file, a --rule on a column the file lacks
+              3    --markdown, --junit or --json could not be written
             """
     )
 
