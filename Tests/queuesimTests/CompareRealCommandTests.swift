@@ -123,4 +123,28 @@ struct CompareRealCommandTests {
             #expect(result.stdout.isEmpty)
         }
     }
+
+    @Test("the same run and file give the same bytes; an unwritable --json or --markdown is exit 3")
+    func sameBytesAndUnwritable() async throws {
+        let folder = try await Self.runFolder()
+        let stats = try Self.statsFile(try RunMinutes(folder: folder), in: folder)
+        var outputs: [String] = []
+        for name in ["first", "second"] {
+            let json = folder + ".\(name).json"
+            let markdown = folder + ".\(name).md"
+            let result = try await QueueSimProcess.runOffPool(
+                ["compare", "--real", stats, folder, "--json", json, "--markdown", markdown], limit: .seconds(30))
+            #expect(result.status == 0, "\(result.stderr)")
+            outputs.append(
+                try String(contentsOfFile: json, encoding: .utf8)
+                    + String(contentsOfFile: folder + ".\(name).svg", encoding: .utf8) + result.stdout)
+        }
+        #expect(outputs[0] == outputs[1])
+        for option in ["--json", "--markdown"] {
+            let result = try await QueueSimProcess.runOffPool(
+                ["compare", "--real", stats, folder, option, folder + "/no/such/folder/out"], limit: .seconds(30))
+            #expect(result.status == 3, "\(option): \(result.stderr)")
+            #expect(result.stderr.contains("queuesim compare: cannot write"), "\(result.stderr)")
+        }
+    }
 }
