@@ -33,7 +33,7 @@ struct QueueSimCommand: AsyncParsableCommand {
         version: QueueSimVersion.current,
         subcommands: [
             ValidateCommand.self, RunCommand.self, ServeCommand.self, RecoverCommand.self, ReportCommand.self,
-            MergeCommand.self, SweepCommand.self, CompareCommand.self, ImportCommand.self,
+            MergeCommand.self, SweepCommand.self, CompareCommand.self, ImportCommand.self, CalibrateCommand.self,
         ]
     )
 

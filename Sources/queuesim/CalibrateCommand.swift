@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import QueueSim
+
+struct CalibrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calibrate",
+        abstract: "Fit patience, no-shows and comebacks to a real event's stats.csv.",
+        usage: "queuesim calibrate [<options>] <file> --real <stats.csv> --out <dir>",
+        discussion: """
+            Runs the scenario on the virtual clock (embedded room, the scenario's seed) over
+            candidate values of what a team cannot know beforehand, and keeps the values whose
+            run is closest to the real event's minutes by compare --real's fidelity score
+            (the mean of the series' MAPEs). Fitted per group: patience.mean (or the
+            log-normal's median and sigma), noShow, and comeback.share when the group has a
+            comeback. A coarse grid first (patience x noShow), then --rounds of refinement
+            around the best, each halving the step (docs/calibrate.md).
+
+            Writes DIR/calibration.json ("fitted": key, value, low, high; "score_before",
+            "score_after") and DIR/scenario.yaml (the scenario, its values edited in place so
+            the comments stay), and prints the fitted values and both scores.
+
+            Examples:
+              queuesim calibrate scenarios/calibrate-example/scenario.yaml \\
+                  --real scenarios/calibrate-example/stats.csv --out calibrated
+
+            Exit codes:
+              0    fitted (the files are written)
+              2    invalid scenario, stats.csv or command line (nothing run)
+              3    DIR cannot be written, or a run failed
+            """
+    )
+
+    @Argument(help: "The scenario file (YAML).")
+    var scenario: String
+
+    @Option(help: "The real event's per-minute statistics (stats.csv, as import queue-it-stats writes).")
+    var real: String
+
+    @Option(help: "The folder for calibration.json and scenario.yaml (created if missing).")
+    var out: String
+
+    @Option(help: "Candidate runs at a time (default: the usable cores).")
+    var jobs: Int?
+
+    @Option(help: "Refinement rounds after the coarse grid, 0 to 8.")
+    var rounds = 4
+
+    func run() throws {
+        if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be from 1 to 1024 (got \(jobs))") }
+        guard (0...8).contains(rounds) else { throw ValidationError("--rounds must be from 0 to 8 (got \(rounds))") }
+        let loaded = try loadScenarioOrExit(scenario)
+        let stats: RealStats
+        do {
+            stats = try RealStats.read(path: real, file: real)
+        } catch {
+            StandardError.print(error.description)
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        let knobs = CalibrationKnob.knobs(of: loaded)
+        let text: String
+        do {
+            text = try String(contentsOfFile: scenario, encoding: .utf8)
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        } catch {
+            StandardError.print("queuesim: \(out): cannot be written: \(error.localizedDescription)")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        var calibrator = Calibrator(
+            scenarioPath: scenario, real: stats, knobs: knobs, workDirectory: out,
+            jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        calibrator.rounds = rounds
+        let outcome: Calibrator.Outcome
+        do {
+            outcome = try calibrator.calibrate { runs in StandardError.print("calibrate: \(runs) candidates run") }
+        } catch {
+            StandardError.print("queuesim: a calibration run failed: \(error)")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        try? FileManager.default.removeItem(atPath: "\(out)/.candidates")
+        let report = CalibrationReport(knobs: knobs, outcome: outcome)
+        do {
+            let edited = try CalibratedScenarioText.edit(text, values: report.fitted.map { ($0.key, $0.value) })
+            try Data(report.json.utf8).write(to: URL(fileURLWithPath: "\(out)/calibration.json"), options: .atomic)
+            try Data(edited.utf8).write(to: URL(fileURLWithPath: "\(out)/scenario.yaml"), options: .atomic)
+        } catch {
+            StandardError.print("queuesim: \(out): cannot be written: \(error)")
+            throw ExitCode(RunExitStatus.aborted.rawValue)
+        }
+        print(report.text)
+        print("wrote \(out)/calibration.json and \(out)/scenario.yaml")
+    }
+}
