@@ -35,7 +35,8 @@ struct RawScenario: Decodable {
         let sections: [(String, [String])] = [
             ("`target`", RawTarget.CodingKeys.allCases.map(\.rawValue)),
             ("`client`", RawClient.CodingKeys.allCases.map(\.rawValue)),
-            ("`arrivals`", RawArrivals.CodingKeys.allCases.map(\.rawValue)),
+            // A replay's generic words (`column`, `from`, …) hint nothing: elsewhere they mean other things.
+            ("`arrivals`", ["process", "phases", "maxVisitors", "scale", "replay", "within", "timestamps"]),
             ("`waitingRoom`", RawWaitingRoom.CodingKeys.allCases.map(\.rawValue)),
             ("`run`", ["concurrency", "startAt"]),
             ("a phase of `arrivals.phases`", ["rate", "rampTo", "burst", "pause"]),

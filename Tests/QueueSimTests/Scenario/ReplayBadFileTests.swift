@@ -121,4 +121,15 @@ struct ReplayBadFileTests {
                 "8:50: `waitingRoom.outflow.column`: s.csv:1: no column named `maxoutflow`; the file's columns are `minute`, `max`"
             ])
     }
+
+    @Test func aReplaysGenericWordsSendNobodyToArrivals() throws {
+        let folder = try ReplayFolder()
+        let yaml =
+            ReplayFolder.scenario(arrivals: "{ phases: [ { burst: 1 } ] }")
+            + "\nvisitors: [ { name: a, column: keys } ]\n"
+        let problems = folder.problems(yaml)
+        #expect(problems.count == 1)
+        #expect(
+            problems.first?.contains("unknown key `column` in `visitors[0]`; expected one of") == true, "\(problems)")
+    }
 }
