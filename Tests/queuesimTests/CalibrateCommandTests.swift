@@ -35,7 +35,8 @@ struct CalibrateCommandTests {
         let folder = URL(fileURLWithPath: file.path).deletingLastPathComponent().path
         let out = folder + "/calibrated"
         let result = try QueueSimProcess.run(
-            ["calibrate", file.path, "--real", folder + "/stats.csv", "--out", out, "--rounds", "1"])
+            ["calibrate", file.path, "--real", folder + "/stats.csv", "--out", out, "--rounds", "1"],
+            limit: .seconds(90))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("visitors.app.patience.mean"), "\(result.stdout)")
         #expect(result.stdout.contains("visitors.app.noShow"))

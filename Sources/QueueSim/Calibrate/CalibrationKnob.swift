@@ -23,7 +23,9 @@ package struct CalibrationKnob: Sendable, Equatable {
     package func text(_ value: Double) -> String {
         switch kind {
         case .duration: return "\(Int(value.rounded()))s"
-        case .share: return SyntheticEvent.cell(((value * 1000).rounded() / 10)) + "%"
+        case .share:
+            let percent = (value * 1000).rounded() / 10
+            return (percent == percent.rounded() ? String(Int(percent)) : String(format: "%.1f", percent)) + "%"
         case .number: return SyntheticEvent.cell((value * 1000).rounded() / 1000)
         }
     }
