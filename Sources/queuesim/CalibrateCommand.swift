@@ -26,7 +26,8 @@ struct CalibrateCommand: ParsableCommand {
 
             Exit codes:
               0    fitted (the files are written)
-              2    invalid scenario, stats.csv or command line (nothing run)
+              2    invalid scenario, stats.csv or command line, no `visitors:` list
+                   to fit or no column to score (nothing run)
               3    DIR cannot be written, or a run failed
             """
     )
@@ -58,6 +59,19 @@ struct CalibrateCommand: ParsableCommand {
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
         let knobs = CalibrationKnob.knobs(of: loaded)
+        let scored = Set(stats.series.keys).intersection(RunMinutes.seriesNames).subtracting(["queueinflow"])
+        guard !scored.isEmpty else {
+            StandardError.print(
+                "\(real): no column to score against; calibrate needs one of \(RunMinutes.seriesNames.dropFirst().joined(separator: ", "))"
+            )
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
+        guard Self.hasVisitorsList(scenario), !knobs.isEmpty else {
+            StandardError.print(
+                "\(scenario): nothing to fit: calibrate fits the groups of a `visitors:` list (patience, noShow, comeback); write one, such as visitors: [ { name: app, patience: { mean: 5m } } ]"
+            )
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
         let text: String
         do {
             text = try String(contentsOfFile: scenario, encoding: .utf8)
@@ -89,5 +103,13 @@ struct CalibrateCommand: ParsableCommand {
         }
         print(report.text)
         print("wrote \(out)/calibration.json and \(out)/scenario.yaml")
+    }
+
+    /// Whether the file writes `visitors:` as a list: the fitted keys go into its groups.
+    static func hasVisitorsList(_ path: String) -> Bool {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let root = try? YamlReader().read(Array(text.utf8)), case .sequence? = root["visitors"]?.content
+        else { return false }
+        return true
     }
 }

@@ -72,4 +72,27 @@ struct CalibrateCommandTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("--real"))
     }
+
+    @Test func refusesAScenarioWithoutGroupsOrAStatsFileWithoutScoredColumns() throws {
+        let file = try Self.scenario(stats: "minute,queueinflow\n2026-05-01T09:00:00Z,10\n")
+        let folder = URL(fileURLWithPath: file.path).deletingLastPathComponent().path
+        let noColumn = try QueueSimProcess.run(
+            ["calibrate", file.path, "--real", folder + "/stats.csv", "--out", folder + "/c"])
+        #expect(noColumn.status == 2)
+        #expect(noColumn.stderr.contains("no column to score against"), "\(noColumn.stderr)")
+        let plain = try TemporaryScenario(
+            """
+            version: 1
+            name: plain
+            clock: virtual
+            target: { customerId: acme, waitingRoomId: launch, endpoint: embedded }
+            arrivals: { phases: [ { burst: 10 } ] }
+            """)
+        try Data(Self.stats.utf8).write(to: URL(fileURLWithPath: folder + "/good.csv"))
+        let noGroups = try QueueSimProcess.run(
+            ["calibrate", plain.path, "--real", folder + "/good.csv", "--out", folder + "/c"])
+        #expect(noGroups.status == 2)
+        #expect(noGroups.stderr.contains("nothing to fit"), "\(noGroups.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/c"))
+    }
 }
