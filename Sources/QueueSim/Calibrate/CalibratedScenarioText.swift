@@ -24,6 +24,10 @@ package enum CalibratedScenarioText {
                 throw Problem(description: "cannot place `\(key)` in the scenario's text")
             }
             apply(edit, to: &lines)
+            // An added line holds a line break: split again so line numbers stay the file's.
+            lines = joined(lines).split(separator: "\n", omittingEmptySubsequences: false).map {
+                Array($0.unicodeScalars)
+            }
         }
         return joined(lines)
     }
