@@ -8,7 +8,10 @@ import Testing
 /// lines where a command is longer.
 @Suite("help text: examples stay runnable in an 80-column terminal")
 struct HelpTextCommandTests {
-    static let commands = ["", "validate", "run", "serve", "recover", "report", "merge", "sweep", "compare"]
+    static let commands = [
+        "", "validate", "run", "serve", "recover", "report", "merge", "sweep", "compare", "import",
+        "import queue-it", "import queue-it-stats", "calibrate",
+    ]
 
     /// The example lines of a help text rendered without wrapping: an indented line starting
     /// with `queuesim `, and the continuation lines after one that ends with `\`.
@@ -26,7 +29,7 @@ struct HelpTextCommandTests {
 
     @Test("every command's examples are whole lines of at most 78 columns at COLUMNS=80", arguments: commands)
     func examplesWholeAt80Columns(command: String) throws {
-        let arguments = command.isEmpty ? ["--help"] : [command, "--help"]
+        let arguments = command.split(separator: " ").map(String.init) + ["--help"]
         let wide = try QueueSimProcess.run(arguments, environment: ["COLUMNS": "1000"])
         let narrow = try QueueSimProcess.run(arguments, environment: ["COLUMNS": "80"])
         #expect(wide.status == 0 && narrow.status == 0, "\(wide.stderr)\(narrow.stderr)")
