@@ -84,13 +84,24 @@ struct CalibrateCommand: ParsableCommand {
             scenarioPath: scenario, real: stats, knobs: knobs, workDirectory: out,
             jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
         calibrator.rounds = rounds
+        // SIGINT/SIGTERM stop the candidates' runs; nothing half-fitted is written (a second
+        // signal ends the process at once, as for `run`).
+        let stopSignal = calibrator.stopSignal
+        let signals = SignalTrap(
+            signals: [SIGINT, SIGTERM],
+            numberedHandler: { signal in
+                if !stopSignal.stop(.interrupted, signal: signal) { Foundation.exit(128 + signal) }
+            })
+        defer { signals.restore() }
         let outcome: Calibrator.Outcome
         do {
             outcome = try calibrator.calibrate { runs in StandardError.print("calibrate: \(runs) candidates run") }
         } catch {
+            try Self.exitIfStopped(stopSignal, out: out)
             StandardError.print("queuesim: a calibration run failed: \(error)")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
+        try Self.exitIfStopped(stopSignal, out: out)
         try? FileManager.default.removeItem(atPath: "\(out)/.candidates")
         let report = CalibrationReport(knobs: knobs, outcome: outcome)
         do {
@@ -103,6 +114,15 @@ struct CalibrateCommand: ParsableCommand {
         }
         print(report.text)
         print("wrote \(out)/calibration.json and \(out)/scenario.yaml")
+    }
+
+    /// After a signal: the candidates' folders removed, nothing written, 130 (SIGINT) or 143.
+    static func exitIfStopped(_ stopSignal: RunStopSignal, out: String) throws {
+        guard stopSignal.reason != nil else { return }
+        try? FileManager.default.removeItem(atPath: "\(out)/.candidates")
+        StandardError.print(
+            "queuesim calibrate: stopped by a signal before the fit was done; nothing written to \(out)")
+        throw ExitCode(stopSignal.wasTerminated ? 143 : 130)
     }
 
     /// Whether the file writes `visitors:` as a list: the fitted keys go into its groups.

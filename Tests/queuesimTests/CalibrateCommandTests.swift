@@ -56,6 +56,22 @@ struct CalibrateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: out + "/.candidates"))
     }
 
+    @Test("SIGINT stops the candidates: exit 130, nothing written, no candidates' folders left")
+    func interruptedWritesNothing() async throws {
+        let file = try Self.scenario(stats: Self.stats)
+        let folder = URL(fileURLWithPath: file.path).deletingLastPathComponent().path
+        let out = folder + "/calibrated"
+        // One job and every refinement round: far more than the second before the signal.
+        let result = try await QueueSimProcess.runOffPool(
+            ["calibrate", file.path, "--real", folder + "/stats.csv", "--out", out, "--rounds", "8", "--jobs", "1"],
+            limit: .seconds(90), interruptAfter: .seconds(1))
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(result.stderr.contains("stopped by a signal"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/calibration.json"))
+        #expect(!FileManager.default.fileExists(atPath: out + "/scenario.yaml"))
+        #expect(!FileManager.default.fileExists(atPath: out + "/.candidates"))
+    }
+
     @Test func refusesABadStatsFileAtItsLine() throws {
         let file = try Self.scenario(stats: "minute,queueinflow\n2026-05-01T09:00:00Z,lots\n")
         let folder = URL(fileURLWithPath: file.path).deletingLastPathComponent().path
