@@ -29,6 +29,7 @@ struct CalibrateCommand: ParsableCommand {
               2    invalid scenario, stats.csv or command line, no `visitors:` list
                    to fit or no column to score (nothing run)
               3    DIR cannot be written, or a run failed
+              130  SIGINT (143: SIGTERM): nothing written
             """
     )
 
