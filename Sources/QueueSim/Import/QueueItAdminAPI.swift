@@ -143,7 +143,7 @@ package struct QueueItAdminAPI: Sendable {
     /// The exchange against its deadline and the caller's cancellation (the race of
     /// `RemoteWritePush`).
     private func exchange(_ path: String) async throws(ImportFailure) -> Answer {
-        let race = ImportRace<Outcome>()
+        let race = FirstToFinish<Outcome>()
         let progressOfAnswer = ExchangeProgress()
         let request = makeRequest(path)
         let timeout = timeout
@@ -217,50 +217,5 @@ package struct QueueItAdminAPI: Sendable {
         } catch {
             return .failed(PushFailure.reason(for: error, headArrived: progress.hasHead))
         }
-    }
-}
-
-/// The first of the exchange, its timer and cancellation to finish resumes the caller and
-/// cancels the others, without waiting for them (as `PushRace` does for a push).
-final class ImportRace<Outcome: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Outcome, Never>?
-        var outcome: Outcome?
-        var tasks: [Task<Void, Never>] = []
-    }
-
-    private let state = Mutex(State())
-
-    func begin(_ continuation: CheckedContinuation<Outcome, Never>) {
-        let finished: Outcome? = state.withLock { state in
-            if let outcome = state.outcome { return outcome }
-            state.continuation = continuation
-            return nil
-        }
-        if let finished { continuation.resume(returning: finished) }
-    }
-
-    func add(_ task: Task<Void, Never>) {
-        let alreadyFinished = state.withLock { state in
-            if state.outcome != nil { return true }
-            state.tasks.append(task)
-            return false
-        }
-        if alreadyFinished { task.cancel() }
-    }
-
-    func finish(_ outcome: Outcome) {
-        let taken = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, [Task<Void, Never>])? in
-            guard state.outcome == nil else { return nil }
-            state.outcome = outcome
-            defer {
-                state.continuation = nil
-                state.tasks = []
-            }
-            return (state.continuation, state.tasks)
-        }
-        guard let (continuation, tasks) = taken else { return }
-        for task in tasks { task.cancel() }
-        continuation?.resume(returning: outcome)
     }
 }

@@ -30,7 +30,7 @@ package enum RemoteWritePush {
     package static func send(_ body: [UInt8], to url: PushURL, timeout: Duration = .seconds(10))
         async throws(PushFailure)
     {
-        let race = PushRace()
+        let race = FirstToFinish<PushFailure.Reason?>()
         let progress = ExchangeProgress()
         let failure: PushFailure.Reason? = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
