@@ -35,50 +35,58 @@ package enum MetricsExposition {
     package static func openMetrics(
         _ snapshots: [(seconds: Int64, snapshot: MetricsSnapshot)], emit: (String) throws -> Void
     ) rethrows {
-        let piece = 1 << 16
         var out = ""
         out.reserveCapacity(piece + 4096)
-        for family in MetricCatalog.families {
-            // Each series' samples as (snapshot, position in its list), series in order of first
-            // appearance: one pass, where finding each series in each snapshot by its labels was
-            // quadratic in the series (2,000 groups, issue 51).
-            var order: [[String]: Int] = [:]
-            var samples: [[(snapshot: Int, position: Int)]] = []
-            for (index, (_, snapshot)) in snapshots.enumerated() {
-                for (position, series) in (snapshot.series[family.name] ?? []).enumerated() {
-                    let number = order[series.labels] ?? samples.count
-                    if number == samples.count {
-                        order[series.labels] = number
-                        samples.append([])
-                    }
-                    samples[number].append((index, position))
+        for family in MetricCatalog.families { try appendFamily(family, of: snapshots, to: &out, emit: emit) }
+        try emit(out + "# EOF\n")
+    }
+
+    /// How much text `openMetrics` gathers before handing it to `emit`.
+    static let piece = 1 << 16
+
+    /// One family's part of `openMetrics`: appended to `out`, which goes to `emit` (and is
+    /// emptied) whenever it holds `piece` bytes. Nothing when no snapshot has the family.
+    static func appendFamily(
+        _ family: MetricCatalog.Family, of snapshots: [(seconds: Int64, snapshot: MetricsSnapshot)],
+        to out: inout String, emit: (String) throws -> Void
+    ) rethrows {
+        // Each series' samples as (snapshot, position in its list), series in order of first
+        // appearance: one pass, where finding each series in each snapshot by its labels was
+        // quadratic in the series (2,000 groups, issue 51).
+        var order: [[String]: Int] = [:]
+        var samples: [[(snapshot: Int, position: Int)]] = []
+        for (index, (_, snapshot)) in snapshots.enumerated() {
+            for (position, series) in (snapshot.series[family.name] ?? []).enumerated() {
+                let number = order[series.labels] ?? samples.count
+                if number == samples.count {
+                    order[series.labels] = number
+                    samples.append([])
                 }
+                samples[number].append((index, position))
             }
-            guard !samples.isEmpty else { continue }
-            // Counters keep their sample name (`…_total`) as the family's: Prometheus's
-            // OpenMetrics parser (`promtool tsdb create-blocks-from openmetrics`) accepts it, and
-            // `promtool check metrics`, which reads the text format, then finds each counter's
-            // help; with the family named without `_total` it reported every counter as having none.
-            out += "# TYPE \(family.name) \(family.kind.rawValue)\n"
-            out += "# HELP \(family.name) \(escapeHelp(family.help))\n"
-            for seriesSamples in samples {
-                // A series' name and labels are the same in each of its samples: written once.
-                var lines: SeriesLines?
-                for (index, position) in seriesSamples {
-                    let (seconds, snapshot) = snapshots[index]
-                    let series = snapshot.series[family.name]![position]
-                    if lines == nil || !lines!.fits(snapshot.identity, series.value) {
-                        lines = SeriesLines(family, series, identity: snapshot.identity)
-                    }
-                    lines!.append(series.value, timestamp: seconds, to: &out)
-                    if out.utf8.count >= piece {
-                        try emit(out)
-                        out.removeAll(keepingCapacity: true)
-                    }
+        }
+        guard !samples.isEmpty else { return }
+        // Counters keep their sample name (`…_total`) as the family's: Prometheus's
+        // OpenMetrics parser (`promtool tsdb create-blocks-from openmetrics`) accepts it, and
+        // `promtool check metrics`, which reads the text format, then finds each counter's
+        // help; with the family named without `_total` it reported every counter as having none.
+        out += openMetricsHeader(family)
+        for seriesSamples in samples {
+            // A series' name and labels are the same in each of its samples: written once.
+            var lines: SeriesLines?
+            for (index, position) in seriesSamples {
+                let (seconds, snapshot) = snapshots[index]
+                let series = snapshot.series[family.name]![position]
+                if lines == nil || !lines!.fits(snapshot.identity, series.value) {
+                    lines = SeriesLines(family, series, identity: snapshot.identity)
+                }
+                lines!.append(series.value, timestamp: seconds, to: &out)
+                if out.utf8.count >= piece {
+                    try emit(out)
+                    out.removeAll(keepingCapacity: true)
                 }
             }
         }
-        try emit(out + "# EOF\n")
     }
 
     /// A series' lines. Their start (`name{labels}`, and per bucket of a histogram
@@ -153,8 +161,13 @@ package enum MetricsExposition {
         }
     }
 
+    /// A family's `# TYPE` and `# HELP` lines in metrics.prom.
+    static func openMetricsHeader(_ family: MetricCatalog.Family) -> String {
+        "# TYPE \(family.name) \(family.kind.rawValue)\n# HELP \(family.name) \(escapeHelp(family.help))\n"
+    }
+
     /// `name="value",…` without the braces.
-    private static func labelList(_ names: [String], _ values: [String]) -> String {
+    static func labelList(_ names: [String], _ values: [String]) -> String {
         var text = ""
         for (index, (name, value)) in zip(names, values).enumerated() {
             if index > 0 { text += "," }

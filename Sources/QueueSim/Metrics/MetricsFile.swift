@@ -26,10 +26,36 @@ enum MetricsFile {
         for window in ending.generator?.saturatedWindows ?? [] {
             for second in window.fromSecond..<max(window.fromSecond, window.toSecond) { saturated.insert(second) }
         }
+        try write(
+            series, seconds: Int(durationSeconds), timestampBase: base, identity: identity, answers: answers,
+            saturated: saturated, room: room, generatorLag: generatorLag, emit: emit)
+    }
+
+    /// The file for `seconds` seconds of the run, second `s` stamped `timestampBase + s + 1`.
+    static func write(
+        _ series: RunMetricsSeries, seconds: Int, timestampBase: Int64, identity: MetricsSnapshot.Identity,
+        answers: RequestStatistics, saturated: Set<Int> = [], room: RoomSeries? = nil, generatorLag: [Duration]? = nil,
+        emit: (String) throws -> Void
+    ) rethrows {
+        // The run-wide series from a snapshot per second; the groups' written group by group,
+        // which is the same text at the cost of their samples rather than groups × seconds.
         let snapshots = series.snapshots(
-            seconds: Int(durationSeconds), identity: identity, answers: answers, saturated: saturated, room: room,
-            generatorLag: generatorLag)
-        try MetricsExposition.openMetrics(
-            snapshots.enumerated().map { (seconds: base + Int64($0.offset) + 1, snapshot: $0.element) }, emit: emit)
+            seconds: seconds, identity: identity, answers: answers, saturated: saturated, room: room,
+            generatorLag: generatorLag, groupSeries: false
+        ).enumerated().map { (seconds: timestampBase + Int64($0.offset) + 1, snapshot: $0.element) }
+        let groups = MetricsFileGroups(series, seconds: seconds, identity: identity, timestampBase: timestampBase)
+        var text = ""
+        var groupText = MetricsText()
+        for family in MetricCatalog.families {
+            if MetricsFileGroups.writes(family) {
+                if !text.isEmpty { try emit(text) }
+                text = ""
+                try groups.write(family, to: &groupText, emit: emit)
+                try groupText.flush(emit)
+            } else {
+                try MetricsExposition.appendFamily(family, of: snapshots, to: &text, emit: emit)
+            }
+        }
+        try emit(text + "# EOF\n")
     }
 }

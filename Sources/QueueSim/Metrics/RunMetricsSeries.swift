@@ -87,11 +87,14 @@ struct RunMetricsSeries {
     }
 
     /// One snapshot per second `0..<seconds`, the values at the end of each second.
+    /// `groupSeries: false` leaves the groups' series out: metrics.prom writes them group by
+    /// group (`MetricsFileGroups`, the same bytes), which costs what the groups' changes cost
+    /// rather than groups × seconds.
     func snapshots(
         seconds: Int, identity: MetricsSnapshot.Identity, answers: RequestStatistics, saturated: Set<Int>,
-        room: RoomSeries? = nil, generatorLag: [Duration]? = nil
+        room: RoomSeries? = nil, generatorLag: [Duration]? = nil, groupSeries: Bool = true
     ) -> [MetricsSnapshot] {
-        let names = allGroupNames
+        let names = groupSeries ? allGroupNames : []
         let outcomes = VisitorOutcome.allCases
         var arrived = Array(repeating: 0, count: names.count)
         var ended = Array(repeating: Array(repeating: 0, count: outcomes.count), count: names.count)
@@ -173,6 +176,35 @@ struct RunMetricsSeries {
 }
 
 extension RunMetricsSeries {
+    /// One group's counts by second, each list ascending, seconds without a count left out:
+    /// what metrics.prom's series of the group are written from (`MetricsFileGroups`).
+    struct GroupChanges {
+        var arrivals: [(second: Int, count: Int)]
+        /// Per outcome (`VisitorOutcome.allCases` order).
+        var finished: [[(second: Int, count: Int)]]
+        /// The queue's net change per second.
+        var inQueue: [(second: Int, count: Int)]
+        /// Per `MetricCatalog.waitBuckets` bucket and `+Inf`.
+        var waitBuckets: [[(second: Int, count: Int)]]
+        var waitSumMs: [(second: Int, count: Int)]
+    }
+
+    /// Every group (declared ones first, then undeclared ones as they came) and its changes,
+    /// nil for a group without visitors.
+    var groupChanges: [(name: String, changes: GroupChanges?)] {
+        zip(allGroupNames, columns).map { name, columns in
+            (
+                name,
+                columns.map {
+                    GroupChanges(
+                        arrivals: $0.arrivals.nonZero, finished: $0.finished.map(\.nonZero),
+                        inQueue: $0.inQueueChanges.nonZero, waitBuckets: $0.waitBuckets.map(\.nonZero),
+                        waitSumMs: $0.waitSumMs.nonZero)
+                }
+            )
+        }
+    }
+
     /// When each of a group's series has a sample in metrics.prom.
     private struct GroupSchedules {
         var arrivals: SampleSchedule

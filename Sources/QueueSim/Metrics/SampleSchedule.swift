@@ -40,4 +40,24 @@ struct SampleSchedule {
         lastSample = second
         return true
     }
+
+    /// The seconds `samples(_:)` says yes to, found by jumping from one sample to the next:
+    /// the work is the samples' and the changes', not the run's seconds (metrics.prom writes a
+    /// group's series this way). `changes`: ascending, no repeats.
+    static func sampledSeconds(changes: [Int], seconds: Int) -> [Int] {
+        let lastSecond = seconds - 1
+        guard lastSecond >= 0 else { return [] }
+        var result = [0]
+        var cursor = 0
+        var last = 0
+        while last < lastSecond {
+            while cursor < changes.count, changes[cursor] <= last { cursor += 1 }
+            var next = min(last + maxGap, lastSecond)
+            // The next change, or the second before it when that is still after the last sample.
+            if cursor < changes.count { next = min(next, max(changes[cursor] - 1, last + 1)) }
+            result.append(next)
+            last = next
+        }
+        return result
+    }
 }

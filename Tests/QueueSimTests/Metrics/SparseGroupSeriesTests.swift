@@ -31,14 +31,16 @@ struct SparseGroupSeriesTests {
         return records
     }
 
-    /// metrics.prom's text for `records` on a run of `seconds` seconds.
+    /// metrics.prom's text for `records` on a run of `seconds` seconds, as `run` writes it
+    /// (second s stamped 1,000 + s).
     static func file(_ records: [VisitorRecord], groups: [String], seconds: Int) -> String {
         var series = RunMetricsSeries(groupNames: groups)
         for record in records { series.add(record) }
-        let snapshots = series.snapshots(
-            seconds: seconds, identity: identity, answers: RequestStatistics(), saturated: [])
-        return MetricsExposition.openMetrics(
-            snapshots.enumerated().map { (seconds: 1_000 + Int64($0.offset), snapshot: $0.element) })
+        var text = ""
+        MetricsFile.write(
+            series, seconds: seconds, timestampBase: 999, identity: identity, answers: RequestStatistics()
+        ) { text += $0 }
+        return text
     }
 
     /// Each series' value at every second, read as Prometheus reads a step: the latest sample
