@@ -14,10 +14,12 @@ struct ValidateCommand: ParsableCommand {
             estimate, at once: wait p50/p95, the share within client.maxWait, the peak
             queue, and for each wait threshold the outflow it needs (`outflow needed for
             wait.p95 < 20m: about 9,670/min`), all marked "about" (docs/scenarios.md,
-            "Will the outflow keep up?"). With patience (the same in every group) it is
-            the model with abandonment under the scenario's turn rule, said on the line
-            (`with patience …, turns wasted`): the share passing, the waits of those who
-            pass, the peak queue and the outflow each threshold needs. Then runs `run`'s own preflight with the same
+            "Will the outflow keep up?"). With patience (the same in every group) or
+            no-shows (noShow, pooled over the groups by weight) it is the model with
+            abandonment under the scenario's turn rule, said on the line (`with patience
+            …, no-shows 5%, turns wasted`): the share passing, the waits of those who
+            pass, the peak queue and the outflow each threshold needs; where it cannot
+            apply, the line says what it leaves out. Then runs `run`'s own preflight with the same
             options: the whole plan is walked, feeders must have rows for every visitor
             planned to read them, and the memory estimate must fit the budget
             (--max-memory). Exit 0 means `queuesim run` with the same options will start;

@@ -1,14 +1,15 @@
 import Foundation
 import QueueClientCore
 
-/// `validate`'s fluid estimate when visitors give up (`patience`, the same in every group):
+/// `validate`'s fluid estimate when visitors leave before their turn (`patience`, the same in
+/// every group, or `noShow`, pooled over the groups by weight: `FluidCrowd`):
 /// the sweep's oracle, `AbandonmentFluid` (docs/waiting-room.md, "The oracles"), under the
 /// scenario's patience, comebacks and `waitingRoom.abandonedTurns` — with wasted turns a
 /// visitor arriving at t passes with probability F̄(W(t)), with skipped turns the head-of-line
 /// wait follows Liu & Whitt's equation. The model without abandonment would say everyone
 /// waits and passes: here most of the launch question's answer is who is still there.
 package struct PatienceEstimate: Sendable, Equatable {
-    /// `patience exponential, mean 10m, turns wasted` (with the comebacks when any).
+    /// `patience exponential, mean 10m, turns wasted` (with the comebacks and no-shows when any).
     package var condition: String
     /// Of all visitors, 0...1.
     package var passedShare: Double
@@ -28,24 +29,17 @@ package struct PatienceEstimate: Sendable, Equatable {
 
 extension FluidEstimate {
     /// The model of `scenario`'s room with its outflow (every rate of a schedule) times
-    /// `factor`; nil unless some group gives up and every group has the same patience and
-    /// comebacks (the model has one crowd).
+    /// `factor`; nil unless some visitors leave before their turn (patience, no-shows) and
+    /// every group has the same patience and comebacks (the model has one crowd).
     static func abandonmentModel(
         _ scenario: Scenario, scale: Double, factor: Double, resolution: Resolution = .figures
     ) -> AbandonmentFluid? {
-        guard let room = scenario.waitingRoom, let first = scenario.groups.first,
-            first.behaviour.patience != nil,
-            scenario.groups.allSatisfy({
-                $0.behaviour.patience == first.behaviour.patience && $0.behaviour.comeback == first.behaviour.comeback
-            })
+        guard let room = scenario.waitingRoom, let crowd = FluidCrowd(groups: scenario.groups), crowd.leaves
         else { return nil }
-        let fluid = FluidQueue(
+        var model = FluidQueue(
             arrivals: scenario.arrivals, scale: scale, eventStart: room.eventStart,
-            outflowPerSecond: room.outflowPerSecond * factor,
-            outflowChanges: room.outflowChanges.map { OutflowChange(at: $0.at, perSecond: $0.perSecond * factor) })
-        var model = AbandonmentFluid(
-            fluid: fluid, patience: first.behaviour.patience, comeback: first.behaviour.comeback,
-            turns: room.abandonedTurns, maxWait: scenario.client.maxWait.secondsDouble)
+            outflow: room.outflow.scaled(by: factor)
+        ).leaving(crowd, turns: room.abandonedTurns, maxWait: scenario.client.maxWait.secondsDouble)
         model.slices = resolution.slices
         model.step = max(1, model.horizon / Double(resolution.steps))
         return model
@@ -66,13 +60,11 @@ extension FluidEstimate {
     /// where `abandonmentModel` does not apply or the room never drains.
     static func withPatience(_ scenario: Scenario, scale: Double) -> (PatienceEstimate, [Need])? {
         guard var model = abandonmentModel(scenario, scale: scale, factor: 1),
-            let patience = model.patience
+            let crowd = FluidCrowd(groups: scenario.groups)
         else { return nil }
         model.tracksQueue = true
         guard let trajectory = model.solve() else { return nil }
-        var condition = "patience \(patience.summary)"
-        if let comeback = model.comeback, comeback.share > 0 { condition += ", comebacks \(comeback.summary)" }
-        condition += ", turns \(model.turns.rawValue)"
+        let condition = "\(crowd.summary), turns \(model.turns.rawValue)"
         let estimate = PatienceEstimate(
             condition: condition, passedShare: trajectory.passedShare, abandonedShare: trajectory.abandonedShare,
             queuedShare: trajectory.queuedShare, passedWaitP50: trajectory.passedWaitPercentile(0.5),

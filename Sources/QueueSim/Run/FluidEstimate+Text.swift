@@ -70,10 +70,10 @@ extension FluidEstimate {
         func perMinute(_ perSecond: Double) -> String {
             "\(ScenarioUnits.grouped(Self.significant(perSecond * factor * 60, rounding: .up)))/min"
         }
-        guard !outflowChanges.isEmpty else { return perMinute(outflowPerSecond) }
+        guard !outflow.isPlain else { return perMinute(outflow.firstPerSecond) }
         let steps =
-            [perMinute(outflowPerSecond)]
-            + outflowChanges.map { "\(perMinute($0.perSecond)) from \(ScenarioUnits.describe($0.at))" }
+            [perMinute(outflow.firstPerSecond)]
+            + outflow.changes.map { "\(perMinute($0.perSecond)) from \(ScenarioUnits.describe($0.at))" }
         return "\(ScenarioUnits.grouped(Self.significant(factor, rounding: .up)))× the schedule: "
             + steps.joined(separator: ", ")
     }

@@ -21,8 +21,8 @@ package struct FluidEstimate: Sendable, Equatable {
         package var factor: Double?
     }
 
-    package var outflowPerSecond: Double
-    package var outflowChanges: [OutflowChange]
+    /// The room's outflow, at which the figures hold.
+    package var outflow: OutflowSchedule
     package var maxWait: Duration
     /// Seconds.
     package var waitP50: Double
@@ -39,23 +39,20 @@ package struct FluidEstimate: Sendable, Equatable {
     package var needs: [Need]
     /// What the scenario has and the model leaves out, in words.
     package var leftOut: [String]
-    /// With patience (the same in every group): the figures under it, from the model with
-    /// abandonment; `needs` are then that model's too. Nil: nobody gives up, or the groups
-    /// differ (then `leftOut` names them).
+    /// With patience (the same in every group) or no-shows: the figures under them, from the
+    /// model with abandonment; `needs` are then that model's too. Nil: nobody leaves early, or
+    /// the groups differ (then `leftOut` names them).
     package var patience: PatienceEstimate? = nil
 
     /// Nil unless the scenario runs the embedded room in `queue` mode with an outflow: a real
     /// endpoint's outflow is unknown, and another mode does not queue. `scale` is the factor
     /// `--visitors` applies to the plan (`PlanSummary.scale`).
     package static func of(_ scenario: Scenario, scale: Double = 1) -> FluidEstimate? {
-        guard let room = scenario.waitingRoom, room.mode == .queue,
-            room.outflowSteps.contains(where: { $0.perSecond > 0 })
-        else { return nil }
+        guard let room = scenario.waitingRoom, room.mode == .queue, room.outflow.releasesAnyone else { return nil }
         func model(_ factor: Double) -> FluidQueue {
             FluidQueue(
                 arrivals: scenario.arrivals, scale: scale, eventStart: room.eventStart,
-                outflowPerSecond: room.outflowPerSecond * factor,
-                outflowChanges: room.outflowChanges.map { OutflowChange(at: $0.at, perSecond: $0.perSecond * factor) })
+                outflow: room.outflow.scaled(by: factor))
         }
         let base = model(1)
         let arrivals = base.sliceArrivals()
@@ -74,12 +71,15 @@ package struct FluidEstimate: Sendable, Equatable {
         if patience == nil, scenario.groups.contains(where: { $0.behaviour.patience != nil }) {
             leftOut.append("visitors who give up (the groups' patience differs)")
         }
+        if patience == nil, scenario.groups.contains(where: { ($0.behaviour.noShow ?? 0) > 0 }) {
+            leftOut.append("the no-shows (noShow)")
+        }
         // Without patience the lines say when the queue empties after the stop; with it the
         // model runs to the end.
         if patience != nil, scenario.run.duration != nil { leftOut.append("the stop at run.duration") }
         return FluidEstimate(
-            outflowPerSecond: room.outflowPerSecond, outflowChanges: room.outflowChanges,
-            maxWait: scenario.client.maxWait, waitP50: waits.percentile(0.5), waitP95: waits.percentile(0.95),
+            outflow: room.outflow, maxWait: scenario.client.maxWait, waitP50: waits.percentile(0.5),
+            waitP95: waits.percentile(0.95),
             shareWithinMaxWait: waits.share(within: scenario.client.maxWait.secondsDouble),
             peakQueue: waits.peakQueue, peakQueueAt: waits.peakQueueAt, emptiesAt: waits.emptiesAt,
             runStop: scenario.run.duration, needs: needs, leftOut: leftOut, patience: patience?.0)

@@ -10,9 +10,8 @@ import QueueClientCore
 /// not a wait. No visitor is built and no arrival walked: the plan's cumulative curve is cut
 /// into 4,000 slices.
 package struct OutflowEstimate: Sendable, Equatable {
-    package var outflowPerSecond: Double
-    /// A scheduled outflow's later rates (empty for a plain rate).
-    package var outflowChanges: [OutflowChange] = []
+    /// The room's outflow (a plain rate or a schedule).
+    package var outflow: OutflowSchedule
     package var maxWait: Duration
     package var planned: Int
     /// The most visitors in the queue at once.
@@ -25,7 +24,7 @@ package struct OutflowEstimate: Sendable, Equatable {
     /// Nil unless the scenario runs the embedded room in `queue` mode: a real endpoint's
     /// outflow is unknown, and a disabled or safetynet room does not queue.
     package static func of(_ scenario: Scenario, visitors: Int?) throws -> OutflowEstimate? {
-        guard let room = scenario.waitingRoom, room.mode == .queue, room.outflowPerSecond > 0 else { return nil }
+        guard let room = scenario.waitingRoom, room.mode == .queue, room.outflow.firstPerSecond > 0 else { return nil }
         // `--visitors` scales every rate and burst: the schedule knows by how much.
         let schedule = try ArrivalSchedule(scenario.arrivals, seed: scenario.seed, visitors: visitors)
         var unasked = scenario
@@ -33,8 +32,7 @@ package struct OutflowEstimate: Sendable, Equatable {
         let planned = Int(schedule.expectedCount.rounded())
         guard planned > 0, let fluid = FluidEstimate.of(unasked, scale: schedule.scale) else { return nil }
         return OutflowEstimate(
-            outflowPerSecond: room.outflowPerSecond, outflowChanges: room.outflowChanges,
-            maxWait: scenario.client.maxWait, planned: planned,
+            outflow: room.outflow, maxWait: scenario.client.maxWait, planned: planned,
             peakQueue: min(planned, Int(fluid.peakQueue.rounded())),
             pastMaxWait: Int(((1 - fluid.shareWithinMaxWait) * Double(planned)).rounded()),
             waitP95Ms: UInt64((fluid.waitP95 * 1000).rounded()))
@@ -45,24 +43,20 @@ package struct OutflowEstimate: Sendable, Equatable {
     /// client.maxWait (…)`.
     package var warning: String? {
         guard pastMaxWait > 0 else { return nil }
-        let perMinute = outflowPerSecond * 60
+        let perMinute = outflow.firstPerSecond * 60
         let served = perMinute * maxWait.secondsDouble / 60
         let queued =
             peakQueue >= planned ? "" : " (\(ScenarioUnits.grouped(Double(peakQueue))) in the queue at its peak)"
         let share = Double(pastMaxWait) / Double(planned) * 100
         // A schedule's rates are named; one product of rate and maxWait would say nothing.
         let outflow =
-            outflowChanges.isEmpty
+            outflow.isPlain
             ? "outflow \(ScenarioUnits.grouped(perMinute))/min × maxWait \(ScenarioUnits.describe(maxWait)) = "
                 + "\(ScenarioUnits.grouped(served.rounded(.down))) < \(ScenarioUnits.grouped(Double(planned))) planned"
-            : "outflow \(scheduleText) with maxWait \(ScenarioUnits.describe(maxWait)), \(ScenarioUnits.grouped(Double(planned))) planned"
+            : "outflow \(outflow.description) with maxWait \(ScenarioUnits.describe(maxWait)), \(ScenarioUnits.grouped(Double(planned))) planned"
         return
             "warning: \(outflow)\(queued): "
             + "waits will hit client.maxWait; fluid model: \(ScenarioUnits.grouped(Double(pastMaxWait))) visitors "
             + "(\(ScenarioUnits.grouped(share))%) wait longer, expected wait p95 \(ThresholdTable.formatMilliseconds(Double(waitP95Ms)))"
-    }
-
-    private var scheduleText: String {
-        WaitingRoomSettings.describeOutflow(perSecond: outflowPerSecond, changes: outflowChanges)
     }
 }

@@ -1,7 +1,8 @@
 // The scenario model (Scenario.swift): a scheduled outflow, `waitingRoom.outflow` written as
 // `[ { at: 0s, rate: 600/min }, { at: 10m, rate: 1200/min } ]` — an operator raising Max
-// Outflow during the event. `at` is on the run's clock (seconds since the run started), as
-// `eventStart` and the faults' `from`/`to` are.
+// Outflow during the event — or replayed from a stats file (`ReplayOutflow.swift`), which
+// becomes the same list of changes. `at` is on the run's clock (seconds since the run
+// started), as `eventStart` and the faults' `from`/`to` are.
 
 /// One change of the room's outflow: from `at` on, `perSecond` visitors a second.
 package struct OutflowChange: Sendable, Equatable {
@@ -14,31 +15,108 @@ package struct OutflowChange: Sendable, Equatable {
     }
 }
 
-extension WaitingRoomSettings {
-    /// Every rate the room releases at, in time order: `outflowPerSecond` from the run's start,
-    /// then each change (a plain rate is one step).
-    package var outflowSteps: [OutflowChange] {
-        [OutflowChange(at: .zero, perSecond: outflowPerSecond)] + outflowChanges
+/// The room's outflow over a run, the one answer to "the rate at t" and "released by t": the
+/// embedded room's release schedule (`ReleaseSchedule`, in whole nanoseconds) and the fluid
+/// model (`FluidQueue`, in seconds) ask it, and `validate`, the warnings and the sweep read
+/// the fluid model. A plain rate is a schedule of one step.
+///
+/// The rule for a time is the last step at or before it (the first step before the first
+/// change, whatever the time). The steps' instants are whole nanoseconds (the scenario's
+/// durations are), so the room's nanosecond lookups and the fluid's seconds agree.
+package struct OutflowSchedule: Sendable, Equatable {
+    /// Every rate in time order: the first from the run's start, then each change.
+    package let steps: [OutflowChange]
+    /// `steps[i].at` in whole nanoseconds (the room) and in seconds (the fluid model).
+    private let nanoseconds: [Int64]
+    private let seconds: [Double]
+
+    /// `first` from the run's start, then `changes` (in time order).
+    package init(first perSecond: Double, changes: [OutflowChange] = []) {
+        steps = [OutflowChange(at: .zero, perSecond: perSecond)] + changes
+        nanoseconds = steps.map(\.at.wholeNanoseconds)
+        seconds = steps.map(\.at.secondsDouble)
     }
 
-    /// The outflow in force at `instant` (time since the run started).
-    package func outflowPerSecond(at instant: Duration) -> Double {
-        outflowChanges.last { $0.at <= instant }?.perSecond ?? outflowPerSecond
+    /// The rate from the run's start (a plain outflow's only one).
+    package var firstPerSecond: Double { steps[0].perSecond }
+    /// The later rates (empty for a plain outflow).
+    package var changes: ArraySlice<OutflowChange> { steps.dropFirst() }
+    package var isPlain: Bool { steps.count == 1 }
+
+    /// Whether any step releases anyone.
+    package var releasesAnyone: Bool { steps.contains { $0.perSecond > 0 } }
+
+    /// Every rate times `factor` at the same instants: the outflow a threshold would need.
+    package func scaled(by factor: Double) -> OutflowSchedule {
+        OutflowSchedule(
+            first: firstPerSecond * factor,
+            changes: changes.map { OutflowChange(at: $0.at, perSecond: $0.perSecond * factor) })
     }
 
-    /// The highest rate of the schedule.
-    package var peakOutflowPerSecond: Double {
-        outflowChanges.reduce(outflowPerSecond) { max($0, $1.perSecond) }
+    /// The same changes from a different first rate (a sweep trying outflows).
+    package func startingAt(_ perSecond: Double) -> OutflowSchedule {
+        OutflowSchedule(first: perSecond, changes: Array(changes))
     }
+
+    // MARK: The rate at t
+
+    /// The index of the step in force at `instant` (run nanoseconds).
+    package func stepIndex(atNanoseconds instant: Int64) -> Int {
+        Self.lastStep(in: nanoseconds, atOrBefore: instant)
+    }
+
+    /// The outflow in force at `instant` (run nanoseconds): the room's view.
+    package func perSecond(atNanoseconds instant: Int64) -> Double {
+        steps[stepIndex(atNanoseconds: instant)].perSecond
+    }
+
+    /// The outflow in force at `time` (seconds since the run's origin): the fluid model's view.
+    package func perSecond(atSeconds time: Double) -> Double {
+        steps[Self.lastStep(in: seconds, atOrBefore: time)].perSecond
+    }
+
+    /// The last step at or before `time`, 0 before every change.
+    private static func lastStep<Instant: Comparable>(in instants: [Instant], atOrBefore time: Instant) -> Int {
+        guard instants.count > 1 else { return 0 }
+        return (1..<instants.count).last { instants[$0] <= time } ?? 0
+    }
+
+    // MARK: Released by t (seconds, the fluid model's)
+
+    /// Visitors the schedule releases between `start` and `end` seconds (0 if `end` is not later).
+    package func released(from start: Double, to end: Double) -> Double {
+        guard end > start else { return 0 }
+        var total = 0.0
+        var cursor = start
+        for change in seconds.dropFirst() where change > cursor && change < end {
+            total += perSecond(atSeconds: cursor) * (change - cursor)
+            cursor = change
+        }
+        return total + perSecond(atSeconds: cursor) * (end - cursor)
+    }
+
+    /// When the schedule has released `work` more visitors after `start` (seconds); infinity if
+    /// it never does (the rate falls to 0 for good).
+    package func finish(from start: Double, releasing work: Double) -> Double {
+        var left = work
+        var cursor = start
+        for change in seconds.dropFirst() where change > cursor {
+            let here = perSecond(atSeconds: cursor)
+            let capacity = here * (change - cursor)
+            if here > 0, capacity >= left { return cursor + left / here }
+            left -= capacity
+            cursor = change
+        }
+        let last = perSecond(atSeconds: cursor)
+        return last > 0 ? cursor + left / last : .infinity
+    }
+
+    // MARK: Words
 
     /// `600/min`, or `600/min, 1,200/min from 10m` for a schedule: as `validate`, the page and
     /// the warnings say it.
-    package var outflowDescription: String {
-        Self.describeOutflow(perSecond: outflowPerSecond, changes: outflowChanges)
-    }
-
-    package static func describeOutflow(perSecond: Double, changes: [OutflowChange]) -> String {
-        var text = "\(ScenarioUnits.grouped(perSecond * 60))/min"
+    package var description: String {
+        var text = "\(ScenarioUnits.grouped(firstPerSecond * 60))/min"
         for change in changes {
             text += ", \(ScenarioUnits.grouped(change.perSecond * 60))/min from \(ScenarioUnits.describe(change.at))"
         }
@@ -46,30 +124,16 @@ extension WaitingRoomSettings {
     }
 }
 
-/// The fluid model's view of a scheduled outflow, in seconds: how many visitors the room can
-/// have released by a time, and when the next release after one comes.
-struct OutflowCapacity: Sendable {
-    private let steps: [(at: Double, perSecond: Double, releasedBefore: Double)]
-
-    init(_ room: WaitingRoomSettings) {
-        var steps: [(at: Double, perSecond: Double, releasedBefore: Double)] = []
-        for step in room.outflowSteps {
-            let at = step.at.secondsDouble
-            let releasedBefore = steps.last.map { $0.releasedBefore + (at - $0.at) * $0.perSecond } ?? 0
-            steps.append((at, step.perSecond, releasedBefore))
-        }
-        self.steps = steps
+extension WaitingRoomSettings {
+    /// The room's outflow as one schedule: `outflowPerSecond` from the run's start, then
+    /// `outflowChanges`.
+    package var outflow: OutflowSchedule {
+        OutflowSchedule(first: outflowPerSecond, changes: outflowChanges)
     }
 
-    /// Releases the outflow allows from the run's start to `time`.
-    func released(by time: Double) -> Double {
-        let step = steps.last { $0.at <= time } ?? steps[0]
-        return step.releasedBefore + max(0, time - step.at) * step.perSecond
-    }
+    /// Every rate the room releases at, in time order (a plain rate is one step).
+    package var outflowSteps: [OutflowChange] { outflow.steps }
 
-    /// The gap after a release at `time`: 1 / the rate in force then (the room's own rule,
-    /// `ReleaseSchedule`).
-    func interval(after time: Double) -> Double {
-        1 / (steps.last { $0.at <= time } ?? steps[0]).perSecond
-    }
+    /// `600/min`, or `600/min, 1,200/min from 10m`: `OutflowSchedule.description`.
+    package var outflowDescription: String { outflow.description }
 }

@@ -22,10 +22,8 @@ package struct FluidQueue: Sendable {
     let maxVisitors: Int?
     /// Seconds since the run's origin.
     let eventStart: Double
-    /// Visitors per second from the event start.
-    let outflow: Double
-    /// A scheduled outflow's later rates: from `at` seconds on, `perSecond`.
-    let changes: [(at: Double, perSecond: Double)]
+    /// The room's outflow (its rates from the run's start; releases begin at the event start).
+    package let outflow: OutflowSchedule
     /// `visitorsBefore[i]`: the visitors of `segments[0..<i]`, summed in order, so that
     /// `arrivalTime` finds a position's segment by bisection (a replayed crowd has a segment
     /// per row: a day of seconds is 86,400 of them, too many to walk for every slice).
@@ -33,15 +31,11 @@ package struct FluidQueue: Sendable {
 
     static let chunks = 4_000
 
-    package init(
-        arrivals: Arrivals, scale: Double = 1, eventStart: Duration, outflowPerSecond: Double,
-        outflowChanges: [OutflowChange] = []
-    ) {
+    package init(arrivals: Arrivals, scale: Double = 1, eventStart: Duration, outflow: OutflowSchedule) {
         segments = ArrivalSegment.layout(arrivals.phases, scale: scale).segments
         maxVisitors = arrivals.maxVisitors
         self.eventStart = eventStart.secondsDouble
-        outflow = outflowPerSecond
-        changes = outflowChanges.map { ($0.at.secondsDouble, $0.perSecond) }
+        self.outflow = outflow
         var before = [0.0]
         for segment in segments {
             switch segment {
@@ -52,51 +46,26 @@ package struct FluidQueue: Sendable {
         visitorsBefore = before
     }
 
+    /// A plain outflow, or one with `outflowChanges`.
+    package init(
+        arrivals: Arrivals, scale: Double = 1, eventStart: Duration, outflowPerSecond: Double,
+        outflowChanges: [OutflowChange] = []
+    ) {
+        self.init(
+            arrivals: arrivals, scale: scale, eventStart: eventStart,
+            outflow: OutflowSchedule(first: outflowPerSecond, changes: outflowChanges))
+    }
+
     /// The fluid model for a scenario's room, or nil where it does not apply: a room that is
     /// not a plain queue (another mode, scripted faults) or never releases anyone. The
     /// scenario's arrivals are already multiplied by `arrivals.scale`.
     package init?(scenario: Scenario) {
-        // Visitors who give up leave the queue early: this model's waits (everyone stays) do not
-        // apply, so a sweep shows no fluid prediction for such scenarios.
-        guard let room = scenario.waitingRoom, room.mode == .queue, room.faults.isEmpty,
-            room.outflowPerSecond > 0 || room.outflowChanges.contains(where: { $0.perSecond > 0 }),
-            scenario.groups.allSatisfy({ $0.behaviour.patience == nil })
+        // Visitors who give up, and no-shows, leave the queue early: this model's waits (everyone
+        // stays) do not apply, so a sweep shows no fluid prediction for such scenarios.
+        guard let room = scenario.waitingRoom, room.mode == .queue, room.faults.isEmpty, room.outflow.releasesAnyone,
+            scenario.groups.allSatisfy({ $0.behaviour.patience == nil && ($0.behaviour.noShow ?? 0) == 0 })
         else { return nil }
-        self.init(
-            arrivals: scenario.arrivals, eventStart: room.eventStart, outflowPerSecond: room.outflowPerSecond,
-            outflowChanges: room.outflowChanges)
-    }
-
-    /// The outflow in force at `time`.
-    func rate(at time: Double) -> Double {
-        changes.last { $0.at <= time }?.perSecond ?? outflow
-    }
-
-    /// Visitors the room releases between `start` and `end` (both at or after the event start).
-    func released(from start: Double, to end: Double) -> Double {
-        guard end > start else { return 0 }
-        var total = 0.0
-        var cursor = start
-        for change in changes where change.at > cursor && change.at < end {
-            total += rate(at: cursor) * (change.at - cursor)
-            cursor = change.at
-        }
-        return total + rate(at: cursor) * (end - cursor)
-    }
-
-    /// When the room has released `work` more visitors after `start`; infinity if never.
-    func finish(from start: Double, releasing work: Double) -> Double {
-        var left = work
-        var cursor = start
-        for change in changes where change.at > cursor {
-            let here = rate(at: cursor)
-            let capacity = here * (change.at - cursor)
-            if here > 0, capacity >= left { return cursor + left / here }
-            left -= capacity
-            cursor = change.at
-        }
-        let last = rate(at: cursor)
-        return last > 0 ? cursor + left / last : .infinity
+        self.init(arrivals: scenario.arrivals, eventStart: room.eventStart, outflow: room.outflow)
     }
 
     /// Visitors the plan brings (the mass of the curve).
@@ -113,45 +82,7 @@ package struct FluidQueue: Sendable {
     /// The wait (seconds in the queue page) that `fraction` of the visitors do not exceed,
     /// e.g. 0.95 for the p95; nil for a plan without visitors.
     package func waitPercentile(_ fraction: Double) -> Double? {
-        let total = visitors
-        guard total > 0 else { return nil }
-        let slice = total / Double(Self.chunks)
-        let arrivals = (0..<Self.chunks).map { arrivalTime(ofVisitor: (Double($0) + 0.5) * slice) }
-        // The pre-queue is released in a random order from the event start: a slice that
-        // arrived at a leaves once the room has released U·(the pre-queue) visitors, U uniform.
-        let preQueueOffsets = arrivals.filter { $0 <= eventStart }.map { eventStart - $0 }
-        let preQueue = Double(preQueueOffsets.count) * slice
-        let preQueueEnd = finish(from: eventStart, releasing: preQueue)
-        guard preQueueEnd.isFinite else { return nil }
-        var laterWaits: [Double] = []
-        var lastLeave = preQueueEnd
-        for arrival in arrivals where arrival > eventStart {
-            let begin = max(arrival, lastLeave)
-            let leave = finish(from: begin, releasing: slice)
-            guard leave.isFinite else { return nil }
-            // The slice's middle visitor stands for it.
-            laterWaits.append(finish(from: begin, releasing: slice / 2) - arrival)
-            lastLeave = leave
-        }
-        // The share of visitors waiting at most `wait`.
-        func share(within wait: Double) -> Double {
-            var count = 0.0
-            for offset in preQueueOffsets {
-                let releasedBy = released(from: eventStart, to: eventStart + wait - offset)
-                count += preQueue > 0 ? min(1, max(0, releasedBy / preQueue)) : (wait >= offset ? 1 : 0)
-            }
-            for later in laterWaits where later <= wait { count += 1 }
-            return count / Double(Self.chunks)
-        }
-        // The smallest wait that `fraction` do not exceed, by bisection on the distribution.
-        var low = 0.0
-        var high = max(
-            preQueueOffsets.max().map { $0 + preQueueEnd - eventStart } ?? 0, laterWaits.max() ?? 0)
-        for _ in 0..<64 where high - low > 1e-6 {
-            let middle = (low + high) / 2
-            if share(within: middle) >= fraction - 1e-12 { high = middle } else { low = middle }
-        }
-        return high
+        waits()?.percentile(fraction)
     }
 
     /// When the visitor at cumulative position `position` arrives, in seconds.
@@ -196,8 +127,11 @@ package struct FluidQueue: Sendable {
             case .exponential(let mean)? = first.behaviour.patience, mean > .zero,
             scenario.groups.allSatisfy({ $0.behaviour.patience == first.behaviour.patience })
         else { return nil }
-        // A comeback is a new enqueue at the back of the queue: not in the closed forms.
-        guard scenario.groups.allSatisfy({ ($0.behaviour.comeback?.share ?? 0) == 0 }) else { return nil }
+        // A comeback is a new enqueue at the back of the queue, a no-show leaves at once: not in
+        // the closed forms.
+        guard
+            scenario.groups.allSatisfy({ ($0.behaviour.comeback?.share ?? 0) == 0 && ($0.behaviour.noShow ?? 0) == 0 })
+        else { return nil }
         let segments = ArrivalSegment.layout(scenario.arrivals.phases, scale: 1).segments
         var burstStart: Duration?
         for segment in segments {

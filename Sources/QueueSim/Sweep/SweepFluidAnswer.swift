@@ -40,10 +40,9 @@ package enum SweepFluidAnswer {
             key == "arrivals.scale"
                 ? FluidQueue(
                     arrivals: scenario.arrivals, scale: size / keyValue, eventStart: room.eventStart,
-                    outflowPerSecond: room.outflowPerSecond, outflowChanges: room.outflowChanges)
+                    outflow: room.outflow)
                 : FluidQueue(
-                    arrivals: scenario.arrivals, eventStart: room.eventStart, outflowPerSecond: size,
-                    outflowChanges: room.outflowChanges)
+                    arrivals: scenario.arrivals, eventStart: room.eventStart, outflow: room.outflow.startingAt(size))
         }
         // A larger outflow shortens waits; a larger crowd lengthens them.
         let rising = key == "waitingRoom.outflow"

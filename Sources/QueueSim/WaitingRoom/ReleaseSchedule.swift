@@ -15,22 +15,23 @@ struct ReleaseSchedule: Sendable {
     }
 
     let eventStart: Int64
+    /// The room's outflow: it answers the rate in force at an instant; this schedule keeps
+    /// only the releasing-time bookkeeping and the gap between releases.
+    let outflow: OutflowSchedule
     /// The gap at the first rate (for a plain outflow, the only one).
     let gap: Int64
-    /// A scheduled outflow's later rates: from `start` (run nanoseconds) on, slots are `gap` apart.
-    private let changes: [(start: Int64, gap: Int64)]
+    /// The gap of each of `outflow`'s steps: `⌈1e9 / μ⌉` ns.
+    private let gaps: [Int64]
     private let spans: [Span]
 
-    /// `outflowChanges`: a scheduled outflow's later rates (`waitingRoom.outflow` as a list).
-    /// Each release comes `⌈1e9 / μ⌉` ns of releasing time after the one before, μ the rate in
-    /// force at that earlier release: a raise takes effect from the first release at or after
-    /// its `at`, and the rate in force for a release is never in doubt.
-    init(
-        timeline: ModeTimeline, eventStart: Int64, outflowPerSecond: Double, outflowChanges: [OutflowChange] = []
-    ) {
+    /// Each release comes `⌈1e9 / μ⌉` ns of releasing time after the one before, μ the rate
+    /// `outflow` has in force at that earlier release: a raise takes effect from the first
+    /// release at or after its `at`, and the rate in force for a release is never in doubt.
+    init(timeline: ModeTimeline, eventStart: Int64, outflow: OutflowSchedule) {
         self.eventStart = eventStart
-        gap = Self.gap(outflowPerSecond)
-        changes = outflowChanges.map { ($0.at.wholeNanoseconds, Self.gap($0.perSecond)) }
+        self.outflow = outflow
+        gaps = outflow.steps.map { Self.gap($0.perSecond) }
+        gap = gaps[0]
         var spans: [Span] = [Span(start: 0, releasing: false, releasedBefore: 0)]
         for (index, segment) in timeline.segments.enumerated() {
             let end = index + 1 < timeline.segments.count ? timeline.segments[index + 1].startNanoseconds : .max
@@ -57,10 +58,9 @@ struct ReleaseSchedule: Sendable {
     /// The gap after a release at releasing time `previous`, by the rate in force at the run
     /// instant it is reached (the last rate when the room stops releasing for good before).
     func gap(afterReleasingTime previous: Int64) -> Int64 {
-        guard let first = changes.first else { return gap }
+        guard !outflow.isPlain else { return gap }
         let instant = instantReaching(releasingTime: previous) ?? .max
-        guard instant >= first.start else { return gap }
-        return changes.last { $0.start <= instant }?.gap ?? gap
+        return gaps[outflow.stepIndex(atNanoseconds: instant)]
     }
 
     /// Releasing time accumulated by `time`.

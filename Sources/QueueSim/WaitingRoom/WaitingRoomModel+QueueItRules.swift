@@ -80,7 +80,7 @@ extension WaitingRoomModel {
     /// room's variant. Nobody passes while someone waits: the queue's order holds.
     mutating func safetyNetLetsThrough(arrivalsInWindow: Int, atNanoseconds time: Int64) -> Bool {
         guard !anyoneWaiting(atNanoseconds: time) else { return false }
-        let minuteOfOutflow = configuration.settings.outflowPerSecond(at: .nanoseconds(time)) * 60
+        let minuteOfOutflow = schedule.outflow.perSecond(atNanoseconds: time) * 60
         switch configuration.settings.safetyNet {
         case .normal:
             // The trailing 60 s arrivals, this one counted, within a minute's outflow.

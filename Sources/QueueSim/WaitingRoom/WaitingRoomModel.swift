@@ -90,8 +90,7 @@ package struct WaitingRoomModel: Sendable {
         let settings = configuration.settings
         timeline = ModeTimeline(baseMode: settings.mode, faults: settings.faults)
         schedule = ReleaseSchedule(
-            timeline: timeline, eventStart: settings.eventStart.wholeNanoseconds,
-            outflowPerSecond: settings.outflowPerSecond, outflowChanges: settings.outflowChanges)
+            timeline: timeline, eventStart: settings.eventStart.wholeNanoseconds, outflow: settings.outflow)
         queueIds = QueueIdCodec(seed: configuration.seed)
         signingKey = PreparedHMAC(key: settings.secretKey)
         inviteCodes = Set(settings.inviteCodes)
@@ -238,7 +237,7 @@ package struct WaitingRoomModel: Sendable {
     private func position(ofSlot slot: Int, releasedSlots: Int, at now: RunInstant) -> QueuePosition {
         let ahead = slot - releasedSlots
         let releaseAt = releaseInstant(ofQueueNumber: slot + 1)
-        let outflow = configuration.settings.outflowPerSecond(at: .nanoseconds(now.wholeNanoseconds))
+        let outflow = schedule.outflow.perSecond(atNanoseconds: now.wholeNanoseconds)
         let wait: Duration =
             releaseAt.map { max($0 - now, .zero) }
             ?? (outflow > 0 ? .seconds(Double(ahead) / outflow) : .seconds(Int64.max / 4))

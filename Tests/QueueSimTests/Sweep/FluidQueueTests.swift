@@ -65,8 +65,8 @@ struct FluidQueueTests {
             arrivals: Arrivals(phases: [.burst(count: 1000)]), eventStart: .zero, outflowPerSecond: 1,
             outflowChanges: [OutflowChange(at: .seconds(100), perSecond: 10)])
         #expect(abs(try #require(model.waitPercentile(0.95)) - 185) < 0.1)
-        #expect(abs(model.released(from: 50, to: 150) - 550) < 1e-9)
-        #expect(abs(model.finish(from: 90, releasing: 20) - 101) < 1e-9)
+        #expect(abs(model.outflow.released(from: 50, to: 150) - 550) < 1e-9)
+        #expect(abs(model.outflow.finish(from: 90, releasing: 20) - 101) < 1e-9)
     }
 
     @Test func noVisitorsNoWait() {

@@ -7,7 +7,7 @@ import Foundation
 /// The crowd is cut into thin blocks in queue order: one per slice of arrivals after the event
 /// start (first come first served), and one block for the pre-queue, whose members are served
 /// in a random order (the room shuffles it at the event start). Time advances in fixed steps;
-/// in each step the room's releases (`FluidQueue.released`, the outflow schedule) move through
+/// in each step the room's releases (`OutflowSchedule.released`) move through
 /// the blocks from the head:
 ///
 /// - `wasted` turns: every ticket costs a turn whether its visitor is still there or not, so a
@@ -20,11 +20,16 @@ import Foundation
 /// - comebacks: a share p of those who give up (attempts left) re-enqueue after a drawn delay
 ///   (its law at 16 quantile points) at the back of the queue, with a fresh patience: an orbit
 ///   that feeds the arrivals.
+/// - no-shows (`noShow`): a share of every first attempt leaves as soon as it has its queue
+///   number (a patience of 0) and never comes back; its ticket costs a turn by the same rule
+///   (always under `wasted`, only within `detectionDelay` under `skipped`).
 /// - `client.maxWait` ends a stay as an outcome of its own (`queued`), not a give-up.
 package struct AbandonmentFluid: Sendable {
     package var fluid: FluidQueue
     package var patience: DurationDistribution?
     package var comeback: ComebackBehaviour?
+    /// The share of first attempts that are no-shows (0...1).
+    package var noShow = 0.0
     package var turns: AbandonedTurns
     package var maxWait: Double
     package var detectionDelay: Double
@@ -72,20 +77,28 @@ package struct AbandonmentFluid: Sendable {
         return last - first + stay * attempts + delays
     }
 
-    /// P(still on the queue page `age` seconds after landing on it).
-    func present(_ age: Double) -> Double {
-        guard age < maxWait else { return 0 }
+    /// P(a visitor has not given up `age` seconds after landing on the queue page): its
+    /// patience's survival, or for a no-show 1 before it lands and 0 from then on.
+    func survival(_ age: Double, noShow: Bool = false) -> Double {
+        guard !noShow else { return age < 0 ? 1 : 0 }
         return patience?.survival(age) ?? 1
     }
 
-    /// P(a ticket `age` seconds old costs a turn when reached).
-    func costsATurn(_ age: Double) -> Double {
-        turns == .wasted ? 1 : present(age - detectionDelay)
+    /// P(still on the queue page `age` seconds after landing on it).
+    func present(_ age: Double, noShow: Bool = false) -> Double {
+        guard age < maxWait else { return 0 }
+        return survival(age, noShow: noShow)
     }
 
-    /// Whether an attempt of generation `generation` (0: the first) may come back.
-    func mayComeBack(_ generation: Int) -> Bool {
-        guard let comeback, comeback.share > 0, patience != nil else { return false }
+    /// P(a ticket `age` seconds old costs a turn when reached).
+    func costsATurn(_ age: Double, noShow: Bool = false) -> Double {
+        turns == .wasted ? 1 : present(age - detectionDelay, noShow: noShow)
+    }
+
+    /// Whether an attempt of generation `generation` (0: the first) may come back; a no-show
+    /// never does.
+    func mayComeBack(_ generation: Int, noShow: Bool = false) -> Bool {
+        guard !noShow, let comeback, comeback.share > 0, patience != nil else { return false }
         return generation < comeback.max
     }
 }
@@ -96,6 +109,8 @@ package struct FluidComponent: Sendable {
     package var arrival: Double
     /// 0 for a first attempt, k for the k-th comeback.
     package var generation: Int
+    /// A first attempt's no-shows: they leave at once and never come back.
+    package var noShow = false
 }
 
 /// Visitors served in a random order among themselves (one arrival slice, or the pre-queue);

@@ -34,7 +34,7 @@ struct FluidState {
     /// pre-queue, after it each slice a block at the back.
     mutating func admit(until end: Double, now: Double) {
         while nextArrival < arrivals.count, arrivals[nextArrival] < end {
-            join(FluidComponent(mass: sliceMass, arrival: arrivals[nextArrival], generation: 0))
+            admitSlice(at: arrivals[nextArrival])
             nextArrival += 1
         }
         let bucket = Int((now / model.step).rounded(.down))
@@ -43,6 +43,25 @@ struct FluidState {
                 join(FluidComponent(mass: mass, arrival: now, generation: generation))
             }
         }
+    }
+
+    /// One slice of first attempts, its no-shows (`noShow`) a component of their own: in the
+    /// pre-queue each joins its pool, after the event start the two are one block (a slice's
+    /// visitors are served in a random order among themselves).
+    private mutating func admitSlice(at arrival: Double) {
+        guard model.noShow > 0 else {
+            join(FluidComponent(mass: sliceMass, arrival: arrival, generation: 0))
+            return
+        }
+        let parts = [
+            FluidComponent(mass: sliceMass * (1 - model.noShow), arrival: arrival, generation: 0),
+            FluidComponent(mass: sliceMass * model.noShow, arrival: arrival, generation: 0, noShow: true),
+        ].filter { $0.mass > 0 }
+        guard arrival <= model.fluid.eventStart else {
+            blocks.append(FluidBlock(components: parts))
+            return
+        }
+        for part in parts { join(part) }
     }
 
     private mutating func join(_ component: FluidComponent) {
@@ -58,7 +77,8 @@ struct FluidState {
         let width = max(model.step, (model.fluid.eventStart - (arrivals.first ?? 0)) / Double(model.preQueueComponents))
         let index = preQueue!
         if let same = blocks[index].components.lastIndex(where: {
-            $0.generation == component.generation && abs($0.arrival - component.arrival) < width / 2
+            $0.generation == component.generation && $0.noShow == component.noShow
+                && abs($0.arrival - component.arrival) < width / 2
         }) {
             let old = blocks[index].components[same]
             let mass = old.mass + component.mass
@@ -72,13 +92,15 @@ struct FluidState {
 
     /// The room's releases between `start` and `end` go through the blocks from the head.
     mutating func serve(from start: Double, to end: Double) {
-        let capacity = model.fluid.released(from: start, to: end)
+        let capacity = model.fluid.outflow.released(from: start, to: end)
         guard capacity > 0 else { return }
         var left = capacity
         while left > capacity * 1e-12, head < blocks.count {
             let clock = start + (1 - left / capacity) * (end - start)
             let block = blocks[head]
-            let density = block.components.reduce(0.0) { $0 + $1.mass * model.costsATurn(clock - $1.arrival) }
+            let density = block.components.reduce(0.0) {
+                $0 + $1.mass * model.costsATurn(clock - $1.arrival, noShow: $1.noShow)
+            }
             let remaining = 1 - block.reached
             if density <= 1e-12 || remaining * density <= left {
                 blocks[head].pieces.append((remaining, clock))
@@ -99,7 +121,8 @@ struct FluidState {
         guard let comeback = model.comeback, !delays.isEmpty else { return }
         for index in head..<blocks.count {
             let unreached = 1 - blocks[index].reached
-            for component in blocks[index].components where model.mayComeBack(component.generation) {
+            for component in blocks[index].components
+            where model.mayComeBack(component.generation, noShow: component.noShow) {
                 let age = start - component.arrival
                 guard age < model.maxWait, age + model.step > 0 else { continue }
                 let patience = model.patience!
@@ -123,7 +146,7 @@ struct FluidState {
         for block in blocks[head...] {
             let unreached = 1 - block.reached
             for component in block.components where component.arrival <= time {
-                total += component.mass * unreached * model.present(time - component.arrival)
+                total += component.mass * unreached * model.present(time - component.arrival, noShow: component.noShow)
             }
         }
         return total
@@ -134,7 +157,10 @@ struct FluidState {
     func isOver(at time: Double) -> Bool {
         guard nextArrival == arrivals.count, returning.isEmpty else { return false }
         for block in blocks[head...] {
-            for component in block.components where model.present(time - component.arrival) > 1e-9 { return false }
+            for component in block.components
+            where model.present(time - component.arrival, noShow: component.noShow) > 1e-9 {
+                return false
+            }
         }
         return true
     }

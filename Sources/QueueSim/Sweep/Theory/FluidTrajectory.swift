@@ -34,6 +34,8 @@ package struct FluidTrajectory: Sendable {
         var age: Double
         /// The share of those who give up that stay gone (the rest are a later attempt's).
         var staysGone: Double
+        /// No-shows: they left as soon as they landed (wait 0).
+        var noShow: Bool
     }
 
     private static func reaches(of blocks: [FluidBlock], model: AbandonmentFluid) -> [Reach] {
@@ -41,11 +43,13 @@ package struct FluidTrajectory: Sendable {
         for block in blocks {
             for piece in block.pieces {
                 for component in block.components {
-                    let staysGone = model.mayComeBack(component.generation) ? 1 - (model.comeback?.share ?? 0) : 1
+                    let staysGone =
+                        model.mayComeBack(component.generation, noShow: component.noShow)
+                        ? 1 - (model.comeback?.share ?? 0) : 1
                     all.append(
                         Reach(
                             mass: component.mass * piece.share, age: max(0, piece.at - component.arrival),
-                            staysGone: staysGone))
+                            staysGone: staysGone, noShow: component.noShow))
                 }
             }
         }
@@ -54,13 +58,13 @@ package struct FluidTrajectory: Sendable {
 
     /// The share of the plan's visitors who passed.
     package var passedShare: Double {
-        reaches.reduce(0) { $0 + $1.mass * model.present($1.age) } / visitors
+        reaches.reduce(0) { $0 + $1.mass * model.present($1.age, noShow: $1.noShow) } / visitors
     }
 
-    /// The share who gave up for good.
+    /// The share who gave up for good (no-shows included).
     package var abandonedShare: Double {
         reaches.reduce(0) { total, reach in
-            let left = 1 - (model.patience?.survival(min(reach.age, model.maxWait)) ?? 1)
+            let left = 1 - model.survival(min(reach.age, model.maxWait), noShow: reach.noShow)
             return total + reach.mass * left * reach.staysGone
         } / visitors
     }
@@ -69,7 +73,7 @@ package struct FluidTrajectory: Sendable {
     package var queuedShare: Double {
         reaches.reduce(0) { total, reach in
             guard reach.age >= model.maxWait else { return total }
-            return total + reach.mass * (model.patience?.survival(model.maxWait) ?? 1)
+            return total + reach.mass * model.survival(model.maxWait, noShow: reach.noShow)
         } / visitors
     }
 
@@ -77,13 +81,14 @@ package struct FluidTrajectory: Sendable {
     package func waitShare(within seconds: Double) -> Double {
         var total = 0.0
         for reach in reaches {
-            if reach.age <= seconds { total += reach.mass * model.present(reach.age) }
-            if let patience = model.patience {
+            if reach.age <= seconds { total += reach.mass * model.present(reach.age, noShow: reach.noShow) }
+            // Who gave up waited its patience (a no-show: 0).
+            if model.patience != nil || reach.noShow {
                 let bound = min(seconds, reach.age, model.maxWait)
-                total += reach.mass * reach.staysGone * (1 - patience.survival(bound))
+                total += reach.mass * reach.staysGone * (1 - model.survival(bound, noShow: reach.noShow))
             }
             if reach.age >= model.maxWait, model.maxWait <= seconds {
-                total += reach.mass * (model.patience?.survival(model.maxWait) ?? 1)
+                total += reach.mass * model.survival(model.maxWait, noShow: reach.noShow)
             }
         }
         return total / visitors
@@ -104,7 +109,9 @@ package struct FluidTrajectory: Sendable {
 
     /// The share of the plan's visitors who passed after a wait of at most `seconds`.
     package func passedShare(within seconds: Double) -> Double {
-        reaches.reduce(0) { $0 + ($1.age <= seconds ? $1.mass * model.present($1.age) : 0) } / visitors
+        reaches.reduce(0) {
+            $0 + ($1.age <= seconds ? $1.mass * model.present($1.age, noShow: $1.noShow) : 0)
+        } / visitors
     }
 
     /// The wait `fraction` of those who passed do not exceed, in seconds (0 when nobody

@@ -5,7 +5,8 @@ import QueueClientCore
 /// oracles"): the fluid model `AbandonmentFluid`, which reduces to the no-abandonment fluid
 /// queue when nobody gives up. Nil where no oracle applies: a room that is not a plain queue
 /// (another mode, scripted faults), that never releases anyone, a run cut short by
-/// `run.duration`, or groups that behave differently (patience or comebacks).
+/// `run.duration`, or groups that behave differently (patience or comebacks). The groups'
+/// no-shows (`noShow`) are in the model.
 package struct TheoryOracle: Sendable {
     package let trajectory: FluidTrajectory
     package let model: AbandonmentFluid
@@ -13,18 +14,11 @@ package struct TheoryOracle: Sendable {
     package init?(scenario: Scenario, turns: AbandonedTurns? = nil) {
         // `uniqueKeys` refuses a comeback's second enqueue, which the orbit does not model.
         guard let room = scenario.waitingRoom, room.mode == .queue, room.faults.isEmpty, !room.uniqueKeys,
-            room.outflowPerSecond > 0 || room.outflowChanges.contains(where: { $0.perSecond > 0 }),
-            scenario.run.duration == nil, let first = scenario.groups.first,
-            scenario.groups.allSatisfy({
-                $0.behaviour.patience == first.behaviour.patience && $0.behaviour.comeback == first.behaviour.comeback
-            })
+            room.outflow.releasesAnyone, scenario.run.duration == nil,
+            let crowd = FluidCrowd(groups: scenario.groups)
         else { return nil }
-        let fluid = FluidQueue(
-            arrivals: scenario.arrivals, eventStart: room.eventStart, outflowPerSecond: room.outflowPerSecond,
-            outflowChanges: room.outflowChanges)
-        let model = AbandonmentFluid(
-            fluid: fluid, patience: first.behaviour.patience, comeback: first.behaviour.comeback,
-            turns: turns ?? room.abandonedTurns, maxWait: scenario.client.maxWait.secondsDouble)
+        let model = FluidQueue(arrivals: scenario.arrivals, eventStart: room.eventStart, outflow: room.outflow)
+            .leaving(crowd, turns: turns ?? room.abandonedTurns, maxWait: scenario.client.maxWait.secondsDouble)
         guard let trajectory = model.solve() else { return nil }
         self.model = model
         self.trajectory = trajectory

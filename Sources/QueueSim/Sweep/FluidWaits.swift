@@ -1,7 +1,7 @@
-/// The fluid model's whole distribution of waits for one outflow, kept so that several questions
-/// (p50, p95, the share within maxWait, whether a threshold holds) are answered from one pass.
-/// It is `FluidQueue.waitPercentile`'s computation (the same slices, the same pre-queue rule),
-/// held instead of thrown away after one percentile; a test holds the two equal.
+/// The fluid model's whole distribution of waits for one outflow, when nobody leaves the queue
+/// early: the sweep's fluid wait (`FluidQueue.waitPercentile`) and `validate`'s estimate
+/// (`FluidEstimate`) both read it, so several questions (p50, p95, the share within maxWait,
+/// whether a threshold holds) are answered from one pass.
 struct FluidWaits: Sendable {
     /// Visitors who arrived by the event start, released in a random order from it: each
     /// distinct head start (event start − arrival) with the number of slices that had it.
@@ -23,7 +23,7 @@ struct FluidWaits: Sendable {
     func share(within wait: Double) -> Double {
         var count = 0.0
         for (offset, slices) in preQueueOffsets {
-            let releasedBy = model.released(from: model.eventStart, to: model.eventStart + wait - offset)
+            let releasedBy = model.outflow.released(from: model.eventStart, to: model.eventStart + wait - offset)
             let share = preQueue > 0 ? min(1, max(0, releasedBy / preQueue)) : (wait >= offset ? 1 : 0)
             count += share * Double(slices)
         }
@@ -39,7 +39,7 @@ struct FluidWaits: Sendable {
 
     /// The smallest wait that `fraction` of the visitors do not exceed (1 for the longest).
     func percentile(_ fraction: Double) -> Double {
-        let preQueueEnd = model.finish(from: model.eventStart, releasing: preQueue)
+        let preQueueEnd = model.outflow.finish(from: model.eventStart, releasing: preQueue)
         var low = 0.0
         var high = max(
             preQueueOffsets.map(\.offset).max().map { $0 + preQueueEnd - model.eventStart } ?? 0,
@@ -53,15 +53,21 @@ struct FluidWaits: Sendable {
 }
 
 extension FluidQueue {
-    /// When each slice's middle visitor arrives (seconds since the run's origin): the same
-    /// `chunks` slices `waitPercentile` cuts, computed once for every outflow tried.
+    /// When each slice's middle visitor arrives (seconds since the run's origin): the plan cut
+    /// into `chunks` equal slices, computed once for every outflow tried.
     func sliceArrivals() -> [Double] {
         let slice = visitors / Double(Self.chunks)
         return (0..<Self.chunks).map { arrivalTime(ofVisitor: (Double($0) + 0.5) * slice) }
     }
 
+    /// The waits at this model's outflow; nil for a plan without visitors or a room that stops
+    /// releasing for good.
+    func waits() -> FluidWaits? { waits(sliceArrivals: sliceArrivals()) }
+
     /// The waits at this model's outflow, given `sliceArrivals()` (of any model with the same
-    /// arrivals); nil for a plan without visitors or a room that stops releasing for good.
+    /// arrivals): a slice of Δ visitors arriving at a leaves at max(a, previous leave) + the
+    /// time the schedule takes to release Δ (Lindley's recursion on the fluid), the pre-queue
+    /// first, in a random order from the event start.
     func waits(sliceArrivals arrivals: [Double]) -> FluidWaits? {
         let total = visitors
         guard total > 0, !arrivals.isEmpty else { return nil }
@@ -77,7 +83,7 @@ extension FluidQueue {
         }
         let preQueueSlices = offsets.reduce(0) { $0 + $1.slices }
         let preQueue = Double(preQueueSlices) * slice
-        let preQueueEnd = finish(from: eventStart, releasing: preQueue)
+        let preQueueEnd = outflow.finish(from: eventStart, releasing: preQueue)
         guard preQueueEnd.isFinite else { return nil }
         var peak = (queue: preQueue, at: eventStart)
         var laterWaits: [Double] = []
@@ -86,16 +92,16 @@ extension FluidQueue {
         var lastLeave = preQueueEnd
         for arrival in arrivals where arrival > eventStart {
             let begin = max(arrival, lastLeave)
-            let leave = finish(from: begin, releasing: slice)
+            let leave = outflow.finish(from: begin, releasing: slice)
             guard leave.isFinite else { return nil }
             // The slice's middle visitor stands for it.
-            laterWaits.append(finish(from: begin, releasing: slice / 2) - arrival)
+            laterWaits.append(outflow.finish(from: begin, releasing: slice / 2) - arrival)
             leaves.append(leave)
             lastLeave = leave
             // In the queue when this slice arrives: what is left of the pre-queue, and the later
             // slices not yet gone (leaves are in arrival order: first come, first served).
             while firstStillQueued < leaves.count - 1, leaves[firstStillQueued] <= arrival { firstStillQueued += 1 }
-            let preQueueLeft = max(0, preQueue - released(from: eventStart, to: arrival))
+            let preQueueLeft = max(0, preQueue - outflow.released(from: eventStart, to: arrival))
             let queue = preQueueLeft + Double(leaves.count - firstStillQueued) * slice
             if queue > peak.queue { peak = (queue, arrival) }
         }
