@@ -11,10 +11,13 @@ struct ServeBanner {
     var start: RoomStart?
     /// The room's run id (its metrics' `run_id`; the shards' own with a common start).
     var runId: String?
+    /// Served over TLS (`--tls-cert`/`--tls-key` or `waitingRoom.tls`): h2 or HTTP/1.1 by ALPN.
+    var tls = false
 
     var text: String {
         let address = host.contains(":") ? "[\(host)]" : host
-        let local = "http://\(address):\(port)"
+        let scheme = tls ? "https" : "http"
+        let local = "\(scheme)://\(address):\(port)"
         let prefix = configuration.effectivePathPrefix.map { "/\($0)" } ?? ""
         let enqueuePath =
             "\(prefix)/api/mobileapp/queue/\(configuration.customerId)/\(configuration.waitingRoomId)/enqueue"
@@ -25,6 +28,10 @@ struct ServeBanner {
             "  status (GET):    \(local)\(RoomAnnouncement.statusPath) (second 0 and the room's settings; "
                 + "every answer carries \(RoomAnnouncement.startHeader), which shards check)",
             "  room host:       \(configuration.roomHost) (the host in every URL the room hands out)",
+            tls
+                ? "  protocols:       h2 and http/1.1 over TLS (ALPN; no ALPN is http/1.1), "
+                    + "at most \(WaitingRoomServer.h2MaxConcurrentStreams) streams per h2 connection"
+                : "  protocols:       http/1.1 (plain; --tls-cert and --tls-key serve h2 and http/1.1 over TLS)",
             "  mode \(configuration.settings.mode.rawValue), outflow \(Int((configuration.settings.outflowPerSecond * 60).rounded()))/min"
                 + configuration.settings.outflowChanges.map {
                     ", \(Int(($0.perSecond * 60).rounded()))/min from \(ScenarioUnits.describe($0.at)) after the start"
@@ -40,7 +47,7 @@ struct ServeBanner {
                 "  requests must carry Host: \(configuration.roomHost) (waitingRoomDomain); other hosts get 404")
         }
         lines += Self.recipe(
-            roomHost: configuration.roomHost, connectTo: "\(address):\(port)", enqueuePath: enqueuePath,
+            roomHost: configuration.roomHost, connectTo: "\(address):\(port)", tls: tls, enqueuePath: enqueuePath,
             queuePagePath: "\(prefix)/queue/\(configuration.customerId)/\(configuration.waitingRoomId)")
         lines.append("  stop with Ctrl-C")
         return lines.joined(separator: "\n")
@@ -77,13 +84,16 @@ struct ServeBanner {
 
     /// Two commands that try the room from this machine under its own host name: curl's
     /// `--connect-to` sends the request here while the Host header and URL stay the room's, as
-    /// a phone's would (plain http: the room serves no TLS).
-    static func recipe(roomHost: String, connectTo: String, enqueuePath: String, queuePagePath: String) -> [String] {
+    /// a phone's would. Over TLS `-k`: the certificate served need not name the room's host.
+    static func recipe(
+        roomHost: String, connectTo: String, tls: Bool = false, enqueuePath: String, queuePagePath: String
+    ) -> [String] {
         let body = #"{"userId":"u1","userAgent":"curl","sdkVersion":"iOS-3.5.2"}"#
+        let (scheme, insecure) = tls ? ("https", "k") : ("http", "")
         return [
             "  try it here:     enqueue, then load the queue page with the answer's QueueId:",
-            "    curl -s --connect-to ::\(connectTo) -H 'Content-Type: application/json' -d '\(body)' http://\(roomHost)\(enqueuePath)",
-            "    curl -si --connect-to ::\(connectTo) 'http://\(roomHost)\(queuePagePath)?q=QUEUE_ID'",
+            "    curl -s\(insecure) --connect-to ::\(connectTo) -H 'Content-Type: application/json' -d '\(body)' \(scheme)://\(roomHost)\(enqueuePath)",
+            "    curl -si\(insecure) --connect-to ::\(connectTo) '\(scheme)://\(roomHost)\(queuePagePath)?q=QUEUE_ID'",
         ]
     }
 }

@@ -33,6 +33,14 @@ struct ServeCommand: AsyncParsableCommand {
             header). The banner prints the event start and two curl commands that enqueue
             and load the queue page here, under the room's own host name (--connect-to).
 
+            --tls-cert FILE --tls-key FILE (PEM; or the scenario's waitingRoom.tls)
+            serve HTTPS: ALPN offers h2 and http/1.1, so a client that offers h2 speaks
+            it and one that offers only http/1.1, or no ALPN, speaks HTTP/1.1. Every
+            route answers the same over both. An h2 connection allows at most 100
+            concurrent streams; a connection idle 60 s, or whose TLS handshake is not
+            over in 60 s, is closed. A missing or unreadable file, or a key that is not
+            the certificate's, is exit 2 before anything listens.
+
             While it serves, each second with requests logs one line on stderr: the
             second of the room's timeline, requests by route (enqueue, queue page,
             protected API) with any status that was not a success or a redirect, and
@@ -43,6 +51,8 @@ struct ServeCommand: AsyncParsableCommand {
               queuesim serve scenarios/proxy.yaml --port 8080 --log-level debug
               queuesim serve scenarios/launch.yaml --port 8080 \\
                   --start-at 2026-12-01T18:00:00Z
+              queuesim serve scenarios/launch.yaml --port 8443 \\
+                  --tls-cert cert.pem --tls-key key.pem
               curl -X POST -H 'Content-Type: application/json' \\
                   -d '{"userId":"u1","userAgent":"curl","sdkVersion":"iOS-3.5.2"}' \\
                   http://127.0.0.1:8080/api/mobileapp/queue/acme/spring-launch/enqueue
@@ -77,7 +87,22 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "HOST:PORT"))
     var metricsListen: String?
 
+    @Option(
+        name: .customLong("tls-cert"),
+        help: ArgumentHelp(
+            "Serve HTTPS (h2 and http/1.1 by ALPN) with this PEM certificate (chain); needs --tls-key.",
+            valueName: "FILE"))
+    var tlsCert: String?
+
+    @Option(
+        name: .customLong("tls-key"),
+        help: ArgumentHelp("The PEM private key of --tls-cert's certificate.", valueName: "FILE"))
+    var tlsKey: String?
+
     func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-cert and --tls-key go together: give both, or neither for plain HTTP")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535 (got \(port))") }
         if let metricsListen, MetricsSession.ListenAddress(metricsListen) == nil {
             throw ValidationError("--metrics-listen takes HOST:PORT, e.g. 127.0.0.1:9465 (got \"\(metricsListen)\")")
@@ -112,6 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
                 "queuesim serve: warning: --host \(host) is not a loopback address, so other machines may reach this room; it has no authentication: anyone who reaches it can enqueue, pass the queue and call /api/protected. Bind 127.0.0.1 (the default) unless that is what you want."
             )
         }
+        let tls = try loadTLS(scenario)
         var logger = Logger(label: "queuesim.serve")
         logger.logLevel = logLevel.level
         let host = host
@@ -120,10 +146,11 @@ struct ServeCommand: AsyncParsableCommand {
             scenario: scenario, secondZero: start.startedAt, commonStart: start.isCommonStart, runId: runId)
         let server = WaitingRoomServer(
             configuration: configuration, host: host, port: port, clock: start.clock, logger: logger,
-            logsEverySecond: true, announcement: try status.announcement(),
+            logsEverySecond: true, announcement: try status.announcement(), tls: tls,
             onServerRunning: { boundPort in
                 var banner = ServeBanner(configuration: configuration, host: host, port: boundPort, start: start)
                 banner.runId = runId
+                banner.tls = tls != nil
                 FileHandle.standardOutput.write(Data((banner.text + "\n").utf8))
             })
         let metricsServer = try Self.startMetrics(
@@ -138,6 +165,22 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         StandardError.print("queuesim serve: stopped")
+    }
+
+    /// The certificate and key to serve: the options', else the scenario's `waitingRoom.tls`
+    /// (checked when it was loaded), else none. A pair that cannot be served is exit 2.
+    func loadTLS(_ scenario: Scenario) throws -> RoomTLS? {
+        let files =
+            tlsCert.flatMap { cert in tlsKey.map { RoomTLSFiles(certificate: cert, key: $0) } }
+            ?? scenario.waitingRoom?.tls
+        guard let files else { return nil }
+        do {
+            return try RoomTLS.load(certificate: files.certificate, key: files.key)
+        } catch {
+            let source = tlsCert == nil ? "\(file): waitingRoom.tls" : "--tls-cert/--tls-key"
+            StandardError.print("queuesim serve: \(source): \(error)")
+            throw ExitCode(RunExitStatus.invalidInput.rawValue)
+        }
     }
 
     /// The room's run id: with a common start, the shards' own (`RunId.shared` of the scenario

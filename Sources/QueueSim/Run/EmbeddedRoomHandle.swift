@@ -2,24 +2,46 @@ import Logging
 import QueueClientCore
 import Synchronization
 
-/// The embedded waiting room served on 127.0.0.1 for the length of a wall-clock run.
+/// The embedded waiting room served on 127.0.0.1 for the length of a wall-clock run: plain
+/// HTTP, or HTTPS (h2 or HTTP/1.1 by ALPN) when the scenario has `waitingRoom.tls`.
 final class EmbeddedRoomHandle: Sendable {
     private let server: WaitingRoomServer
     private let task = Mutex<Task<Void, any Error>?>(nil)
+    /// Why `waitingRoom.tls` could not be loaded (checked when the scenario was, so only a file
+    /// changed since): the run cannot start.
+    private let tlsProblem: RoomTLSError?
 
     init(configuration: WaitingRoomConfiguration, clock: WallClock, logger: Logger) {
         let portBox = PortBox()
         self.portBox = portBox
+        var tls: RoomTLS?
+        var tlsProblem: RoomTLSError?
+        if let files = configuration.settings.tls {
+            do {
+                tls = try RoomTLS.load(certificate: files.certificate, key: files.key)
+            } catch {
+                tlsProblem = error
+            }
+        }
+        self.tlsProblem = tlsProblem
         server = WaitingRoomServer(
-            configuration: configuration, host: "127.0.0.1", port: 0, clock: clock, logger: logger,
+            configuration: configuration, host: "127.0.0.1", port: 0, clock: clock, logger: logger, tls: tls,
             onServerRunning: { port in portBox.fulfill(port) })
     }
 
     private let portBox: PortBox
 
+    /// How the run's visitors reach the room: `https` with `waitingRoom.tls`, else `http`.
+    var scheme: String { tlsProblem == nil ? server.scheme : "https" }
+
+    /// The certificate the run's visitors trust for the room when `target.caFile` names none:
+    /// the room's own (a self-signed one is its own root).
+    var certificateFile: String? { server.tls?.certificatePath }
+
     /// Starts the server and returns its port; a server that is not listening within 10 s is
     /// a run that cannot start (exit 3).
     func start() async throws -> Int {
+        if let tlsProblem { throw RunAbort("the embedded waiting room cannot serve TLS: \(tlsProblem)") }
         let server = server
         let portBox = portBox
         let running = Task {

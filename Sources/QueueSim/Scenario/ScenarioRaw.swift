@@ -199,10 +199,21 @@ struct RawWaitingRoom: Decodable, Sendable {
     var maxRedirectsPerQueueId: Positioned<Int>?
     var uniqueKeys: Positioned<Bool>?
     var safetyNet: Positioned<String>?
+    var tls: Positioned<RawRoomTLS>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case mode, eventStart, outflow, secretKey, tokenValidity, inviteOnly, enqueueKeys, inviteCodes, latency, faults
-        case abandonedTurns, queueNumberValidity, maxRedirectsPerQueueId, uniqueKeys, safetyNet
+        case abandonedTurns, queueNumberValidity, maxRedirectsPerQueueId, uniqueKeys, safetyNet, tls
+    }
+}
+
+/// `waitingRoom.tls: { cert: FILE, key: FILE }`: the wall-clock room serves HTTPS.
+struct RawRoomTLS: Decodable, Sendable {
+    var cert: Positioned<String>?
+    var key: Positioned<String>?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case cert, key
     }
 }
 

@@ -43,7 +43,31 @@ extension ScenarioValidator {
             if let rule = faultRule(fault, key: "waitingRoom.faults[\(index)]") { room.faults.append(rule) }
         }
         queueItRules(raw, into: &room)
+        if let tls = raw.tls { room.tls = roomTLS(tls.value, at: tls.mark) }
         return room
+    }
+
+    /// `waitingRoom.tls: { cert: FILE, key: FILE }`, relative to the scenario's folder; the pair
+    /// is loaded here, so a missing file or a key that is not the certificate's is an invalid
+    /// scenario rather than a room that cannot start.
+    private mutating func roomTLS(_ raw: RawRoomTLS, at mark: YamlMark) -> RoomTLSFiles? {
+        guard let cert = raw.cert, let key = raw.key else {
+            fail("`waitingRoom.tls` needs both `cert: FILE` and `key: FILE` (PEM)", at: mark)
+            return nil
+        }
+        let printable = checkPrintable(cert, key: "waitingRoom.tls.cert")
+        guard checkPrintable(key, key: "waitingRoom.tls.key"), printable else { return nil }
+        let directory = scenarioDirectory
+        let resolve = { (path: String) in path.hasPrefix("/") ? path : PathText.appending(path, to: directory) }
+        let files = RoomTLSFiles(certificate: resolve(cert.value), key: resolve(key.value))
+        do {
+            _ = try RoomTLS.load(certificate: files.certificate, key: files.key)
+        } catch {
+            let blamed = error.description.hasPrefix(files.key) ? key.mark : cert.mark
+            fail("`waitingRoom.tls`: \(error.description)", at: blamed)
+            return nil
+        }
+        return files
     }
 
     /// The rules imported from a Queue-it event (docs/waiting-room.md): queue-number validity,

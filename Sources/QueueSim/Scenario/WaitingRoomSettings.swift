@@ -106,6 +106,17 @@ package enum SafetyNetVariant: String, Sendable, Equatable, CaseIterable {
     case mixed
 }
 
+/// A PEM certificate (chain) and its private key, as paths.
+package struct RoomTLSFiles: Sendable, Equatable {
+    package var certificate: String
+    package var key: String
+
+    package init(certificate: String, key: String) {
+        self.certificate = certificate
+        self.key = key
+    }
+}
+
 package struct WaitingRoomSettings: Sendable, Equatable {
     /// Queue-it's default "max redirects per queue id", the room's when the scenario says none.
     package static let defaultMaxRedirectsPerQueueId = 3
@@ -142,6 +153,9 @@ package struct WaitingRoomSettings: Sendable, Equatable {
     package var inviteCodes: [String]
     package var latency: LatencySettings
     package var faults: [FaultRule]
+    /// `waitingRoom.tls`: the wall-clock room serves HTTPS with this certificate and key (paths
+    /// resolved against the scenario's folder, checked as a pair when the scenario is loaded).
+    package var tls: RoomTLSFiles?
 
     package init(
         mode: RoomMode = .queue, eventStart: Duration = .zero, outflowPerSecond: Double = 10,

@@ -2,6 +2,7 @@ import HTTPTypes
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import QueueClientCore
 
 #if canImport(Glibc)
@@ -16,6 +17,11 @@ import QueueClientCore
 /// NIO's limit) is answered 400 with `Connection: close`, and the connection is closed once
 /// the answer is written: the decoder reads nothing more on it, so a client kept waiting would
 /// only find out at its own timeout.
+///
+/// Over h2 (WaitingRoomServer+TLS.swift) the handler serves one stream behind NIOHTTP2's
+/// HTTP/1 codec: the request arrives as HTTP/2.0, the answer never closes the connection (the
+/// stream ends with it), and a reset or an unanswered request resets the stream (RST_STREAM),
+/// not the connection the client's other streams share.
 final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -119,7 +125,8 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let bytes = Array(buffer: body)
         body.clear()
         let path = requestHead.uri.prefix(while: { $0 != "?" })
-        let keepAlive = requestHead.isKeepAlive && !stopping
+        // h2 has no Connection header: the stream ends, the connection stays.
+        let keepAlive = (requestHead.version.major == 2 || requestHead.isKeepAlive) && !stopping
         answering = true
         if let announcement, path == RoomAnnouncement.statusPath {
             // Not the room's business: no fault, no latency, not counted as traffic.
@@ -221,9 +228,15 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Closes the connection abortively (RST) so the client sees a reset, not a clean close.
+    /// Over TLS the close goes under the TLS handler, so no `close_notify` precedes the RST; an
+    /// h2 stream's channel is no socket, and closing it resets that stream only.
     static func reset(_ channel: any Channel) {
         if let options = channel as? any SocketOptionProvider {
             _ = options.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+        }
+        if let tls = try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) {
+            tls.close(promise: nil)
+            return
         }
         channel.close(promise: nil)
     }

@@ -7,7 +7,8 @@ import NIOPosix
 import QueueClientCore
 import Synchronization
 
-/// The embedded waiting room as a real HTTP/1.1 server on SwiftNIO: a thin adapter that turns
+/// The embedded waiting room as a real HTTP/1.1 server on SwiftNIO (or, with `tls`, HTTPS
+/// speaking h2 or HTTP/1.1 by ALPN: WaitingRoomServer+TLS.swift): a thin adapter that turns
 /// each request into `(HTTPRequest, body)`, asks `WaitingRoomService` under a lock with
 /// `now = clock.now`, and answers after the reply's delay on an event-loop timer.
 ///
@@ -40,6 +41,11 @@ package struct WaitingRoomServer: Sendable {
     /// `queuesim serve`: the `Queuesim-Room-Start` header on every answer and
     /// `GET /queuesim/status` (nil: neither, as in a run's own room).
     package let announcement: RoomAnnouncement?
+    /// TLS with ALPN `h2, http/1.1` (WaitingRoomServer+TLS.swift); nil: plain HTTP/1.1.
+    package let tls: RoomTLS?
+
+    /// `https` over TLS, else `http`.
+    package var scheme: String { tls == nil ? "http" : "https" }
 
     /// Pending connections the listening socket queues. A launch opens with a burst (800
     /// visitors in the same millisecond, say); with the usual 256 the kernel drops the SYNs
@@ -60,13 +66,15 @@ package struct WaitingRoomServer: Sendable {
     ///   - clock: the run's clock, so the room's `now` is relative to the run's start.
     ///   - idleTimeout: how long a connection may stay silent.
     ///   - logsEverySecond: count requests and log a line per second with any (`queuesim serve`).
+    ///   - tls: serve TLS (h2 or HTTP/1.1 by ALPN) with this certificate and key.
     ///   - onServerRunning: called with the bound port once the server listens (port 0 binds a free one).
     package init(
         configuration: WaitingRoomConfiguration, host: String = "127.0.0.1", port: Int = 0,
         clock: any RunClock = WallClock(), logger: Logger, idleTimeout: Duration = defaultIdleTimeout,
-        logsEverySecond: Bool = false, announcement: RoomAnnouncement? = nil,
+        logsEverySecond: Bool = false, announcement: RoomAnnouncement? = nil, tls: RoomTLS? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
+        self.tls = tls
         self.announcement = announcement
         self.logsEverySecond = logsEverySecond
         self.idleTimeout = idleTimeout
@@ -86,7 +94,9 @@ package struct WaitingRoomServer: Sendable {
         // Every phone in the room holds a connection or two: as many descriptors as allowed.
         DescriptorLimit.raiseToHardLimit()
         let connections = RoomConnections()
-        let (service, clock, logger, idleTimeout, announcement) = (service, clock, logger, idleTimeout, announcement)
+        let (service, clock, logger, idleTimeout, announcement, tls) = (
+            service, clock, logger, idleTimeout, announcement, tls
+        )
         // Accepted connections inherit TCP_NODELAY from the listener, where ServerBootstrap sets
         // it by default. (A child option `.socketOption(.tcp_nodelay)` was here: level
         // SOL_SOCKET, where option 1 is SO_DEBUG, which needs CAP_NET_ADMIN: for a user other
@@ -95,6 +105,12 @@ package struct WaitingRoomServer: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: Int32(Self.listenBacklog))
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
+                if let tls {
+                    connections.add(channel)
+                    return Self.configureTLS(
+                        channel, tls: tls, service: service, clock: clock, logger: logger, idleTimeout: idleTimeout,
+                        announcement: announcement)
+                }
                 do {
                     try Self.configure(
                         channel.pipeline.syncOperations, service: service, clock: clock, logger: logger,
