@@ -19,11 +19,11 @@ struct ValidateCommand: ParsableCommand {
             abandonment under the scenario's turn rule, said on the line (`with patience
             …, no-shows 5%, turns wasted`): the share passing, the waits of those who
             pass, the peak queue and the outflow each threshold needs; where it cannot
-            apply, the line says what it leaves out. Then runs `run`'s own preflight with the same
-            options: the whole plan is walked, feeders must have rows for every visitor
-            planned to read them, and the memory estimate must fit the budget
-            (--max-memory). Exit 0 means `queuesim run` with the same options will start;
-            2 otherwise.
+            apply, the line says what it leaves out. Then runs `run`'s own preflight
+            with the same options: the whole plan is walked, feeders must have rows for
+            every visitor planned to read them, and the memory estimate must fit the
+            budget (--max-memory). Exit 0 means `queuesim run` with the same options
+            will start; 2 otherwise.
 
             Examples:
               queuesim validate scenarios/launch.yaml
