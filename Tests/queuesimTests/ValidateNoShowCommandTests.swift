@@ -3,7 +3,7 @@ import Testing
 
 /// `validate` with no-shows (`noShow`): the estimate says how many pass and give up with them
 /// counted, never silently as if everyone stayed.
-@Suite("queuesim validate: the fluid estimate with no-shows", .timeLimit(.minutes(1)))
+@Suite("queuesim validate: the fluid estimate with no-shows", .timeLimit(.minutes(3)))
 struct ValidateNoShowCommandTests {
     @Test func validateCountsTheNoShows() throws {
         let file = try TemporaryScenario(

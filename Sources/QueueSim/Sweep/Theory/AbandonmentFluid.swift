@@ -22,7 +22,8 @@ import Foundation
 ///   that feeds the arrivals.
 /// - no-shows (`noShow`): a share of every first attempt leaves as soon as it has its queue
 ///   number (a patience of 0) and never comes back; its ticket costs a turn by the same rule
-///   (always under `wasted`, only within `detectionDelay` under `skipped`).
+///   (always under `wasted`; under `skipped` only when reached within the room's whole 60 s
+///   of silence, which starts at its enqueue, its last word to the room).
 /// - `client.maxWait` ends a stay as an outcome of its own (`queued`), not a give-up.
 package struct AbandonmentFluid: Sendable {
     package var fluid: FluidQueue
@@ -33,6 +34,9 @@ package struct AbandonmentFluid: Sendable {
     package var turns: AbandonedTurns
     package var maxWait: Double
     package var detectionDelay: Double
+    /// The same for a no-show, whose silence starts as it lands: the room's whole 60 s under
+    /// `skipped` turns.
+    package var noShowDetectionDelay: Double
     /// Seconds per step; a visitor learns of its turn within one step.
     package var step = 1.0
     /// Slices of the arrival curve (each its own block after the event start).
@@ -60,6 +64,7 @@ package struct AbandonmentFluid: Sendable {
         self.turns = turns
         self.maxWait = maxWait
         self.detectionDelay = detectionDelay ?? (turns == .skipped ? Self.skippedDetectionDelay : 0)
+        noShowDetectionDelay = turns == .skipped ? WaitingRoomModel.silenceBeforeGone.secondsDouble : 0
     }
 
     /// Seconds from the first arrival (or the event start, if sooner) until every visitor's
@@ -92,7 +97,7 @@ package struct AbandonmentFluid: Sendable {
 
     /// P(a ticket `age` seconds old costs a turn when reached).
     func costsATurn(_ age: Double, noShow: Bool = false) -> Double {
-        turns == .wasted ? 1 : present(age - detectionDelay, noShow: noShow)
+        turns == .wasted ? 1 : present(age - (noShow ? noShowDetectionDelay : detectionDelay), noShow: noShow)
     }
 
     /// Whether an attempt of generation `generation` (0: the first) may come back; a no-show
