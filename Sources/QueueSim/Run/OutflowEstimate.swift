@@ -3,8 +3,9 @@ import QueueClientCore
 /// Whether the embedded room's outflow can serve the plan within `client.maxWait`, by the
 /// fluid model (docs/scenarios.md, "Will the outflow keep up?"; `FluidEstimate`): visitors are
 /// released at the outflow rate in force, first come first served, from the event start on
-/// (those who came before it in a random order), each taking a slot whether or not it gave up.
-/// The figures are `validate`'s fluid estimate, so the warning and the estimate never disagree.
+/// (those who came before it in a random order); with patience or no-shows, by the model with
+/// abandonment under the room's turn rule. The figures are `validate`'s fluid estimate, so the
+/// warning and the estimate never disagree.
 ///
 /// Without this, a plan of 200,000 visitors at 3,000/min reports `wait p95 30m 0s`: the cap,
 /// not a wait. No visitor is built and no arrival walked: the plan's cumulative curve is cut
@@ -31,11 +32,14 @@ package struct OutflowEstimate: Sendable, Equatable {
         unasked.thresholds = []
         let planned = Int(schedule.expectedCount.rounded())
         guard planned > 0, let fluid = FluidEstimate.of(unasked, scale: schedule.scale) else { return nil }
+        // Where visitors leave early (patience, no-shows), the estimate is the model with
+        // abandonment: those still queued at maxWait are the ones who stop at the cap.
+        let pastShare = fluid.patience.map(\.queuedShare) ?? (1 - fluid.shareWithinMaxWait)
         return OutflowEstimate(
             outflow: room.outflow, maxWait: scenario.client.maxWait, planned: planned,
-            peakQueue: min(planned, Int(fluid.peakQueue.rounded())),
-            pastMaxWait: Int(((1 - fluid.shareWithinMaxWait) * Double(planned)).rounded()),
-            waitP95Ms: UInt64((fluid.waitP95 * 1000).rounded()))
+            peakQueue: min(planned, Int((fluid.patience?.peakQueue ?? fluid.peakQueue).rounded())),
+            pastMaxWait: Int((pastShare * Double(planned)).rounded()),
+            waitP95Ms: UInt64(((fluid.patience?.waitP95 ?? fluid.waitP95) * 1000).rounded()))
     }
 
     /// One line for stderr when the waits will hit maxWait, nil when the outflow keeps up:

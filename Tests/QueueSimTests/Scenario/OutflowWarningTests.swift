@@ -46,6 +46,15 @@ struct OutflowWarningTests {
         )
     }
 
+    /// Half of the 200 are no-shows: they never wait, so 70 (not 140) stop at maxWait, as
+    /// `validate`'s estimate with no-shows says.
+    @Test func noShowsAreNotCountedAsWaitingPastMaxWait() throws {
+        let yaml = Self.scenario(outflow: "60/min") + "\nvisitors: [ { name: app, noShow: 50% } ]"
+        let estimate = try #require(try OutflowEstimate.of(try ScenarioTestSupport.load(yaml), visitors: nil))
+        #expect(abs(estimate.pastMaxWait - 70) <= 2, "\(estimate)")
+        #expect(estimate.warning?.contains("fluid model: \(estimate.pastMaxWait) visitors (") == true)
+    }
+
     @Test func anOutflowThatKeepsUpIsNotWarned() throws {
         let fast = try ScenarioTestSupport.load(Self.scenario(outflow: "600/min"))
         #expect(try OutflowEstimate.of(fast, visitors: nil)?.warning == nil)
