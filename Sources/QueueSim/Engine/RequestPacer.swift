@@ -43,3 +43,22 @@ package final class SharedRequestPacer: Sendable {
         pacer.withLock { $0.reserve(at: now) }
     }
 }
+
+/// Where an engine takes its requests' turns (`VisitorEngine.pace`): a pacer of its own (a
+/// virtual run's one engine) or the run's, shared by a live run's event loops.
+enum PacerTurns {
+    case own(RequestPacer)
+    case shared(SharedRequestPacer)
+
+    /// Takes the next turn for a request that wants to leave at `now`: when it may leave.
+    mutating func reserve(at now: RunInstant) -> RunInstant {
+        switch self {
+        case .own(var pacer):
+            let leaves = pacer.reserve(at: now)
+            self = .own(pacer)
+            return leaves
+        case .shared(let pacer):
+            return pacer.reserve(at: now)
+        }
+    }
+}

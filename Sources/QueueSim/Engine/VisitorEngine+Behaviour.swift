@@ -191,17 +191,22 @@ extension VisitorEngine {
     {
         switch action {
         case .send(let request):
-            let second = Timeline.second(of: now)
             if !countsRequestsWhenSent {
+                let second = now.secondOfRun
                 sent.count(inSecond: second)
                 sent.countAfterPass(inSecond: second)
             }
             let timeout = afterPassTimeout(slot: slot, at: now)
             let serial = tracksRequestDeadlines ? awaitAnswer(slot: slot, timeout: timeout, sentAt: now) : 0
-            return .send(
+            let owner = slots.modify(slot) {
+                VisitorRef(
+                    index: $0.index, groupIndex: $0.groupIndex, platform: $0.machine.configuration.group.platform)
+            }!
+            return pace(
                 RequestOrder(
-                    slot: slot, serial: serial, request: request, timeout: timeout, kind: .protectedApi, afterPass: true
-                ))
+                    slot: slot, serial: serial, request: request, timeout: timeout, kind: .protectedApi,
+                    afterPass: true, visitor: owner),
+                at: now)
         case .finish, .runWaitingRoom:
             // One call done (reached or failed: the visitor has passed either way; a failure
             // counts in the protected API's answers). The next after a think time, or gone.
@@ -257,7 +262,7 @@ extension VisitorEngine {
             if sent.keepsAnswers {
                 sent.answers.answered(
                     .protectedApi, status: status, milliseconds: UInt64(max(0, elapsed.wholeMilliseconds)),
-                    inSecond: Timeline.second(of: now))
+                    inSecond: now.secondOfRun)
             }
             let action =
                 slots.modify(slot) { visitor -> ProtectedApiMachine.Action? in

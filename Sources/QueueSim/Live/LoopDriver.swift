@@ -33,7 +33,8 @@ final class LoopDriver: LiveExchangeOwner {
     /// Visitors whose arrival has come are waiting for a place under the engine's quota.
     private var backlogFromConcurrency = false
     private var armedAt: RunInstant?
-    private var rows: RowBatch
+    /// Where finished visitors go (the run's row writer, a batch of this loop's own).
+    private var rows: any FinishedVisitorSink
     private var health = GeneratorHealth()
     private var nextProbe: RunInstant
     private var probesSincePublish = 0
@@ -41,17 +42,15 @@ final class LoopDriver: LiveExchangeOwner {
     private var finishedPromise: EventLoopPromise<Outcome>?
     /// The run's windowed thresholds, told every finished visitor.
     private let guardrails: SharedGuardrailMonitor?
-    /// `run.maxRequestRate`, shared by the run's loops: a request waits for its turn.
-    private let pacer: SharedRequestPacer?
 
     init(
-        loop: any EventLoop, part: Int, of parts: Int, run: PreparedRun, plan: VisitorPlan, quota: Int,
+        loop: any EventLoop, connections: any ConnectionFactory, part: Int, of parts: Int, run: PreparedRun,
+        plan: VisitorPlan, quota: Int,
         endpoints: [LiveEndpoint], routes: LiveRoutes, sourceAddresses: [SocketAddress] = [], connectionLimit: Int,
-        rows: RowBatch, clock: WallClock, progress: RunProgress, stopLine: LiveStopLine,
+        rows: any FinishedVisitorSink, clock: WallClock, progress: RunProgress, stopLine: LiveStopLine,
         guardrails: SharedGuardrailMonitor? = nil, pacer: SharedRequestPacer? = nil
     ) throws {
         self.guardrails = guardrails
-        self.pacer = pacer
         self.routes = routes
         self.loop = loop
         self.part = part
@@ -63,10 +62,10 @@ final class LoopDriver: LiveExchangeOwner {
         // retaining one object slow each other down.
         engine = try VisitorEngine(
             plan: plan, part: part, of: parts, templates: run.makeGroupTemplates(), quota: quota,
-            tracksRequestDeadlines: true, behaviours: VisitorBehaviourBook(scenario: run.scenario))
-        engine.countsRequestsWhenSent = pacer != nil
+            tracksRequestDeadlines: true, behaviours: VisitorBehaviourBook(scenario: run.scenario),
+            pacer: pacer.map(PacerTurns.shared))
         pool = LiveConnectionPool(
-            loop: loop, endpoints: endpoints, limit: connectionLimit,
+            connections: connections, endpoints: endpoints, limit: connectionLimit,
             connectTimeout: run.scenario.longestRequestTimeout, clock: clock)
         pool.sourceAddresses = sourceAddresses
         nextProbe = .origin
@@ -209,29 +208,12 @@ final class LoopDriver: LiveExchangeOwner {
         case .wake(let slot, _):
             try carryOut(engine.wake(slot: slot, at: now), at: now)
         case .deadline(let slot, let serial):
-            guard engine.awaits(slot: slot, serial: serial) else { return }
-            // The platform's timeouts run on once the request is on its connection (the pool
-            // knows its last progress then): an idle one looks again one limit after the last
-            // progress while the answer keeps coming; Chromium's waits until the visitor gives up.
-            if let timeout = engine.awaitedTimeout(slot: slot, serial: serial),
-                let last = pool.lastProgress(slot: slot, serial: serial)
-            {
-                switch timeout.kind {
-                case .wholeExchange:
-                    break
-                case .idle:
-                    let quiet = now - last
-                    if quiet < timeout.limit {
-                        engine.schedule(.deadline(slot: slot, serial: serial), at: now + (timeout.limit - quiet))
-                        return
-                    }
-                case .connectThenUntil(let giveUpAt):
-                    if now < giveUpAt {
-                        engine.schedule(.deadline(slot: slot, serial: serial), at: giveUpAt)
-                        return
-                    }
-                }
+            // The engine decides by the request's timeout kind; the pool knows when its
+            // connection last moved.
+            let verdict = engine.deadlineFired(slot: slot, serial: serial, at: now) {
+                pool.lastProgress(slot: slot, serial: serial)
             }
+            guard verdict == .expired else { return }
             pool.abort(slot: slot, serial: serial)
             try carryOut(engine.failed(.timedOut, slot: slot, serial: serial, at: now), at: now)
         case .response(let slot, let response):
@@ -271,7 +253,8 @@ final class LoopDriver: LiveExchangeOwner {
         settle()
     }
 
-    /// Carries out what the engine asked for: a request into the pool, a row into the batch.
+    /// Carries out what the engine asked for: a request into the pool (now, or at the turn the
+    /// engine gave it), a row into the batch.
     /// `now`: the instant the engine was given (the event's; the clock is read once per event,
     /// where it was read three times per request: 1 % of a keep-alive request's CPU).
     private func carryOut(_ action: VisitorEngine.Action, at now: RunInstant) throws {
@@ -279,34 +262,29 @@ final class LoopDriver: LiveExchangeOwner {
         case .none:
             return
         case .send(let order):
-            if let leaves = pacer?.reserve(at: now), leaves > now {
-                loop.assumeIsolated().scheduleTask(in: .nanoseconds((leaves - now).wholeNanoseconds)) { [self] in
-                    // Its visitor may have timed out, given up or been stopped meanwhile.
-                    guard !stopped, engine.awaits(slot: order.slot, serial: order.serial) else { return }
-                    transmit(order, askedAt: now, at: clock.now)
-                }
-                return
-            }
             transmit(order, askedAt: now, at: now)
+        case .sendLater(let paced):
+            loop.assumeIsolated().scheduleTask(in: .nanoseconds((paced.leaves - now).wholeNanoseconds)) { [self] in
+                guard !stopped else { return }
+                let now = clock.now
+                guard let order = engine.turnCame(paced, at: now) else { return }
+                transmit(order, askedAt: paced.askedAt, at: now)
+            }
         case .finished(let visitor):
             pool.visitorEnded(routes.ownersOfVisitor(visitor.index, group: visitor.groupIndex))
             guardrails?.record(visitor)
-            try rows.append(visitor)
+            try rows.accept(visitor)
         }
     }
 
     /// Sends a request at `now`; `askedAt`: when its visitor sent it (its timeout runs from then).
     private func transmit(_ order: VisitorEngine.RequestOrder, askedAt: RunInstant, at now: RunInstant) {
-        guard let visitor = engine.visitor(inSlot: order.slot) else { return }
         let (owner, oneUse) = routes.owner(
-            visitor: visitor.index, group: visitor.groupIndex, kind: order.kind,
-            platform: engine.platform(ofSlot: order.slot))
+            visitor: order.visitor.index, group: order.visitor.groupIndex, kind: order.kind,
+            platform: order.visitor.platform)
         let exchange = LiveExchange(
             slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse)
         exchange.connectTimeout = order.timeout.firstDeadline(sentAt: askedAt) - now
-        // A turn that came after the request's deadline: the engine's deadline ends it.
-        if askedAt < now, (exchange.connectTimeout ?? .zero) <= .zero { return }
-        if pacer != nil { engine.countSent(order, at: now) }
         pool.send(exchange, at: now)
     }
 
@@ -319,7 +297,7 @@ final class LoopDriver: LiveExchangeOwner {
         do {
             try engine.stop(at: instant, reason: reason, dueArrivals: true) { [guardrails] in
                 guardrails?.record($0)
-                try rows.append($0)
+                try rows.accept($0)
             }
         } catch {
             fail(error)
@@ -360,34 +338,5 @@ final class LoopDriver: LiveExchangeOwner {
         pool.closeAll()
         pool.owner = nil
         promise.fail(error)
-    }
-}
-
-/// What the driver asks its engine in place. Mutating on purpose: a getter called on the
-/// class's stored engine made the compiler copy the whole engine (and release the copy) at
-/// every `settle`, about 2 % of a keep-alive request's CPU.
-extension VisitorEngine {
-    enum Wake: Equatable {
-        /// No visitor is left to arrive and none is in flight.
-        case done
-        /// Nothing is timed: the next event is an answer.
-        case idle
-        case at(RunInstant)
-    }
-
-    /// The next instant the driver must wake for: a timed event, or the next arrival if it may
-    /// start (a place under the quota) and comes no later than `stop`.
-    mutating func nextWake(arrivalsUntil stop: RunInstant) -> Wake {
-        if isDone { return .done }
-        var next = nextEventTime()
-        if let arrival = nextArrivalAt, hasPlace, arrival <= stop {
-            next = min(next ?? arrival, arrival)
-        }
-        return next.map(Wake.at) ?? .idle
-    }
-
-    /// When the next planned visitor arrives; nil when none is left.
-    mutating func nextArrivalInstant() -> RunInstant? {
-        nextArrivalAt
     }
 }

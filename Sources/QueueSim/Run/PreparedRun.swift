@@ -119,20 +119,7 @@ package struct PreparedRun: Sendable {
     }
 
     package func visitorConfiguration(for visitor: PlannedVisitor) -> VisitorConfiguration {
-        Self.visitorConfiguration(for: visitor, templates: groupTemplates)
-    }
-
-    /// The visitor's configuration from one set of group templates (the run's own, or a
-    /// loop's from `makeGroupTemplates`): its group's on its platform, with its own user id,
-    /// key and token.
-    static func visitorConfiguration(
-        for visitor: PlannedVisitor, templates: [[VisitorConfiguration]]
-    ) -> VisitorConfiguration {
-        var configuration = templates[visitor.groupIndex][visitor.platformIndex].numbered(visitor.index)
-        if let key = visitor.enqueueKey { configuration.enqueueKey = key }
-        if let token = visitor.enqueueToken { configuration.enqueueToken = token }
-        if let code = visitor.inviteCode { configuration.inviteCode = code }
-        return configuration
+        visitor.configuration(from: groupTemplates)
     }
 
     /// A fresh set of group templates (new shared boxes, copies of their strings), for a

@@ -70,6 +70,18 @@ package struct VirtualClockRunner: Sendable {
         return (report, skippedPolls)
     }
 
+    /// Hands the recorder the engine's request counts and the room's series, once every row
+    /// is with it (the writer finished).
+    private static func record(_ sent: SentRequests, roomSeries: RoomSeries, into recorder: Recorder) {
+        let requestsPerSecond = sent.perSecond
+        for second in 0..<requestsPerSecond.count where requestsPerSecond[second] != 0 {
+            recorder.recordRequests(requestsPerSecond[second], inSecond: second)
+        }
+        recorder.recordAfterPassRequests(sent.afterPassPerSecond)
+        if sent.keepsAnswers { recorder.recordAnswers(sent.answers) }
+        recorder.recordRoomSeries(roomSeries)
+    }
+
     /// Whether a visitor of the scenario may show its token to a connector (the room's
     /// protected API): the hybrid flow, and calls after passing.
     static func presentsTokens(_ scenario: Scenario) -> Bool {
@@ -93,9 +105,9 @@ package struct VirtualClockRunner: Sendable {
             : TokenJudge(
                 secretKey: roomConfiguration.settings.secretKey,
                 epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
-        var driver = try VirtualDriver(
-            run: run, room: room, recorder: recorder, tokenJudge: judge, progress: progress, stopSignal: stopSignal,
-            rowsOnTheEngineThread: recordsRowsOnTheEngineThread)
+        let rows = RowWriter(
+            recorder: recorder, run: run, tokenJudge: judge, onTheCallersThread: recordsRowsOnTheEngineThread)
+        var driver = try VirtualDriver(run: run, room: room, rows: rows, progress: progress, stopSignal: stopSignal)
         if !pollShortcut { driver.pollShortcut = nil }
         if keepsFiguresOnly { driver.engine.sent.keepsAnswers = false }
         // A sweep's points measure whole runs (docs/sweep.md): no guardrail stops one.
@@ -103,10 +115,11 @@ package struct VirtualClockRunner: Sendable {
         do {
             try driver.run(until: run.scenario.run.duration.map { RunInstant.origin + $0 })
         } catch {
-            driver.abandonRowWriter()
+            rows.abandon()
             throw error
         }
-        try driver.finishRowWriter(into: recorder)
+        try rows.finish()
+        Self.record(driver.engine.sent, roomSeries: driver.roomSeries, into: recorder)
         return (driver.now, driver.guardrails?.results, driver.skippedPolls, room.model.ruleCounts)
     }
 }

@@ -11,7 +11,8 @@ struct VirtualDriver {
     let stopSignal: RunStopSignal
 
     var engine: VisitorEngine
-    let rows: RowWriter
+    /// Where finished visitors go (the runner's row writer).
+    var rows: any FinishedVisitorSink
     var eventsSincePublish = 0
     /// Skip queue-page polls whose answers the room forecasts (`PollShortcut`); nil turns it off.
     var pollShortcut: PollShortcut?
@@ -23,53 +24,34 @@ struct VirtualDriver {
     private var nextRoomSample = RunInstant.origin + .seconds(1)
     /// The scenario's windowed thresholds (guardrails), judged second by second; nil without any.
     var guardrails: GuardrailMonitor?
-    /// `run.maxRequestRate`: requests wait for their turn here, in the order they asked.
-    var pacer: RequestPacer?
-    private var paced: Deque<(leaves: RunInstant, askedAt: RunInstant, order: VisitorEngine.RequestOrder)> = []
+    /// `run.maxRequestRate`: requests wait here for the turn the engine gave them, in the order
+    /// they asked (turns come in that order).
+    private var paced: Deque<VisitorEngine.PacedRequest> = []
 
     init(
-        run: PreparedRun, room: WaitingRoomService, recorder: Recorder, tokenJudge: TokenJudge,
-        progress: RunProgress, stopSignal: RunStopSignal, rowsOnTheEngineThread: Bool = false
+        run: PreparedRun, room: WaitingRoomService, rows: any FinishedVisitorSink, progress: RunProgress,
+        stopSignal: RunStopSignal
     ) throws {
         self.room = room
         self.progress = progress
         self.stopSignal = stopSignal
+        let pacer = run.scenario.run.maxRequestRate.map {
+            PacerTurns.own(RequestPacer(perSecond: $0, shares: run.options.shard.count))
+        }
         engine = try VisitorEngine(
             plan: run.makePlan(), templates: run.groupTemplates, tracksRequestDeadlines: false,
-            behaviours: VisitorBehaviourBook(scenario: run.scenario))
-        rows = RowWriter(
-            recorder: recorder, run: run, tokenJudge: tokenJudge, onTheCallersThread: rowsOnTheEngineThread)
+            behaviours: VisitorBehaviourBook(scenario: run.scenario), pacer: pacer)
+        self.rows = rows
         pollShortcut = PollShortcut(room: room, runDeadline: run.scenario.run.duration.map { .origin + $0 })
         guardrails = GuardrailMonitor(
             thresholds: run.scenario.thresholds, groupNames: run.groupNames,
             waitCap: .wait(maxWait: run.scenario.client.maxWait, runDuration: run.scenario.run.duration))
-        if let rate = run.scenario.run.maxRequestRate {
-            pacer = RequestPacer(perSecond: rate, shares: run.options.shard.count)
-            engine.countsRequestsWhenSent = true
-            // A forecast poll goes out when the room says, not when its turn comes.
-            pollShortcut = nil
-        }
+        // A forecast poll goes out when the room says, not when its turn comes.
+        if pacer != nil { pollShortcut = nil }
     }
 
     /// The run's clock: the time of the last event.
     var now: RunInstant { engine.calendar.now }
-
-    /// Ends the row writer: the recorder has every row and request count afterwards. Call
-    /// once `run(until:)` has returned; `abandonRowWriter` instead when it threw.
-    func finishRowWriter(into recorder: Recorder) throws {
-        try rows.finish()
-        let requestsPerSecond = engine.sent.perSecond
-        for second in 0..<requestsPerSecond.count where requestsPerSecond[second] != 0 {
-            recorder.recordRequests(requestsPerSecond[second], inSecond: second)
-        }
-        recorder.recordAfterPassRequests(engine.sent.afterPassPerSecond)
-        if engine.sent.keepsAnswers { recorder.recordAnswers(engine.sent.answers) }
-        recorder.recordRoomSeries(roomSeries)
-    }
-
-    func abandonRowWriter() {
-        rows.abandon()
-    }
 
     /// Runs until no visitor is left, or until `deadline` (`run.duration`), or until the stop
     /// signal is heard.
@@ -106,7 +88,7 @@ struct VirtualDriver {
                 try carryOut(engine.startNextArrival(at: next), mayAnswerLoad: true)
             } else if nextRelease == next, let turn = paced.popFirst() {
                 engine.advanceClock(to: next)
-                transmit(turn.order, askedAt: turn.askedAt)
+                if let order = engine.turnCame(turn, at: next) { transmit(order, askedAt: turn.askedAt) }
             } else if let (time, event) = engine.nextEvent() {
                 try handle(event, at: time)
             }
@@ -190,7 +172,9 @@ struct VirtualDriver {
             return
         case .finished(let visitor):
             guardrails?.record(WindowSample(visitor))
-            try rows.record(visitor)
+            try rows.accept(visitor)
+        case .sendLater(let turn):
+            paced.append(turn)
         case .send(let order):
             if mayAnswerLoad, let shortcut = pollShortcut, order.kind == .queuePage,
                 case let giveUpAt = engine.giveUpInstant(ofSlot: order.slot),
@@ -205,7 +189,7 @@ struct VirtualDriver {
                 take(jump, slot: order.slot)
                 return
             }
-            send(order)
+            transmit(order, askedAt: now)
         }
     }
 
@@ -215,30 +199,14 @@ struct VirtualDriver {
         engine.schedule(.wake(slot: slot, atTurn: jump.turnCame), at: jump.nextPollAt)
     }
 
-    /// Hands the request to the room at once; its answer (or the client's timeout) becomes an
-    /// event after the modelled delay.
-    private mutating func send(_ order: VisitorEngine.RequestOrder) {
-        let now = self.now
-        if let leaves = pacer?.reserve(at: now), leaves > now {
-            paced.append((leaves, now, order))
-            return
-        }
-        transmit(order, askedAt: now)
-    }
-
-    /// Hands the request to the room now. `askedAt`: when the visitor sent it; a request that
-    /// waited for its turn (`run.maxRequestRate`) has waited that long of its timeout.
+    /// Hands the request to the room now; its answer (or the client's timeout) becomes an event
+    /// after the modelled delay. `askedAt`: when the visitor sent it; a request that waited for
+    /// its turn (`run.maxRequestRate`) has waited that long of its timeout (the engine let it
+    /// go only with time left, `turnCame`).
     private mutating func transmit(_ order: VisitorEngine.RequestOrder, askedAt: RunInstant) {
         // Answers arrive whole here: the timeout is the longest wait for one.
         let (now, slot) = (self.now, order.slot)
-        if pacer != nil { engine.countSent(order, at: now) }
         let timeoutAt = askedAt + order.timeout.answerBound(sentAt: askedAt)
-        // A request whose turn came after its timeout never leaves (one sent at once always
-        // reaches the room, as it did before the cap existed, even with no time left).
-        guard askedAt == now || timeoutAt > now else {
-            engine.schedule(.failure(slot: slot, .timedOut), at: now)
-            return
-        }
         let timeout = timeoutAt - now
         switch room.handle(order.request.head, body: order.request.body ?? [], at: now) {
         case .response(let head, let body, let delay):
@@ -260,12 +228,13 @@ struct VirtualDriver {
 
     /// Ends every visitor still in flight (`VisitorEngine.stop`).
     private mutating func stop(reason: StopReason) throws {
-        let rows = rows
+        var rows = self.rows
         var guardrails = self.guardrails
         try engine.stop(at: now, reason: reason, dueArrivals: false) {
             guardrails?.record(WindowSample($0))
-            try rows.record($0)
+            try rows.accept($0)
         }
+        self.rows = rows
         self.guardrails = guardrails
         publish()
     }

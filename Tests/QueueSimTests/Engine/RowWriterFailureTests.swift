@@ -54,11 +54,11 @@ struct RowWriterFailureTests {
     func secondProducer() throws {
         let (writer, _) = try Self.writer()
         var other = writer.makeBatch()
-        try other.append(Self.finished(3))
+        try other.accept(Self.finished(3))
         try other.flush()
         try writer.record(Self.finished(3))
         #expect(throws: Recorder.Failure.duplicateVisitor(index: 3)) { try writer.finish() }
-        try other.append(Self.finished(4))
+        try other.accept(Self.finished(4))
         #expect(throws: Recorder.Failure.duplicateVisitor(index: 3)) { try other.flush() }
     }
 

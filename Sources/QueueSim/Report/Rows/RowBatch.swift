@@ -2,7 +2,7 @@ import QueueClientCore
 
 /// Finished visitors on their way to a `RowWriter`, collected by one producer and handed over
 /// a batch at a time.
-struct RowBatch: Sendable {
+struct RowBatch: Sendable, FinishedVisitorSink {
     private let channel: BatchChannel<FinishedVisitor>
     private let failure: RowWriter.FirstFailure
     private var items: [FinishedVisitor] = []
@@ -15,7 +15,7 @@ struct RowBatch: Sendable {
 
     var isEmpty: Bool { items.isEmpty }
 
-    mutating func append(_ finished: FinishedVisitor) throws {
+    mutating func accept(_ finished: FinishedVisitor) throws {
         items.append(finished)
         if items.count == RowWriter.batchSize { try flush() }
     }

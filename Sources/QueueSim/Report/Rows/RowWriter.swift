@@ -71,8 +71,10 @@ final class RowWriter {
         RowBatch(channel: channel, failure: failure)
     }
 
+    /// Takes one finished visitor: into the current batch, or recorded at once on the caller's
+    /// thread (`onTheCallersThread`).
     func record(_ finished: FinishedVisitor) throws {
-        guard let inline else { return try batch.append(finished) }
+        guard let inline else { return try batch.accept(finished) }
         try inline.record(finished)
         inlineCount += 1
         if inlineCount == Self.batchSize {
@@ -99,6 +101,12 @@ final class RowWriter {
         finished = true
         channel.cancel()
         worker?.join()
+    }
+}
+
+extension RowWriter: FinishedVisitorSink {
+    func accept(_ finished: FinishedVisitor) throws {
+        try record(finished)
     }
 }
 
