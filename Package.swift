@@ -63,14 +63,14 @@ let package = Package(
         // SHA-256 for the room's token HMAC: eight words of state copied by value, and the CPU's
         // SHA extensions where it has them (KnownUserToken.swift's `PreparedHMAC`).
         .target(name: "CSHA256"),
-        // epoll and eventfd for the plain-HTTP transport's event loop (Live/Plain).
+        // epoll and eventfd for the plain-HTTP transport's event loop (Live/Plain): Linux only.
         .target(name: "CEpoll"),
         .target(
             name: "QueueSim",
             dependencies: [
                 "QueueClientCore",
                 "CSHA256",
-                "CEpoll",
+                .target(name: "CEpoll", condition: .when(platforms: [.linux])),
                 "CYaml",
                 "CZlib",
                 // Remote write of metrics (`--metrics-push`); QueueClientCore links it already.

@@ -1,11 +1,9 @@
 import NIOCore
-import NIOPosix
-import NIOSSL
 import QueueClientCore
 
 /// One event loop's connections to the run's endpoints (the waiting room's, and a protected
 /// API's own): the thin adapter that performs `ConnectionPoolStateMachine`'s decisions with
-/// NIO. At most `limit` are open (connecting included); a request that finds none idle for its
+/// a `ConnectionFactory` (the transport chosen for the run). At most `limit` are open (connecting included); a request that finds none idle for its
 /// owner waits, first come first served, and its wait counts against its `requestTimeout` like
 /// the rest of the exchange. Whose connections an exchange rides (shared keep-alive ones, or
 /// its visitor's own) is the exchange's `owner`.
@@ -36,28 +34,14 @@ final class LiveConnectionPool {
     var owner: (any LiveExchangeOwner)?
     private var machine: ConnectionPoolStateMachine
     /// Each established connection, by its `ConnectionID.index`.
-    private var connections: [LiveHTTP1Connection?] = []
-    /// The loop, when it is queuesim's own: plain-HTTP connections then are sockets of their
-    /// own on it (`PlainHTTPConnection`), not SwiftNIO channels.
-    private let plainLoop: PlainEventLoop?
+    private var connections: [(any PooledConnection)?] = []
+    /// Makes the pool's connections on `loop`: the run's transport.
+    private let factory: any ConnectionFactory
 
-    /// The channels of the established SwiftNIO connections (tests read their socket options).
-    var establishedChannels: [any Channel] { connections.compactMap { ($0 as? LiveHTTP1Handler)?.channel } }
     /// Connections opened over the run (a test counts them: keep-alive reuses).
     var connectionsOpened: Int { machine.connectionsOpened }
-    /// Opens connection `id` and reports `connectionEstablished` or `connectFailed`; nil:
-    /// a TCP (and TLS) connection to `endpoint`. Tests put an `EmbeddedChannel` here.
-    var connector: ((LiveConnectionPool, ConnectionID) -> Void)?
 
     private var encodedHeads = EncodedHeads()
-    /// Bootstraps made once and reused, by endpoint and whether a visitor owns the
-    /// connections (`endpoint * 2 + 1` for a visitor's): one made per connect, with its options
-    /// and initializer, was a few percent of a new connection's CPU. Not with `sourceAddresses`,
-    /// whose bind is per connection.
-    private var bootstraps: [ClientBootstrap?] = []
-    /// The connection being set up by a bootstrap's initializer, and the handler it added.
-    private var initializing: ConnectionID?
-    private var initialized: LiveHTTP1Handler?
 
     /// Why waiters and exchanges in flight fail when the pool is closed under them.
     static let closedError = TransportError.other("the connection pool was closed")
@@ -70,20 +54,24 @@ final class LiveConnectionPool {
     private var connectStarted: [RunInstant] = []
 
     convenience init(
-        loop: any EventLoop, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration,
+        connections factory: any ConnectionFactory, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration,
         clock: WallClock = WallClock()
     ) {
-        self.init(loop: loop, endpoints: [endpoint], limit: limit, connectTimeout: connectTimeout, clock: clock)
+        self.init(
+            connections: factory, endpoints: [endpoint], limit: limit, connectTimeout: connectTimeout, clock: clock)
     }
 
+    /// A pool on `factory`'s loop, whose connections `factory` makes. Every endpoint must be one
+    /// the factory carries: the run's transport was chosen for them.
     init(
-        loop: any EventLoop, endpoints: [LiveEndpoint], limit: Int, connectTimeout: Duration,
+        connections factory: any ConnectionFactory, endpoints: [LiveEndpoint], limit: Int, connectTimeout: Duration,
         clock: WallClock = WallClock()
     ) {
         precondition(!endpoints.isEmpty && endpoints.count <= 256, "a pool has 1 to 256 endpoints")
+        precondition(endpoints.allSatisfy(factory.carries), "an endpoint the run's transport cannot carry")
         self.clock = clock
-        self.loop = loop
-        plainLoop = loop as? PlainEventLoop
+        self.factory = factory
+        loop = factory.eventLoop
         self.endpoints = endpoints
         machine = ConnectionPoolStateMachine(limit: limit)
         self.connectTimeout = .nanoseconds(max(1, connectTimeout.wholeNanoseconds))
@@ -144,12 +132,12 @@ final class LiveConnectionPool {
 
     // MARK: - From connections
 
-    func connectionEstablished(_ id: ConnectionID, handler: LiveHTTP1Connection) {
+    func connectionEstablished(_ id: ConnectionID, connection: any PooledConnection) {
         if id.index >= connections.count {
             connections.append(contentsOf: repeatElement(nil, count: id.index + 1 - connections.count))
         }
-        connections[id.index] = handler
-        if id.index < connectStarted.count { handler.connected(after: clock.now - connectStarted[id.index]) }
+        connections[id.index] = connection
+        if id.index < connectStarted.count { connection.connected(after: clock.now - connectStarted[id.index]) }
         perform(machine.connectionEstablished(id))
     }
 
@@ -237,7 +225,7 @@ final class LiveConnectionPool {
         guard let handler = connections[id.index] else {
             preconditionFailure("an exchange on a connection not established")
         }
-        if fresh { handler.firstExchange = exchange.id }
+        if fresh { handler.markFirstExchange(exchange.id) }
         let keep = !exchange.owner.isVisitor
         // The authority alone, not the endpoint: a copy of it retained each of its references.
         let bytes = exchange.encodeRequest(
@@ -249,7 +237,7 @@ final class LiveConnectionPool {
 
     /// Flushes `handler`'s written request once the loop has handled every event of this
     /// tick, with the others written in it.
-    private func flushAtEndOfTick(_ handler: LiveHTTP1Connection) {
+    private func flushAtEndOfTick(_ handler: any PooledConnection) {
         endOfTick.flushes.append(handler)
         scheduleEndOfTick()
     }
@@ -265,8 +253,8 @@ final class LiveConnectionPool {
     /// 6–8 to 12–13 ms with the limit).
     private struct EndOfTick {
         var connects: [(id: ConnectionID, timeout: TimeAmount)] = []
-        var flushes: [LiveHTTP1Connection] = []
-        var closes: [LiveHTTP1Connection] = []
+        var flushes: [any PooledConnection] = []
+        var closes: [any PooledConnection] = []
         var scheduled = false
     }
 
@@ -295,15 +283,6 @@ final class LiveConnectionPool {
         spareEndOfTick = work
     }
 
-    /// The receive buffers of a visitor's own connections (`device`). A channel keeps its
-    /// receive buffer between reads, grown to the largest read it has needed, and a waiting
-    /// visitor's connections idle for most of the wait with answers of about 300 bytes (the
-    /// room's enqueue and queue page answers): NIO's default first buffer of 2 KiB was two
-    /// fifths of a waiting iOS visitor's memory (heaptrack, `bench/live-queue.sh`). 512 bytes
-    /// read such an answer in one call and still grow for a real endpoint's larger pages.
-    /// Shared connections keep NIO's default: there are few of them and they are never idle.
-    static let visitorReceiveAllocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
-
     /// At most this many connects wait for the tick's end: the next one sends them at once.
     static let deferredConnectsLimit = 16
 
@@ -324,51 +303,13 @@ final class LiveConnectionPool {
             connectStarted.append(contentsOf: repeatElement(now, count: id.index + 1 - connectStarted.count))
         }
         connectStarted[id.index] = now
-        if let connector {
-            connector(self, id)
-            return
-        }
         let owner = machine.owner(of: id)
-        let endpoint = endpoints[Int(owner.endpoint)]
-        let source = sourceAddress(of: id, owner: owner)
-        if let plainLoop, endpoint.tls == nil {
-            PlainHTTPConnection(pool: self, id: id, loop: plainLoop)
-                .connect(to: endpoint.address, from: source, timeout: timeout)
-            return
-        }
-        let bootstrap: ClientBootstrap
-        if let source {
-            bootstrap = makeBootstrap(endpoint, forVisitor: owner.isVisitor).bind(to: source)
-        } else {
-            let key = Int(owner.endpoint) * 2 + (owner.isVisitor ? 1 : 0)
-            if key >= bootstraps.count {
-                bootstraps.append(contentsOf: repeatElement(nil, count: key + 1 - bootstraps.count))
-            }
-            if let made = bootstraps[key] {
-                bootstrap = made
-            } else {
-                bootstrap = makeBootstrap(endpoint, forVisitor: owner.isVisitor)
-                bootstraps[key] = bootstrap
-            }
-        }
-        initializing = id
-        let connected = bootstrap.connectTimeout(timeout)
-            .connect(to: endpoint.address)
-        initializing = nil
-        let handler = initialized.take()
-        connected.assumeIsolated().whenComplete { [self] result in
-            switch result {
-            case .success(let channel):
-                if let handler {
-                    connectionEstablished(id, handler: handler)
-                } else {
-                    channel.close(promise: nil)
-                    connectFailed(id, error: Self.initializerOutsideConnect)
-                }
-            case .failure(let error):
-                connectFailed(id, error: error)
-            }
-        }
+        let endpoint = Int(owner.endpoint)
+        factory.connect(
+            ConnectionRequest(
+                id: id, endpointIndex: endpoint, forVisitor: owner.isVisitor,
+                source: sourceAddress(of: id, owner: owner), timeout: timeout),
+            to: endpoints[endpoint], for: self)
     }
 
     /// The local address connection `id` leaves from (`sourceAddresses` in turn), nil for the
@@ -378,48 +319,4 @@ final class LiveConnectionPool {
         let turn = owner.isVisitor ? owner.visitor : id.index
         return sourceAddresses[turn % sourceAddresses.count]
     }
-
-    /// A bootstrap for `endpoint`'s connections. Its initializer sets up the connection
-    /// `initializing` names: NIO runs it inside `connect` when called on the channel's loop,
-    /// as the pool always is; were it ever to run later, the connect fails with
-    /// `initializerOutsideConnect` instead of setting up the wrong connection.
-    private func makeBootstrap(_ endpoint: LiveEndpoint, forVisitor: Bool) -> ClientBootstrap {
-        // Weakly: the pool keeps its bootstraps, and so their initializers.
-        let bound = NIOLoopBound(WeakPool(self), eventLoop: loop)
-        // TCP_NODELAY is ClientBootstrap's default (`.tcpOption(.tcp_nodelay)`): a request leaves
-        // in one write, as a phone's does. (`.socketOption(.tcp_nodelay)`, set here before,
-        // named level SOL_SOCKET, where option 1 is SO_DEBUG: it needs CAP_NET_ADMIN, so every
-        // connection of a user other than root failed with EACCES.)
-        var bootstrap = ClientBootstrap(group: loop)
-        if forVisitor {
-            bootstrap = bootstrap.channelOption(ChannelOptions.recvAllocator, value: Self.visitorReceiveAllocator)
-        }
-        return bootstrap.channelInitializer { channel in
-            guard let pool = bound.value.pool, let id = pool.initializing else {
-                return channel.eventLoop.makeFailedFuture(Self.initializerOutsideConnect)
-            }
-            do {
-                let pipeline = channel.pipeline.syncOperations
-                if let tls = endpoint.tls {
-                    try pipeline.addHandler(
-                        try NIOSSLClientHandler(context: tls, serverHostname: endpoint.serverHostname))
-                }
-                let handler = LiveHTTP1Handler(pool: pool, id: id)
-                try pipeline.addHandler(handler)
-                pool.initialized = handler
-                return channel.eventLoop.makeSucceededVoidFuture()
-            } catch {
-                return channel.eventLoop.makeFailedFuture(error)
-            }
-        }
-    }
-
-    static let initializerOutsideConnect = TransportError.other(
-        "NIO set up a connection outside its connect call (the pool cannot tell which it is)")
-}
-
-/// A pool that may be gone: what a bootstrap's initializer holds.
-private final class WeakPool {
-    weak var pool: LiveConnectionPool?
-    init(_ pool: LiveConnectionPool) { self.pool = pool }
 }

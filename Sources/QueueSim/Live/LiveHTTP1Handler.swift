@@ -2,13 +2,22 @@ import NIOCore
 import NIOTLS
 import QueueClientCore
 
-/// A `LiveHTTP1Connection` on a SwiftNIO channel: TLS connections, and every connection of a
-/// run with the embedded room (which shares SwiftNIO's loops with it).
-final class LiveHTTP1Handler: LiveHTTP1Connection, ChannelInboundHandler, RemovableChannelHandler {
+/// An HTTP/1.1 connection on a SwiftNIO channel (`NIOConnectionFactory`): TLS connections, and
+/// every connection of a run with the embedded room (which shares SwiftNIO's loops with it).
+final class LiveHTTP1Handler: HTTP1Connection, ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    let id: ConnectionID
+    let pool: LiveConnectionPool
+    var reader: HTTP1ExchangeReader
     private var context: ChannelHandlerContext?
+
+    init(pool: LiveConnectionPool, id: ConnectionID) {
+        self.pool = pool
+        self.id = id
+        reader = HTTP1ExchangeReader(at: pool.clock.now)
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -16,15 +25,15 @@ final class LiveHTTP1Handler: LiveHTTP1Connection, ChannelInboundHandler, Remova
 
     var channel: (any Channel)? { context?.channel }
 
-    override func send(_ bytes: ByteBuffer) {
+    func send(_ bytes: ByteBuffer) {
         context?.write(wrapOutboundOut(bytes), promise: nil)
     }
 
-    override func flush() {
+    func flush() {
         context?.flush()
     }
 
-    override func close() {
+    func close() {
         context?.close(promise: nil)
     }
 
@@ -35,11 +44,11 @@ final class LiveHTTP1Handler: LiveHTTP1Connection, ChannelInboundHandler, Remova
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
-        received(&bytes, at: clock.now)
+        received(&bytes, at: pool.clock.now)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if failure == nil { failure = error }
+        if reader.failure == nil { reader.failure = error }
         context.close(promise: nil)
     }
 

@@ -9,16 +9,18 @@ final class LiveProbe: LiveExchangeOwner {
     private let pool: LiveConnectionPool
     private var promise: EventLoopPromise<Result<IncomingResponse, TransportError>>?
 
-    private init(loop: any EventLoop, endpoint: LiveEndpoint, timeout: Duration) {
-        pool = LiveConnectionPool(loop: loop, endpoint: endpoint, limit: 1, connectTimeout: timeout)
+    private init(connections: any ConnectionFactory, endpoint: LiveEndpoint, timeout: Duration) {
+        pool = LiveConnectionPool(connections: connections, endpoint: endpoint, limit: 1, connectTimeout: timeout)
         pool.owner = self
     }
 
     static func send(
-        _ request: OutgoingRequest, to endpoint: LiveEndpoint, on loop: any EventLoop, timeout: Duration
+        _ request: OutgoingRequest, to endpoint: LiveEndpoint, on transportLoop: LiveTransport.Loop, timeout: Duration
     ) async -> Result<IncomingResponse, TransportError> {
+        let loop = transportLoop.eventLoop
         let future = loop.flatSubmit {
-            let probe = LiveProbe(loop: loop, endpoint: endpoint, timeout: timeout)
+            let probe = LiveProbe(
+                connections: transportLoop.makeConnectionFactory(), endpoint: endpoint, timeout: timeout)
             let promise = loop.makePromise(of: Result<IncomingResponse, TransportError>.self)
             probe.promise = promise
             probe.pool.send(LiveExchange(slot: 0, serial: 1, request: request))

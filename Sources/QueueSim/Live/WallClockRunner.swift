@@ -51,45 +51,15 @@ package struct WallClockRunner: Sendable {
             progress.freezeRoom()
             room?.stop()
         }
-        let connectTarget: ConnectTarget
-        if let room {
-            connectTarget = ConnectTarget(scheme: "http", host: "127.0.0.1", port: try await room.start())
-            progress.attachRoom { room.queueFigures() }
-        } else {
-            guard case .baseURL(let scheme, let host, let port) = scenario.target.endpoint else {
-                preconditionFailure("an endpoint is embedded or a base URL")
-            }
-            connectTarget = ConnectTarget(scheme: scheme, host: host, port: port)
-        }
-        let routes = LiveRoutes(scenario: scenario, room: connectTarget)
-        var endpoints: [LiveEndpoint] = []
-        for (index, target) in routes.targets.enumerated() {
-            do {
-                endpoints.append(try LiveEndpoint.resolve(target, caFile: scenario.target.caFile))
-            } catch {
-                throw RunAbort("the \(Self.describe(endpoint: index)) \(target.origin) is not reachable: \(error)")
-            }
-        }
-        let sharedLoops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
-        let usable = min(ProcessCPUTime.usableCores() ?? sharedLoops.count, sharedLoops.count)
-        let loopCount = max(1, min(usable, scenario.run.concurrency))
-        let plainGroup: PlainEventLoopGroup?
-        if Self.usesPlainTransport(embeddedRoom: room != nil, endpoints: endpoints) {
-            do {
-                plainGroup = try PlainEventLoopGroup(loops: loopCount)
-            } catch {
-                throw RunAbort("cannot start the event loops: \(LiveTransportErrors.plain(error))")
-            }
-        } else {
-            plainGroup = nil
-        }
-        // Not awaited: the loops' threads end on their own once their last tick is over.
-        defer { plainGroup?.shutdownGracefully { _ in } }
-        let loops: [any EventLoop] = plainGroup?.loops ?? Array(sharedLoops.prefix(loopCount))
+        let routes = LiveRoutes(scenario: scenario, room: try await connectTarget(room: room))
+        let endpoints = try Self.resolve(routes, caFile: scenario.target.caFile ?? room?.certificateFile)
+        let transport = try makeTransport(embeddedRoom: room != nil, endpoints: endpoints)
+        defer { transport.shutDown() }
         if room == nil || endpoints.count > 1 {
             for (index, target) in routes.targets.enumerated() where index > 0 || room == nil {
                 try await Self.checkReachable(
-                    target, endpoint: endpoints[index], loop: loops[0], naming: Self.describe(endpoint: index))
+                    target, endpoint: endpoints[index], loop: transport.loops[0], naming: Self.describe(endpoint: index)
+                )
             }
             (clock, startedAt, startLag) = Self.origin(commonStart: scenario.run.startAt)
         }
@@ -103,7 +73,7 @@ package struct WallClockRunner: Sendable {
         }
         let judge = TokenJudge(secretKey: roomConfiguration?.settings.secretKey, epochUnixSeconds: epoch)
         let writer = RowWriter(
-            recorder: recorder, run: run, tokenJudge: judge, capacity: 16 * loops.count, progress: progress)
+            recorder: recorder, run: run, tokenJudge: judge, capacity: 16 * transport.loops.count, progress: progress)
         let cpuAtStart = ProcessCPUTime.now()
         let roomSampler = room.map { RoomSampler(room: $0, clock: clock) }
         let guardrails = SharedGuardrailMonitor(
@@ -112,7 +82,8 @@ package struct WallClockRunner: Sendable {
         let outcomes: [LoopDriver.Outcome]
         do {
             outcomes = try await runDrivers(
-                on: loops, endpoints: endpoints, routes: routes, writer: writer, clock: clock, guardrails: guardrails)
+                on: transport.loops, endpoints: endpoints, routes: routes, writer: writer, clock: clock,
+                guardrails: guardrails)
         } catch {
             roomSampler?.stop()
             writer.abandon()
@@ -121,9 +92,75 @@ package struct WallClockRunner: Sendable {
         if let roomSampler { recorder.recordRoomSeries(await roomSampler.finish()) }
         try writer.finish()
         let cpuSeconds = ProcessCPUTime.now() - cpuAtStart
+        let end = runEnd(clock: clock)
+        var generator = Self.record(outcomes, in: recorder, loops: transport.loops.count, cpuSeconds: cpuSeconds)
+        generator.connections = routes.summary(groupNames: run.groupNames)
+        var ending = RunEnding(
+            end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
+            terminated: stopSignal.wasTerminated, generator: generator, startLag: startLag,
+            guardrails: judgeLastWindows(guardrails, end: end))
+        ending.room = room?.ruleCounts()
+        return try recorder.finish(ending)
+    }
 
+    /// Where the run's requests go: the embedded room, started now on loopback, or the base URL.
+    private func connectTarget(room: EmbeddedRoomHandle?) async throws -> ConnectTarget {
+        if let room {
+            let target = ConnectTarget(scheme: room.scheme, host: "127.0.0.1", port: try await room.start())
+            progress.attachRoom { room.queueFigures() }
+            return target
+        }
+        guard case .baseURL(let scheme, let host, let port) = run.scenario.target.endpoint else {
+            preconditionFailure("an endpoint is embedded or a base URL")
+        }
+        return ConnectTarget(scheme: scheme, host: host, port: port)
+    }
+
+    /// Each route's endpoint, resolved once (a name that does not resolve aborts the run).
+    private static func resolve(_ routes: LiveRoutes, caFile: String?) throws -> [LiveEndpoint] {
+        var endpoints: [LiveEndpoint] = []
+        for (index, target) in routes.targets.enumerated() {
+            do {
+                endpoints.append(try LiveEndpoint.resolve(target, caFile: caFile))
+            } catch {
+                throw RunAbort("the \(describe(endpoint: index)) \(target.origin) is not reachable: \(error)")
+            }
+        }
+        return endpoints
+    }
+
+    /// The run's transport (`LiveTransport.forRun`) on one loop per usable core, at most one
+    /// per visitor of `run.concurrency`.
+    private func makeTransport(embeddedRoom: Bool, endpoints: [LiveEndpoint]) throws -> LiveTransport {
+        let sharedLoops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator()).count
+        let usable = min(ProcessCPUTime.usableCores() ?? sharedLoops, sharedLoops)
+        let loopCount = max(1, min(usable, run.scenario.run.concurrency))
+        do {
+            return try LiveTransport.forRun(loops: loopCount, embeddedRoom: embeddedRoom, endpoints: endpoints)
+        } catch {
+            throw RunAbort("cannot start the event loops: \(LiveTransportErrors.plain(error))")
+        }
+    }
+
+    /// Where the run ended on its clock: now, or earlier when `run.duration` or a guardrail
+    /// stopped it.
+    private func runEnd(clock: WallClock) -> RunInstant {
+        var end = clock.now
+        if let duration = run.scenario.run.duration, stopSignal.reason == .runEnded {
+            end = min(end, .origin + duration)
+        }
+        if let stoppedAt = stopSignal.stoppedAt, stopSignal.reason == .guardrail {
+            end = min(end, clock.instant(of: stoppedAt))
+        }
+        return end
+    }
+
+    /// Records what the drivers counted; the generator's report of them.
+    private static func record(
+        _ outcomes: [LoopDriver.Outcome], in recorder: Recorder, loops: Int, cpuSeconds: Double
+    ) -> GeneratorReport {
         var health = GeneratorHealth()
-        for (second, count) in Self.mergedRequestCounts(outcomes) { recorder.recordRequests(count, inSecond: second) }
+        for (second, count) in mergedRequestCounts(outcomes) { recorder.recordRequests(count, inSecond: second) }
         for outcome in outcomes {
             health.merge(outcome.health)
             recorder.recordAnswers(outcome.answers)
@@ -131,42 +168,24 @@ package struct WallClockRunner: Sendable {
             recorder.recordConnections(outcome.connectionsPerSecond)
         }
         recorder.recordGeneratorLag(health.maxLoopLagPerSecond)
-        var end = clock.now
-        if let duration = scenario.run.duration, stopSignal.reason == .runEnded { end = min(end, .origin + duration) }
-        if let stoppedAt = stopSignal.stoppedAt, stopSignal.reason == .guardrail {
-            end = min(end, clock.instant(of: stoppedAt))
-        }
-        var guardrailResults = guardrails?.results
-        if let guardrails, stopSignal.reason == nil || stopSignal.reason == .runEnded {
-            // The run's own end: the last windows are judged on every row.
-            _ = guardrails.finish(at: end)
-            guardrailResults = guardrails.results
-        } else if let guardrails, stopSignal.reason == .guardrail {
-            guardrailResults?.trip = guardrails.trip(stoppedAt: end)
-        }
         var generator = health.report(
-            loops: loops.count, cpuSeconds: cpuSeconds, visitors: recorder.recordedCount,
+            loops: loops, cpuSeconds: cpuSeconds, visitors: recorder.recordedCount,
             requests: outcomes.reduce(0) { $0 + $1.requestsPerSecond.total })
-        generator.connections = routes.summary(groupNames: run.groupNames)
         generator.connectionsOpened = outcomes.reduce(0) { $0 + $1.connectionsOpened }
-        var ending = RunEnding(
-            end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
-            terminated: stopSignal.wasTerminated,
-            generator: generator, startLag: startLag, guardrails: guardrailResults)
-        ending.room = room?.ruleCounts()
-        return try recorder.finish(ending)
+        return generator
     }
 
-    /// Whether the run's connections are sockets on loops of queuesim's own
-    /// (`PlainEventLoop`) rather than SwiftNIO channels: when every endpoint is plain HTTP and
-    /// the room is not embedded (the embedded room serves on SwiftNIO's loops, and its visitors
-    /// share those threads with it, one per core). `QUEUESIM_TRANSPORT=nio` keeps SwiftNIO's
-    /// for a run (the benchmarks' reference).
-    static func usesPlainTransport(
-        embeddedRoom: Bool, endpoints: [LiveEndpoint],
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> Bool {
-        !embeddedRoom && endpoints.allSatisfy { $0.tls == nil } && environment["QUEUESIM_TRANSPORT"] != "nio"
+    /// The guardrails' results: at the run's own end its last windows are judged on every row;
+    /// stopped by a guardrail, the trip is told.
+    private func judgeLastWindows(_ guardrails: SharedGuardrailMonitor?, end: RunInstant) -> GuardrailResults? {
+        guard let guardrails else { return nil }
+        if stopSignal.reason == nil || stopSignal.reason == .runEnded {
+            _ = guardrails.finish(at: end)
+            return guardrails.results
+        }
+        var results = guardrails.results
+        if stopSignal.reason == .guardrail { results.trip = guardrails.trip(stoppedAt: end) }
+        return results
     }
 
     /// The run's clock and its wall-clock start: now, or the common start when there is one
@@ -182,7 +201,8 @@ package struct WallClockRunner: Sendable {
     /// Starts one driver per loop and waits for all of them. The stop signal (SIGINT, or
     /// `run.duration`) stops every driver at the same instant.
     private func runDrivers(
-        on loops: [any EventLoop], endpoints: [LiveEndpoint], routes: LiveRoutes, writer: RowWriter, clock: WallClock,
+        on loops: [LiveTransport.Loop], endpoints: [LiveEndpoint], routes: LiveRoutes, writer: RowWriter,
+        clock: WallClock,
         guardrails: SharedGuardrailMonitor?
     ) async throws -> [LoopDriver.Outcome] {
         let plan = try run.makePlan()
@@ -211,11 +231,12 @@ package struct WallClockRunner: Sendable {
         stopSignal.onStop { stopLine.draw(at: stopInstant()) }
         var drivers: [NIOLoopBound<LoopDriver>] = []
         var finished: [EventLoopFuture<LoopDriver.Outcome>] = []
-        for (index, loop) in loops.enumerated() {
-            let (run, rows, progress) = (run, writer.makeBatch(), progress)
+        for (index, transportLoop) in loops.enumerated() {
+            let (run, rows, progress, loop) = (run, writer.makeBatch(), progress, transportLoop.eventLoop)
             let started = try await loop.submit {
                 let driver = try LoopDriver(
-                    loop: loop, part: index, of: loops.count, run: run, plan: plan, quota: quotas[index],
+                    loop: loop, connections: transportLoop.makeConnectionFactory(), part: index, of: loops.count,
+                    run: run, plan: plan, quota: quotas[index],
                     endpoints: endpoints, routes: routes, sourceAddresses: sourceAddresses,
                     connectionLimit: connectionLimits[index], rows: rows, clock: clock, progress: progress,
                     stopLine: stopLine, guardrails: guardrails, pacer: pacer)
@@ -225,7 +246,7 @@ package struct WallClockRunner: Sendable {
             finished.append(started.1)
         }
         let deadlineTask = deadline.map { deadline in
-            loops[0].scheduleTask(in: .nanoseconds(max(0, (deadline - clock.now).wholeNanoseconds))) {
+            loops[0].eventLoop.scheduleTask(in: .nanoseconds(max(0, (deadline - clock.now).wholeNanoseconds))) {
                 [stopSignal] in stopSignal.stop(.runEnded)
             }
         }
@@ -233,7 +254,7 @@ package struct WallClockRunner: Sendable {
         let guardrailTask = guardrails.map { guardrails in
             // Each second is judged a quarter of a second after it is over: the loops hand their
             // rows over as they finish visitors, and a row a little late still counts in its second.
-            loops[0].scheduleRepeatedTask(
+            loops[0].eventLoop.scheduleRepeatedTask(
                 initialDelay: .nanoseconds(
                     max(0, (RunInstant.origin + Self.guardrailGrace - clock.now).wholeNanoseconds)),
                 delay: .seconds(1)
@@ -319,7 +340,7 @@ package struct WallClockRunner: Sendable {
     /// Before any visitor: a base URL that refuses connections, or whose certificate does not
     /// verify, is exit 3, not 10,000 `unavailable` rows. Sent through the engine's own client.
     static func checkReachable(
-        _ target: ConnectTarget, endpoint: LiveEndpoint, loop: any EventLoop, naming what: String = "endpoint"
+        _ target: ConnectTarget, endpoint: LiveEndpoint, loop: LiveTransport.Loop, naming what: String = "endpoint"
     ) async throws {
         var head = HTTPRequest(method: .get, scheme: target.scheme, authority: target.authority, path: "/")
         head.headerFields[HTTPField.Name.userAgent] = "queuesim reachability check"

@@ -67,7 +67,7 @@ package struct RoomStartCheck: Sendable, Equatable {
             method: .get, scheme: target.scheme, authority: target.authority, path: RoomAnnouncement.statusPath)
         head.headerFields[HTTPField.Name.userAgent] = "queuesim room start check"
         let outcome = await LiveProbe.send(
-            OutgoingRequest(head: head), to: endpoint, on: MultiThreadedEventLoopGroup.singleton.next(),
+            OutgoingRequest(head: head), to: endpoint, on: .swiftNIO(MultiThreadedEventLoopGroup.singleton.next()),
             timeout: timeout)
         // Without a common start the run starts now: its second 0 is when the room answered.
         if runSecondZero == nil { check.runSecondZero = Date() }

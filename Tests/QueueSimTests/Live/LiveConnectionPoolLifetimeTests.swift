@@ -70,7 +70,9 @@ struct LiveConnectionPoolLifetimeTests {
         try await LoopbackPoolFixture.withStandIn { loop, endpoint in
             let watch = try await loop.flatSubmit { () -> EventLoopFuture<NIOLoopBound<HolderWatch>> in
                 let holder = Holder(answered: loop.makePromise())
-                let pool = LiveConnectionPool(loop: loop, endpoint: endpoint, limit: 1, connectTimeout: .seconds(5))
+                let pool = LiveConnectionPool(
+                    connections: NIOConnectionFactory(loop: loop), endpoint: endpoint, limit: 1,
+                    connectTimeout: .seconds(5))
                 holder.pool = pool
                 pool.owner = holder
                 pool.send(

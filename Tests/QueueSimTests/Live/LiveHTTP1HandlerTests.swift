@@ -22,26 +22,39 @@ struct LiveHTTP1HandlerTests {
         }
     }
 
+    /// Connections on `EmbeddedChannel`s of one loop, connected at once: the pool's handler
+    /// without sockets.
+    final class EmbeddedConnectionFactory: ConnectionFactory {
+        let loop = EmbeddedEventLoop()
+        var eventLoop: any EventLoop { loop }
+        private(set) var channels: [EmbeddedChannel] = []
+
+        func carries(_ endpoint: LiveEndpoint) -> Bool { true }
+
+        func connect(_ request: ConnectionRequest, to endpoint: borrowing LiveEndpoint, for pool: LiveConnectionPool) {
+            let handler = LiveHTTP1Handler(pool: pool, id: request.id)
+            let channel = EmbeddedChannel(handler: handler, loop: loop)
+            channels.append(channel)
+            _ = channel.connect(to: endpoint.address)
+            pool.connectionEstablished(request.id, connection: handler)
+        }
+    }
+
     /// A pool whose connections are `EmbeddedChannel`s on one loop, connected at once.
     final class Harness {
-        let loop = EmbeddedEventLoop()
+        let factory = EmbeddedConnectionFactory()
+        var loop: EmbeddedEventLoop { factory.loop }
         let owner = Owner()
         let pool: LiveConnectionPool
-        private(set) var channels: [EmbeddedChannel] = []
+        var channels: [EmbeddedChannel] { factory.channels }
 
         init(limit: Int = 1) throws {
             let endpoint = LiveEndpoint(
                 address: try SocketAddress(ipAddress: "127.0.0.1", port: 9), authority: "room.test", tls: nil,
                 serverHostname: nil)
-            pool = LiveConnectionPool(loop: loop, endpoint: endpoint, limit: limit, connectTimeout: .seconds(1))
+            pool = LiveConnectionPool(
+                connections: factory, endpoint: endpoint, limit: limit, connectTimeout: .seconds(1))
             pool.owner = owner
-            pool.connector = { [loop, unowned self] pool, id in
-                let handler = LiveHTTP1Handler(pool: pool, id: id)
-                let channel = EmbeddedChannel(handler: handler, loop: loop)
-                self.channels.append(channel)
-                _ = channel.connect(to: try! SocketAddress(ipAddress: "127.0.0.1", port: 9))
-                pool.connectionEstablished(id, handler: handler)
-            }
         }
 
         func send(_ slot: Int, serial: UInt32 = 1) {

@@ -17,10 +17,14 @@ struct LiveSocketOptionsTests {
     func noDelayNotDebug() async throws {
         try await LoopbackPoolFixture.withStandIn { loop, endpoint in
             let options = try await loop.flatSubmit { () -> EventLoopFuture<[SocketOptionValue]> in
-                let (pool, owner) = LoopbackPoolFixture.poolSendingOne(on: loop, to: endpoint, path: "/options")
+                let factory = NIOConnectionFactory(loop: loop)
+                var channels: [any Channel] = []
+                factory.established = { handler in handler.channel.map { channels.append($0) } }
+                let (pool, owner) = LoopbackPoolFixture.poolSendingOne(
+                    on: loop, to: endpoint, path: "/options", factory: factory)
                 return owner.answered.futureResult.assumeIsolated().map { status -> [SocketOptionValue] in
                     defer { withExtendedLifetime(owner) { pool.closeAll() } }
-                    guard status == 204, let channel = pool.establishedChannels.first,
+                    guard status == 204, let channel = channels.first,
                         let options = try? channel.syncOptions
                     else { return [] }
                     let noDelay = (try? options.getOption(.tcpOption(.tcp_nodelay))) ?? -1

@@ -44,10 +44,13 @@ enum LoopbackPoolFixture {
 
     /// A one-connection pool on `loop` that has sent one GET of `path`, and its owner (keep it
     /// while the answer is awaited). On `loop` only.
+    /// `factory`: the pool's (SwiftNIO's on `loop` when nil).
     static func poolSendingOne(
-        on loop: any EventLoop, to endpoint: LiveEndpoint, path: String
+        on loop: any EventLoop, to endpoint: LiveEndpoint, path: String, factory: (any ConnectionFactory)? = nil
     ) -> (pool: LiveConnectionPool, owner: Owner) {
-        let pool = LiveConnectionPool(loop: loop, endpoint: endpoint, limit: 1, connectTimeout: .seconds(5))
+        let pool = LiveConnectionPool(
+            connections: factory ?? NIOConnectionFactory(loop: loop), endpoint: endpoint, limit: 1,
+            connectTimeout: .seconds(5))
         let owner = Owner(answered: loop.makePromise())
         pool.owner = owner
         pool.send(

@@ -1,0 +1,68 @@
+import NIOCore
+import QueueClientCore
+
+/// Makes one event loop's connections for its pool (`LiveConnectionPool`): the pool decides
+/// when a connection opens, to which endpoint and for whom (`ConnectionPoolStateMachine`); a
+/// factory only makes it, as AsyncHTTPClient's `HTTPConnectionPool` keeps `+StateMachine`
+/// apart from `+Factory`. A factory comes with its loop in a `LiveTransport`, chosen once per
+/// run, so a connection is never made on a loop that cannot carry it (TLS on queuesim's own
+/// plain loop, say): nothing downcasts a loop to learn what it can do.
+///
+/// Loop-confined: every call is on `eventLoop`.
+///
+/// HTTP/2 (issue 55) is one more conformer, not a branch: an h2 factory connects, adds
+/// NIOHTTP2's handlers and reports one `PooledConnection` that opens a stream per `write`.
+/// What changes beside it is the machine's rule of one exchange per connection, which becomes
+/// the connection's stream capacity (reported with `connectionEstablished`); the pool's events
+/// (`exchangeAnswered`, `connectionEnded`) already name the connection, and an h2 connection
+/// would name the exchange's stream too.
+protocol ConnectionFactory: AnyObject {
+    /// The loop the factory's connections live on: the pool's.
+    var eventLoop: any EventLoop { get }
+
+    /// Whether it can make connections to `endpoint` (a plain-HTTP factory refuses TLS). A
+    /// pool is only ever built with endpoints its factory carries.
+    func carries(_ endpoint: LiveEndpoint) -> Bool
+
+    /// Starts making connection `request.id` to `endpoint` for `pool`. The factory later calls
+    /// the pool's `connectionEstablished(_:connection:)` or `connectFailed(_:error:)` once;
+    /// the connection it made reports its answers and its end to the pool by its id.
+    func connect(_ request: ConnectionRequest, to endpoint: borrowing LiveEndpoint, for pool: LiveConnectionPool)
+}
+
+/// What the pool asks a factory for: which connection, whose, from where, within what bound.
+struct ConnectionRequest {
+    var id: ConnectionID
+    /// The endpoint's place in the pool's list (a factory may keep things per endpoint).
+    var endpointIndex: Int
+    /// A visitor owns the connection (a phone's own), rather than the run's shared pool.
+    var forVisitor: Bool
+    /// The local address to leave from; nil: the system's choice.
+    var source: SocketAddress?
+    var timeout: TimeAmount
+}
+
+/// One connection as its pool sees it, whatever carries its bytes. The pool hands it encoded
+/// requests and closes it; it reports answers and its end back to the pool by its `id`. It
+/// decides nothing about the pool and never times itself out: the loop's calendar holds every
+/// exchange's deadline and aborts through the pool.
+protocol PooledConnection: AnyObject {
+    var id: ConnectionID { get }
+    /// When the exchange in flight last made progress (the idle timeout's clock).
+    var lastProgress: RunInstant { get }
+    /// The connect completed, `duration` after it began.
+    func connected(after duration: Duration)
+    /// The exchange the connection was opened for: its answer carries the handshake.
+    func markFirstExchange(_ exchange: ExchangeID)
+    /// The handshake of the connection's first exchange, once: nil for any later exchange.
+    func takeHandshake() -> Handshake?
+    /// The last request's buffer, for the next one's bytes (nil when there is none).
+    func takeSpareBuffer() -> ByteBuffer?
+    /// Writes a request's bytes, sent at the next `flush`; `keep`: hold the buffer for the next
+    /// request (`takeSpareBuffer`). `now`: the pool's reading of the clock for this event.
+    func write(_ bytes: ByteBuffer, keep: Bool, at now: RunInstant)
+    /// Sends what `write` handed over.
+    func flush()
+    /// Closes the connection; its end reaches the pool as `connectionEnded`.
+    func close()
+}
