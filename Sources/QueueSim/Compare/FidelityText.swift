@@ -9,6 +9,9 @@ package struct FidelityText: Sendable {
     /// The run's folder and the stats file as the user named them.
     package var runName: String
     package var realName: String
+    /// Why the run's second 0 is where it is, when not the file's first row or `--real-from`
+    /// (`the run's replay started there`).
+    package var alignmentSource: String?
 
     package init(report: FidelityReport, run: RunMinutes, real: RealStats, runName: String, realName: String) {
         (self.report, self.run, self.real, self.runName, self.realName) = (report, run, real, runName, realName)
@@ -33,7 +36,8 @@ package struct FidelityText: Sendable {
     /// The line under the table: the first row's time as the run's second 0.
     var alignment: String {
         let first = real.timeText(minute: report.offsetMinutes)
-        return "run second 0 = \(first) (the file's minute \(report.offsetMinutes + 1) of \(real.count))"
+        let why = alignmentSource.map { ": \($0)" } ?? ""
+        return "run second 0 = \(first) (the file's minute \(report.offsetMinutes + 1) of \(real.count)\(why))"
     }
 
     /// The Total-Outflow identity in words, naming the first broken minutes with their lines.

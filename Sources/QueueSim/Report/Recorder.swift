@@ -53,6 +53,8 @@ package final class Recorder {
     /// The run's metrics second by second, for `metrics.prom` (nil when only figures are kept).
     private var metricsSeries: RunMetricsSeries?
     private var roomSeries: RoomSeries?
+    /// The run's minutes under Queue-it's statistics names (`minutes.csv`; nil when only figures are kept).
+    private var minutes: RunMinutesTally?
     private var generatorLag: [Duration]?
     private var answers = RequestStatistics()
     /// Whether a runner handed over its answers (a recovered run's are lost).
@@ -82,6 +84,7 @@ package final class Recorder {
             spoolPath: Self.path(directory, Self.spoolFile), shard: description.shard?.shard ?? .whole)
         statistics = OutcomeStatistics(groupNames: description.groupNames)
         metricsSeries = RunMetricsSeries(groupNames: description.groupNames)
+        minutes = RunMinutesTally()
     }
 
     /// A recorder that keeps the figures of a run (`RunReport`: outcomes, timings, thresholds,
@@ -133,6 +136,7 @@ package final class Recorder {
         timeline.add(record)
         picture.add(record)
         metricsSeries?.add(record)
+        minutes?.add(record)
     }
 
     /// Counts one HTTP request sent at `instant` (the timeline's `requests` column).
@@ -251,6 +255,11 @@ package final class Recorder {
                 header: VisitorRowFormat.header(platform: rowsHavePlatform, comebacks: rowsHaveComebacks), into: file)
         }
         spool.discard()
+        // Not in run.json's files: a file added since, so run.json's bytes stay as they were.
+        if let minutes {
+            try AtomicFileWriter.write(
+                minutes.minutes(end: ending.end.sinceOrigin).csv, to: Self.path(directory, RunMinutes.file))
+        }
         files[Self.summaryFile] = try AtomicFileWriter.write(
             SummaryReport.render(statistics), to: Self.path(directory, Self.summaryFile))
         files[Self.timelineFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.timelineFile)) { file in

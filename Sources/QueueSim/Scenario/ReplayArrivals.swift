@@ -41,6 +41,9 @@ package struct ArrivalReplay: Sendable, Equatable {
     package var source: Source
     /// `speed: 2`: the file's time runs twice as fast.
     package var speed: Double
+    /// A counts file's time that is the run's second 0 (`from`, else the first row), as its
+    /// first column writes it, for `compare --real`'s alignment; nil for a log.
+    package var origin: String? = nil
 
     /// `stats.csv, column queueinflow, 60 rows of a minute` or `access.log, 1,200 nginx lines`,
     /// with `at 2× speed` when sped up.

@@ -87,7 +87,8 @@ extension ScenarioValidator {
         arrivals.scale = scale
         arrivals.replay = ArrivalReplay(
             file: file.value, path: path, source: .counts(column: table.column, interval: interval, rows: rows.count),
-            speed: speed)
+            speed: speed,
+            origin: ReplayCountsPlan.originText(origin, instants: table.timesAreInstants, interval: interval))
         guard arrivals.plannedDuration <= ScenarioLimits.longestDuration else {
             fail(
                 "`arrivals.replay`: \(file.value) lasts \(ScenarioUnits.describe(arrivals.plannedDuration)) at this speed; the arrival plan may last at most \(ScenarioLimits.longestDurationText)",
