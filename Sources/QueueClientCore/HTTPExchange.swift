@@ -137,7 +137,8 @@ package struct HeadLayout: Sendable, Hashable {
 /// A response as the state machines consume it.
 public struct IncomingResponse: Sendable, Equatable {
     /// Status and header fields. The engine reads only `Set-Cookie`, `Location`,
-    /// `Retry-After` and `x-queueit-redirect`, so a transport may leave the others out.
+    /// `Retry-After`, `Content-Type` and `x-queueit-redirect`, so a transport may leave the
+    /// others out.
     public var head: HTTPResponse
     /// The whole body, already collected (enqueue answers and queue pages are small); empty
     /// when the answer had none.
@@ -153,11 +154,12 @@ public struct IncomingResponse: Sendable, Equatable {
     public var status: HTTPResponse.Status { head.status }
 
     /// The only response header fields the state machines read: cookies, redirects, the poll
-    /// delay and the protected API's queue redirect. Everything else they decide on status and
+    /// delay, the page's type (a real queue page is HTML without `Retry-After`) and the
+    /// protected API's queue redirect. Everything else they decide on status and
     /// body, so a transport may drop the other fields (the live engine's client does: building
     /// `HTTPFields` for a `Date` or `Server` nobody reads was a tenth of its parsing cost).
     package static let fieldsReadByMachines: [HTTPField.Name] = [
-        .setCookie, .location, .retryAfter, queueRedirectField,
+        .setCookie, .location, .retryAfter, .contentType, queueRedirectField,
     ]
 
     /// `x-queueit-redirect`: where a protected API sends a visitor who must queue.
@@ -167,8 +169,11 @@ public struct IncomingResponse: Sendable, Equatable {
 /// Why a request produced no response. The SDK retries all of these during enqueue.
 ///
 /// On a queue page `.tls` ends the visit with `onSSLError` (the SDK's WebView SSL error); the
-/// others are a failed page load, which the platform's WebView handles (`ClientPlatform`). The
-/// associated texts are in words, for logs and reports: they never carry a token.
+/// others are a failed page load, which the platform's WebView handles (`ClientPlatform`). Only
+/// a refused certificate is `.tls`: a TLS connection closed without `close_notify` is
+/// `.connectionReset`, and a handshake that fails for another reason `.connectFailed`, as a
+/// phone's WebView reports them (`onReceivedError`, not `onReceivedSslError`). The associated
+/// texts are in words, for logs and reports: they never carry a token.
 public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No (whole) answer within the request's timeout, or no connection within the connect
     /// timeout.
@@ -177,7 +182,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case connectionReset
     /// No connection could be opened (refused, unreachable, name not resolved); the reason.
     case connectFailed(String)
-    /// The TLS handshake or the certificate check failed; the reason.
+    /// The server's certificate was refused (untrusted, expired, not naming the host); the
+    /// reason.
     case tls(String)
     /// Anything else that kept the answer from arriving (a body over the size limit, say).
     case other(String)

@@ -18,6 +18,9 @@ package final class RawHTTPServer: Sendable {
         case trickle(head: String, interval: TimeAmount, count: Int)
         /// The head at once, then `body` one byte every `interval`.
         case trickleBody(head: String, body: String, interval: TimeAmount)
+        /// No answer: the socket is closed under the TLS layer, so a TLS client sees the
+        /// connection end without `close_notify` (over plain HTTP, a close).
+        case drop
     }
 
     private let channel: any Channel
@@ -48,6 +51,8 @@ package final class RawHTTPServer: Sendable {
             .childChannelInitializer { channel in
                 counts.connections.withLock { $0 += 1 }
                 do {
+                    // First, at the socket's end: a close from here bypasses TLS's shutdown.
+                    try channel.pipeline.syncOperations.addHandler(SocketCloser())
                     if let tls {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                     }
@@ -164,6 +169,9 @@ private final class RawRequestHandler: ChannelInboundHandler, @unchecked Sendabl
                 }
                 channel.writeAndFlush(ByteBuffer(string: "x"), promise: nil)
             }
+        case .drop:
+            let closer = try? context.pipeline.syncOperations.context(handlerType: SocketCloser.self)
+            closer?.close(promise: nil)
         case .trickleBody(let head, let body, let interval):
             channel.writeAndFlush(ByteBuffer(string: head), promise: nil)
             let bytes = Array(body.utf8)
@@ -181,4 +189,10 @@ private final class RawRequestHandler: ChannelInboundHandler, @unchecked Sendabl
             }
         }
     }
+}
+
+/// Sits at the socket's end of the pipeline: a close issued from its context reaches the socket
+/// without passing the TLS handler, which would send `close_notify` first.
+private final class SocketCloser: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = ByteBuffer
 }

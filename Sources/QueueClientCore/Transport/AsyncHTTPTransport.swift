@@ -3,6 +3,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 #if canImport(Glibc)
     import Glibc
@@ -26,8 +27,19 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// `maxConnectionsPerHost` is the pool's soft limit per host (a load test keeps thousands
     /// of visitors waiting at once); a body over `maxBodyBytes` fails its request with
     /// `TransportError.other`. Connecting gives up after 10 s.
-    public init(
+    public convenience init(
         connectTo connectTarget: ConnectTarget? = nil, maxConnectionsPerHost: Int = 4096, maxBodyBytes: Int = 4 << 20
+    ) {
+        self.init(
+            connectTo: connectTarget, maxConnectionsPerHost: maxConnectionsPerHost, maxBodyBytes: maxBodyBytes,
+            tls: nil)
+    }
+
+    /// `tls`: AsyncHTTPClient's TLS configuration (nil: its default, the system's trust
+    /// store); tests trust a private CA with it.
+    package init(
+        connectTo connectTarget: ConnectTarget? = nil, maxConnectionsPerHost: Int = 4096, maxBodyBytes: Int = 4 << 20,
+        tls: TLSConfiguration?
     ) {
         self.connectTarget = connectTarget
         self.maxBodyBytes = maxBodyBytes
@@ -37,7 +49,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // enqueue machine's own backoff decides what happens next.
         pool.retryConnectionEstablishment = false
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), connectionPool: pool)
+            tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)),
+            connectionPool: pool)
         // The requests say `Accept-Encoding: gzip` as the phones' stacks do, which decompress
         // what they asked for: so does this transport (gzip and deflate).
         configuration.decompression = .enabled(limit: .size(maxBodyBytes))
@@ -97,7 +110,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 return .other(ErrorWording.plain(clientError))
             }
         }
-        if TLSErrorWording.isTLS(error) { return .tls(TLSErrorWording.words(error)) }
+        if let tls = TLSErrorWording.transportError(error) { return tls }
         if error is NIOConnectionError { return .connectFailed("the connection could not be opened") }
         if let ioError = error as? IOError {
             return ioError.errnoCode == ECONNRESET || ioError.errnoCode == EPIPE

@@ -13,7 +13,9 @@ package enum LiveTransportErrors {
     static func map(_ error: any Error) -> TransportError {
         switch error {
         case _ where TLSErrorWording.isTLS(error):
-            return .tls(TLSErrorWording.words(error))
+            // Only a refused certificate is `.tls` (the SDK's SSL error on a page load); an
+            // unclean close or another handshake failure is a failed load (`TLSErrorWording`).
+            return TLSErrorWording.transportError(error) ?? .other(plain(error))
         case let channelError as ChannelError:
             switch channelError {
             case .connectTimeout: return .timedOut

@@ -30,7 +30,9 @@ struct ErrorWordingTests {
             (ChannelError.writeHostUnreachable, "could not connect: the host is unreachable"),
             (ChannelError.unknownLocalAddress, "the connection failed"),
             (NIOSSLError.unableToValidateCertificate, "TLS error: the server's certificate could not be verified"),
-            (NIOSSLError.handshakeFailed(.sslError([])), "TLS error: the TLS handshake failed"),
+            // Only a refused certificate is a TLS error (the SDK's SslError on a page load); a
+            // handshake that fails otherwise made no usable connection, a failed load.
+            (NIOSSLError.handshakeFailed(.sslError([])), "could not connect: the TLS handshake failed"),
             (NIOSSLExtraError.failedToValidateHostname, "TLS error: the server's certificate does not name this host"),
         ]
         for (error, expected) in cases {
@@ -39,6 +41,9 @@ struct ErrorWordingTests {
             Self.expectPlain(words)
         }
         #expect(LiveTransportErrors.map(IOError(errnoCode: ECONNRESET, reason: "read")) == .connectionReset)
+        // A TLS connection closed without close_notify is a dropped connection, not an SSL error.
+        #expect(LiveTransportErrors.map(NIOSSLError.uncleanShutdown) == .connectionReset)
+        #expect(AsyncHTTPTransport.transportError(NIOSSLError.uncleanShutdown) == .connectionReset)
         #expect(LiveTransportErrors.map(ChannelError.connectTimeout(.seconds(1))) == .timedOut)
     }
 
