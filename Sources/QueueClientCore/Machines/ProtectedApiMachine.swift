@@ -32,23 +32,44 @@ package struct ProtectedApiMachine: Sendable {
     }
 
     static let maxRedirects = 5
-    static let ajaxPageURLHeader = HTTPField.Name("x-queueit-ajaxpageurl")!
+    static let ajaxPageURLHeader = PlatformHeaders.ajaxPageURLField
     static let queueRedirectHeader = IncomingResponse.queueRedirectField
 
     package let apiURL: SimpleURL
-    package let userAgent: String
+    /// The stack the app calls its API with (URLSession on iOS, OkHttp on Android): the head's
+    /// fields and their order (`PlatformHeaders.protectedApi`).
+    package let platform: ClientPlatform
+    /// The app's own `User-Agent` on these calls; nil: the stack's own (CFNetwork's, OkHttp's).
+    package let appUserAgent: String?
     package private(set) var cookies: CookieJar
     package private(set) var lastHTTPStatus: Int?
     package private(set) var requests = 0
     private var state: State = .idle
     private var currentURL: SimpleURL
 
-    package init?(apiURL: String, userAgent: String, cookies: CookieJar = CookieJar()) {
+    /// Nil when `apiURL` is not an http(s) URL. `platform` and `appUserAgent` choose the head
+    /// (the app's HTTP stack, not the WebView: `PlatformHeaders.protectedApi`).
+    package init?(
+        apiURL: String, platform: ClientPlatform, appUserAgent: String? = nil, cookies: CookieJar = CookieJar()
+    ) {
         guard let url = SimpleURL(apiURL), url.scheme == "http" || url.scheme == "https" else { return nil }
         self.apiURL = url
         self.currentURL = url
-        self.userAgent = userAgent
+        self.platform = platform
+        self.appUserAgent = appUserAgent
         self.cookies = cookies
+    }
+
+    /// The calls of a group's visitors: its platform's stack and the app's user agent.
+    package init?(apiURL: String, group: VisitorGroupSettings, cookies: CookieJar = CookieJar()) {
+        self.init(apiURL: apiURL, platform: group.platform, appUserAgent: group.apiUserAgent, cookies: cookies)
+    }
+
+    /// The head of iOS's URLSession with CFNetwork's user agent, whatever `userAgent` says (the
+    /// WebView's, which the app's own stack does not send): for callers that do not know the
+    /// visitor's platform yet. Prefer `init(apiURL:group:cookies:)`.
+    package init?(apiURL: String, userAgent: String, cookies: CookieJar = CookieJar()) {
+        self.init(apiURL: apiURL, platform: .ios, appUserAgent: nil, cookies: cookies)
     }
 
     package mutating func start(at now: RunInstant) -> Action {
@@ -134,13 +155,13 @@ package struct ProtectedApiMachine: Sendable {
         state = .calling(presentedToken: presentedToken, redirectsFollowed: redirectsFollowed)
         currentURL = url
         requests += 1
-        var head = HTTPRequest(method: .get, scheme: url.scheme, authority: url.authority, path: url.pathAndQuery)
-        head.headerFields[.accept] = "application/json"
-        head.headerFields[.userAgent] = userAgent
-        head.headerFields[Self.ajaxPageURLHeader] = PercentEncoding.queryComponent(apiURL.description)
-        if let cookie = cookies.header(for: url.host) {
-            head.headerFields[.cookie] = cookie
-        }
-        return .send(OutgoingRequest(head: head))
+        let (fields, layout) = PlatformHeaders.protectedApi(
+            platform: platform, appUserAgent: appUserAgent,
+            ajaxPageURL: PercentEncoding.queryComponent(apiURL.description), cookie: cookies.header(for: url.host))
+        let head = HTTPRequest(
+            method: .get, scheme: url.scheme, authority: url.authority, path: url.pathAndQuery, headerFields: fields)
+        var request = OutgoingRequest(head: head)
+        request.layout = layout
+        return .send(request)
     }
 }

@@ -9,6 +9,9 @@ package struct VisitorGroupSettings: Sendable, Hashable {
     package var language: String?
     /// Sent as the body's `userAgent`, the `User-Agent` header and the queue page's user agent.
     package var userAgent: String
+    /// The app's own `User-Agent` on its protected-API calls (its HTTP stack's, not the
+    /// WebView's); nil: the stack's own, CFNetwork's on iOS, `okhttp/4.9.2` on Android.
+    package var apiUserAgent: String?
     package var sdkVersion: String
     package var requestTimeout: Duration
     /// Whose timeouts the visitor's requests have (`timeout(for:giveUpAt:)`): false, a
@@ -37,8 +40,10 @@ package struct VisitorGroupSettings: Sendable, Hashable {
         layoutName: String? = nil, language: String? = nil, userAgent: String, sdkVersion: String,
         requestTimeout: Duration = .seconds(10), pollInterval: Duration = .seconds(2),
         maxWait: Duration = .seconds(30 * 60), maxRestarts: Int = 1, flow: VisitorFlowKind = .run,
-        protectedApiURL: String? = nil, platform: ClientPlatform = .ios, queuePageRetry: QueuePageRetry? = nil
+        protectedApiURL: String? = nil, platform: ClientPlatform = .ios, queuePageRetry: QueuePageRetry? = nil,
+        apiUserAgent: String? = nil
     ) {
+        self.apiUserAgent = apiUserAgent
         self.customerId = customerId
         self.waitingRoomId = waitingRoomId
         self.waitingRoomDomain = waitingRoomDomain

@@ -53,6 +53,54 @@ package enum PlatformHeaders {
         }
     }
 
+    /// OkHttp's own user agent (`okhttp.internal.userAgent`, 4.9.2): Android's protected-API
+    /// calls send it unless the app sets its own.
+    package static let okHttpUserAgent = "okhttp/4.9.2"
+
+    /// The app's call to its protected API: the app's own HTTP stack, not the WebView
+    /// (URLSession on iOS, OkHttp on Android), with the app's `x-queueit-ajaxpageurl`, the
+    /// app's user agent when it sets one (`appUserAgent`; nil: the stack's own) and the
+    /// visitor's `Cookie`. Returns the fields and where `Host` goes among them.
+    ///
+    /// iOS (URLSession over CFNetwork): `Host`, the app's header, then CFNetwork's `Connection`,
+    /// `Accept: */*`, `User-Agent` (CFNetwork's own unless the app sets one), `Accept-Language`
+    /// and `Accept-Encoding`, the order of the enqueue captures, and `Cookie` from the cookie
+    /// storage. CFNetwork offers `gzip, deflate, br`; queuesim offers `gzip, deflate`, the
+    /// codings it inflates (zlib, no Brotli decoder), so an origin never answers in a coding
+    /// the rehearsal cannot read.
+    /// Android (OkHttp 4.9.2): the app's headers in the order it set them (its `User-Agent`
+    /// first, when it sets one), then `BridgeInterceptor`'s: `Host`, `Connection: Keep-Alive`,
+    /// `Accept-Encoding: gzip`, `Cookie` (the app's cookie jar), and `User-Agent:
+    /// okhttp/4.9.2` when the app set none; no `Accept`.
+    package static func protectedApi(
+        platform: ClientPlatform, appUserAgent: String?, ajaxPageURL: String, cookie: String?
+    ) -> (fields: HTTPFields, layout: HeadLayout) {
+        var fields = HTTPFields()
+        switch platform {
+        case .ios:
+            fields[ajaxPageURLField] = ajaxPageURL
+            fields[.connection] = "keep-alive"
+            fields[.accept] = "*/*"
+            fields[.userAgent] = appUserAgent ?? cfNetworkUserAgent
+            fields[.acceptLanguage] = acceptLanguage
+            fields[.acceptEncoding] = "gzip, deflate"
+            if let cookie { fields[.cookie] = cookie }
+            return (fields, .hostFirst)
+        case .android:
+            if let appUserAgent { fields[.userAgent] = appUserAgent }
+            fields[ajaxPageURLField] = ajaxPageURL
+            fields[.connection] = "Keep-Alive"
+            fields[.acceptEncoding] = "gzip"
+            if let cookie { fields[.cookie] = cookie }
+            if appUserAgent == nil { fields[.userAgent] = okHttpUserAgent }
+            return (fields, HeadLayout(hostBefore: .connection, contentLengthBefore: nil))
+        }
+    }
+
+    /// `x-queueit-ajaxpageurl`: the app's header on its protected-API calls (the API URL,
+    /// URL-encoded), which KnownUser connectors read.
+    package static let ajaxPageURLField = HTTPField.Name("x-queueit-ajaxpageurl")!
+
     /// A WebView page load's fields, `Host` first (the default layout); the navigator puts the
     /// visitor's `Cookie` at `cookieIndex(platform)`.
     ///
