@@ -36,6 +36,16 @@ extension QueuePageNavigator {
     }
 
     /// `Retry-After` in whole seconds (≥ 1); zero, dates and garbage fall back to the interval.
+    /// Whether a 2xx page is one that advances by its own script, as Queue-it's real queue page
+    /// does: an HTML document without `Retry-After`. queuesim's room (and the queue page
+    /// protocol of docs/contract.md) answers a waiting visitor with `Retry-After` and JSON; a
+    /// real queue page's script asks Queue-it for the visitor's status and navigates at its
+    /// turn, which an HTTP-only WebView cannot do, so reloading it would only storm the edge.
+    static func isScriptPage(_ fields: HTTPFields) -> Bool {
+        guard fields.value(of: .retryAfter) == nil, let type = fields.value(of: .contentType) else { return false }
+        return type.trimming([" "]).lowercased().hasPrefix("text/html")
+    }
+
     static func retryAfter(_ fields: HTTPFields) -> Duration? {
         guard let text = fields.value(of: .retryAfter), let seconds = Int(text.trimming([" "])), seconds >= 1 else {
             return nil

@@ -8,7 +8,10 @@ package enum QueuePageEnding: Sendable, Hashable {
     case restartSession
     /// Still waiting when `maxWait` (from queue entry) ran out.
     case queued
-    /// A TLS failure loading the page (the SDK's `SSL_ERROR`).
+    /// Still on a page that advances by its own script (Queue-it's real queue page, which
+    /// queuesim does not run) when `maxWait` ran out: loaded once, never reloaded.
+    case queuedOnScriptPage
+    /// The server's certificate was refused loading the page (the SDK's `SSL_ERROR`).
     case sslError(String)
     /// A page load failed and the platform's WebView does not recover (`QueuePageRetry`).
     case loadFailed(String)
@@ -27,7 +30,10 @@ package enum QueuePageEnding: Sendable, Hashable {
 /// does not see: a failed poll or a `blocked` redirect (and on Android an `external` one) keep
 /// the visitor on its page and poll again after the poll interval. Twenty redirects in a row
 /// without a page also wait one poll interval, so a redirect loop cannot spin at one instant.
-/// Android's URL rewrites are in `QueuePageNavigator+URLs.swift`.
+/// The navigator's files, by concern: this one holds its state and the events a driver feeds
+/// it; `+WebView` what the WebView does with a navigation, a failed load and a page that runs
+/// its own script; `+DriverShortcuts` the answers a virtual-time driver accounts for without
+/// sending them; `+URLs` Android's URL rewrites; `+SharedSettings` what a room's visitors share.
 package struct QueuePageNavigator: Sendable {
     package struct Settings: Sendable, Hashable {
         package var pollInterval: Duration
@@ -60,11 +66,14 @@ package struct QueuePageNavigator: Sendable {
         case finish(QueuePageEnding)
     }
 
-    private enum State: Sendable {
+    enum State: Sendable {
         case idle
         case loading
         case waitingToPoll
         case waitingOutMaxWait
+        /// On a page that advances by its own script (`isScriptPage`): nothing more is sent;
+        /// `maxWait` ends the visit.
+        case waitingOnScriptPage
         case finished
     }
 
@@ -72,26 +81,26 @@ package struct QueuePageNavigator: Sendable {
 
     /// The group's settings and the room's policy, shared by the visitors of a room
     /// (`SharedSettings.sharing`): one reference for both.
-    private let shared: SharedPolicy
+    let shared: SharedPolicy
     package var policy: NavigationPolicy { shared.policy }
-    private var sharedSettings: SharedSettings { shared.settings }
+    var sharedSettings: SharedSettings { shared.settings }
     package var settings: Settings { sharedSettings.settings }
-    package private(set) var currentURL: SimpleURL {
+    package internal(set) var currentURL: SimpleURL {
         get { packedURL.url }
         set { packedURL = sharedSettings.packing(newValue) }
     }
     package private(set) var enteredAt: RunInstant = .origin
     /// Queue page GETs sent.
-    package private(set) var polls: Int {
+    package internal(set) var polls: Int {
         get { Int(storedPolls) }
         set { storedPolls = UInt32(clamping: newValue) }
     }
-    package private(set) var lastHTTPStatus: Int? {
+    package internal(set) var lastHTTPStatus: Int? {
         get { storedHTTPStatus < 0 ? nil : Int(storedHTTPStatus) }
         set { storedHTTPStatus = newValue.map { Int16(clamping: max(0, $0)) } ?? -1 }
     }
     /// The WebView's cookies (in `rare`: most rooms' queue pages set none).
-    package private(set) var cookies: CookieJar {
+    package internal(set) var cookies: CookieJar {
         get { rare?.value.cookies ?? CookieJar() }
         set {
             guard rare != nil || !newValue.isEmpty else { return }
@@ -101,13 +110,13 @@ package struct QueuePageNavigator: Sendable {
     // The stored fields below are declared small to large: Swift lays them out in this order.
     private var storedPolls: UInt32 = 0
     private var storedHTTPStatus: Int16 = -1
-    private var state: State = .idle
+    var state: State = .idle
     /// Small counters side by side: a virtual run keeps a million navigators.
-    private var redirectsInRow: UInt8 = 0
+    var redirectsInRow: UInt8 = 0
     /// Whether the load in flight (or the next one) is a page load rather than a poll.
-    private var pageLoad = true
+    var pageLoad = true
     /// Page loads failed in a row (Android's `reloadAttempts`).
-    private var failedPageLoads: UInt8 = 0
+    var failedPageLoads: UInt8 = 0
     /// What only some visitors have, in one box: most visitors pay one word for both.
     private var rare: Boxed<Rare>?
     private struct Rare: Sendable {
@@ -120,13 +129,13 @@ package struct QueuePageNavigator: Sendable {
         var cookies = CookieJar()
         var isEmpty: Bool { userIdInURLs == nil && savedURL == nil && cookies.isEmpty }
     }
-    private var userIdInURLs: String? { rare?.value.userIdInURLs }
-    private var savedURL: SimpleURL? {
+    var userIdInURLs: String? { rare?.value.userIdInURLs }
+    var savedURL: SimpleURL? {
         get { rare?.value.savedURL }
         set { rare = .updating(rare, empty: Rare(), isEmpty: \.isEmpty) { $0.savedURL = newValue } }
     }
     /// The page loaded or shown, packed: a waiting visitor keeps one.
-    private var packedURL: PackedURL
+    var packedURL: PackedURL
 
     /// Nil when the queue or target URL is missing or unparsable (the SDK's "Failed to load
     /// the queue" error).
@@ -168,7 +177,7 @@ package struct QueuePageNavigator: Sendable {
         self.rare = rare.isEmpty ? nil : Boxed(rare)
     }
 
-    private var deadline: RunInstant { enteredAt + settings.maxWait }
+    var deadline: RunInstant { enteredAt + settings.maxWait }
 
     package mutating func start(at now: RunInstant) -> Action {
         switch state {
@@ -176,7 +185,7 @@ package struct QueuePageNavigator: Sendable {
             enteredAt = now
             pageLoad = true
             return load(queueUrlChanged: settings.platform.reportsFirstQueueURL)
-        case .loading, .waitingToPoll, .waitingOutMaxWait, .finished:
+        case .loading, .waitingToPoll, .waitingOutMaxWait, .waitingOnScriptPage, .finished:
             preconditionFailure("QueuePageNavigator.start called twice")
         }
     }
@@ -204,8 +213,9 @@ package struct QueuePageNavigator: Sendable {
             if let retryAfter = Self.retryAfter(response.head.headerFields) {
                 return schedulePoll(after: retryAfter, at: now)
             }
+            if Self.isScriptPage(response.head.headerFields) { return waitOnScriptPage(at: now) }
             return schedulePoll(after: settings.pollInterval, at: now)
-        case .idle, .waitingToPoll, .waitingOutMaxWait, .finished:
+        case .idle, .waitingToPoll, .waitingOutMaxWait, .waitingOnScriptPage, .finished:
             preconditionFailure("QueuePageNavigator received a response with no load in flight")
         }
     }
@@ -213,6 +223,8 @@ package struct QueuePageNavigator: Sendable {
     package mutating func failed(_ error: TransportError, at now: RunInstant) -> Action {
         switch state {
         case .loading:
+            // `.tls` is a refused certificate only (`TLSErrorWording`): an unclean close or a
+            // failed handshake is a failed load like any other, handled below.
             if case .tls(let reason) = error {
                 state = .finished
                 return .finish(.sslError("SslError: \(reason)"))
@@ -224,7 +236,7 @@ package struct QueuePageNavigator: Sendable {
                 return .finish(.queued)
             }
             return pageLoadFailed("the queue page failed to load: \(error)", httpError: false, at: now)
-        case .idle, .waitingToPoll, .waitingOutMaxWait, .finished:
+        case .idle, .waitingToPoll, .waitingOutMaxWait, .waitingOnScriptPage, .finished:
             preconditionFailure("QueuePageNavigator got a transport error with no load in flight")
         }
     }
@@ -236,6 +248,9 @@ package struct QueuePageNavigator: Sendable {
         case .waitingOutMaxWait:
             state = .finished
             return .finish(.queued)
+        case .waitingOnScriptPage:
+            state = .finished
+            return .finish(.queuedOnScriptPage)
         case .idle, .loading, .finished:
             preconditionFailure("QueuePageNavigator.waited called while not waiting")
         }
@@ -248,156 +263,11 @@ package struct QueuePageNavigator: Sendable {
     /// When `maxWait` (measured from queue entry) runs out.
     package var maxWaitEnds: RunInstant { deadline }
 
+    /// True while the visitor waits on a page that advances by its own script (Queue-it's
+    /// real queue page): it was loaded once and is not reloaded.
+    package var isOnScriptPage: Bool { state == .waitingOnScriptPage }
+
     /// `currentURL.queryValue("q")`, the queue id of the page, read without making the URL and
     /// without writing a packed id out (`PageQueueId`).
     package var currentQueueIdReference: PageQueueId? { packedURL.queueIdQueryReference }
-
-    /// Accounts for `count` polls a driver did not carry out one by one because it knows their
-    /// answers: each was a load of `currentURL` answered `status` (a 2xx without cookies or a
-    /// redirect, so "keep waiting"), and the poll after them is due at `nextPollAt`. The
-    /// navigator ends exactly as if it had sent them: `polls` grows by `count`, the last status
-    /// is `status`, and it waits to poll again. The caller guarantees each of those polls
-    /// scheduled the next one before `maxWaitEnds` (so `nextPollAt` is before it).
-    package mutating func skipPolls(_ count: Int, answeredWith status: Int, nextPollAt: RunInstant) {
-        precondition(state == .waitingToPoll, "QueuePageNavigator.skipPolls called while not waiting to poll")
-        precondition(count >= 0 && (200..<300).contains(status), "skipped polls must be 2xx answers")
-        precondition(nextPollAt < deadline, "a skipped poll cannot schedule past maxWait")
-        guard count > 0 else { return }
-        polls += count
-        lastHTTPStatus = status
-        redirectsInRow = 0
-        pageLoad = false
-        failedPageLoads = 0
-    }
-
-    /// True while a load of `currentURL` is in flight (its answer or failure is due next).
-    package var isLoading: Bool { state == .loading }
-
-    /// Accounts for the answer to the load in flight when a driver knows it without handing
-    /// the request over: a `status` 2xx without cookies or a redirect whose `Retry-After`
-    /// makes the next poll due at `nextPollAt` — exactly what `received` does with it. The
-    /// caller guarantees `nextPollAt` is before `maxWaitEnds` (so `received` would not have
-    /// waited out `maxWait` instead).
-    package mutating func answerLoadInFlight(with status: Int, nextPollAt: RunInstant) {
-        precondition(state == .loading, "QueuePageNavigator.answerLoadInFlight called with no load in flight")
-        precondition((200..<300).contains(status), "a known answer must be a 2xx")
-        precondition(nextPollAt < deadline, "a known answer cannot schedule past maxWait")
-        lastHTTPStatus = status
-        redirectsInRow = 0
-        pageLoad = false
-        failedPageLoads = 0
-        state = .waitingToPoll
-    }
-
-    private mutating func navigate(to url: SimpleURL, at now: RunInstant) -> Action {
-        switch policy.decide(url, caseSensitive: settings.platform.comparesHostsCaseSensitively) {
-        case .passed(let token):
-            state = .finished
-            return .finish(.passed(queueitToken: token))
-        case .closed:
-            state = .finished
-            return .finish(.closed)
-        case .restartSession:
-            state = .finished
-            return .finish(.restartSession)
-        case .external
-        where settings.platform.followsOffHostRedirects && (url.scheme == "http" || url.scheme == "https"):
-            // iOS lets a redirect (not a tapped link) to another host load inside the WebView
-            // (a captcha or proof-of-work page, say); only Android hands it to the browser.
-            return go(to: url, queueUrlChanged: false, at: now)
-        case .blocked, .external:
-            redirectsInRow = 0
-            pageLoad = false
-            return schedulePoll(after: settings.pollInterval, at: now)
-        case .queueUrlChanged(var next):
-            if let userIdInURLs, !Self.hasUserId(userIdInURLs, next) {
-                next = Self.prependingUserId(userIdInURLs, to: next)
-            }
-            return go(to: next, queueUrlChanged: true, at: now)
-        }
-    }
-
-    /// A navigation: the WebView loads a new page.
-    private mutating func go(to next: SimpleURL, queueUrlChanged: Bool, at now: RunInstant) -> Action {
-        // Navigating away from a page on screen (its load or poll had answered): iOS keeps it
-        // while the new one loads. (`savedURL` is the reload URL under `.reload`.)
-        if !pageLoad, settings.retry == .none, settings.platform.keepsPageOnFailedNavigation {
-            savedURL = currentURL
-        }
-        currentURL = next
-        pageLoad = true
-        redirectsInRow += 1
-        if redirectsInRow >= Self.redirectsBeforePause {
-            redirectsInRow = 0
-            return schedulePoll(after: settings.pollInterval, at: now)
-        }
-        if now >= deadline {
-            state = .finished
-            return .finish(.queued)
-        }
-        return load(queueUrlChanged: queueUrlChanged)
-    }
-
-    /// A page load (not a poll) failed: the platform's WebView decides what comes next.
-    /// `httpError`: the page came back with an error status, which Android only logs (its reload
-    /// follows `onReceivedError`, a load that produced no page).
-    private mutating func pageLoadFailed(_ reason: String, httpError: Bool, at now: RunInstant) -> Action {
-        guard pageLoad else { return schedulePoll(after: settings.pollInterval, at: now) }
-        switch settings.retry {
-        case .poll:
-            return schedulePoll(after: settings.pollInterval, at: now)
-        case .none:
-            // A navigation that fails before it commits leaves the WebView on the page it
-            // showed (WKWebView has no `didFailProvisionalNavigation` handler here, and WebKit
-            // keeps the page): its script polls on. Only a first load that fails leaves it blank.
-            if !httpError, let shown = savedURL {
-                savedURL = nil
-                currentURL = shown
-                return schedulePoll(after: settings.pollInterval, at: now)
-            }
-            state = .finished
-            return .finish(.loadFailed("\(reason); iOS does not retry a failed queue page"))
-        case .reload:
-            if httpError {
-                state = .finished
-                return .finish(.loadFailed("\(reason); Android reloads only pages that fail to load"))
-            }
-            guard failedPageLoads < QueuePageRetry.reloadDelays.count, let reloadURL = savedURL else {
-                state = .finished
-                return .finish(
-                    .loadFailed("\(reason); Android gave up after \(failedPageLoads) reloads of the queue URL"))
-            }
-            let delay = QueuePageRetry.reloadDelays[Int(failedPageLoads)]
-            failedPageLoads += 1
-            currentURL = reloadURL
-            // Still a page load: the reload's own failure counts again.
-            return schedulePoll(after: delay, at: now, keepingPageLoad: true)
-        }
-    }
-
-    private mutating func schedulePoll(after delay: Duration, at now: RunInstant, keepingPageLoad: Bool = false)
-        -> Action
-    {
-        if !keepingPageLoad { pageLoad = false }
-        let next = now + delay
-        if next >= deadline {
-            guard now < deadline else {
-                state = .finished
-                return .finish(.queued)
-            }
-            state = .waitingOutMaxWait
-            return .wait(until: deadline)
-        }
-        state = .waitingToPoll
-        return .wait(until: next)
-    }
-
-    private mutating func load(queueUrlChanged: Bool) -> Action {
-        state = .loading
-        polls += 1
-        let request = OutgoingRequest(
-            pageLoadOf: packedURL, template: sharedSettings.pageFields,
-            cookie: cookies.header(for: packedURL.base.host))
-        return .send(request, queueUrlChanged: queueUrlChanged)
-    }
 }

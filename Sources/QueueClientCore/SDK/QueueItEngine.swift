@@ -263,6 +263,13 @@ public final class QueueItEngine: Sendable {
                 QueueItLogger.logger.warning("still in the queue after maxQueueWait")
                 listener.onQueueWaitExpired()
                 return
+            case .finish(.queuedOnScriptPage):
+                // Queue-it's real page moves on by its own script, which this engine does not
+                // run: it was loaded once, and the wait ran out on it.
+                QueueItLogger.logger.warning(
+                    "still in the queue after maxQueueWait on a real queue page, whose script is not run")
+                listener.onQueueWaitExpired()
+                return
             }
         }
     }
