@@ -52,11 +52,13 @@ struct CompareCommand: ParsableCommand {
             folder, its DIR link, or a copy with the same run id).
 
             --real STATS.CSV scores one run against the real event's minutes (a Queue-it
-            stats.csv from `import queue-it-stats`): the run's minutes, counted from its
-            visitors' rows under Queue-it's names (queueinflow, queueoutflow,
+            stats.csv from `import queue-it-stats`): the run's minutes (its minutes.csv,
+            else counted from visitors.csv) under Queue-it's names (queueinflow, queueoutflow,
             safetynetoutflow, queueidsinqueue, oldqueuenumbers, queueexpectedwaittime,
             queueactualwaittime), are laid over the file's from its first row (--real-from
-            T: the file's minute that is the run's second 0). Per series it prints the mean
+            T: the file's minute that is the run's second 0; a run that replayed a
+            per-minute file starts where its replay did, said on stderr; another file
+            than the one replayed is a warning). Per series it prints the mean
             absolute percentage error (|run - real| / max(real, 1), minutes 0 on both
             sides left out) and the largest gap; the score is the mean of the errors; a
             totaloutflow column is checked against safetynetoutflow + queueoutflow. Rules
@@ -64,7 +66,9 @@ struct CompareCommand: ParsableCommand {
             the defaults queueinflow.mape < 10%, queueoutflow.mape < 10%,
             queueidsinqueue.mape < 25%, queueactualwaittime.mape < 25%. --markdown also
             writes an SVG overlay chart beside the file (summary.md: summary.svg); --json
-            the scores.
+            the scores; --real-metrics the real queueinflow, queueoutflow and
+            queueidsinqueue as the run's metrics (OpenMetrics, source="real", stamped on
+            the run's clock as its metrics.prom) for one Grafana panel with both.
 
             Examples:
               queuesim compare reports/last-night reports/launch
@@ -73,6 +77,7 @@ struct CompareCommand: ParsableCommand {
               queuesim compare seed7/ seed8/ seed9/ new/
               queuesim compare --real stats.csv reports/launch --json score.json
               queuesim compare --real stats.csv run/ --rule 'queueoutflow.mape < 5%'
+              queuesim compare --real stats.csv run/ --real-metrics real.prom
 
             Exit codes:
               0    no rule broken
@@ -84,7 +89,7 @@ struct CompareCommand: ParsableCommand {
                    folders, or a bad --rule; with --real: a stats.csv that cannot
                    be read (FILE:LINE), no or several run folders, --real-from
                    outside the file, a --rule on a column the file lacks
-              3    --markdown, --junit or --json could not be written
+              3    --markdown, --junit, --json or --real-metrics could not be written
             """
     )
 
@@ -130,8 +135,15 @@ struct CompareCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --real: also write the scores as JSON to FILE.", valueName: "FILE"))
     var json: String?
 
+    @Option(
+        name: .customLong("real-metrics"),
+        help: ArgumentHelp(
+            "With --real: also write the real series as the run's metrics (OpenMetrics, source=\"real\") to FILE.",
+            valueName: "FILE"))
+    var realMetrics: String?
+
     func run() throws {
-        if real != nil || realFrom != nil || json != nil { return try runAgainstReal() }
+        if real != nil || realFrom != nil || json != nil || realMetrics != nil { return try runAgainstReal() }
         let commandLineRules: [CompareRule]
         do {
             commandLineRules = try rules.map { text throws(CompareRule.Problem) in try CompareRule(parsing: text) }

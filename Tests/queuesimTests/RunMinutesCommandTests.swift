@@ -184,4 +184,35 @@ struct RunMinutesCommandTests {
         _ = try await QueueSimProcess.runOffPool(["report", room.out], limit: .seconds(30))
         #expect(try Data(contentsOf: URL(fileURLWithPath: page)) == before)
     }
+
+    @Test("--real-metrics writes the real series under the run's names, source=\"real\", on metrics.prom's clock")
+    func realMetrics() async throws {
+        let room = try ReplayFolder()
+        try await room.run()
+        let file = room.folder + "/real.prom"
+        let result = try await QueueSimProcess.runOffPool(
+            ["compare", "--real", room.stats, room.out, "--real-metrics", file], limit: .seconds(30))
+        #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        // metrics.prom stamps the run's second s as base + s + 1: its first sample names the base.
+        let prom = try String(contentsOfFile: room.out + "/metrics.prom", encoding: .utf8)
+        let first = try #require(prom.split(separator: "\n").first { $0.hasPrefix("queuesim_room_queue_length{") })
+        let base = try #require(Int64(first.split(separator: " ").last ?? "")) - 1
+        let labels = try #require(first.split(separator: "{").last?.split(separator: "}").first)
+        #expect(labels.hasPrefix("run_id=\""))
+        let real = "{\(labels),source=\"real\"}"
+        // The run's second 0 is 09:02: inflow 300, 200, 100 summed as a counter; the queue as a gauge.
+        #expect(
+            text.contains(
+                "# TYPE queuesim_arrivals_total counter\n# HELP queuesim_arrivals_total Visitors who arrived (started their journey).\n"
+                    + "queuesim_arrivals_total\(real) 300 \(base + 60)\nqueuesim_arrivals_total\(real) 500 \(base + 120)\n"
+                    + "queuesim_arrivals_total\(real) 600 \(base + 180)\n"), "\(text)")
+        #expect(text.contains("queuesim_room_released_total\(real) 300 \(base + 180)\n"), "\(text)")
+        #expect(!text.contains("queuesim_room_queue_length"), "the file has no queueidsinqueue column")
+        #expect(text.hasSuffix("# EOF\n"))
+        let unwritable = try await QueueSimProcess.runOffPool(
+            ["compare", "--real", room.stats, room.out, "--real-metrics", room.folder + "/missing/real.prom"],
+            limit: .seconds(30))
+        #expect(unwritable.status == 3, "\(unwritable.stderr)")
+    }
 }
