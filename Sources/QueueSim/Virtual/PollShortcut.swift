@@ -101,121 +101,186 @@ struct PollShortcut {
         from start: RunInstant, _ forecast: QueuePagePollForecast, timeout: Duration, maxWaitEnds: RunInstant,
         giveUpAt: RunInstant?, firstIsSent: Bool, sent: inout SentRequests
     ) -> (count: Int, nextPollAt: RunInstant) {
-        guard start >= .origin, start < forecast.releaseAt else { return (0, start) }
-        // Instants are whole nanoseconds, so their differences need no rounding: floor and
-        // ceiling are the difference (and no `Duration` is made: it multiplies 128-bit numbers).
-        let startWhole = start.wholeNanoseconds
-        let turnCeiling = forecast.releaseAt.wholeNanoseconds &- startWhole
-        let turnFloor = turnCeiling
-        let maxWaitCeiling = maxWaitEnds.wholeNanoseconds &- startWhole
-        let deadlineFloor = runDeadline.map { $0.wholeNanoseconds &- startWhole }
-        // The give-up event comes before an answer of the same instant (it was scheduled first).
-        let giveUpCeiling = giveUpAt.map { $0.wholeNanoseconds &- startWhole }
-        let timeoutCeiling = Self.ceilingNanoseconds(timeout)
-        // Without draws every poll has the same latency: worked out once.
-        let fixedLatency = forecast.draws == nil ? Self.floorNanoseconds(forecast.latency) : nil
-        // Scenario durations and jitter are whole nanoseconds (microseconds); a finer latency
-        // would break the offsets' arithmetic, so it gets no shortcut (polls go to the room).
-        if let fixedLatency, forecast.latency != .nanoseconds(fixedLatency) { return (0, start) }
-        // Truncated toward zero, as `Duration.components` splits.
-        let (startSeconds, startSubsecond) = startWhole.quotientAndRemainder(dividingBy: 1_000_000_000)
-        var offset: Int64 = 0
-        var skipped = 0
-        // With one latency for every poll, the chain's answers are of one kind: their per-second
-        // slot is looked up once (at the first answer, where it was made before), and their
-        // latency totals are counted once, after the loop.
-        var fixedSlot: Int?
+        guard start >= .origin, start < forecast.releaseAt,
+            let chain = Chain(
+                from: start, forecast, timeout: timeout, maxWaitEnds: maxWaitEnds, giveUpAt: giveUpAt,
+                runDeadline: runDeadline)
+        else { return (0, start) }
+        var walk = ChainWalk(firstIsSent: firstIsSent)
         // Far from the turn every answer says `Retry-After: 30`: with one latency the polls come
         // a fixed period apart, and that stretch is counted at once (`steadyStretch`), checked
         // against every bound below. Tried once per chain: what ends it is for the loop to see.
-        var stretchTried = fixedLatency == nil
-        while offset < turnCeiling,
-            room.pollIsForecast(at: RunInstant(wholeNanoseconds: startWhole + offset), nanoseconds: startWhole + offset)
+        var stretchTried = chain.fixedLatency == nil
+        while walk.offset < chain.turn,
+            room.pollIsForecast(at: chain.instant(walk.offset), nanoseconds: chain.at(walk.offset))
         {
-            if !stretchTried, let fixedLatency, fixedLatency < timeoutCeiling,
-                let horizon = room.forecastHorizonNanoseconds(after: startWhole + offset)
+            if !stretchTried, let fixedLatency = chain.fixedLatency, fixedLatency < chain.timeout,
+                let horizon = room.forecastHorizonNanoseconds(after: chain.at(walk.offset))
             {
                 stretchTried = true
-                let period = fixedLatency + WaitingRoomService.longestPollSeconds * 1_000_000_000
-                let stretch = Self.steadyStretch(
-                    from: offset, period: period, latency: fixedLatency,
-                    bounds: .init(
-                        turn: turnFloor, horizon: horizon == .max ? nil : horizon - startWhole,
-                        deadline: deadlineFloor, giveUp: giveUpCeiling, maxWait: maxWaitCeiling))
-                if stretch > 0 {
-                    // The chain's first poll, when the engine sent it, is counted already.
-                    let uncounted = skipped == 0 && firstIsSent ? 1 : 0
-                    sent.count(
-                        firstNanoseconds: startWhole + offset + Int64(uncounted) * period, periodNanoseconds: period,
-                        count: stretch - uncounted)
-                    if sent.keepsAnswers {
-                        let slot =
-                            fixedSlot
-                            ?? sent.answers.deferredSlot(
-                                .queuePage, status: .ok, milliseconds: UInt64(fixedLatency / 1_000_000))
-                        fixedSlot = slot
-                        sent.answers.answered(
-                            slot, firstNanoseconds: startWhole + offset + fixedLatency, periodNanoseconds: period,
-                            count: stretch)
-                    }
-                    skipped += stretch
-                    offset += Int64(stretch) * period
+                if countSteadyStretch(of: chain, &walk, latency: fixedLatency, horizon: horizon, sent: &sent) {
                     continue
                 }
             }
-            let pollLatency: Int64
-            if let fixedLatency {
-                pollLatency = fixedLatency
-            } else if let draws = forecast.draws,
-                let drawn = room.forecastLatencyNanoseconds(draws, poll: skipped)
-            {
-                pollLatency = drawn
-            } else {
-                break
-            }
-            // A poll the visitor would time out is sent to the room.
-            guard pollLatency < timeoutCeiling else { break }
-            let latencyMilliseconds = UInt64(pollLatency / 1_000_000)
-            let answeredOffset = offset + pollLatency
-            if let deadlineFloor, answeredOffset > deadlineFloor { break }
-            if let giveUpCeiling, answeredOffset >= giveUpCeiling { break }
-            let nanosecondsToTurn = turnFloor - offset
-            let retryAfter = WaitingRoomService.retryAfterSeconds(untilTurnNanoseconds: nanosecondsToTurn)
-            let nextOffset = answeredOffset + retryAfter * 1_000_000_000
-            guard nextOffset < maxWaitCeiling else { break }
-            if skipped > 0 || !firstIsSent {
-                sent.count(inSecond: Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000))
-            }
-            // Every poll of the chain is answered, the first one sent by the engine included.
-            if sent.keepsAnswers {
-                let answeredSecond = Int(startSeconds) + Int((startSubsecond + answeredOffset) / 1_000_000_000)
-                if fixedLatency != nil {
-                    let slot =
-                        fixedSlot
-                        ?? sent.answers.deferredSlot(.queuePage, status: .ok, milliseconds: latencyMilliseconds)
-                    fixedSlot = slot
-                    sent.answers.answeredInSecond(slot, second: answeredSecond)
-                } else {
-                    sent.answers.answeredInSecond(
-                        .queuePage, status: .ok, milliseconds: latencyMilliseconds, second: answeredSecond)
-                    sent.answers.answeredLatencyOnly(
-                        .queuePage, status: .ok, milliseconds: latencyMilliseconds, count: 1)
-                }
-            }
-            skipped += 1
-            offset = nextOffset
+            guard let poll = nextPoll(of: chain, walk, forecast) else { break }
+            count(poll, of: chain, &walk, sent: &sent)
         }
         // A poll answered from the forecast counts everywhere a poll the room answered counts.
-        if skipped > 0 {
-            room.countForecastRequests(skipped, of: forecast)
-            if let fixedLatency, sent.keepsAnswers {
+        if walk.skipped > 0 {
+            room.countForecastRequests(walk.skipped, of: forecast)
+            if let fixedLatency = chain.fixedLatency, sent.keepsAnswers {
                 sent.answers.answeredLatencyOnly(
-                    .queuePage, status: .ok, milliseconds: UInt64(fixedLatency / 1_000_000), count: skipped)
+                    .queuePage, status: .ok, milliseconds: UInt64(fixedLatency / 1_000_000), count: walk.skipped)
                 sent.answers.answeredLatencyTotals(
-                    .queuePage, milliseconds: UInt64(fixedLatency / 1_000_000), count: skipped)
+                    .queuePage, milliseconds: UInt64(fixedLatency / 1_000_000), count: walk.skipped)
             }
         }
-        return (skipped, start + .nanoseconds(offset))
+        return (walk.skipped, start + .nanoseconds(walk.offset))
+    }
+
+    /// A chain's bounds as whole-nanosecond offsets from its start (`forecastPolls`).
+    private struct Chain {
+        let startWhole: Int64
+        /// Truncated toward zero, as `Duration.components` splits.
+        let startSeconds: Int64
+        let startSubsecond: Int64
+        /// To the turn: instants are whole nanoseconds, so floor and ceiling are the difference.
+        let turn: Int64
+        let maxWait: Int64
+        /// The run's hard stop (floor).
+        let deadline: Int64?
+        /// The give-up event comes before an answer of the same instant (it was scheduled first).
+        let giveUp: Int64?
+        /// The poll's timeout (ceiling).
+        let timeout: Int64
+        /// Without draws every poll has the same latency: worked out once.
+        let fixedLatency: Int64?
+
+        /// Nil when the forecast latency is finer than a nanosecond: scenario durations and
+        /// jitter are whole nanoseconds (microseconds), and a finer latency would break the
+        /// offsets' arithmetic, so it gets no shortcut (polls go to the room).
+        init?(
+            from start: RunInstant, _ forecast: QueuePagePollForecast, timeout: Duration, maxWaitEnds: RunInstant,
+            giveUpAt: RunInstant?, runDeadline: RunInstant?
+        ) {
+            // No `Duration` is made: it multiplies 128-bit numbers.
+            let startWhole = start.wholeNanoseconds
+            self.startWhole = startWhole
+            turn = forecast.releaseAt.wholeNanoseconds &- startWhole
+            maxWait = maxWaitEnds.wholeNanoseconds &- startWhole
+            deadline = runDeadline.map { $0.wholeNanoseconds &- startWhole }
+            giveUp = giveUpAt.map { $0.wholeNanoseconds &- startWhole }
+            self.timeout = PollShortcut.ceilingNanoseconds(timeout)
+            fixedLatency = forecast.draws == nil ? PollShortcut.floorNanoseconds(forecast.latency) : nil
+            if let fixedLatency, forecast.latency != .nanoseconds(fixedLatency) { return nil }
+            (startSeconds, startSubsecond) = startWhole.quotientAndRemainder(dividingBy: 1_000_000_000)
+        }
+
+        /// Whole nanoseconds from the origin at `offset`.
+        func at(_ offset: Int64) -> Int64 { startWhole + offset }
+
+        func instant(_ offset: Int64) -> RunInstant { RunInstant(wholeNanoseconds: startWhole + offset) }
+
+        /// The run's second `offset` falls in.
+        func second(at offset: Int64) -> Int {
+            Int(startSeconds) + Int((startSubsecond + offset) / 1_000_000_000)
+        }
+    }
+
+    /// Where a walk along a chain is: the next poll's offset, the polls answered so far, and
+    /// (with one latency for every poll) the per-second slot of their answers, looked up once
+    /// at the first answer, where it was made before.
+    private struct ChainWalk {
+        let firstIsSent: Bool
+        var offset: Int64 = 0
+        var skipped = 0
+        var fixedSlot: Int?
+
+        init(firstIsSent: Bool) { self.firstIsSent = firstIsSent }
+
+        /// Whether the poll at the current offset is still to be counted as sent: the chain's
+        /// first poll, when the engine sent it, is counted already.
+        var pollIsUncounted: Bool { skipped > 0 || !firstIsSent }
+    }
+
+    /// Counts the steady stretch from the walk's offset at once, if there is one, and moves the
+    /// walk past it; false when the stretch is empty (the loop walks poll by poll).
+    private func countSteadyStretch(
+        of chain: Chain, _ walk: inout ChainWalk, latency: Int64, horizon: Int64, sent: inout SentRequests
+    ) -> Bool {
+        let period = latency + WaitingRoomService.longestPollSeconds * 1_000_000_000
+        let stretch = Self.steadyStretch(
+            from: walk.offset, period: period, latency: latency,
+            bounds: .init(
+                turn: chain.turn, horizon: horizon == .max ? nil : horizon - chain.startWhole,
+                deadline: chain.deadline, giveUp: chain.giveUp, maxWait: chain.maxWait))
+        guard stretch > 0 else { return false }
+        let uncounted = walk.pollIsUncounted ? 0 : 1
+        sent.count(
+            firstNanoseconds: chain.at(walk.offset) + Int64(uncounted) * period, periodNanoseconds: period,
+            count: stretch - uncounted)
+        if sent.keepsAnswers {
+            let slot =
+                walk.fixedSlot
+                ?? sent.answers.deferredSlot(.queuePage, status: .ok, milliseconds: UInt64(latency / 1_000_000))
+            walk.fixedSlot = slot
+            sent.answers.answered(
+                slot, firstNanoseconds: chain.at(walk.offset) + latency, periodNanoseconds: period, count: stretch)
+        }
+        walk.skipped += stretch
+        walk.offset += Int64(stretch) * period
+        return true
+    }
+
+    /// One poll of a chain: its answer's latency and offset, and the next poll's offset.
+    private struct ChainPoll {
+        var latency: Int64
+        var answeredOffset: Int64
+        var nextOffset: Int64
+    }
+
+    /// The poll at the walk's offset, if its answer is forecast and changes nothing the shortcut
+    /// may not skip: nil when the visitor would time it out, its answer comes after the run's
+    /// hard stop or at the give-up, or the poll after it runs into `maxWait`.
+    private func nextPoll(of chain: Chain, _ walk: ChainWalk, _ forecast: QueuePagePollForecast) -> ChainPoll? {
+        let latency: Int64
+        if let fixedLatency = chain.fixedLatency {
+            latency = fixedLatency
+        } else if let draws = forecast.draws, let drawn = room.forecastLatencyNanoseconds(draws, poll: walk.skipped) {
+            latency = drawn
+        } else {
+            return nil
+        }
+        guard latency < chain.timeout else { return nil }
+        let answeredOffset = walk.offset + latency
+        if let deadline = chain.deadline, answeredOffset > deadline { return nil }
+        if let giveUp = chain.giveUp, answeredOffset >= giveUp { return nil }
+        let retryAfter = WaitingRoomService.retryAfterSeconds(untilTurnNanoseconds: chain.turn - walk.offset)
+        let nextOffset = answeredOffset + retryAfter * 1_000_000_000
+        guard nextOffset < chain.maxWait else { return nil }
+        return ChainPoll(latency: latency, answeredOffset: answeredOffset, nextOffset: nextOffset)
+    }
+
+    /// Counts one forecast poll where it would have been sent and answered, and moves the walk
+    /// to the next. Every poll of the chain is answered, the first one sent by the engine included.
+    private func count(_ poll: ChainPoll, of chain: Chain, _ walk: inout ChainWalk, sent: inout SentRequests) {
+        if walk.pollIsUncounted { sent.count(inSecond: chain.second(at: walk.offset)) }
+        if sent.keepsAnswers {
+            let milliseconds = UInt64(poll.latency / 1_000_000)
+            let answeredSecond = chain.second(at: poll.answeredOffset)
+            if chain.fixedLatency != nil {
+                let slot =
+                    walk.fixedSlot ?? sent.answers.deferredSlot(.queuePage, status: .ok, milliseconds: milliseconds)
+                walk.fixedSlot = slot
+                sent.answers.answeredInSecond(slot, second: answeredSecond)
+            } else {
+                sent.answers.answeredInSecond(
+                    .queuePage, status: .ok, milliseconds: milliseconds, second: answeredSecond)
+                sent.answers.answeredLatencyOnly(.queuePage, status: .ok, milliseconds: milliseconds, count: 1)
+            }
+        }
+        walk.skipped += 1
+        walk.offset = poll.nextOffset
     }
 
     /// Offsets from a chain's start (whole nanoseconds) that end a steady stretch: the
@@ -261,14 +326,14 @@ struct PollShortcut {
         return Int(count)
     }
 
-    private static func floorNanoseconds(_ duration: Duration) -> Int64 {
+    fileprivate static func floorNanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         // `components` rounds toward zero with both parts of the same sign.
         let whole = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         return attoseconds < 0 && attoseconds % 1_000_000_000 != 0 ? whole - 1 : whole
     }
 
-    private static func ceilingNanoseconds(_ duration: Duration) -> Int64 {
+    fileprivate static func ceilingNanoseconds(_ duration: Duration) -> Int64 {
         let floor = floorNanoseconds(duration)
         return duration == .nanoseconds(floor) ? floor : floor + 1
     }
