@@ -155,11 +155,11 @@ final class ServeProcess {
         )
     }
 
-    /// The port from the banner (`listening on http://127.0.0.1:PORT`), within 20 s: woken by
-    /// each write of the child, not by a timer.
-    func waitForPort(host: String = "127.0.0.1") throws -> Int {
+    /// The port from the banner (`listening on http://127.0.0.1:PORT`; `https` over TLS), within
+    /// 20 s: woken by each write of the child, not by a timer.
+    func waitForPort(host: String = "127.0.0.1", scheme: String = "http") throws -> Int {
         let port = output.first(within: .seconds(20)) { text, ended -> Int?? in
-            if let range = text.range(of: "listening on http://\(host):") {
+            if let range = text.range(of: "listening on \(scheme)://\(host):") {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
                 if let port = Int(digits) { return .some(port) }
             }
