@@ -137,8 +137,8 @@ package struct HeadLayout: Sendable, Hashable {
 /// A response as the state machines consume it.
 public struct IncomingResponse: Sendable, Equatable {
     /// Status and header fields. The engine reads only `Set-Cookie`, `Location`,
-    /// `Retry-After`, `Content-Type` and `x-queueit-redirect`, so a transport may leave the
-    /// others out.
+    /// `Retry-After` and `x-queueit-redirect` (and `Content-Type` when there), so a transport
+    /// may leave the others out.
     public var head: HTTPResponse
     /// The whole body, already collected (enqueue answers and queue pages are small); empty
     /// when the answer had none.
@@ -154,12 +154,13 @@ public struct IncomingResponse: Sendable, Equatable {
     public var status: HTTPResponse.Status { head.status }
 
     /// The only response header fields the state machines read: cookies, redirects, the poll
-    /// delay, the page's type (a real queue page is HTML without `Retry-After`) and the
-    /// protected API's queue redirect. Everything else they decide on status and
+    /// delay and the protected API's queue redirect. (A queue page's `Content-Type` is read
+    /// when a transport keeps it; without it the body tells an HTML page.) Everything else
+    /// they decide on status and
     /// body, so a transport may drop the other fields (the live engine's client does: building
     /// `HTTPFields` for a `Date` or `Server` nobody reads was a tenth of its parsing cost).
     package static let fieldsReadByMachines: [HTTPField.Name] = [
-        .setCookie, .location, .retryAfter, .contentType, queueRedirectField,
+        .setCookie, .location, .retryAfter, queueRedirectField,
     ]
 
     /// `x-queueit-redirect`: where a protected API sends a visitor who must queue.

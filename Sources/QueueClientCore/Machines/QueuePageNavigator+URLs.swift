@@ -41,9 +41,25 @@ extension QueuePageNavigator {
     /// protocol of docs/contract.md) answers a waiting visitor with `Retry-After` and JSON; a
     /// real queue page's script asks Queue-it for the visitor's status and navigates at its
     /// turn, which an HTTP-only WebView cannot do, so reloading it would only storm the edge.
-    static func isScriptPage(_ fields: HTTPFields) -> Bool {
-        guard fields.value(of: .retryAfter) == nil, let type = fields.value(of: .contentType) else { return false }
-        return type.trimming([" "]).lowercased().hasPrefix("text/html")
+    /// `Content-Type` says so when the transport keeps it; the live engine's client keeps only
+    /// the fields the machines read (`IncomingResponse.fieldsReadByMachines`), so the body's
+    /// start tells it too.
+    static func isScriptPage(_ response: IncomingResponse) -> Bool {
+        let fields = response.head.headerFields
+        guard fields.value(of: .retryAfter) == nil else { return false }
+        if let type = fields.value(of: .contentType) {
+            return type.trimming([" "]).lowercased().hasPrefix("text/html")
+        }
+        return startsAsHTML(response.body)
+    }
+
+    /// Whether `body` opens as an HTML document (`<!DOCTYPE html` or `<html`, any case, after
+    /// white space or a byte order mark).
+    static func startsAsHTML(_ body: [UInt8]) -> Bool {
+        let skipped: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF]
+        let start = body.prefix(64).drop(while: skipped.contains).prefix(14)
+        let lowered = String(decoding: start, as: UTF8.self).lowercased()
+        return lowered.hasPrefix("<!doctype html") || lowered.hasPrefix("<html")
     }
 
     static func retryAfter(_ fields: HTTPFields) -> Duration? {

@@ -213,7 +213,7 @@ package struct QueuePageNavigator: Sendable {
             if let retryAfter = Self.retryAfter(response.head.headerFields) {
                 return schedulePoll(after: retryAfter, at: now)
             }
-            if Self.isScriptPage(response.head.headerFields) { return waitOnScriptPage(at: now) }
+            if Self.isScriptPage(response) { return waitOnScriptPage(at: now) }
             return schedulePoll(after: settings.pollInterval, at: now)
         case .idle, .waitingToPoll, .waitingOutMaxWait, .waitingOnScriptPage, .finished:
             preconditionFailure("QueuePageNavigator received a response with no load in flight")

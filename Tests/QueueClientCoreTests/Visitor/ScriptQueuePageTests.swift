@@ -58,6 +58,16 @@ struct ScriptQueuePageTests {
         #expect(result.errorMessage == VisitorMachine.scriptPageCause)
     }
 
+    @Test("a transport that keeps only the fields the machines read: the body tells the HTML page")
+    func htmlBodyWithoutContentType() {
+        let page = Reply.response(status: 200, body: "\n  <!DOCTYPE html>\n<html lang=\"en\"></html>")
+        let (result, sent) = simulate(
+            configuration(maxWait: .seconds(60), platform: .android, queuePageRetry: nil),
+            respond: Self.answering(page))
+        #expect(sent.count == 2)
+        #expect(result.errorMessage == VisitorMachine.scriptPageCause)
+    }
+
     @Test("pages of the queue page protocol still poll: JSON without Retry-After, HTML with it")
     func protocolPagesPoll() {
         let json = Reply.json(#"{"position":1}"#)
