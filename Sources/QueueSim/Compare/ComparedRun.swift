@@ -71,7 +71,7 @@ package struct ComparedRun: Sendable {
     }
 
     /// A folder whose run is not whole is refused before its rows are read.
-    private static func rowsCheck(folder: String, _ manifest: RunFolderCheck.Manifest) throws(Failure)
+    private static func rowsCheck(folder: String, _ manifest: RunManifest) throws(Failure)
         -> VisitorRowsCheck
     {
         if let reason = RunFolderCheck.incompleteness(manifest) {
@@ -86,7 +86,7 @@ package struct ComparedRun: Sendable {
                 ? manifest.visitors : manifest.configuration?.arrivals.plannedVisitors ?? 0)
     }
 
-    private init(folder: String, manifest: RunFolderCheck.Manifest, rows: VisitorRowsCheck) {
+    private init(folder: String, manifest: RunManifest, rows: VisitorRowsCheck) {
         self.folder = folder
         scenario = manifest.scenario
         scenarioSHA256 = manifest.scenarioSHA256
@@ -96,11 +96,11 @@ package struct ComparedRun: Sendable {
         if let shard = manifest.shard {
             part = "shard \(shard.index) of \(shard.count)"
         } else if let shards = manifest.shards {
-            part = "the merge of \(shards.count.map(String.init) ?? "its") shards"
+            part = "the merge of \(shards.count) shards"
         }
-        queuesimVersion = manifest.queuesimVersion ?? "unknown"
+        queuesimVersion = manifest.queuesimVersion
         exitCode = manifest.exitCode
-        interrupted = manifest.interrupted ?? false
+        interrupted = manifest.interrupted
         incomplete = manifest.incomplete
         arrivalPhases = manifest.configuration?.arrivals.phases
         plannedVisitors = manifest.configuration?.arrivals.plannedVisitors

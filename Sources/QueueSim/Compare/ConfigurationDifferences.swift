@@ -22,6 +22,18 @@ package enum ConfigurationDifferences {
             aspects.append((option, { $0.configuration?.overrides[key] }))
         }
         aspects.append(("room outflow", { run in run.configuration?.room.map { outflow($0.outflowPerMinute) } }))
+        aspects += roomRules
+        for name in ordered(runs.flatMap { ($0.configuration?.groups ?? []).map(\.name) }) {
+            aspects.append(
+                (
+                    "group \(name) noShow",
+                    { run in
+                        run.configuration?.groups.first { $0.name == name }?.noShow.map {
+                            ThresholdTable.trimmed($0 * 100, decimals: 2) + "%"
+                        }
+                    }
+                ))
+        }
         aspects.append(("queuesim", { $0.queuesimVersion }))
         aspects.append(("visitors", { String($0.measurements.visitorCount) }))
         return aspects.compactMap { aspect in
@@ -30,6 +42,35 @@ package enum ConfigurationDifferences {
             guard before != [after] else { return nil }
             return "\(aspect.label) \(before.joined(separator: ", ")) → \(after)"
         }
+    }
+
+    /// The embedded room's Queue-it rules as they ran, defaults spelt out; none against a real
+    /// endpoint (its rules are not recorded).
+    private static var roomRules: [(label: String, value: (ComparedRun) -> String?)] {
+        [
+            (
+                "queue-number validity",
+                { run in
+                    run.configuration?.room.map { room in
+                        room.queueNumberValidityMinutes.map { ThresholdTable.trimmed($0, decimals: 2) + " min" }
+                            ?? "for ever"
+                    }
+                }
+            ),
+            (
+                "max redirects per queue id",
+                { run in
+                    run.configuration?.room.map {
+                        String($0.maxRedirectsPerQueueId ?? WaitingRoomSettings.defaultMaxRedirectsPerQueueId)
+                    }
+                }
+            ),
+            ("unique keys", { run in run.configuration?.room.map { $0.uniqueKeys == true ? "yes" : "no" } }),
+            (
+                "SafetyNet variant",
+                { run in run.configuration?.room.map { $0.safetyNet ?? "none (no safetynet mode)" } }
+            ),
+        ]
     }
 
     /// A run's `--set KEY=VALUE` overrides, in order (a later one for a key wins).

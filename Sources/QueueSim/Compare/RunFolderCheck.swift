@@ -27,58 +27,13 @@ package enum RunFolderCheck {
         _ = try ComparedRun(folder: "run", runJSON: runJSON, visitorsCSV: visitorsCSV)
     }
 
-    /// What compare reads from `run.json`.
-    struct Manifest: Decodable {
-        struct Present: Decodable {}
-        struct Shards: Decodable {
-            var count: Int?
-            var missing: [Int]?
-        }
-        /// A shard's own run.json: its part of the plan.
-        struct Shard: Decodable {
-            var index: Int
-            var count: Int
-        }
-        struct FileEntry: Decodable {
-            var bytes: Int
-            var sha256: String
-        }
-
-        var scenario: String
-        var scenarioSHA256: String
-        var seed: UInt64
-        var clock: String
-        var runId: String?
-        var queuesimVersion: String?
-        var exitCode: Int32
-        var interrupted: Bool?
-        var incomplete: String?
-        var configuration: RunConfiguration?
-        var compareRules: [String]?
-        var visitors: Int
-        var outcomes: [String: Int]
-        var shards: Shards?
-        var shard: Shard?
-        var guardrailStop: Present?
-        var files: [String: FileEntry]?
-
-        enum CodingKeys: String, CodingKey {
-            case scenario, seed, clock, interrupted, incomplete, configuration, visitors, outcomes, shards, shard, files
-            case scenarioSHA256 = "scenario_sha256"
-            case runId = "run_id"
-            case queuesimVersion = "queuesim_version"
-            case exitCode = "exit_code"
-            case compareRules = "compare_rules"
-            case guardrailStop = "guardrail_stop"
-        }
-    }
-
-    static func manifest(_ bytes: Data, file: String) throws(Problem) -> Manifest {
+    /// `run.json` read as the run wrote it (`RunManifest`), or why it is not one.
+    static func manifest(_ bytes: Data, file: String) throws(Problem) -> RunManifest {
         guard bytes.count <= maxManifestBytes else {
             throw Problem(description: "\(file) is larger than 16 MB: not a run.json queuesim wrote")
         }
         do {
-            return try JSONDecoder().decode(Manifest.self, from: bytes)
+            return try RunManifest.read(bytes)
         } catch {
             throw Problem(description: "cannot read \(file): it is not a run.json queuesim wrote (\(reason(error)))")
         }
@@ -96,16 +51,16 @@ package enum RunFolderCheck {
 
     /// Why the run in `folder` is not a whole run, or nil when it is: what compare measures of a
     /// cut-short run is the cut, not the system, so it is refused rather than judged.
-    static func incompleteness(_ manifest: Manifest) -> String? {
+    static func incompleteness(_ manifest: RunManifest) -> String? {
         let exit = manifest.exitCode
-        if exit == RunExitStatus.partial.rawValue || !(manifest.shards?.missing ?? []).isEmpty {
+        if exit == RunExitStatus.partial.rawValue || manifest.shards?.missing.isEmpty == false {
             return "it is a partial merge (exit \(exit))" + (manifest.incomplete.map { ": \($0)" } ?? "")
         }
         if let incomplete = manifest.incomplete { return "it is incomplete (exit \(exit)): \(incomplete)" }
-        if exit == RunExitStatus.guardrailStopped.rawValue || manifest.guardrailStop != nil {
+        if exit == RunExitStatus.guardrailStopped.rawValue || manifest.guardrailStopped != nil {
             return "a guardrail stopped it (exit \(exit))"
         }
-        if manifest.interrupted == true || exit == RunExitStatus.interrupted.rawValue
+        if manifest.interrupted || exit == RunExitStatus.interrupted.rawValue
             || exit == RunExitStatus.terminated.rawValue
         {
             return "it was interrupted (exit \(exit))"
@@ -117,7 +72,7 @@ package enum RunFolderCheck {
     }
 
     /// After the last row: the rows add up to what `run.json` records.
-    static func agreement(_ rows: VisitorRowsCheck, _ manifest: Manifest, file: String) throws(Problem) {
+    static func agreement(_ rows: VisitorRowsCheck, _ manifest: RunManifest, file: String) throws(Problem) {
         guard rows.rowCount == manifest.visitors else {
             throw Problem(
                 description: "\(file) has \(rows.rowCount) rows, run.json says \(manifest.visitors) visitors")
@@ -131,7 +86,7 @@ package enum RunFolderCheck {
                         "\(file) has \(counted) \(outcome.rawValue) visitors, run.json says \(recorded)")
             }
         }
-        if let recorded = manifest.files?[Recorder.visitorsFile] {
+        if let recorded = manifest.files[Recorder.visitorsFile] {
             let sha256 = rows.sha256
             guard recorded.bytes == rows.byteCount, recorded.sha256 == sha256 else {
                 throw Problem(

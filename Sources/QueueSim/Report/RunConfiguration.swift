@@ -67,11 +67,24 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         var outflowSchedule: [OutflowStepEntry]?
         /// `waitingRoom.abandonedTurns` (absent in reports written before it existed).
         var abandonedTurns: String?
+        /// The rules imported from a Queue-it event (docs/waiting-room.md), each present only
+        /// where the scenario sets it away from Queue-it's default: how long a queue number stays
+        /// valid once its turn came (absent: for ever), the redirects one queue id may have
+        /// (absent: 3), whether an enqueue key admits one enqueue (absent: no), and the
+        /// SafetyNet variant (absent: the room never runs in safetynet mode).
+        var queueNumberValidityMinutes: Double? = nil
+        var maxRedirectsPerQueueId: Int? = nil
+        var uniqueKeys: Bool? = nil
+        var safetyNet: String? = nil
 
         enum CodingKeys: String, CodingKey {
             case mode, faults
             case outflowSchedule = "outflow_schedule"
             case abandonedTurns = "abandoned_turns"
+            case queueNumberValidityMinutes = "queue_number_validity_minutes"
+            case maxRedirectsPerQueueId = "max_redirects_per_queue_id"
+            case uniqueKeys = "unique_keys"
+            case safetyNet = "safety_net"
             case outflowPerMinute = "outflow_per_minute"
             case eventStartMs = "event_start_ms"
             case tokenValidityMs = "token_validity_ms"
@@ -133,6 +146,8 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         var patience: String?
         var comeback: String?
         var afterPass: String?
+        /// `noShow`: the share (0...1) of the group whose turn goes unused (absent when not set).
+        var noShow: Double? = nil
 
         enum CodingKeys: String, CodingKey {
             case name, weight, share, flow, platform, connections
@@ -149,6 +164,7 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
             case targetOverrides = "target_overrides"
             case patience, comeback
             case afterPass = "after_pass"
+            case noShow = "no_show"
         }
     }
 
@@ -262,7 +278,13 @@ extension RunConfiguration {
                 },
                 outflowSchedule: room.outflowSteps.map {
                     OutflowStepEntry(atMs: $0.at.wholeMilliseconds, perMinute: $0.perSecond * 60)
-                }, abandonedTurns: room.abandonedTurns.rawValue)
+                }, abandonedTurns: room.abandonedTurns.rawValue,
+                queueNumberValidityMinutes: room.queueNumberValidity.map { Double($0.wholeMilliseconds) / 60_000 },
+                maxRedirectsPerQueueId: room.maxRedirectsPerQueueId == WaitingRoomSettings.defaultMaxRedirectsPerQueueId
+                    ? nil : room.maxRedirectsPerQueueId,
+                uniqueKeys: room.uniqueKeys ? true : nil,
+                safetyNet: room.mode == .safetynet || room.faults.contains { $0.effect == .mode(.safetynet) }
+                    ? room.safetyNet.rawValue : nil)
         }
         let totalWeight = scenario.groups.reduce(0) { $0 + $1.weight }
         groups = scenario.groups.map { group in
@@ -285,7 +307,7 @@ extension RunConfiguration {
                 inviteCode: group.inviteCode.map(Self.describe),
                 targetOverrides: Self.overrides(of: group.overrides).mapValues(redact),
                 patience: group.behaviour.patience?.summary, comeback: group.behaviour.comeback?.summary,
-                afterPass: group.behaviour.afterPass?.summary)
+                afterPass: group.behaviour.afterPass?.summary, noShow: group.behaviour.noShow)
         }
         feeders = Self.feeders(of: scenario)
         arrivals = ArrivalsEntry(
@@ -356,44 +378,6 @@ extension RunConfiguration {
             }
         }
         if let keys = scenario.waitingRoom?.enqueueKeys { add(keys, usedBy: "waitingRoom.enqueueKeys") }
-        return entries
-    }
-}
-
-/// The `${NAME}` and `${NAME:-default}` references of a scenario file, read from its text: the
-/// loaded scenario holds only the expanded values, and a reader of a report wants to know
-/// which of them came from the environment of the machine that ran it.
-enum EnvironmentReferences {
-    static func find(inScenarioAt path: String, environment: [String: String]) -> [RunConfiguration.EnvironmentEntry] {
-        guard !path.isEmpty, let bytes = try? RegularFileReader.contents(path: path, limit: 16 << 20) else {
-            return []
-        }
-        return find(in: String(decoding: bytes, as: UTF8.self), environment: environment)
-    }
-
-    static func find(in text: String, environment: [String: String]) -> [RunConfiguration.EnvironmentEntry] {
-        var entries: [RunConfiguration.EnvironmentEntry] = []
-        for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            // A comment's references are not expanded.
-            let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line[...]
-            var rest = content[...]
-            while let open = rest.range(of: "${") {
-                guard let close = rest[open.upperBound...].firstIndex(of: "}") else { break }
-                let inside = rest[open.upperBound..<close]
-                let name = inside.range(of: ":-").map { inside[..<$0.lowerBound] } ?? inside
-                let hasDefault = inside.contains(":-")
-                let value = environment[String(name)]
-                let fromEnvironment = value.map { !$0.isEmpty || !hasDefault } ?? false
-                let key = content.split(separator: ":", maxSplits: 1).first.map {
-                    $0.trimmingCharacters(in: CharacterSet(charactersIn: " -\t\"'"))
-                }
-                entries.append(
-                    .init(
-                        variable: String(name), key: key ?? "", line: offset + 1,
-                        from: fromEnvironment ? "environment" : "default"))
-                rest = rest[rest.index(after: close)...]
-            }
-        }
         return entries
     }
 }

@@ -4,7 +4,7 @@ import QueueClientCore
 // `run.json`'s timing figures: per group, over every visitor, each a distribution of one
 // timing (kept apart from `RunManifest` so that file stays about the manifest's keys).
 extension RunManifest {
-    struct Distribution: Encodable, Equatable {
+    struct Distribution: Codable, Equatable {
         var count: UInt64
         var p50: UInt64?
         var p90: UInt64?
@@ -59,7 +59,7 @@ extension RunManifest {
         }
     }
 
-    struct GroupFigures: Encodable, Equatable {
+    struct GroupFigures: Codable, Equatable {
         var name: String
         var visitors: Int
         var outcomes: [String: Int]

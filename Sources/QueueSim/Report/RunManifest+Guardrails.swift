@@ -4,7 +4,7 @@ import QueueClientCore
 /// `guardrail_stop`.
 extension RunManifest {
     /// A windowed threshold's entry: `over 30s`, whether it stops the run, and its windows.
-    struct WindowEntry: Encodable {
+    struct WindowEntry: Codable {
         var span: String
         var abortOnFail: Bool
         var minVisitors: Int
@@ -46,7 +46,7 @@ extension RunManifest {
     }
 
     /// One judged window: seconds `from_s..<to_s` of the run and the value measured there.
-    struct JudgedWindowEntry: Encodable {
+    struct JudgedWindowEntry: Codable {
         var fromSeconds: Int
         var toSeconds: Int
         var measured: Double
@@ -57,6 +57,9 @@ extension RunManifest {
             measured = window.measured
         }
 
+        /// The window read back from `run.json`.
+        var window: JudgedWindow { JudgedWindow(from: fromSeconds, to: toSeconds, measured: measured) }
+
         enum CodingKeys: String, CodingKey {
             case fromSeconds = "from_s"
             case toSeconds = "to_s"
@@ -65,7 +68,7 @@ extension RunManifest {
     }
 
     /// `guardrail_stop`: the guardrail that stopped the run, its failed window and the instant.
-    struct GuardrailStopEntry: Encodable {
+    struct GuardrailStopEntry: Codable {
         var threshold: String
         var window: JudgedWindowEntry
         var atMs: Int64

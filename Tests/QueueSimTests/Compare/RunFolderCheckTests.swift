@@ -50,7 +50,8 @@ struct RunFolderCheckTests {
                 "run is not a whole run: it is incomplete (exit 130): the run was killed"
             ),
             (
-                #", "guardrail_stop": {"threshold": "error < 5%"}"#, 4,
+                #", "guardrail_stop": {"threshold": "error < 5%", "window": {"from_s": 0, "to_s": 30, "measured": 0.1}, "at_ms": 30000}"#,
+                4,
                 "run is not a whole run: a guardrail stopped it (exit 4)"
             ),
             (#", "interrupted": true"#, 143, "run is not a whole run: it was interrupted (exit 143)"),
@@ -145,7 +146,7 @@ struct RunFolderCheckTests {
 }
 
 /// A tiny deterministic generator for the mutation loop.
-private struct SplitMix {
+struct SplitMix {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

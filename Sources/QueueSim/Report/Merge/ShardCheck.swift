@@ -39,26 +39,12 @@ enum ShardCheck {
         }
     }
 
-    /// What of the shard's `run.json` the merge checks.
-    private struct Manifest: Decodable {
-        struct Shard: Decodable {
-            var index: Int
-            var count: Int
-            var visitors: Int
-        }
-        var seed: UInt64
-        var visitors: Int
-        var outcomes: [String: Int]
-        var shard: Shard?
-    }
-
     private static func checkManifest(_ member: ShardSet.Member, figures: ShardRowFigures) throws {
         let (folder, report) = (member.folder, member.report)
         let path = Recorder.path(folder, Recorder.manifestFile)
-        let manifest: Manifest
+        let manifest: RunManifest
         do {
-            manifest = try JSONDecoder().decode(
-                Manifest.self, from: Data(RegularFileReader.contents(path: path, limit: 64 << 20)))
+            manifest = try RunManifest.read(Data(RegularFileReader.contents(path: path, limit: 64 << 20)))
         } catch {
             throw ShardSet.Failure.unreadable(path, reason: "it is not a \(Recorder.manifestFile) queuesim wrote")
         }

@@ -121,13 +121,9 @@ package struct ShardSet: Sendable {
     /// `run.json`'s `run_id`; nil for a file without one. Its other fields are checked with the
     /// rows later (`ShardCheck`), before anything is written.
     private static func runId(of folder: String) -> String? {
-        struct Manifest: Decodable {
-            var runId: String?
-            enum CodingKeys: String, CodingKey { case runId = "run_id" }
-        }
         let path = Recorder.path(folder, Recorder.manifestFile)
         guard let bytes = try? RegularFileReader.contents(path: path, limit: 64 << 20) else { return nil }
-        return (try? JSONDecoder().decode(Manifest.self, from: Data(bytes)))?.runId
+        return (try? RunManifest.read(Data(bytes)))?.runId
     }
 
     private static func read(_ folder: String) throws -> ShardReport {

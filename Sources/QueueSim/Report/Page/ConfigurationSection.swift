@@ -29,6 +29,7 @@ enum ConfigurationSection {
             if room.abandonedTurns == AbandonedTurns.skipped.rawValue {
                 facts.append(("turns of visitors who left", "skipped (after 60 s of silence)"))
             }
+            facts += queueItRules(room)
             let latency = ["enqueue", "queue_page", "protected_api", "jitter"].compactMap { key in
                 room.latencyMs[key].flatMap {
                     $0 > 0 ? "\(key.replacingOccurrences(of: "_", with: " ")) \(Durations.text(milliseconds: $0))" : nil
@@ -137,12 +138,28 @@ enum ConfigurationSection {
             let behaviour = [
                 group.patience.map { "patience \($0)" }, group.comeback.map { "comeback: \($0)" },
                 group.afterPass.map { "after passing: \($0)" },
+                group.noShow.map { "no-shows \(SVGChart.compact($0 * 100))% (their turn goes unused)" },
             ].compactMap { $0 }
             if !behaviour.isEmpty {
                 html += "<tr><td></td><td colspan=\"9\">\(HTML.escape(behaviour.joined(separator: "; ")))</td></tr>\n"
             }
         }
         return html + "</table></div>\n"
+    }
+
+    /// The rules imported from a Queue-it event that the scenario sets (docs/waiting-room.md).
+    private static func queueItRules(_ room: RunConfiguration.RoomEntry) -> [(String, String)] {
+        var facts: [(String, String)] = []
+        if let minutes = room.queueNumberValidityMinutes {
+            facts.append(
+                ("queue-number validity", ScenarioUnits.describe(.milliseconds(Int64((minutes * 60_000).rounded())))))
+        }
+        if let redirects = room.maxRedirectsPerQueueId {
+            facts.append(("max redirects per queue id", String(redirects)))
+        }
+        if room.uniqueKeys == true { facts.append(("unique keys", "yes: an enqueue key admits one enqueue")) }
+        if let variant = room.safetyNet { facts.append(("SafetyNet variant", variant)) }
+        return facts
     }
 
     /// `max_memory` → `max-memory`: the option as typed.

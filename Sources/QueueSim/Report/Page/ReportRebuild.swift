@@ -29,105 +29,18 @@ package enum ReportRebuild {
         package var exitStatus: RunExitStatus
     }
 
-    /// What `report.html` needs from `run.json` (older files lack `endpoint` and the marks).
-    struct ManifestView: Decodable {
-        struct Entry: Decodable {
-            var threshold: String
-            var measured: Double?
-            var passed: Bool
-            /// Added in issue 29 (absent in older files): a value at its cap, a verdict not made.
-            var cappedBy: String?
-            var notJudged: String?
-            /// Added in issue 31: a windowed threshold's window and what its windows came to.
-            var window: WindowView?
-
-            enum CodingKeys: String, CodingKey {
-                case threshold, measured, passed, window
-                case cappedBy = "capped_by"
-                case notJudged = "not_judged"
-            }
-        }
-
-        struct WindowView: Decodable {
-            struct Judged: Decodable {
-                var fromS: Int
-                var toS: Int
-                var measured: Double
-
-                enum CodingKeys: String, CodingKey {
-                    case measured
-                    case fromS = "from_s"
-                    case toS = "to_s"
-                }
-
-                var window: JudgedWindow { JudgedWindow(from: fromS, to: toS, measured: measured) }
-            }
-            var span: String
-            var abortOnFail: Bool
-            var minVisitors: Int
-            var judgedWindows: Int
-            var failedWindows: Int
-            var firstFailedWindow: Judged?
-            var worstWindow: Judged?
-
-            enum CodingKeys: String, CodingKey {
-                case span
-                case abortOnFail = "abort_on_fail"
-                case minVisitors = "min_visitors"
-                case judgedWindows = "judged_windows"
-                case failedWindows = "failed_windows"
-                case firstFailedWindow = "first_failed_window"
-                case worstWindow = "worst_window"
-            }
-        }
-        var scenario: String
-        var scenarioFile: String
-        var scenarioSHA256: String
-        var seed: UInt64
-        var clock: String
-        var runId: String?
-        var startedAt: String
-        var endedAt: String
-        var durationMs: Int64
-        var requests: Int
-        var thresholds: [Entry]
-        var exitCode: Int32
-        var endpoint: String?
-        var timelineMarks: [TimelineMark]?
-        var incomplete: String?
-        var generator: GeneratorReport?
-        /// A merged run's shards: the page says it was merged, and from which.
-        var shards: RunManifest.MergedShards?
-        /// Added in issue 29: what was rehearsed, and the answers by endpoint.
-        var configuration: RunConfiguration?
-        var requestsByEndpoint: [EndpointFigures]?
-        var queuePageLatency: QueuePageLatencyFigures?
-
-        enum CodingKeys: String, CodingKey {
-            case scenario, seed, clock, requests, thresholds, endpoint, incomplete, generator, shards, configuration
-            case requestsByEndpoint = "requests_by_endpoint"
-            case queuePageLatency = "queue_page_latency_ms"
-            case scenarioFile = "scenario_file"
-            case scenarioSHA256 = "scenario_sha256"
-            case runId = "run_id"
-            case startedAt = "started_at"
-            case endedAt = "ended_at"
-            case durationMs = "duration_ms"
-            case exitCode = "exit_code"
-            case timelineMarks = "timeline_marks"
-        }
-    }
-
     package static func rebuild(_ folder: String) throws -> Rebuilt {
         func path(_ file: String) -> String { Recorder.path(folder, file) }
         for file in [Recorder.manifestFile, Recorder.visitorsFile, Recorder.timelineFile, Recorder.summaryFile]
         where !FileManager.default.fileExists(atPath: path(file)) {
             throw Failure.notAReportFolder(folder, missing: file)
         }
-        let manifest: ManifestView
+        let manifest: RunManifest
         do {
-            manifest = try JSONDecoder().decode(
-                ManifestView.self, from: Data(contentsOf: URL(fileURLWithPath: path(Recorder.manifestFile))))
+            // The page's header needs these too (an older file may lack the rest).
+            manifest = try RunManifest.read(
+                Data(contentsOf: URL(fileURLWithPath: path(Recorder.manifestFile))),
+                requiring: [.scenarioFile, .startedAt, .endedAt, .durationMs, .requests, .thresholds])
         } catch {
             throw Failure.unreadable(path(Recorder.manifestFile), reason: "it is not a run.json queuesim wrote")
         }
@@ -145,8 +58,8 @@ package enum ReportRebuild {
                 var windows = WindowedVerdict()
                 windows.judgedWindows = window.judgedWindows
                 windows.failedWindows = window.failedWindows
-                windows.firstFailure = window.firstFailedWindow?.window
-                windows.worst = window.worstWindow?.window
+                windows.firstFailure = window.firstFailure?.window
+                windows.worst = window.worst?.window
                 verdict.windows = windows
             }
             // The run judged it capped at the measured value, the cap's own bucket.
@@ -161,7 +74,7 @@ package enum ReportRebuild {
             scenarioSHA256: manifest.scenarioSHA256, seed: manifest.seed,
             clock: ClockKind(rawValue: manifest.clock) ?? .wall, groupNames: try groupNames(path(Recorder.summaryFile)),
             thresholds: verdicts.map(\.threshold), runId: manifest.runId ?? "unknown",
-            endpoint: manifest.endpoint ?? "not recorded", timelineMarks: manifest.timelineMarks ?? [])
+            endpoint: manifest.endpoint, timelineMarks: manifest.timelineMarks)
         description.configuration = manifest.configuration
 
         var statistics = OutcomeStatistics(groupNames: description.groupNames)
