@@ -144,16 +144,17 @@ extension VisitorEngine {
     /// the first after a think time. Returns its row then (nil: the caller finishes it as usual).
     mutating func startAfterPass(slot: Int, _ result: VisitorResult, at now: RunInstant) -> FinishedVisitor? {
         guard let behaviours,
-            let (group, index, afterlife, url, userAgent) = slots.modify(
+            let (group, index, afterlife, url, settings) = slots.modify(
                 slot,
                 {
                     (
                         $0.groupIndex, $0.index, $0.afterlife, $0.machine.configuration.group.protectedApiURL,
-                        $0.machine.configuration.group.userAgent
+                        $0.machine.configuration.group
                     )
                 }),
             var draws = behaviours.afterPass(group: group, visitor: index),
-            let url, let machine = ProtectedApiMachine(apiURL: url, userAgent: userAgent)
+            // The app's own stack's head (URLSession's or OkHttp's), as the visitor's first call.
+            let url, let machine = ProtectedApiMachine(apiURL: url, group: settings)
         else { return nil }
         let think = behaviours.thinkTime(group: group, random: &draws.random)
         let serial = nextBehaviourSerial()
