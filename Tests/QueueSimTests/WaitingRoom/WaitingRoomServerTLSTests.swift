@@ -107,6 +107,36 @@ struct WaitingRoomServerTLSTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aStopResetsAHeldH2RequestAtOnceAndEndsTheServer() async throws {
+        let tls = try RoomTLS.load(certificate: Self.certificate, key: Self.key)
+        let held = FaultRule(from: .zero, to: .seconds(3600), endpoint: .protectedApi, effect: .timeout)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let server = WaitingRoomServer(
+            configuration: RoomFixture.configuration(faults: [held]), logger: Logger(label: "room-tls-test"),
+            tls: tls, onServerRunning: { continuation.yield($0) })
+        let serverTask = Task { try await server.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        try await Self.withClient { client in
+            // A first answer, so the held request rides an established h2 connection.
+            let first = try await Self.exchange(client, "https://127.0.0.1:\(port)/nowhere", method: .GET)
+            #expect(first.version == .http2)
+            let stopper = Task {
+                try await Task.sleep(for: .milliseconds(300))
+                serverTask.cancel()
+            }
+            let started = ContinuousClock.now
+            await #expect(throws: (any Error).self) {
+                _ = try await Self.exchange(client, "https://127.0.0.1:\(port)/api/protected", method: .GET)
+            }
+            // Reset when the stop reached its stream, not after the 5 s grace or the 60 s hold.
+            #expect(ContinuousClock.now - started < .seconds(3))
+            _ = await stopper.result
+        }
+        _ = await serverTask.result
+    }
+
     @Test func aPairThatCannotBeServedIsRefusedWithThePathInTheMessage() throws {
         let missing = Self.fixtures + "/no-such.pem"
         #expect(throws: RoomTLSError("\(missing): no such certificate file")) {
