@@ -7,6 +7,13 @@ import QueueClientCore
 /// app's protected API — and with the embedded room both ends of each are in this process.
 /// `shared` groups ride at most the pool's connections.
 package struct DescriptorBudget: Sendable, Equatable {
+    /// Most shared HTTP connections a wall-clock run keeps open, over all its loops. Visitors
+    /// spend their time waiting between polls, so far fewer requests are in flight than
+    /// visitors; every open loopback connection costs memory on both ends (client and embedded
+    /// room share the process). A request that finds every connection busy waits, and under a
+    /// launch burst that wait shows in `enqueue_ms` (docs/benchmarks.md).
+    package static let sharedConnectionLimit = 1024
+
     /// The most visitors in flight at once: the plan's peak, held to `run.concurrency`.
     package var peakInFlight: Int
     /// Whether `run.concurrency` is what holds the peak down (the message points at it).
@@ -33,7 +40,7 @@ package struct DescriptorBudget: Sendable, Equatable {
         limitedByConcurrency = peakInFlight >= scenario.run.concurrency
         let shared =
             deviceGroups.count == scenario.groups.count
-            ? 0 : min(scenario.run.concurrency, WallClockRunner.connectionPoolLimit)
+            ? 0 : min(scenario.run.concurrency, Self.sharedConnectionLimit)
         needed =
             (peakInFlight * connectionsPerVisitor + shared) * descriptorsPerConnection + Self.reserve
         self.limit = limit

@@ -18,6 +18,8 @@ struct VirtualDriver {
     var pollShortcut: PollShortcut?
     /// Polls the shortcut counted without handing them to the room.
     var skippedPolls = 0
+    /// How many events between two looks at the stop signal and two progress publications.
+    static let publishEvery = 16_384
     /// The room's queue at the end of each second so far (metrics.prom), and the end of the
     /// next second to sample.
     private(set) var roomSeries = RoomSeries()
@@ -93,7 +95,7 @@ struct VirtualDriver {
                 try handle(event, at: time)
             }
             eventsSincePublish += 1
-            if eventsSincePublish >= VirtualClockRunner.publishEvery {
+            if eventsSincePublish >= Self.publishEvery {
                 eventsSincePublish = 0
                 publish()
                 if stopSignal.reason != nil {

@@ -24,12 +24,9 @@ package struct WallClockRunner: Sendable {
         self.logger = logger
     }
 
-    /// Most HTTP connections a run keeps open, over all its loops. Visitors spend their time
-    /// waiting between polls, so far fewer requests are in flight than visitors; every open
-    /// loopback connection costs memory on both ends (client and embedded room share the
-    /// process). A request that finds every connection busy waits, and under a launch burst
-    /// that wait shows in `enqueue_ms` (docs/benchmarks.md).
-    package static let connectionPoolLimit = 1024
+    /// Most HTTP connections a run keeps open, over all its loops (`DescriptorBudget`'s, which
+    /// counts them before the run).
+    package static let connectionPoolLimit = DescriptorBudget.sharedConnectionLimit
 
     /// How long after a second is over its guardrail windows are judged (wall clock).
     static let guardrailGrace: Duration = .milliseconds(250)

@@ -12,7 +12,7 @@ package struct VirtualClockRunner: Sendable {
     package let stopSignal: RunStopSignal
 
     /// How many events between two looks at the stop signal and two progress publications.
-    static let publishEvery = 16_384
+    static let publishEvery = VirtualDriver.publishEvery
 
     /// Skip queue-page polls whose answers the room can forecast exactly (see
     /// `PollShortcut`). On by default; tests turn it off to prove that the
