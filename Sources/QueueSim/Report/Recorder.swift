@@ -207,7 +207,40 @@ package final class Recorder {
             throw Failure.unrecordedVisitors(count: count, firstIndex: first, spoolPath: spool?.spoolPath ?? "")
         }
         finished = true
+        let report = judged(ending)
+        guard let spool else { return report }
+        if answersRecorded { timeline.addAnswers(answers.perSecond) }
+        let series = timeline.series(end: ending.end)
+        let endpoints = answersRecorded ? answers.table : nil
+        let queuePageLatency =
+            answersRecorded
+            ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
+        var files = try writeTables(spool, ending)
+        files[Self.pageFile] = try writePage(
+            report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
+        if let identity = run.shard {
+            let shardReport = ShardReport(
+                description: run, identity: identity, ending: ending, statistics: statistics,
+                requestsPerSecond: timeline.requestsPerSecond,
+                answers: answersRecorded ? ShardAnswers(answers, connections: timeline.connectionCounts) : nil,
+                afterPassRequestsPerSecond: timeline.afterPassRequestsPerSecond)
+            files[ShardReport.file] = try AtomicFileWriter.write(
+                try shardReport.json(), to: Self.path(directory, ShardReport.file))
+        }
+        var manifest = RunManifest(
+            description: run, ending: ending, visitors: report.visitorCount,
+            outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: report.verdicts,
+            exitStatus: report.exitStatus, files: files, statistics: statistics)
+        manifest.requestsByEndpoint = endpoints
+        manifest.queuePageLatency = queuePageLatency
+        manifest.behaviour = report.behaviour
+        try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
+        unlink(Self.path(directory, Self.pendingFile))
+        return report
+    }
 
+    /// The run judged: verdicts, exit status and the figures the end screen shows.
+    private func judged(_ ending: RunEnding) -> RunReport {
         var measurements = self.measurements
         measurements.waitCap = run.waitCap
         // A shard's share is not the run: `visitors == 45000` fails in every shard, and a shard
@@ -235,20 +268,19 @@ package final class Recorder {
         report.behaviour.abandonedShare =
             statistics.visitorCount > 0
             ? Double(measurements.outcomeCounts[.abandoned] ?? 0) / Double(statistics.visitorCount) : 0
-
         report.pagePath = Self.path(directory, Self.pageFile)
         report.durationMs = max(0, ending.end.milliseconds)
         report.startedAt = ending.startedAt
         report.wallSeconds = max(0, ending.endedAt.timeIntervalSince(ending.startedAt))
         report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
         report.queue = QueueFigures(lengthPeak: timeline.queueLengthPeak(end: ending.end), span: queueSpan)
-        guard let spool else { return report }
-        if answersRecorded { timeline.addAnswers(answers.perSecond) }
-        let series = timeline.series(end: ending.end)
-        let endpoints = answersRecorded ? answers.table : nil
-        let queuePageLatency =
-            answersRecorded
-            ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
+        return report
+    }
+
+    /// `visitors.csv` (from the spool, which is then discarded), `minutes.csv`, `summary.csv`,
+    /// `timeline.csv` and `metrics.prom`.
+    private func writeTables(_ spool: VisitorRowSpool, _ ending: RunEnding) throws -> [String: RunManifest.WrittenFile]
+    {
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
             try spool.copyOrdered(
@@ -275,39 +307,28 @@ package final class Recorder {
                 ) { piece in try file.write(Array(piece.utf8)) }
             }
         }
+        return files
+    }
+
+    /// `report.html`, streamed to its file.
+    private func writePage(
+        _ report: RunReport, _ ending: RunEnding, series: TimelineSeries, endpoints: [EndpointFigures]?,
+        queuePageLatency: QueuePageLatencyFigures?
+    ) throws -> RunManifest.WrittenFile {
         let page = ReportPage(
             description: run,
             header: ReportPage.Header(
                 startedAt: RunManifest.timestamp(ending.startedAt), endedAt: RunManifest.timestamp(ending.endedAt),
-                durationMs: max(0, ending.end.milliseconds), exitStatus: exitStatus, requests: report.requestCount,
-                incomplete: ending.incomplete,
+                durationMs: max(0, ending.end.milliseconds), exitStatus: report.exitStatus,
+                requests: report.requestCount, incomplete: ending.incomplete,
                 // As run.json writes it (milliseconds), so `queuesim report` draws the same axes.
                 startInstant: run.clock == .wall
                     ? ReportRebuild.instant(RunManifest.timestamp(ending.startedAt)) : nil),
-            verdicts: verdicts, statistics: statistics, series: series, picture: picture,
+            verdicts: report.verdicts, statistics: statistics, series: series, picture: picture,
             generator: ending.generator, endpoints: endpoints, queuePageLatency: queuePageLatency)
-        files[Self.pageFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.pageFile)) { file in
+        return try AtomicFileWriter.write(to: Self.path(directory, Self.pageFile)) { file in
             try page.render { try file.write(Array($0.utf8)) }
         }
-        if let identity = run.shard {
-            let shardReport = ShardReport(
-                description: run, identity: identity, ending: ending, statistics: statistics,
-                requestsPerSecond: timeline.requestsPerSecond,
-                answers: answersRecorded ? ShardAnswers(answers, connections: timeline.connectionCounts) : nil,
-                afterPassRequestsPerSecond: timeline.afterPassRequestsPerSecond)
-            files[ShardReport.file] = try AtomicFileWriter.write(
-                try shardReport.json(), to: Self.path(directory, ShardReport.file))
-        }
-        var manifest = RunManifest(
-            description: run, ending: ending, visitors: report.visitorCount,
-            outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: verdicts,
-            exitStatus: exitStatus, files: files, statistics: statistics)
-        manifest.requestsByEndpoint = endpoints
-        manifest.queuePageLatency = queuePageLatency
-        manifest.behaviour = report.behaviour
-        try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
-        unlink(Self.path(directory, Self.pendingFile))
-        return report
     }
 
     package static func path(_ directory: String, _ file: String) -> String {

@@ -136,10 +136,10 @@ struct ShardReport: Codable, Equatable {
         self.afterPassRequestsPerSecond = afterPassRequestsPerSecond
     }
 
+    /// Compact, keys sorted: `JSONEncoder`'s bytes (`SortedJSONEncoder`), read back by
+    /// `JSONDecoder` into this same type (`ShardSet`).
     func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+        String(decoding: try SortedJSONEncoder(pretty: false).encode(self), as: UTF8.self) + "\n"
     }
 }
 

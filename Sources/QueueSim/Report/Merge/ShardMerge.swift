@@ -36,26 +36,41 @@ package enum ShardMerge {
     package static func write(_ shards: ShardSet, into directory: String, runId: String, commandLine: [String])
         throws -> Result
     {
-        let first = shards.first
         // Every figure comes from the rows, read and checked before anything is written.
         let read = try Self.read(shards)
-        let timeline = read.timeline
-        let (rows, picture, comebacks, statistics, answers) = (
-            read.rows, read.picture, read.comebacks, read.statistics, read.answers
-        )
+        let judged = judge(shards, read)
+        let run = describe(shards, read, judged, runId: runId, commandLine: commandLine)
+        let written = try writeFiles(shards, read, judged, run, into: directory)
+        try writeManifest(shards, read, judged, run, written, into: directory)
+        return Result(
+            visitors: read.statistics.visitorCount, plannedVisitors: shards.first.plannedVisitors,
+            verdicts: judged.verdicts, exitStatus: judged.exitStatus, missing: shards.missing,
+            shardCount: shards.count, merged: run.merged,
+            report: runReport(read, judged, run, directory: directory), description: run.description,
+            windowedThresholds: shards.first.thresholds.filter { (try? ThresholdParser.parse($0).get()) == nil })
+    }
+
+    /// The merged run's verdicts, judged as the run judges them.
+    private struct Judged {
+        var measurements: RunMeasurements
+        var verdicts: [ThresholdVerdict]
+        var exitStatus: RunExitStatus
+        var interrupted: Bool
+        var terminated: Bool
+        var trip: GuardrailTrip?
+    }
+
+    private static func judge(_ shards: ShardSet, _ read: ReadShards) -> Judged {
         let reports = shards.members.map(\.report)
-        let visitorsFile = try AtomicFileWriter.write(to: Recorder.path(directory, Recorder.visitorsFile)) { file in
-            try interleave(rows, into: file)
-        }
         let interrupted = reports.contains(where: \.interrupted)
         let terminated = reports.contains(where: \.terminated)
         // Windowed thresholds are each shard's own (judged on its visitors as it ran): left out here.
-        let thresholds = first.thresholds.compactMap { try? ThresholdParser.parse($0).get() }
+        let thresholds = shards.first.thresholds.compactMap { try? ThresholdParser.parse($0).get() }
         // A shard a guardrail stopped stops the merged run's verdict too, at the earliest stop.
         let trip = reports.compactMap(\.guardrailStop).min { $0.atMs < $1.atMs }?.trip
         // Judged as the run judges: a wait at client.maxWait (or run.duration) is a lower bound.
-        var measurements = RunMeasurements(statistics: statistics)
-        measurements.waitCap = Self.configuration(of: reports, plannedVisitors: first.plannedVisitors)?.waitCap
+        var measurements = RunMeasurements(statistics: read.statistics)
+        measurements.waitCap = Self.configuration(of: reports, plannedVisitors: shards.first.plannedVisitors)?.waitCap
         let verdicts = measurements.judge(
             thresholds, interrupted: interrupted, guardrails: trip.map { GuardrailResults(trip: $0) })
         var exitStatus = RunExitStatus.afterRun(
@@ -63,6 +78,24 @@ package enum ShardMerge {
         // A merge without some shards is never a pass: the thresholds judged part of the run.
         // An interruption or a guardrail's stop still wins, as they do over threshold verdicts.
         if !shards.missing.isEmpty, !interrupted, trip == nil { exitStatus = .partial }
+        return Judged(
+            measurements: measurements, verdicts: verdicts, exitStatus: exitStatus, interrupted: interrupted,
+            terminated: terminated, trip: trip)
+    }
+
+    /// What the merged run was and how it ended, as a run describes itself.
+    private struct MergedRun {
+        var description: RunDescription
+        var ending: RunEnding
+        var merged: MergedShardsSummary
+        var series: TimelineSeries
+        var queuePageLatency: QueuePageLatencyFigures?
+    }
+
+    private static func describe(
+        _ shards: ShardSet, _ read: ReadShards, _ judged: Judged, runId: String, commandLine: [String]
+    ) -> MergedRun {
+        let (first, reports) = (shards.first, shards.members.map(\.report))
         let merged = MergedShardsSummary(
             count: shards.count,
             shards: reports.map {
@@ -78,28 +111,40 @@ package enum ShardMerge {
             : "merged without shard(s) \(shards.missing.map(String.init).joined(separator: ", ")) of \(shards.count): their visitors are not in this report"
         var description = RunDescription(
             scenarioName: first.scenario, scenarioPath: first.scenarioFile, scenarioSHA256: first.scenarioSHA256,
-            seed: first.seed, clock: ClockKind(rawValue: first.clock) ?? .wall, groupNames: statistics.groupNames,
-            thresholds: thresholds, runId: runId, endpoint: first.endpoint, timelineMarks: first.timelineMarks)
+            seed: first.seed, clock: ClockKind(rawValue: first.clock) ?? .wall, groupNames: read.statistics.groupNames,
+            thresholds: first.thresholds.compactMap { try? ThresholdParser.parse($0).get() }, runId: runId,
+            endpoint: first.endpoint, timelineMarks: first.timelineMarks)
         description.commandLine = commandLine.map(SecretRedaction.redact)
         description.startAt = first.startAt.flatMap(StartInstant.parse)
         description.configuration = Self.configuration(of: reports, plannedVisitors: first.plannedVisitors)
-        description.waitCap = measurements.waitCap
+        description.waitCap = judged.measurements.waitCap
         description.compareRules = first.compareRules ?? []
         let ending = RunEnding(
-            end: end, startedAt: startedAt, endedAt: endedAt, interrupted: interrupted, terminated: terminated,
-            incomplete: incomplete)
+            end: end, startedAt: startedAt, endedAt: endedAt, interrupted: judged.interrupted,
+            terminated: judged.terminated, incomplete: incomplete)
+        let series = read.timeline.series(end: end)
+        return MergedRun(
+            description: description, ending: ending, merged: merged, series: series,
+            queuePageLatency: read.answers.map {
+                QueuePageLatencyFigures($0.queuePageLatency, bucketSeconds: series.bucketSeconds)
+            })
+    }
 
-        let series = timeline.series(end: end)
-        let queuePageLatency = answers.map {
-            QueuePageLatencyFigures($0.queuePageLatency, bucketSeconds: series.bucketSeconds)
+    /// Every file but `run.json`, which records them: the rows, summary, timeline, metrics and page.
+    private static func writeFiles(
+        _ shards: ShardSet, _ read: ReadShards, _ judged: Judged, _ run: MergedRun, into directory: String
+    ) throws -> [String: RunManifest.WrittenFile] {
+        let (end, startedAt) = (run.ending.end, run.ending.startedAt)
+        var files: [String: RunManifest.WrittenFile] = [:]
+        files[Recorder.visitorsFile] = try AtomicFileWriter.write(to: Recorder.path(directory, Recorder.visitorsFile)) {
+            file in try interleave(read.rows, into: file)
         }
-        var files: [String: RunManifest.WrittenFile] = [Recorder.visitorsFile: visitorsFile]
         files[Recorder.summaryFile] = try AtomicFileWriter.write(
-            SummaryReport.render(statistics), to: Recorder.path(directory, Recorder.summaryFile))
+            SummaryReport.render(read.statistics), to: Recorder.path(directory, Recorder.summaryFile))
         files[Recorder.timelineFile] = try AtomicFileWriter.write(
             to: Recorder.path(directory, Recorder.timelineFile)
         ) { file in
-            try timeline.write(end: end, wallStart: description.startAt ?? startedAt) { try file.write($0) }
+            try read.timeline.write(end: end, wallStart: run.description.startAt ?? startedAt) { try file.write($0) }
         }
         // Shards of a build before metrics.prom have none: the merge then writes none either.
         let shardMetrics = shards.members.compactMap {
@@ -107,56 +152,70 @@ package enum ShardMerge {
         }
         if shardMetrics.count == shards.members.count {
             files[Recorder.metricsFile] = try AtomicFileWriter.write(
-                MergedMetricsFile.merge(shardMetrics, runId: runId), to: Recorder.path(directory, Recorder.metricsFile))
+                MergedMetricsFile.merge(shardMetrics, runId: run.description.runId),
+                to: Recorder.path(directory, Recorder.metricsFile))
         }
         let page = ReportPage(
-            description: description,
+            description: run.description,
             header: ReportPage.Header(
-                startedAt: RunManifest.timestamp(startedAt), endedAt: RunManifest.timestamp(endedAt),
-                durationMs: max(0, end.milliseconds), exitStatus: exitStatus, requests: timeline.requestCount,
-                incomplete: incomplete, merged: merged, startInstant: description.startAt ?? startedAt),
-            verdicts: verdicts, statistics: statistics, series: series, picture: picture,
-            generator: nil, endpoints: answers?.table, queuePageLatency: queuePageLatency)
+                startedAt: RunManifest.timestamp(startedAt), endedAt: RunManifest.timestamp(run.ending.endedAt),
+                durationMs: max(0, end.milliseconds), exitStatus: judged.exitStatus,
+                requests: read.timeline.requestCount, incomplete: run.ending.incomplete, merged: run.merged,
+                startInstant: run.description.startAt ?? startedAt),
+            verdicts: judged.verdicts, statistics: read.statistics, series: run.series, picture: read.picture,
+            generator: nil, endpoints: read.answers?.table, queuePageLatency: run.queuePageLatency)
         files[Recorder.pageFile] = try AtomicFileWriter.write(
             page.render(), to: Recorder.path(directory, Recorder.pageFile))
+        return files
+    }
+
+    /// `run.json` as a run writes it, with the shards merged and missing.
+    private static func writeManifest(
+        _ shards: ShardSet, _ read: ReadShards, _ judged: Judged, _ run: MergedRun,
+        _ files: [String: RunManifest.WrittenFile], into directory: String
+    ) throws {
+        let statistics = read.statistics
         var manifest = RunManifest(
-            description: description, ending: ending, visitors: statistics.visitorCount,
+            description: run.description, ending: run.ending, visitors: statistics.visitorCount,
             outcomes: Dictionary(uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0, statistics.count(of: $0)) }),
-            requests: timeline.requestCount, verdicts: verdicts, exitStatus: exitStatus, files: files,
-            statistics: statistics)
+            requests: read.timeline.requestCount, verdicts: judged.verdicts, exitStatus: judged.exitStatus,
+            files: files, statistics: statistics)
         manifest.shards = RunManifest.MergedShards(
             count: shards.count, merged: shards.members.map(\.index), missing: shards.missing,
-            starts: reports.map {
+            starts: shards.members.map(\.report).map {
                 RunManifest.ShardStart(
                     index: $0.shardIndex, startedAt: $0.startedAt, startLagMs: $0.startLagMs,
                     saturatedSeconds: $0.generator?.saturatedSeconds)
             })
         manifest.mergedFrom = shards.members.count
-        manifest.behaviour = Self.behaviour(timeline: timeline, statistics: statistics, comebacks: comebacks)
-        if let trip {
+        manifest.behaviour = Self.behaviour(timeline: read.timeline, statistics: statistics, comebacks: read.comebacks)
+        if let trip = judged.trip {
             manifest.guardrailStop = .some(
                 RunManifest.GuardrailStopEntry(
                     threshold: trip.threshold, window: RunManifest.JudgedWindowEntry(trip.window),
                     atMs: trip.at.milliseconds))
         }
-        manifest.requestsByEndpoint = answers?.table
-        manifest.queuePageLatency = queuePageLatency
+        manifest.requestsByEndpoint = read.answers?.table
+        manifest.queuePageLatency = run.queuePageLatency
         try AtomicFileWriter.write(try manifest.json(), to: Recorder.path(directory, Recorder.manifestFile))
+    }
+
+    /// The merged run as `run` reports one (for `--junit` and the end screen).
+    private static func runReport(_ read: ReadShards, _ judged: Judged, _ run: MergedRun, directory: String)
+        -> RunReport
+    {
+        let (statistics, end) = (read.statistics, run.ending.end)
         var report = RunReport(
-            directory: directory, visitorCount: statistics.visitorCount, outcomeCounts: measurements.outcomeCounts,
-            requestCount: timeline.requestCount, verdicts: verdicts, exitStatus: exitStatus,
-            measurements: measurements)
+            directory: directory, visitorCount: statistics.visitorCount,
+            outcomeCounts: judged.measurements.outcomeCounts, requestCount: read.timeline.requestCount,
+            verdicts: judged.verdicts, exitStatus: judged.exitStatus, measurements: judged.measurements)
         report.pagePath = Recorder.path(directory, Recorder.pageFile)
         report.durationMs = max(0, end.milliseconds)
-        report.startedAt = startedAt
-        report.wallSeconds = max(0, endedAt.timeIntervalSince(startedAt))
-        report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
-        report.guardrailTrip = trip
-        return Result(
-            visitors: statistics.visitorCount, plannedVisitors: first.plannedVisitors, verdicts: verdicts,
-            exitStatus: exitStatus, missing: shards.missing, shardCount: shards.count, merged: merged, report: report,
-            description: description,
-            windowedThresholds: first.thresholds.filter { (try? ThresholdParser.parse($0).get()) == nil })
+        report.startedAt = run.ending.startedAt
+        report.wallSeconds = max(0, run.ending.endedAt.timeIntervalSince(run.ending.startedAt))
+        report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: read.picture)
+        report.guardrailTrip = judged.trip
+        return report
     }
 
     /// What the merge writes from, read from every shard and checked against its `shard.json`

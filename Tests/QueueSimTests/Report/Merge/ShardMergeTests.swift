@@ -85,6 +85,29 @@ struct ShardMergeTests {
         }
     }
 
+    /// One type per file (issue 54): shard.json and the merged run.json read back as the types
+    /// that wrote them and write again to the same bytes, which are JSONEncoder's.
+    @Test("shard.json and the merged run.json read back and write again to the same bytes")
+    func schemaRoundTrip() throws {
+        let folders = try shards(2)
+        let foundation = JSONEncoder()
+        foundation.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for folder in folders {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: Recorder.path(folder, ShardReport.file)))
+            let report = try JSONDecoder().decode(ShardReport.self, from: bytes)
+            #expect(Data(try report.json().utf8) == bytes)
+            #expect(try foundation.encode(report) + Data("\n".utf8) == bytes)
+        }
+        let merged = try makeReportDirectory("merged-schema")
+        _ = try ShardMerge.write(
+            try ShardSet(folders: folders, allowPartial: false), into: merged, runId: "merge-test",
+            commandLine: ["queuesim", "merge"])
+        let runJSON = try Data(contentsOf: URL(fileURLWithPath: Recorder.path(merged, Recorder.manifestFile)))
+        let manifest = try RunManifest.read(runJSON)
+        #expect(manifest.shards?.merged == [0, 1] && manifest.mergedFrom == 2)
+        #expect(Data(try manifest.json().utf8) == runJSON)
+    }
+
     @Test("merged visitors, summary and timeline are the single recorder's, byte for byte")
     func exactMerge() throws {
         let whole = try makeReportDirectory("whole")
