@@ -89,7 +89,7 @@ package final class RunProgress: Sendable {
         /// By outcome, in `VisitorOutcome.allCases` order.
         package var finished = Array(repeating: 0, count: VisitorOutcome.allCases.count)
         /// Waits of the finished visitors who reached the queue page (`wait_ms`), in seconds.
-        package var wait = BucketCounts(bounds: MetricCatalog.waitBuckets)
+        package var wait = BucketCounts(bounds: CountingBuckets.waits)
 
         static func outcomeIndex(_ outcome: VisitorOutcome) -> Int {
             VisitorOutcome.allCases.firstIndex(of: outcome)!

@@ -80,13 +80,13 @@ struct GeneratorHealth {
     var saturatedSeconds: Int { seconds.reduce(0) { $0 + ($1.isSaturated ? 1 : 0) } }
 
     func isSaturated(at instant: RunInstant) -> Bool {
-        let index = Timeline.second(of: instant)
+        let index = instant.secondOfRun
         return index < seconds.count && seconds[index].isSaturated
     }
 
     /// The largest loop lag seen in `instant`'s second so far.
     func loopLag(at instant: RunInstant) -> Duration {
-        let index = Timeline.second(of: instant)
+        let index = instant.secondOfRun
         return index < seconds.count ? seconds[index].maxLoopLag : .zero
     }
 
@@ -120,7 +120,7 @@ struct GeneratorHealth {
     }
 
     private mutating func modifySecond(of instant: RunInstant, _ change: (inout Second) -> Void) {
-        let index = Timeline.second(of: instant)
+        let index = instant.secondOfRun
         if index >= seconds.count {
             seconds.append(contentsOf: repeatElement(Second(), count: index + 1 - seconds.count))
         }

@@ -298,7 +298,7 @@ final class LiveConnectionPool {
 
     private func connect(_ id: ConnectionID, timeout: TimeAmount) {
         let now = clock.now
-        opened.add(at: Timeline.second(of: now))
+        opened.add(at: now.secondOfRun)
         if id.index >= connectStarted.count {
             connectStarted.append(contentsOf: repeatElement(now, count: id.index + 1 - connectStarted.count))
         }

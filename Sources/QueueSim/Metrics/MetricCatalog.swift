@@ -21,12 +21,10 @@ package enum MetricCatalog {
     /// The labels on every series, so shards of one run sum correctly and runs stay apart.
     package static let commonLabels = ["run_id", "scenario", "shard"]
 
-    /// Answer times, from a loopback room's milliseconds to a slow origin's tens of seconds.
-    package static let requestBuckets: [Double] = [
-        0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
-    ]
-    /// Waits in the queue, from a second to the two hours of a long launch.
-    package static let waitBuckets: [Double] = [1, 5, 10, 30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 3600, 7200]
+    /// Answer times (`CountingBuckets.requests`: the engine counts in these).
+    package static let requestBuckets = CountingBuckets.requests
+    /// Waits in the queue (`CountingBuckets.waits`).
+    package static let waitBuckets = CountingBuckets.waits
 
     package static let arrivals = Family(
         name: "queuesim_arrivals_total", kind: .counter, help: "Visitors who arrived (started their journey).",

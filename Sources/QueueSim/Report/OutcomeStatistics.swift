@@ -37,7 +37,7 @@ struct TimingHistograms {
     /// Auto-resizing with three significant digits: exact up to 2 s, within 0.1 % above, and a
     /// few hundred kilobytes at most however long the run.
     static func makeHistogram() -> Histogram<UInt64> {
-        Histogram<UInt64>(numberOfSignificantValueDigits: .three)
+        TimingHistogram.make()
     }
 
     private static func slot(_ timing: Threshold.Timing) -> Int {

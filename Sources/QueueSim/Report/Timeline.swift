@@ -304,7 +304,7 @@ struct Timeline {
     }
 
     static func second(of instant: RunInstant) -> Int {
-        instant.wholeNanoseconds <= 0 ? 0 : Int(instant.wholeSecondsSinceOrigin)
+        instant.secondOfRun
     }
 
     /// How many rows the file has and which row an event's second lands in.

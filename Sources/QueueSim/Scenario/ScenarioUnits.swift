@@ -75,7 +75,7 @@ package enum ScenarioUnits {
     }
 
     /// A duration for people, in the one form every output uses (a measured figure adds its
-    /// zero seconds, `ThresholdTable.formatMilliseconds`): `250ms`, `1.5s`, `30s`, `5m`, `2h`,
+    /// zero seconds, the reports' `formatMilliseconds`): `250ms`, `1.5s`, `30s`, `5m`, `2h`,
     /// and a duration that is no whole unit in parts, `19m 7s`, `1h 5m`, `1h 0m 7s`, never
     /// `1147s` or `19m07s`.
     package static func describe(_ duration: Duration) -> String {
@@ -88,7 +88,7 @@ package enum ScenarioUnits {
         let minutes = milliseconds % 3_600_000 / 60_000
         let rest = milliseconds % 60_000
         let seconds =
-            rest % 1000 == 0 ? "\(rest / 1000)s" : ThresholdTable.trimmed(Double(rest) / 1000, decimals: 3) + "s"
+            rest % 1000 == 0 ? "\(rest / 1000)s" : DecimalText.trimmed(Double(rest) / 1000, decimals: 3) + "s"
         var parts: [String] = []
         if hours > 0 { parts.append("\(hours)h") }
         if minutes > 0 || (hours > 0 && rest > 0) { parts.append("\(minutes)m") }

@@ -8,9 +8,9 @@ package struct RequestTotals: Sendable {
 
     /// Per endpoint (`RequestStatistics.Endpoint` order), statuses in the order first seen.
     package var statuses: [[StatusCount]] = Array(repeating: [], count: RequestStatistics.Endpoint.allCases.count)
-    /// Per endpoint, answer times in `MetricCatalog.requestBuckets`.
+    /// Per endpoint, answer times in `CountingBuckets.requests`.
     package var durations = Array(
-        repeating: BucketCounts(bounds: MetricCatalog.requestBuckets), count: RequestStatistics.Endpoint.allCases.count)
+        repeating: BucketCounts(bounds: CountingBuckets.requests), count: RequestStatistics.Endpoint.allCases.count)
 
     package init() {}
 

@@ -50,8 +50,8 @@ package struct RequestStatistics: Sendable {
         var milliseconds: UInt64
         var perSecond = PerSecondCounts()
     }
-    /// `MetricCatalog.requestBuckets` in whole milliseconds.
-    static let latencyBoundsMs: [UInt64] = MetricCatalog.requestBuckets.map { UInt64(($0 * 1000).rounded()) }
+    /// `CountingBuckets.requests` in whole milliseconds.
+    static let latencyBoundsMs: [UInt64] = CountingBuckets.requests.map { UInt64(($0 * 1000).rounded()) }
 
     package init() {}
 
@@ -101,7 +101,7 @@ package struct RequestStatistics: Sendable {
             }
             for (bucket, count) in latencyBucketTotals[endpoint.rawValue].enumerated() where count > 0 {
                 let seconds =
-                    bucket < MetricCatalog.requestBuckets.count ? MetricCatalog.requestBuckets[bucket] : .infinity
+                    bucket < CountingBuckets.requests.count ? CountingBuckets.requests[bucket] : .infinity
                 totals.durations[endpoint.rawValue].add(count, toBucketOf: seconds)
             }
             totals.durations[endpoint.rawValue].addToSum(milliseconds: Int64(latencySumTotalMs[endpoint.rawValue]))
@@ -180,7 +180,7 @@ package struct RequestStatistics: Sendable {
 
     private mutating func cellIndex(_ endpoint: Endpoint, _ status: Status) -> Int {
         if let index = cells[endpoint.rawValue].firstIndex(where: { $0.status == status }) { return index }
-        cells[endpoint.rawValue].append(Cell(status: status, latency: TimingHistograms.makeHistogram()))
+        cells[endpoint.rawValue].append(Cell(status: status, latency: TimingHistogram.make()))
         return cells[endpoint.rawValue].count - 1
     }
 
