@@ -245,6 +245,13 @@ struct ConnectionPoolStateMachine {
     mutating func connectionEstablished(_ id: ConnectionID) -> Action {
         guard isCurrent(id), connections[id.index].connectPending else { return .none }
         connections[id.index].connectPending = false
+        if case .closing = connections[id.index].state {
+            // Closed with the pool while it connected: close it, and leave the owner's queue
+            // (gone with the pool) alone rather than storing one with a negative count.
+            var action = Action.none
+            action.close = id
+            return action
+        }
         let owner = connections[id.index].owner
         var queue = takeQueue(owner) ?? OwnerQueue()
         queue.connecting -= 1
@@ -252,9 +259,7 @@ struct ConnectionPoolStateMachine {
         switch connections[id.index].state {
         case .connecting:
             hand(id, from: &queue, &action, closeIfUnwanted: owner.isVisitor)
-        case .closing:
-            action.close = id  // closed with the pool (or its visitor) while it connected
-        case .free, .idle, .busy, .released:
+        case .closing, .free, .idle, .busy, .released:
             break
         }
         store(queue, for: owner)
@@ -264,6 +269,15 @@ struct ConnectionPoolStateMachine {
     /// The connect failed (refused, timed out): the owner's oldest waiter fails with `error`.
     mutating func connectFailed(_ id: ConnectionID, error: TransportError) -> Action {
         guard isCurrent(id), connections[id.index].connectPending else { return .none }
+        if case .closing = connections[id.index].state {
+            // Closed with the pool while it connected (`closeAll`): its owner's queue is gone
+            // and nothing waits on it. Counting it against a new, empty queue made the queue's
+            // `connecting` negative, which asked for another connection; on a loop shutting
+            // down that connect failed at once, for ever (a livelock found by
+            // TransportBehaviourTests.closedWhileConnecting).
+            release(id.index)
+            return .none
+        }
         let owner = connections[id.index].owner
         var queue = takeQueue(owner) ?? OwnerQueue()
         queue.connecting -= 1

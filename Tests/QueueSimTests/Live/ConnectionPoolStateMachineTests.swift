@@ -171,6 +171,18 @@ struct ConnectionPoolStateMachineTests {
         #expect(machine.openCount == 0)
     }
 
+    @Test("close all while connecting: a connect that then fails opens nothing more (no retry on a stopped loop)")
+    func closeAllThenConnectFails() throws {
+        var machine = Machine(limit: 2)
+        let connecting = try #require(machine.requestQueued(Self.exchange(1)).connect.first)
+        #expect(machine.closeAll().fail.map(\.slot) == [1])
+        // Before the fix this asked for another connection, whose connect failed at once on
+        // the stopping loop, and so on for ever.
+        #expect(machine.connectFailed(connecting, error: .connectFailed("refused")) == .none)
+        #expect(machine.openCount == 0)
+        #expect(machine.requestQueued(Self.exchange(2)).connect.count == 1, "the pool's count is whole again")
+    }
+
     @Test("an idle connection the server closed is not handed out")
     func idleClose() throws {
         var (machine, ids) = Self.machine(limit: 2, idle: 2)
