@@ -73,12 +73,12 @@ struct MergeCommand: ParsableCommand {
         do {
             shards = try ShardSet(folders: folders, allowPartial: allowPartial)
         } catch {
-            StandardError.print("queuesim merge: \(RunCommand.words(error))")
+            StandardError.print("queuesim merge: \(CommandSupport.words(error))")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
         // Before any work: never into a folder being read (publishing would remove it), and
         // only where the report can be written.
-        try RunCommand.checkOutputFolder(outputDirectory, inputs: folders, command: "merge")
+        try CommandSupport.checkOutputFolder(outputDirectory, inputs: folders, command: "merge")
         // The folder keeps an id of its own (as a shard's does); run.json and metrics.prom carry
         // the shards' shared run id, so the merged run and its shards name one run.
         let folderId = RunId.make()
@@ -88,7 +88,7 @@ struct MergeCommand: ParsableCommand {
                 "queuesim merge: warning: the shards have different run ids (\(shards.runIds.joined(separator: ", "))): they were not started with one --start-at; the merged run gets its own, \(runId)"
             )
         }
-        let folder = try RunCommand.takeFolder(outputDirectory, runId: folderId, keep: 0, command: "merge")
+        let folder = try CommandSupport.takeFolder(outputDirectory, runId: folderId, keep: 0, command: "merge")
         let result: ShardMerge.Result
         do {
             result = try ShardMerge.write(
@@ -96,17 +96,17 @@ struct MergeCommand: ParsableCommand {
                 commandLine: ["queuesim"] + CommandLine.arguments.dropFirst())
             try folder.publish()
         } catch let failure as ShardSet.Failure {
-            _ = RunCommand.clearAfterAbort(folder)
+            _ = CommandSupport.clearAfterAbort(folder)
             StandardError.print("queuesim merge: \(failure)")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         } catch {
-            StandardError.print("queuesim merge: cannot write \(outputDirectory): \(RunCommand.words(error))")
+            StandardError.print("queuesim merge: cannot write \(outputDirectory): \(CommandSupport.words(error))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         if let junit {
             var report = result.report
             report.directory = folder.pointer
-            try RunCommand.writeJUnit(report, run: result.description, to: junit, command: "merge")
+            try CommandSupport.writeJUnit(report, run: result.description, to: junit, command: "merge")
         }
         if !quiet {
             var lines = [

@@ -60,7 +60,7 @@ struct RecoverCommand: ParsableCommand {
                 print("\(folder.pointer) now shows run \(newest)")
             }
         } catch {
-            StandardError.print("queuesim recover: \(RunCommand.words(error))")
+            StandardError.print("queuesim recover: \(CommandSupport.words(error))")
             throw ExitCode(3)
         }
     }

@@ -69,7 +69,8 @@ struct ReportCommand: ParsableCommand {
             StandardError.print("queuesim report: \(failure)")
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         } catch {
-            StandardError.print("queuesim report: cannot write \(directory)/report.html: \(RunCommand.words(error))")
+            StandardError.print(
+                "queuesim report: cannot write \(directory)/report.html: \(CommandSupport.words(error))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         var lines = ["\(directory): \(rebuilt.visitors) visitors"]

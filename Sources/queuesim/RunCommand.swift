@@ -142,7 +142,7 @@ struct RunCommand: AsyncParsableCommand {
         // The run writes into a folder of its own (see ReportFolder); `pointer` is what users read.
         let runId = RunId.make()
         let pointer = outputDirectory ?? scenario.reportsDirectory
-        try Self.checkOutputFolder(pointer, command: "run")
+        try CommandSupport.checkOutputFolder(pointer, command: "run")
         var options = try plan.runOptions(
             outputDirectory: ReportFolder.runDirectory(pointer: pointer, runId: runId), runId: runId)
         // With a common start, the shards (and the room serve runs for them) share one run id,
@@ -155,7 +155,7 @@ struct RunCommand: AsyncParsableCommand {
         do {
             prepared = try PreparedRun(scenario: scenario, options: options)
         } catch {
-            StandardError.print(Self.preflightMessage(scenario: scenario, error))
+            StandardError.print(CommandSupport.preflightMessage(scenario: scenario, error))
             throw ExitCode(RunExitStatus.invalidInput.rawValue)
         }
         for warning in ScenarioWarnings.lines(file: file, prepared: prepared) { StandardError.print(warning) }
@@ -169,7 +169,7 @@ struct RunCommand: AsyncParsableCommand {
         let status = RunProgress(planned: prepared.summary.visitorCount)
         // Bound before the folder is taken: an address in use ends the run with nothing written.
         let metricsSession = try metrics.session(for: prepared, progress: status)
-        let folder = try Self.takeFolder(pointer, runId: runId, keep: keep)
+        let folder = try CommandSupport.takeFolder(pointer, runId: runId, keep: keep)
         phase.start()
         metricsSession?.start()
 
@@ -187,12 +187,13 @@ struct RunCommand: AsyncParsableCommand {
         } catch let abort as RunAbort {
             progress?.stop()
             StandardError.print(
-                "queuesim run: \(SecretRedaction.redact(abort.description))\(Self.clearAfterAbort(folder))")
+                "queuesim run: \(SecretRedaction.redact(abort.description))\(CommandSupport.clearAfterAbort(folder))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         } catch {
             progress?.stop()
             StandardError.print(
-                "queuesim run: the run was aborted: \(Self.words(error))\(Self.clearAfterAbort(folder))")
+                "queuesim run: the run was aborted: \(CommandSupport.words(error))\(CommandSupport.clearAfterAbort(folder))"
+            )
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         progress?.stop()
@@ -200,12 +201,12 @@ struct RunCommand: AsyncParsableCommand {
             try folder.publish()
         } catch {
             StandardError.print(
-                "queuesim run: the reports were written to \(folder.runDirectory) but \(Self.words(error))")
+                "queuesim run: the reports were written to \(folder.runDirectory) but \(CommandSupport.words(error))")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         report.directory = folder.pointer
         if let junit {
-            try Self.writeJUnit(report, run: prepared.runDescription, to: junit, command: "run")
+            try CommandSupport.writeJUnit(report, run: prepared.runDescription, to: junit, command: "run")
         }
         // --quiet keeps the verdict: a red CI job's log must say why.
         if !quiet || report.exitStatus != .success {
@@ -275,71 +276,6 @@ struct RunCommand: AsyncParsableCommand {
 
     private static func seconds(_ interval: TimeInterval) -> String {
         ThresholdTable.formatMilliseconds((interval * 1000).rounded())
-    }
-
-    /// Takes the report folder (exit 2 when another run holds it or it is not ours to replace,
-    /// 3 when the file system refuses), finishes the reports of runs that were killed in it,
-    /// and creates this run's own folder. The folder's lock is held until the process ends.
-    static func takeFolder(_ pointer: String, runId: String, keep: Int, command: String = "run") throws
-        -> ReportFolder
-    {
-        let folder: ReportFolder
-        do {
-            folder = try ReportFolder(pointer: pointer, runId: runId, keep: keep)
-            folder.holdLockUntilExit()
-            for crashed in folder.crashedRuns() {
-                let recovered = try folder.recoverCrashedRun(crashed)
-                StandardError.print(
-                    "queuesim \(command): an earlier run into \(folder.pointer) was killed before it finished; "
-                        + "its \(recovered.rows) row(s) are now a report marked incomplete in \(recovered.directory)")
-            }
-            try folder.createRunDirectory()
-        } catch let failure as ReportFolder.Failure {
-            StandardError.print("queuesim \(command): \(failure)")
-            throw ExitCode(failure.isUsageError ? RunExitStatus.invalidInput.rawValue : RunExitStatus.aborted.rawValue)
-        } catch {
-            StandardError.print(
-                "queuesim \(command): cannot prepare the report folder \(pointer): \(Self.words(error))")
-            throw ExitCode(RunExitStatus.aborted.rawValue)
-        }
-        return folder
-    }
-
-    /// `FILE:LINE:COLUMN: message` for a preflight problem whose place in the scenario is
-    /// known (a feeder that runs out, the plan over the memory budget; `--set KEY=VALUE:1:COLUMN`
-    /// when a `--set` wrote that place), `FILE: message` otherwise.
-    static func preflightMessage(scenario: Scenario, _ error: any Error) -> String {
-        guard let failure = error as? PreflightFailure, let position = failure.position else {
-            return "\(scenario.sourcePath): \(words(error))"
-        }
-        return "\(scenario.place(of: position)): \(words(failure.reason))"
-    }
-
-    /// Writes `--junit FILE` for `run` and `merge`; a failure is exit 3, naming where the
-    /// reports are (they were written and published before).
-    static func writeJUnit(_ report: RunReport, run: RunDescription, to path: String, command: String) throws {
-        do {
-            try JUnitReport.write(JUnitReport.render(report: report, run: run), to: path)
-        } catch {
-            StandardError.print(
-                "queuesim \(command): the reports are in \(report.directory) but \(path) could not be written: \(words(error))"
-            )
-            throw ExitCode(RunExitStatus.aborted.rawValue)
-        }
-    }
-
-    /// An error as a person reads it: in words (never a type dump), secrets redacted.
-    static func words(_ error: any Error) -> String {
-        SecretRedaction.redact(ErrorWording.plain(error))
-    }
-
-    /// Removes an aborted run's folder if it is still empty; returns what the user should know
-    /// about what is left (where its rows are), or "".
-    static func clearAfterAbort(_ folder: ReportFolder) -> String {
-        folder.removeRunDirectoryIfEmpty()
-        guard FileManager.default.fileExists(atPath: folder.runDirectory) else { return "" }
-        return "\n\(folder.pointer) still shows the previous report; the rows of this run are in "
-            + "\(folder.runDirectory) (`queuesim recover \(folder.pointer)` makes them a report marked incomplete)"
     }
 }
 

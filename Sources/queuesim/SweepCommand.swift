@@ -262,7 +262,7 @@ struct SweepCommand: AsyncParsableCommand {
             progress?.stop()
             folder.removeSetIfEmpty()
             StandardError.print(
-                "queuesim sweep: \(RunCommand.words(error)); \(directory) still shows the previous sweep")
+                "queuesim sweep: \(CommandSupport.words(error)); \(directory) still shows the previous sweep")
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }
         progress?.stop()
@@ -305,7 +305,7 @@ struct SweepCommand: AsyncParsableCommand {
             ])
         } catch {
             StandardError.print(
-                "queuesim sweep: the files could not be written to \(folder.setDirectory): \(RunCommand.words(error)); \(directory) still shows the previous sweep (this one's set is marked \(SweepFolder.incompleteMarker))"
+                "queuesim sweep: the files could not be written to \(folder.setDirectory): \(CommandSupport.words(error)); \(directory) still shows the previous sweep (this one's set is marked \(SweepFolder.incompleteMarker))"
             )
             throw ExitCode(RunExitStatus.aborted.rawValue)
         }

@@ -57,7 +57,7 @@ struct ValidateCommand: ParsableCommand {
                 do {
                     prepared = try PreparedRun(scenario: scenario, options: options)
                 } catch {
-                    StandardError.print(RunCommand.preflightMessage(scenario: scenario, error))
+                    StandardError.print(CommandSupport.preflightMessage(scenario: scenario, error))
                     invalid += 1
                     continue
                 }
