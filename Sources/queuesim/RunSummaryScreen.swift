@@ -16,6 +16,13 @@ struct RunSummaryScreen {
         lines += Self.outcomeLines(counts: report.outcomeCounts, visitors: report.visitorCount)
         lines += Self.platformLines(report.platformOutcomes)
         lines += Self.behaviourLines(report.behaviour)
+        if report.queuedOnScriptPage > 0 {
+            lines.append(
+                "\(report.queuedOnScriptPage) visitor(s) ended queued on a real queue page: it advances by its own "
+                    + "script, which queuesim does not run (loaded once, not reloaded, as a phone does); "
+                    + "a rehearsal against a real room measures the enqueue, SafetyNet passes and your own API, "
+                    + "not the wait (docs/client-core.md)")
+        }
         if !report.failureCauses.isEmpty {
             lines.append("")
             lines.append("why visitors failed (top causes by group):")

@@ -234,6 +234,7 @@ package final class Recorder {
         manifest.requestsByEndpoint = endpoints
         manifest.queuePageLatency = queuePageLatency
         manifest.behaviour = report.behaviour
+        manifest.queuedOnScriptPage = report.queuedOnScriptPage > 0 ? report.queuedOnScriptPage : nil
         try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
         unlink(Self.path(directory, Self.pendingFile))
         return report
@@ -273,6 +274,7 @@ package final class Recorder {
         report.startedAt = ending.startedAt
         report.wallSeconds = max(0, ending.endedAt.timeIntervalSince(ending.startedAt))
         report.failureCauses = GroupFailureCauses.top(statistics: statistics, picture: picture)
+        report.queuedOnScriptPage = picture.queuedOnScriptPage
         report.queue = QueueFigures(lengthPeak: timeline.queueLengthPeak(end: ending.end), span: queueSpan)
         return report
     }

@@ -92,6 +92,7 @@ extension RunManifest {
         }
         maxRequestRate = try container.decodeIfPresent(Double.self, forKey: .maxRequestRate)
         room = try container.decodeIfPresent(RoomRuleCounts.self, forKey: .room)
+        queuedOnScriptPage = try container.decodeIfPresent(Int.self, forKey: .queuedOnScriptPage)
     }
 
     /// `after_pass` read back: `BehaviourFigures` writes it (its keys).

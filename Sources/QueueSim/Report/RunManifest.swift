@@ -100,6 +100,9 @@ struct RunManifest: Codable {
     var maxRequestRate: Double?
     /// The embedded room's lost turns and refusals (docs/waiting-room.md); absent otherwise.
     var room: RoomRuleCounts?
+    /// `queued` visitors left on a queue page that runs its own script (a real Queue-it page,
+    /// which queuesim does not run); absent when none were.
+    var queuedOnScriptPage: Int?
 
     struct ShardEntry: Codable, Equatable {
         var index: Int
@@ -192,6 +195,7 @@ struct RunManifest: Codable {
         case guardrailStop = "guardrail_stop"
         case maxRequestRate = "max_request_rate_per_second"
         case room
+        case queuedOnScriptPage = "queued_on_script_page"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -239,6 +243,7 @@ struct RunManifest: Codable {
         if let guardrailStop { try container.encode(guardrailStop, forKey: .guardrailStop) }
         try container.encodeIfPresent(maxRequestRate, forKey: .maxRequestRate)
         try container.encodeIfPresent(room, forKey: .room)
+        try container.encodeIfPresent(queuedOnScriptPage, forKey: .queuedOnScriptPage)
     }
 
     init(

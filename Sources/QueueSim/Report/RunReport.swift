@@ -18,6 +18,9 @@ package struct RunReport: Sendable {
     /// The most frequent causes of failed visitors (error, unavailable, restarted, closed),
     /// per group in scenario order; groups without failures are left out.
     package var failureCauses: [GroupFailureCauses] = []
+    /// `queued` visitors left on a queue page that advances by its own script (Queue-it's real
+    /// page), which queuesim does not run: they cannot pass, whatever the room does.
+    package var queuedOnScriptPage = 0
     /// `report.html`'s path (in the run's own folder).
     package var pagePath: String = ""
     /// The run's length on its own clock, and its wall-clock start.

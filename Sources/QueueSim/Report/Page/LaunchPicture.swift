@@ -31,8 +31,13 @@ struct LaunchPicture {
     /// Groups' wait lists that became HdrHistograms (`Recorder.groupStorage`).
     var waitHistogramCount: Int { waitsByGroup.values.count { $0.holdsHistogram } }
 
+    /// `queued` visitors whose queue page runs its own script (Queue-it's real page), which
+    /// queuesim loads once and does not run (`VisitorMachine.scriptPageCause`).
+    private(set) var queuedOnScriptPage = 0
+
     mutating func add(_ record: VisitorRecord) {
         if Self.failureOutcomes.contains(record.outcome) { addCause(of: record) }
+        if record.outcome == .queued, record.error == VisitorMachine.scriptPageCause { queuedOnScriptPage += 1 }
         guard record.queueEntered != nil else { return }
         let wait = UInt64(record.waitMilliseconds)
         waitsByArrival.append(UInt64(Timeline.second(of: record.arrival)) << 32 | min(wait, UInt64(UInt32.max)))

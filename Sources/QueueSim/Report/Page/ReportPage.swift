@@ -213,6 +213,13 @@ struct ReportPage {
         html += "</table></div>\n"
         html += Self.moreGroupsNote(
             hiddenGroups { statistics.visitorsPerGroup[$0] > 0 }, "had visitors", see: "summary.csv")
+        if picture.queuedOnScriptPage > 0 {
+            html +=
+                "<p class=\"note\">\(picture.queuedOnScriptPage) visitor(s) ended <code>queued</code> on a real queue "
+                + "page: it advances by its own script, which queuesim does not run, so it was loaded once and not "
+                + "reloaded, as a phone does. Against a real room a rehearsal measures the enqueue, SafetyNet passes, "
+                + "the proxy path and your own API, not the wait.</p>\n"
+        }
         html += "<h3>Why visitors failed</h3>\n"
         var anyCause = false
         for group in shown {
