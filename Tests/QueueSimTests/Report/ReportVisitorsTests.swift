@@ -129,7 +129,7 @@ struct ReportVisitorsTests {
         }
     }
 
-    @Test("finish leaves exactly the six reports: no .tmp or spool file behind")
+    @Test("finish leaves exactly the seven reports: no .tmp or spool file behind")
     func atomicWritesLeaveNoTemporaryFiles() throws {
         let directory = try makeReportDirectory()
         // An old report in place must be replaced, not appended to.
@@ -139,7 +139,10 @@ struct ReportVisitorsTests {
         try recorder.record(directVisitor(0, enqueueMs: 10, outcome: .disabled))
         _ = try recorder.finish(ending(at: 1000))
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-        #expect(files == ["metrics.prom", "report.html", "run.json", "summary.csv", "timeline.csv", "visitors.csv"])
+        #expect(
+            files == [
+                "metrics.prom", "minutes.csv", "report.html", "run.json", "summary.csv", "timeline.csv", "visitors.csv",
+            ])
         #expect(try readReport(directory, Recorder.summaryFile).hasPrefix("group,outcome,"))
     }
 

@@ -79,7 +79,7 @@ struct ScenarioValidationTests {
                 "3:3: missing the required key `target.customerId`",
                 "8:1: unknown key `tresholds` in the top level; did you mean `thresholds`?",
                 "10:3: unknown key `outflw` in `waitingRoom`; did you mean `outflow`?",
-                "11:3: unknown key `zzz` in `waitingRoom`; expected one of: mode, eventStart, outflow, secretKey, tokenValidity, inviteOnly, enqueueKeys, inviteCodes, latency, faults, abandonedTurns, queueNumberValidity, maxRedirectsPerQueueId, uniqueKeys, safetyNet",
+                "11:3: unknown key `zzz` in `waitingRoom`; expected one of: mode, eventStart, outflow, secretKey, tokenValidity, inviteOnly, enqueueKeys, inviteCodes, latency, faults, abandonedTurns, queueNumberValidity, maxRedirectsPerQueueId, uniqueKeys, safetyNet, tls",
             ])
     }
 
