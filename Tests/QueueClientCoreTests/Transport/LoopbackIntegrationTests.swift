@@ -42,7 +42,7 @@ struct LoopbackIntegrationTests {
             Self.enqueueAnswer(token: TokenVectors.safetynet)
         }
         #expect(result.outcome == .passed)
-        #expect(received.count == 1)
+        try #require(received.count == 1)
         #expect(received[0].method == "POST")
         #expect(received[0].uri == "/api/mobileapp/queue/acme/spring/enqueue")
         #expect(received[0].header("Host") == "acme.queue-it.net")
@@ -139,11 +139,13 @@ struct LoopbackIntegrationTests {
         let (_, keyed, _) = try await visit(configuration(enqueueKey: "key-42")) { _ in
             Self.enqueueAnswer(token: TokenVectors.safetynet)
         }
-        #expect(keyed[0].body.contains(#""enqueueKey":"key-42""#))
+        // #require, not [0]: a visit that got no request under a loaded machine is a failed
+        // test, not a crash of the whole test process.
+        #expect(try #require(keyed.first).body.contains(#""enqueueKey":"key-42""#))
         let (_, tokened, _) = try await visit(configuration(enqueueToken: "hdr.payload.hash")) { _ in
             Self.enqueueAnswer(token: TokenVectors.safetynet)
         }
-        #expect(tokened[0].body.contains(#""enqueueToken":"hdr.payload.hash""#))
+        #expect(try #require(tokened.first).body.contains(#""enqueueToken":"hdr.payload.hash""#))
     }
 
     @Test("a proxy domain with prefix reaches /{prefix}/api/mobileapp/... with the proxy's Host")
@@ -152,6 +154,7 @@ struct LoopbackIntegrationTests {
             Self.enqueueAnswer(token: TokenVectors.safetynet)
         }
         #expect(result.outcome == .passed)
+        try #require(!received.isEmpty)
         #expect(received[0].uri == "/queue/api/mobileapp/queue/acme/spring/enqueue")
         #expect(received[0].header("Host") == "shop.example.com")
     }
