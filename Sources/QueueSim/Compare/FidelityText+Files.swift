@@ -85,8 +85,11 @@ extension FidelityText {
         let width = 640.0
         let panelHeight = 110.0
         let names = report.series.map(\.name)
+        let height = Double(names.count) * panelHeight + 30
+        // A viewBox, so a narrow page (report.html at phone width) scales the chart down
+        // instead of cutting it off.
         var parts = [
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\(quoted(Double(names.count) * panelHeight + 30)) font-family=\"sans-serif\" font-size=\"11\">",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\(quoted(height)) viewBox=\"0 0 \(Int(width)) \(Int(height.rounded(.up)))\" font-family=\"sans-serif\" font-size=\"11\">",
             "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>",
             "<text x=\"8\" y=\"16\">\(escape(runName)) (solid) against \(escape(realName)) (dashed), by the run's minute</text>",
         ]
