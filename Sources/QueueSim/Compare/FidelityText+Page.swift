@@ -13,7 +13,7 @@ extension FidelityText {
             html +=
                 "<tr><td>\(HTML.escape(series.name))</td><td class=\"num\">\(HTML.escape(Self.percent(series.mape)))</td>"
                 + "<td class=\"num\">\(series.scoredMinutes)/\(series.comparedMinutes)</td>"
-                + "<td>\(HTML.escape(Self.gap(series.largestGap)))</td></tr>\n"
+                + "<td>\(HTML.escape(Self.gap(series.largestGap, series: series.name)))</td></tr>\n"
         }
         html += "</table></div>\n"
         html +=

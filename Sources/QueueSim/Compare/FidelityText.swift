@@ -26,11 +26,14 @@ package struct FidelityText: Sendable {
         value == value.rounded() ? FidelityRule.number(value) : String(format: "%.2f", value)
     }
 
-    /// `+12 at 2026-05-01T09:14:00Z (run 40, real 28)`.
-    static func gap(_ gap: FidelityGap?) -> String {
+    /// `+12 at 2026-05-01T09:14:00Z (run 40, real 28)`; a wait series' figures carry their
+    /// unit, minutes as Queue-it counts them: `+3.01 min at … (run 24.01 min, real 21 min)`.
+    static func gap(_ gap: FidelityGap?, series name: String) -> String {
         guard let gap else { return "—" }
+        let unit = name.hasSuffix("waittime") ? " min" : ""
         let sign = gap.gap > 0 ? "+" : gap.gap < 0 ? "−" : "±"
-        return "\(sign)\(number(abs(gap.gap))) at \(gap.time) (run \(number(gap.run)), real \(number(gap.real)))"
+        return
+            "\(sign)\(number(abs(gap.gap)))\(unit) at \(gap.time) (run \(number(gap.run))\(unit), real \(number(gap.real))\(unit))"
     }
 
     /// The line under the table: the first row's time as the run's second 0.
@@ -82,7 +85,7 @@ package struct FidelityText: Sendable {
         let rows = report.series.map { series in
             [
                 series.name, Self.percent(series.mape), "\(series.scoredMinutes)/\(series.comparedMinutes)",
-                Self.gap(series.largestGap),
+                Self.gap(series.largestGap, series: series.name),
             ]
         }
         lines += Self.aligned([["series", "mape", "minutes", "largest gap"]] + rows)
@@ -107,7 +110,7 @@ package struct FidelityText: Sendable {
             "| series | MAPE | minutes scored | largest gap |", "|---|---|---|---|",
         ]
         lines += report.series.map {
-            "| \($0.name) | \(Self.percent($0.mape)) | \($0.scoredMinutes)/\($0.comparedMinutes) | \(Self.gap($0.largestGap)) |"
+            "| \($0.name) | \(Self.percent($0.mape)) | \($0.scoredMinutes)/\($0.comparedMinutes) | \(Self.gap($0.largestGap, series: $0.name)) |"
         }
         lines += ["", "**score \(Self.percent(report.score))** (the mean of the series' errors)", "", identityLine, ""]
         lines += ["| rule | value | verdict |", "|---|---|---|"]
