@@ -98,7 +98,8 @@ struct MetricsFileGroupsTests {
 
     @Test("the schedule's jumps land on the seconds it samples one by one")
     func jumpsMatchTheSchedule() {
-        var generator = SeededGenerator(seed: 51)
+        // The project's own seeded generator; the purpose only picks a stream.
+        var generator = SeededRandom(seed: 51, purpose: .groupChoice)
         for _ in 0..<500 {
             let seconds = Int.random(in: 0...200, using: &generator)
             let changes = (0..<Int.random(in: 0...12, using: &generator)).map { _ in
@@ -109,18 +110,5 @@ struct MetricsFileGroupsTests {
             let jumped = SampleSchedule.sampledSeconds(changes: Array(Set(changes)).sorted(), seconds: seconds)
             #expect(jumped == oneByOne, "changes \(changes.sorted()) over \(seconds) s")
         }
-    }
-}
-
-/// A small deterministic generator for the cases above (SplitMix64).
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
