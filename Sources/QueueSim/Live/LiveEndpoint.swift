@@ -17,8 +17,11 @@ struct LiveEndpoint: Sendable {
     /// host, as AsyncHTTPClient did before.
     var serverHostname: String?
 
-    /// Resolves `target` (blocking; once per run) and prepares TLS for `https`.
-    static func resolve(_ target: ConnectTarget, caFile: String? = nil) throws -> LiveEndpoint {
+    /// Resolves `target` (blocking; once per run) and prepares TLS for `https`, offering
+    /// `applicationProtocols` by ALPN (none when empty: HTTP/1.1 without asking).
+    static func resolve(
+        _ target: ConnectTarget, caFile: String? = nil, applicationProtocols: [String] = []
+    ) throws -> LiveEndpoint {
         let secure = target.scheme == "https"
         let port = target.port ?? (secure ? 443 : 80)
         let address: SocketAddress
@@ -28,6 +31,7 @@ struct LiveEndpoint: Sendable {
             if secure {
                 var configuration = TLSConfiguration.makeClientConfiguration()
                 if let caFile { configuration.additionalTrustRoots = [.file(caFile)] }
+                configuration.applicationProtocols = applicationProtocols
                 tls = try NIOSSLContext(configuration: configuration)
             }
         } catch {

@@ -19,6 +19,8 @@ package struct ClientSettings: Sendable, Equatable {
     package var connections: ConnectionModel = .device
     /// Loopback source addresses visitors connect from, in turn (nil: the system's choice).
     package var sourceAddresses: SourceAddressRange?
+    /// `client.http`: which HTTP version the visitors' connections speak on the wall clock.
+    package var http: HTTPVersionChoice = .auto
 
     package init(
         platform: ClientPlatform = .ios, sdkVersion: String? = nil, userAgent: String? = nil,
@@ -49,6 +51,17 @@ package struct ClientSettings: Sendable, Equatable {
             queuePageRetry: queuePageRetry ?? platform.queuePageRetry, pollInterval: pollInterval, maxWait: maxWait,
             maxRestarts: maxRestarts)
     }
+}
+
+/// `client.http: auto | h1 | h2`: the HTTP version a wall-clock run's connections speak.
+package enum HTTPVersionChoice: String, Sendable, Equatable, CaseIterable {
+    /// As each phone's stack would: ALPN offered as the stack offers it, h2 when the server
+    /// picks it, HTTP/1.1 otherwise.
+    case auto
+    /// HTTP/1.1 only: no ALPN offered.
+    case h1
+    /// HTTP/2 wherever TLS negotiates it (ALPN `h2` offered first).
+    case h2
 }
 
 /// `ClientSettings` for one platform, nothing left to choose.

@@ -78,10 +78,12 @@ struct RawClient: Decodable, Sendable {
     var maxRestarts: Positioned<Int>?
     var connections: Positioned<String>?
     var sourceAddresses: Positioned<String>?
+    /// `auto`, `h1` or `h2`.
+    var http: Positioned<String>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case platform, sdkVersion, userAgent, requestTimeout, queuePageRetry, pollInterval, maxWait, maxRestarts
-        case connections, sourceAddresses
+        case connections, sourceAddresses, http
     }
 }
 

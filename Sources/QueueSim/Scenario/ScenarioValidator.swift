@@ -185,6 +185,7 @@ struct ScenarioValidator {
         }
         settings.connections = connectionModel(raw.connections, key: "client.connections") ?? settings.connections
         settings.sourceAddresses = sourceAddresses(raw.sourceAddresses)
+        settings.http = choice(raw.http, key: "client.http", default: HTTPVersionChoice.auto)
         return settings
     }
 
