@@ -157,3 +157,29 @@ answers_with() {
     shift
     [ "$(curl -fsS --max-time 2 "$@" -X POST -H 'Content-Type: application/json' -d '{}' "$url" 2>/dev/null || true)" = "$answer" ]
 }
+
+# --- TLS on loopback (bench/live-h2.sh) ---------------------------------------------------------
+
+# make_bench_pki DIR SAN: DIR/ca.pem (a CA made now) and DIR/server.pem, DIR/server.key (an ECDSA
+# P-256 certificate it signed, for SAN, e.g. `DNS:localhost,IP:127.0.0.1`), valid two days. A
+# client trusts the server with `--cacert DIR/ca.pem` (curl) or `target.caFile` (queuesim).
+make_bench_pki() {
+    local dir="$1" san="$2"
+    mkdir -p "$dir"
+    (
+        cd "$dir"
+        openssl ecparam -name prime256v1 -genkey -noout -out ca.key
+        openssl req -x509 -new -key ca.key -days 2 -subj "/CN=queuesim bench CA" \
+            -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign -out ca.pem
+        openssl ecparam -name prime256v1 -genkey -noout -out server.key
+        openssl req -new -key server.key -subj "/CN=localhost" -out server.csr
+        printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' "$san" > server.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+            -extfile server.ext -out server.pem
+    ) > "$dir/openssl.log" 2>&1 || { cat "$dir/openssl.log" >&2; fail "openssl could not make the certificates"; }
+}
+
+# nginx_has_http2: whether $nginx_bin was built with the HTTP/2 module (Debian's nginx-light is).
+nginx_has_http2() {
+    "$nginx_bin" -V 2>&1 | grep -q -- '--with-http_v2_module'
+}
