@@ -20,7 +20,7 @@ extension ConnectionPoolStateMachine {
         switch connections[id.index].state {
         case .connecting:
             hand(id, from: &queue, &action, closeIfUnwanted: owner.isVisitor)
-        case .closing, .free, .idle, .busy, .released:
+        case .closing, .free, .idle, .busy, .held, .released:
             break
         }
         store(queue, for: owner)
@@ -51,19 +51,22 @@ extension ConnectionPoolStateMachine {
         return action
     }
 
-    /// The answer to the connection's exchange was read. `reusable`: the answer keeps the
-    /// connection open (and the exchange did not want it for itself alone).
-    mutating func exchangeSucceeded(on id: ConnectionID, reusable: Bool) -> Action {
-        guard isCurrent(id), case .busy(let exchange) = connections[id.index].state else {
-            return .none
-        }
+    /// The answer to the connection's exchange was read at `now` (nil: the latest instant an
+    /// event brought). `reusable`: the answer keeps the connection open. A `oneUse` exchange's
+    /// connection carries nothing more: it closes, or, abandoned as Android's is, is `held`
+    /// open for nobody.
+    mutating func exchangeSucceeded(on id: ConnectionID, reusable: Bool, at now: RunInstant? = nil) -> Action {
+        guard isCurrent(id), case .busy(let exchange) = connections[id.index].state else { return .none }
+        learn(now)
         connections[id.index].served += 1
         var action = Action(complete: .succeeded(exchange.id))
         if reusable && !exchange.oneUse {
             let owner = connections[id.index].owner
             var queue = takeQueue(owner) ?? OwnerQueue()
-            hand(id, from: &queue, &action)
+            hand(id, from: &queue, &action, lifetime: exchange.idleLifetime)
             store(queue, for: owner)
+        } else if reusable, case .abandonedAfterUse = exchange.idleLifetime {
+            hold(id, lifetime: exchange.idleLifetime)
         } else {
             connections[id.index].state = .released
             counted -= 1
@@ -76,11 +79,11 @@ extension ConnectionPoolStateMachine {
     /// The owner no longer awaited the exchange when it came to be written (it was never
     /// sent): the connection goes to the owner's next waiter, or idles.
     mutating func exchangeWithdrawn(on id: ConnectionID) -> Action {
-        guard isCurrent(id), case .busy = connections[id.index].state else { return .none }
+        guard isCurrent(id), case .busy(let exchange) = connections[id.index].state else { return .none }
         let owner = connections[id.index].owner
         var queue = takeQueue(owner) ?? OwnerQueue()
         var action = Action.none
-        hand(id, from: &queue, &action)
+        hand(id, from: &queue, &action, lifetime: exchange.idleLifetime)
         store(queue, for: owner)
         return action
     }
@@ -116,6 +119,10 @@ extension ConnectionPoolStateMachine {
                 if let position = queue.idle.lastIndex(of: id) { queue.idle.remove(at: position) }
                 store(queue, for: connection.owner)
             }
+            release(id.index)
+        case .held:
+            // The server closed an abandoned connection (its idle timeout, most often).
+            held -= 1
             release(id.index)
         case .closing:
             release(id.index)

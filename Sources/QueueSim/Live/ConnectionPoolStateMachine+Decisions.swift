@@ -5,11 +5,11 @@ import QueueClientCore
 /// owners' queues and the slots' bookkeeping.
 extension ConnectionPoolStateMachine {
     /// A connection free for its owner: to the owner's oldest waiter that may ride it, else
-    /// idle. `closeIfUnwanted`: a visitor's new connection whose request went away while it
+    /// idle for as long as `lifetime` allows. `closeIfUnwanted`: a visitor's new connection whose request went away while it
     /// connected is closed instead (a phone opens none ahead of need).
     mutating func hand(
-        _ id: ConnectionID, from queue: inout OwnerQueue, _ action: inout Action,
-        closeIfUnwanted: Bool = false
+        _ id: ConnectionID, from queue: inout OwnerQueue, _ action: inout Action, closeIfUnwanted: Bool = false,
+        lifetime: IdleLifetime = .whileVisitorLasts
     ) {
         let fresh = connections[id.index].served == 0
         if let first = peekWaiter(&queue), fresh || !first.oneUse {
@@ -24,6 +24,7 @@ extension ConnectionPoolStateMachine {
         } else {
             connections[id.index].state = .idle
             queue.idle.append(id)
+            beginIdleSpell(id, lifetime: lifetime)
         }
     }
 
@@ -47,9 +48,7 @@ extension ConnectionPoolStateMachine {
 
     /// Opens a connection for each of the owner's waiters no connect in progress will serve,
     /// within the limit; beyond it the owner waits its turn.
-    mutating func openIfWanted(
-        _ owner: ConnectionOwner, _ queue: inout OwnerQueue, _ action: inout Action
-    ) {
+    mutating func openIfWanted(_ owner: ConnectionOwner, _ queue: inout OwnerQueue, _ action: inout Action) {
         while queue.waiting.count > queue.connecting {
             guard counted < limit else {
                 if !queue.starved {
@@ -127,9 +126,7 @@ extension ConnectionPoolStateMachine {
     }
 
     func isCurrent(_ id: ConnectionID) -> Bool {
-        guard id.index < connections.count, connections[id.index].generation == id.generation else {
-            return false
-        }
+        guard id.index < connections.count, connections[id.index].generation == id.generation else { return false }
         if case .free = connections[id.index].state { return false }
         return true
     }

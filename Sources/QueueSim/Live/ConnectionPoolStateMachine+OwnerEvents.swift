@@ -35,7 +35,8 @@ extension ConnectionPoolStateMachine {
 
     /// The visitor behind `owners` has ended: its idle connections close (a phone's app is
     /// done with them). A connect still in progress is closed when it completes, since nobody
-    /// waits for it.
+    /// waits for it. Connections `held` for nobody (Android's abandoned enqueue clients') are
+    /// not the visitor's any more: they stay until the server closes them or their bound passes.
     mutating func visitorEnded(_ owners: [ConnectionOwner]) -> [ConnectionID] {
         var closing: [ConnectionID] = []
         for owner in owners {
@@ -74,7 +75,8 @@ extension ConnectionPoolStateMachine {
         return action
     }
 
-    /// Closes every connection and fails every exchange (their owner is done with them).
+    /// Closes every connection, `held` ones too, and fails every exchange (their owner is done
+    /// with them): the run's end.
     mutating func closeAll() -> CloseAllAction {
         var action = CloseAllAction()
         for queue in Array(queues.values) + sharedQueues.compactMap({ $0 }) {
@@ -89,6 +91,8 @@ extension ConnectionPoolStateMachine {
         abortedWaiters.removeAll()
         waitingTotal = 0
         warmRemaining = 0
+        held = 0
+        idleCalendar.removeAll()
         for index in connections.indices {
             let id = ConnectionID(index: index, generation: connections[index].generation)
             switch connections[index].state {
@@ -97,7 +101,7 @@ extension ConnectionPoolStateMachine {
             case .connecting:
                 // Closed once the connect completes.
                 connections[index].state = .closing
-            case .idle:
+            case .idle, .held:
                 connections[index].state = .closing
                 action.close.append(id)
             case .busy(let exchange):

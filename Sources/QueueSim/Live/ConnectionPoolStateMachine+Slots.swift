@@ -11,6 +11,10 @@ extension ConnectionPoolStateMachine {
         /// A reference: a device run has a slot for every connection its waiting visitors hold,
         /// idle for most of the wait, so a slot stays a word or two.
         case busy(LiveExchange)
+        /// Its one exchange answered, kept open by nobody and never used again (Android's
+        /// abandoned `OkHttpClient`, `IdleLifetime.abandonedAfterUse`): it counts against the
+        /// limit until the server closes it or its idle bound passes.
+        case held
         /// Asked to close (aborted, closed with the pool, closed while connecting, not wanted):
         /// it counts against the limit until its channel is gone.
         case closing
@@ -29,6 +33,8 @@ extension ConnectionPoolStateMachine {
         var connectPending = false
         /// Opened ahead of need (`warm`): its handshakes belong to no visitor's request.
         var warmed = false
+        /// Which idle spell it is in: a deadline of an earlier spell (it was busy since) is stale.
+        var idleSpell: UInt32 = 0
     }
 
     /// One owner's waiters, idle connections and connects in progress.

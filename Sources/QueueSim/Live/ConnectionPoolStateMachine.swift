@@ -15,7 +15,9 @@ import QueueClientCore
 ///   as a phone does. Nothing is opened before it asks, a connection nobody waits for when it
 ///   is made is closed, an exchange marked `oneUse` (Android's enqueue: a new `OkHttpClient`
 ///   per call) gets a connection of its own that closes after its answer, and
-///   `visitorEnded` closes what the visitor still holds.
+///   `visitorEnded` closes what the visitor still holds. How long a connection stays open idle
+///   is its phone's stack's (`IdleLifetime`): Android's `oneUse` connection is `held` open for
+///   nobody after its answer, iOS's close after URLSession's idle time (`+IdleCalendar`).
 ///
 /// At most `limit` connections are open, connecting and closing ones included; an owner that
 /// wants one beyond it waits its turn (`starved`), first come first served.
@@ -25,7 +27,8 @@ import QueueClientCore
 ///   sent again once, on another connection (the server's idle close raced it).
 ///
 /// Its files, by concern: this one (what comes out, the state, queries), `+Slots` (what is
-/// kept per connection and per owner), `+OwnerEvents`, `+ConnectionEvents`, `+Decisions`.
+/// kept per connection and per owner), `+OwnerEvents`, `+ConnectionEvents`, `+Decisions`,
+/// `+IdleCalendar` (how long idle connections live).
 /// The state is internal rather than private only because Swift's `private` ends at a file:
 /// nothing outside these files touches it.
 struct ConnectionPoolStateMachine {
@@ -84,6 +87,12 @@ struct ConnectionPoolStateMachine {
     var warmOwner = ConnectionOwner.shared
     /// Connections opened so far (a test counts them: keep-alive reuses).
     var connectionsOpened = 0
+    /// Bounded idle spells' ends (`+IdleCalendar`).
+    var idleCalendar = IdleCalendar()
+    /// The latest instant an event brought: when an idle spell that begins now began.
+    var latestNow = RunInstant.origin
+    /// Connections `held` open for nobody.
+    var held = 0
 
     /// Connections warmed per `warmStep`, so the first arrivals do not wait behind hundreds
     /// of connects.

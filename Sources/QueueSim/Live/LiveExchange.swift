@@ -33,6 +33,8 @@ final class LiveExchange: Equatable {
     /// How long a connection opened for it may take to connect (its request's own bound:
     /// 10 s for OkHttp, 240 s for Chromium's page loads); nil: the pool's.
     var connectTimeout: Duration?
+    /// How long its connection stays open idle after it, as its phone's HTTP stack keeps it.
+    var idleLifetime = IdleLifetime.whileVisitorLasts
 
     init(
         slot: Int, serial: UInt32, request: OutgoingRequest, owner: ConnectionOwner = .shared, oneUse: Bool = false
@@ -62,7 +64,7 @@ final class LiveExchange: Equatable {
         lhs === rhs
             || (lhs.slot == rhs.slot && lhs.serial == rhs.serial && lhs.request == rhs.request
                 && lhs.owner == rhs.owner && lhs.oneUse == rhs.oneUse && lhs.resent == rhs.resent
-                && lhs.connectTimeout == rhs.connectTimeout)
+                && lhs.connectTimeout == rhs.connectTimeout && lhs.idleLifetime == rhs.idleLifetime)
     }
 }
 
