@@ -39,7 +39,9 @@
 #
 # Environment: QUEUESIM_BIN (default: swift build -c release), PORT (default 18096),
 # QUEUESIM_HTTP (the scenario's client.http, default h2; `h1` measures queuesim over
-# TLS+HTTP/1.1 on the same nginx; empty leaves the key out, for a binary without it).
+# TLS+HTTP/1.1 on the same nginx; empty leaves the key out, for a binary without it),
+# H2LOAD_CLIENTS and H2LOAD_STREAMS (the streams shape's h2load -c and -m, default 64 and 1;
+# 1 and 64 is the shape of a client that multiplexes 64 streams on one connection).
 # Needs 2 cores, nginx with http_v2, h2load (nghttp2-client), openssl, GNU time, jq, curl;
 # installs the missing ones with apt-get (root). Loopback only; every load is bounded in time.
 set -euo pipefail
@@ -49,11 +51,15 @@ shapes="${2:-streams connect}"
 port="${PORT:-18096}"
 http_choice="${QUEUESIM_HTTP-h2}"
 connections=64
+h2_clients="${H2LOAD_CLIENTS:-64}"
+h2_streams="${H2LOAD_STREAMS:-1}"
 usage="usage: bench/live-h2.sh [SECONDS] [SHAPES]  (SECONDS a whole number > 0; SHAPES of streams, connect)"
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
 for shape in $shapes; do
     [[ "$shape" = streams || "$shape" = connect ]] || { echo "$usage" >&2; exit 2; }
 done
+[[ "$h2_clients" =~ ^[1-9][0-9]*$ && "$h2_streams" =~ ^[1-9][0-9]*$ ]] \
+    || { echo "H2LOAD_CLIENTS and H2LOAD_STREAMS are whole numbers > 0" >&2; exit 2; }
 [[ -z "$http_choice" || "$http_choice" =~ ^(auto|h1|h2)$ ]] \
     || { echo "QUEUESIM_HTTP is auto, h1, h2 or empty" >&2; exit 2; }
 
@@ -133,7 +139,7 @@ finished_seconds() {
 h2load_streams() {
     local out="$workdir/h2load-streams-$1.txt" time_file="$workdir/h2load-streams-$1.time" status=0
     h2load_cmd=(timeout --foreground -k 5 $((seconds + 30)) taskset -c 1 /usr/bin/time -f '%U %S' -o "$time_file"
-        h2load -t1 -c"$connections" -m1 -D "$seconds" -d enqueue.json "${h2load_head[@]}" "$url$enqueue_path")
+        h2load -t1 -c"$h2_clients" -m"$h2_streams" -D "$seconds" -d enqueue.json "${h2load_head[@]}" "$url$enqueue_path")
     (cd "$workdir" && "${h2load_cmd[@]}") > "$out" 2>&1 || status=$?
     [ "$status" -eq 0 ] || { cat "$out" >&2; fail "h2load exited $status"; }
     check_h2load "$out"
