@@ -3,6 +3,9 @@
 struct Handshake: Equatable, Sendable {
     var connect: Duration
     var tls: Duration?
+    /// What the TLS handshake's ALPN agreed on ("h2", "http/1.1"); nil on plain HTTP or when
+    /// nothing was offered (HTTP/1.1 then).
+    var applicationProtocol: String? = nil
 }
 
 /// The handshake of a visitor's first request, kept in its in-flight record in 9 bytes

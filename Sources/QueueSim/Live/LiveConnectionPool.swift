@@ -220,19 +220,17 @@ final class LiveConnectionPool {
         }
     }
 
-    /// Encodes the request, schedules the flush, then hands the bytes to the connection.
+    /// Schedules the flush, then hands the request to the connection, which frames it.
     private func send(_ exchange: borrowing LiveExchange, on id: ConnectionID, fresh: Bool, at now: RunInstant) {
         guard let handler = connections[id.index] else {
             preconditionFailure("an exchange on a connection not established")
         }
         if fresh { handler.markFirstExchange(exchange.id) }
-        let keep = !exchange.owner.isVisitor
-        // The authority alone, not the endpoint: a copy of it retained each of its references.
-        let bytes = exchange.encodeRequest(
-            defaultAuthority: endpoints[Int(exchange.owner.endpoint)].authority, heads: &encodedHeads,
-            reusing: keep ? handler.takeSpareBuffer() : nil)
         flushAtEndOfTick(handler)
-        handler.write(bytes, keep: keep, at: now)
+        // The authority alone, not the endpoint: a copy of it retained each of its references.
+        handler.write(
+            exchange, defaultAuthority: endpoints[Int(exchange.owner.endpoint)].authority, heads: &encodedHeads,
+            keep: !exchange.owner.isVisitor, at: now)
     }
 
     /// Flushes `handler`'s written request once the loop has handled every event of this

@@ -10,12 +10,12 @@ import QueueClientCore
 ///
 /// Loop-confined: every call is on `eventLoop`.
 ///
-/// HTTP/2 (issue 55) is one more conformer, not a branch: an h2 factory connects, adds
-/// NIOHTTP2's handlers and reports one `PooledConnection` that opens a stream per `write`.
-/// What changes beside it is the machine's rule of one exchange per connection, which becomes
-/// the connection's stream capacity (reported with `connectionEstablished`); the pool's events
-/// (`exchangeAnswered`, `connectionEnded`) already name the connection, and an h2 connection
-/// would name the exchange's stream too.
+/// HTTP/2 (issue 55) is one more `PooledConnection`, not a branch: a TLS connection of
+/// `NIOConnectionFactory` is a `LiveTLSConnection`, which speaks h2 (`H2Session` on NIOHTTP2's
+/// frame-level API) when ALPN agrees on it and HTTP/1.1 otherwise. A visitor's requests are
+/// sequential, so its connection carries one stream at a time, and the machine's rule of one
+/// exchange per connection holds; the pool hands a connection the exchange (`write`), and the
+/// connection frames it in its protocol.
 protocol ConnectionFactory: AnyObject {
     /// The loop the factory's connections live on: the pool's.
     var eventLoop: any EventLoop { get }
@@ -56,11 +56,14 @@ protocol PooledConnection: AnyObject {
     func markFirstExchange(_ exchange: ExchangeID)
     /// The handshake of the connection's first exchange, once: nil for any later exchange.
     func takeHandshake() -> Handshake?
-    /// The last request's buffer, for the next one's bytes (nil when there is none).
-    func takeSpareBuffer() -> ByteBuffer?
-    /// Writes a request's bytes, sent at the next `flush`; `keep`: hold the buffer for the next
-    /// request (`takeSpareBuffer`). `now`: the pool's reading of the clock for this event.
-    func write(_ bytes: ByteBuffer, keep: Bool, at now: RunInstant)
+    /// Writes `exchange`'s request, sent at the next `flush`, in the connection's protocol:
+    /// HTTP/1.1 bytes (`LiveRequestEncoding`, with the pool's encoded shared `heads`) or h2
+    /// frames. `defaultAuthority`: the `Host` of a request that names none. `keep`: the
+    /// connection is shared, so an HTTP/1.1 connection writes into its last request's buffer
+    /// and keeps this one's. `now`: the pool's reading of the clock for this event.
+    func write(
+        _ exchange: borrowing LiveExchange, defaultAuthority: String, heads: inout EncodedHeads, keep: Bool,
+        at now: RunInstant)
     /// Sends what `write` handed over.
     func flush()
     /// Closes the connection; its end reaches the pool as `connectionEnded`.

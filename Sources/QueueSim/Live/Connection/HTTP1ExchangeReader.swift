@@ -27,6 +27,8 @@ struct HTTP1ExchangeReader {
     private var connectDuration: Duration?
     private var connectedAt: RunInstant?
     private var tlsDuration: Duration?
+    /// What ALPN agreed on ("h2", "http/1.1"; nil: nothing offered or agreed, or plain HTTP).
+    var applicationProtocol: String?
 
     init(at now: RunInstant) {
         lastProgress = now
@@ -55,7 +57,13 @@ struct HTTP1ExchangeReader {
     mutating func takeHandshake() -> Handshake? {
         guard firstExchange != nil, let connectDuration else { return nil }
         firstExchange = nil
-        return Handshake(connect: connectDuration, tls: tlsDuration)
+        return Handshake(connect: connectDuration, tls: tlsDuration, applicationProtocol: applicationProtocol)
+    }
+
+    /// The exchange in flight made progress at `now` another way than through `received`
+    /// (an h2 frame of its answer, its request framed).
+    mutating func progressed(at now: RunInstant) {
+        lastProgress = now
     }
 
     /// A request's bytes were handed to the transport at `now`.
@@ -141,6 +149,17 @@ extension HTTP1Connection {
         reader.takeSpareBuffer()
     }
 
+    func write(
+        _ exchange: borrowing LiveExchange, defaultAuthority: String, heads: inout EncodedHeads, keep: Bool,
+        at now: RunInstant
+    ) {
+        let bytes = exchange.encodeRequest(
+            defaultAuthority: defaultAuthority, heads: &heads, reusing: keep ? takeSpareBuffer() : nil)
+        write(bytes, keep: keep, at: now)
+    }
+
+    /// Writes a request's bytes, sent at the next `flush`; `keep`: hold the buffer for the next
+    /// request (`takeSpareBuffer`).
     func write(_ bytes: ByteBuffer, keep: Bool, at now: RunInstant) {
         reader.wrote(bytes, keep: keep, at: now)
         send(bytes)

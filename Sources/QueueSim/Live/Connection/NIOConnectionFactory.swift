@@ -3,7 +3,8 @@ import NIOPosix
 import NIOSSL
 import QueueClientCore
 
-/// Connections on SwiftNIO channels (`LiveHTTP1Handler`), plain or TLS: the transport of every
+/// Connections on SwiftNIO channels, plain (`LiveHTTP1Handler`) or TLS (`LiveTLSConnection`:
+/// h2 or HTTP/1.1, as ALPN agrees): the transport of every
 /// run with the embedded room or an `https` endpoint, and of any run where queuesim's own
 /// plain loop does not exist (every platform but Linux) or is not wanted
 /// (`QUEUESIM_TRANSPORT=nio`). Its loop is one of SwiftNIO's own (NIOPosix's): a bootstrap
@@ -18,12 +19,15 @@ final class NIOConnectionFactory: ConnectionFactory {
     /// The connection being set up by a bootstrap's initializer, its pool, and the handler
     /// the initializer added.
     private var initializing: (id: ConnectionID, pool: LiveConnectionPool)?
-    private var initialized: LiveHTTP1Handler?
+    private var initialized: (any NIOPooledConnection)?
     /// Told each connection as it is established (tests read its channel's socket options).
-    var established: ((LiveHTTP1Handler) -> Void)?
+    var established: ((any NIOPooledConnection) -> Void)?
+    /// `client.http: h2`: a TLS connection whose server does not agree to h2 fails.
+    let requiresH2: Bool
 
-    init(loop: any EventLoop) {
+    init(loop: any EventLoop, requiresH2: Bool = false) {
         eventLoop = loop
+        self.requiresH2 = requiresH2
     }
 
     func carries(_ endpoint: LiveEndpoint) -> Bool { true }
@@ -81,7 +85,7 @@ final class NIOConnectionFactory: ConnectionFactory {
     private func makeBootstrap(_ endpoint: borrowing LiveEndpoint, forVisitor: Bool) -> ClientBootstrap {
         // Weakly: the factory keeps its bootstraps, and so their initializers.
         let bound = NIOLoopBound(WeakFactory(self), eventLoop: eventLoop)
-        let (tls, serverHostname) = (endpoint.tls, endpoint.serverHostname)
+        let (tls, serverHostname, requiresH2) = (endpoint.tls, endpoint.serverHostname, requiresH2)
         // TCP_NODELAY is ClientBootstrap's default (`.tcpOption(.tcp_nodelay)`): a request leaves
         // in one write, as a phone's does. (`.socketOption(.tcp_nodelay)`, set here before,
         // named level SOL_SOCKET, where option 1 is SO_DEBUG: it needs CAP_NET_ADMIN, so every
@@ -98,10 +102,14 @@ final class NIOConnectionFactory: ConnectionFactory {
                 let pipeline = channel.pipeline.syncOperations
                 if let tls {
                     try pipeline.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                    let connection = LiveTLSConnection(pool: pool, id: id, requiresH2: requiresH2)
+                    try pipeline.addHandler(connection)
+                    factory.initialized = connection
+                } else {
+                    let handler = LiveHTTP1Handler(pool: pool, id: id)
+                    try pipeline.addHandler(handler)
+                    factory.initialized = handler
                 }
-                let handler = LiveHTTP1Handler(pool: pool, id: id)
-                try pipeline.addHandler(handler)
-                factory.initialized = handler
                 return channel.eventLoop.makeSucceededVoidFuture()
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)
@@ -112,6 +120,14 @@ final class NIOConnectionFactory: ConnectionFactory {
     static let initializerOutsideConnect = TransportError.other(
         "NIO set up a connection outside its connect call (the pool cannot tell which it is)")
 }
+
+/// A connection on a SwiftNIO channel, whichever protocol it speaks.
+protocol NIOPooledConnection: PooledConnection {
+    var channel: (any Channel)? { get }
+}
+
+extension LiveHTTP1Handler: NIOPooledConnection {}
+extension LiveTLSConnection: NIOPooledConnection {}
 
 /// A factory that may be gone: what a bootstrap's initializer holds.
 private final class WeakFactory {
