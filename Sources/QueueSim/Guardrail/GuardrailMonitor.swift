@@ -104,3 +104,18 @@ package struct GuardrailMonitor: Sendable {
         }
     }
 }
+
+/// A virtual run's clock adapter judges the windows as its clock passes each second.
+extension GuardrailMonitor: RunWatch {
+    mutating func visitorFinished(_ visitor: FinishedVisitor) {
+        record(WindowSample(visitor))
+    }
+
+    mutating func secondsOver(upTo instant: RunInstant) -> RunInstant? {
+        advance(to: instant)?.at
+    }
+
+    mutating func runEnded(at end: RunInstant) {
+        _ = finish(at: end)
+    }
+}

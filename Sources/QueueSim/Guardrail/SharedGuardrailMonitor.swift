@@ -37,3 +37,19 @@ package final class SharedGuardrailMonitor: Sendable {
 
     package var results: GuardrailResults { monitor.withLock { $0.results } }
 }
+
+/// A live loop's rows with the run's guardrails in front: each finished visitor is told to the
+/// guardrails, then handed on. `Run/` gives one to each loop driver, which sees only a sink.
+struct GuardedRows<Rows: FinishedVisitorSink>: FinishedVisitorSink {
+    var rows: Rows
+    let guardrails: SharedGuardrailMonitor
+
+    mutating func accept(_ finished: FinishedVisitor) throws {
+        guardrails.record(finished)
+        try rows.accept(finished)
+    }
+
+    mutating func flush() throws {
+        try rows.flush()
+    }
+}

@@ -33,24 +33,26 @@ final class LoopDriver: LiveExchangeOwner {
     /// Visitors whose arrival has come are waiting for a place under the engine's quota.
     private var backlogFromConcurrency = false
     private var armedAt: RunInstant?
-    /// Where finished visitors go (the run's row writer, a batch of this loop's own).
+    /// Where finished visitors go (the run's row writer, a batch of this loop's own, with the
+    /// run's guardrails in front when it has any).
     private var rows: any FinishedVisitorSink
     private var health = GeneratorHealth()
     private var nextProbe: RunInstant
     private var probesSincePublish = 0
     private var stopped = false
     private var finishedPromise: EventLoopPromise<Outcome>?
-    /// The run's windowed thresholds, told every finished visitor.
-    private let guardrails: SharedGuardrailMonitor?
 
+    /// - Parameters:
+    ///   - input: this loop's own (its group templates fresh: every visitor retains its
+    ///     group's box, and two cores retaining one object slow each other down).
+    ///   - pacer: the run's `run.maxRequestRate`, shared by every loop.
     init(
-        loop: any EventLoop, connections: any ConnectionFactory, part: Int, of parts: Int, run: PreparedRun,
+        loop: any EventLoop, connections: any ConnectionFactory, part: Int, of parts: Int, input: DriverInput,
         plan: VisitorPlan, quota: Int,
         endpoints: [LiveEndpoint], routes: LiveRoutes, sourceAddresses: [SocketAddress] = [], connectionLimit: Int,
         rows: any FinishedVisitorSink, clock: WallClock, progress: RunProgress, stopLine: LiveStopLine,
-        guardrails: SharedGuardrailMonitor? = nil, pacer: SharedRequestPacer? = nil
+        pacer: SharedRequestPacer? = nil
     ) throws {
-        self.guardrails = guardrails
         self.routes = routes
         self.loop = loop
         self.part = part
@@ -58,15 +60,12 @@ final class LoopDriver: LiveExchangeOwner {
         self.progress = progress
         self.stopLine = stopLine
         self.rows = rows
-        // Templates of this loop's own: every visitor retains its group's box, and two cores
-        // retaining one object slow each other down.
         engine = try VisitorEngine(
-            plan: plan, part: part, of: parts, templates: run.makeGroupTemplates(), quota: quota,
-            tracksRequestDeadlines: true, behaviours: VisitorBehaviourBook(scenario: run.scenario),
-            pacer: pacer.map(PacerTurns.shared))
+            plan: plan, part: part, of: parts, templates: input.templates, quota: quota,
+            tracksRequestDeadlines: true, behaviours: input.behaviours, pacer: pacer.map(PacerTurns.shared))
         pool = LiveConnectionPool(
             connections: connections, endpoints: endpoints, limit: connectionLimit,
-            connectTimeout: run.scenario.longestRequestTimeout, clock: clock)
+            connectTimeout: input.longestRequestTimeout, clock: clock)
         pool.sourceAddresses = sourceAddresses
         nextProbe = .origin
     }
@@ -272,7 +271,6 @@ final class LoopDriver: LiveExchangeOwner {
             }
         case .finished(let visitor):
             pool.visitorEnded(routes.ownersOfVisitor(visitor.index, group: visitor.groupIndex))
-            guardrails?.record(visitor)
             try rows.accept(visitor)
         }
     }
@@ -295,10 +293,7 @@ final class LoopDriver: LiveExchangeOwner {
     func stop(reason: StopReason, at instant: RunInstant) {
         guard !stopped, finishedPromise != nil else { return }
         do {
-            try engine.stop(at: instant, reason: reason, dueArrivals: true) { [guardrails] in
-                guardrails?.record($0)
-                try rows.accept($0)
-            }
+            try engine.stop(at: instant, reason: reason, dueArrivals: true) { try rows.accept($0) }
         } catch {
             fail(error)
             return

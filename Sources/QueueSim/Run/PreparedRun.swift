@@ -137,8 +137,7 @@ package struct PreparedRun: Sendable {
     /// The platform visitor `index` of group `group` runs as: drawn again from the seed (the
     /// plan's draw), so a row needs nothing carried through the engine.
     package func platform(ofVisitor index: Int, group: Int) -> ClientPlatform {
-        let platforms = groupPlatforms[group]
-        return platforms.shares[platforms.shareIndex(forVisitor: index, seed: scenario.seed)].platform
+        RowContext.platform(ofVisitor: index, in: groupPlatforms[group], seed: scenario.seed)
     }
 
     package func groupName(of visitor: PlannedVisitor) -> String {

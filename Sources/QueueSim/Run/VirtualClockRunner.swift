@@ -12,7 +12,7 @@ package struct VirtualClockRunner: Sendable {
     package let stopSignal: RunStopSignal
 
     /// How many events between two looks at the stop signal and two progress publications.
-    static let publishEvery = VirtualDriver.publishEvery
+    static let publishEvery = VirtualDriver<GuardrailMonitor>.publishEvery
 
     /// Skip queue-page polls whose answers the room can forecast exactly (see
     /// `PollShortcut`). On by default; tests turn it off to prove that the
@@ -106,12 +106,15 @@ package struct VirtualClockRunner: Sendable {
                 secretKey: roomConfiguration.settings.secretKey,
                 epochUnixSeconds: WaitingRoomConfiguration.virtualEpochUnixSeconds)
         let rows = RowWriter(
-            recorder: recorder, run: run, tokenJudge: judge, onTheCallersThread: recordsRowsOnTheEngineThread)
-        var driver = try VirtualDriver(run: run, room: room, rows: rows, progress: progress, stopSignal: stopSignal)
+            recorder: recorder, rows: run.rowContext, tokenJudge: judge,
+            onTheCallersThread: recordsRowsOnTheEngineThread)
+        // A sweep's points measure whole runs (docs/sweep.md): no guardrail stops one.
+        let guardrails = keepsFiguresOnly ? nil : run.guardrailMonitor
+        var driver = try VirtualDriver(
+            input: run.driverInput(), plan: run.makePlan(), watch: guardrails, room: room, rows: rows,
+            progress: progress, stopSignal: stopSignal)
         if !pollShortcut { driver.pollShortcut = nil }
         if keepsFiguresOnly { driver.engine.sent.keepsAnswers = false }
-        // A sweep's points measure whole runs (docs/sweep.md): no guardrail stops one.
-        if keepsFiguresOnly { driver.guardrails = nil }
         do {
             try driver.run(until: run.scenario.run.duration.map { RunInstant.origin + $0 })
         } catch {
@@ -120,6 +123,6 @@ package struct VirtualClockRunner: Sendable {
         }
         try rows.finish()
         Self.record(driver.engine.sent, roomSeries: driver.roomSeries, into: recorder)
-        return (driver.now, driver.guardrails?.results, driver.skippedPolls, room.model.ruleCounts)
+        return (driver.now, driver.watch?.results, driver.skippedPolls, room.model.ruleCounts)
     }
 }

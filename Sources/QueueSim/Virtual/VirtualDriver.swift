@@ -5,7 +5,10 @@ import QueueClientCore
 /// clock, and every request is answered by the in-process room at once, its answer (or the
 /// client's timeout) put on the calendar after the modelled delay. No task or thread per
 /// visitor: a visitor is a machine in a slot, an event a `(time, sequence, payload)` entry.
-struct VirtualDriver {
+///
+/// `Watch`: what judges the run second by second (the guardrails), generic rather than an
+/// existential because it is asked at every event.
+struct VirtualDriver<Watch: RunWatch> {
     let room: WaitingRoomService
     let progress: RunProgress
     let stopSignal: RunStopSignal
@@ -19,35 +22,31 @@ struct VirtualDriver {
     /// Polls the shortcut counted without handing them to the room.
     var skippedPolls = 0
     /// How many events between two looks at the stop signal and two progress publications.
-    static let publishEvery = 16_384
+    static var publishEvery: Int { 16_384 }
     /// The room's queue at the end of each second so far (metrics.prom), and the end of the
     /// next second to sample.
     private(set) var roomSeries = RoomSeries()
     private var nextRoomSample = RunInstant.origin + .seconds(1)
     /// The scenario's windowed thresholds (guardrails), judged second by second; nil without any.
-    var guardrails: GuardrailMonitor?
+    var watch: Watch?
     /// `run.maxRequestRate`: requests wait here for the turn the engine gave them, in the order
     /// they asked (turns come in that order).
     private var paced: Deque<VisitorEngine.PacedRequest> = []
 
     init(
-        run: PreparedRun, room: WaitingRoomService, rows: any FinishedVisitorSink, progress: RunProgress,
-        stopSignal: RunStopSignal
+        input: DriverInput, plan: VisitorPlan, watch: Watch?, room: WaitingRoomService, rows: any FinishedVisitorSink,
+        progress: RunProgress, stopSignal: RunStopSignal
     ) throws {
         self.room = room
         self.progress = progress
         self.stopSignal = stopSignal
-        let pacer = run.scenario.run.maxRequestRate.map {
-            PacerTurns.own(RequestPacer(perSecond: $0, shares: run.options.shard.count))
-        }
+        let pacer = input.requestPacer.map(PacerTurns.own)
         engine = try VisitorEngine(
-            plan: run.makePlan(), templates: run.groupTemplates, tracksRequestDeadlines: false,
-            behaviours: VisitorBehaviourBook(scenario: run.scenario), pacer: pacer)
+            plan: plan, templates: input.templates, tracksRequestDeadlines: false, behaviours: input.behaviours,
+            pacer: pacer)
         self.rows = rows
-        pollShortcut = PollShortcut(room: room, runDeadline: run.scenario.run.duration.map { .origin + $0 })
-        guardrails = GuardrailMonitor(
-            thresholds: run.scenario.thresholds, groupNames: run.groupNames,
-            waitCap: .wait(maxWait: run.scenario.client.maxWait, runDuration: run.scenario.run.duration))
+        pollShortcut = PollShortcut(room: room, runDeadline: input.deadline)
+        self.watch = watch
         // A forecast poll goes out when the room says, not when its turn comes.
         if pacer != nil { pollShortcut = nil }
     }
@@ -70,8 +69,8 @@ struct VirtualDriver {
             // Every second before the next event is over: its windows are judged first, so a
             // guardrail stops the run at the same instant whatever the events' order.
             let judgedTo = deadline.map { min(next, $0) } ?? next
-            if let trip = guardrails?.advance(to: judgedTo) {
-                engine.advanceClock(to: trip.at)
+            if let stopAt = watch?.secondsOver(upTo: judgedTo) {
+                engine.advanceClock(to: stopAt)
                 try stop(reason: .guardrail)
                 sampleRoomAtEnd()
                 return
@@ -81,7 +80,7 @@ struct VirtualDriver {
             if let deadline, next > deadline {
                 engine.advanceClock(to: deadline)
                 try stop(reason: .runEnded)
-                _ = guardrails?.finish(at: deadline)
+                watch?.runEnded(at: deadline)
                 sampleRoomAtEnd()
                 return
             }
@@ -106,7 +105,7 @@ struct VirtualDriver {
             }
         }
         let end = now
-        _ = guardrails?.finish(at: end)
+        watch?.runEnded(at: end)
         publish()
         sampleRoomAtEnd()
     }
@@ -173,7 +172,7 @@ struct VirtualDriver {
         case .none:
             return
         case .finished(let visitor):
-            guardrails?.record(WindowSample(visitor))
+            watch?.visitorFinished(visitor)
             try rows.accept(visitor)
         case .sendLater(let turn):
             paced.append(turn)
@@ -231,13 +230,13 @@ struct VirtualDriver {
     /// Ends every visitor still in flight (`VisitorEngine.stop`).
     private mutating func stop(reason: StopReason) throws {
         var rows = self.rows
-        var guardrails = self.guardrails
+        var watch = self.watch
         try engine.stop(at: now, reason: reason, dueArrivals: false) {
-            guardrails?.record(WindowSample($0))
+            watch?.visitorFinished($0)
             try rows.accept($0)
         }
         self.rows = rows
-        self.guardrails = guardrails
+        self.watch = watch
         publish()
     }
 

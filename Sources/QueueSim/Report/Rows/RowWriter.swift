@@ -37,14 +37,14 @@ final class RowWriter {
     ///     for a sweep that already runs a point on every core, where a writer thread per point
     ///     would only take turns with the engines and add the hand-over (docs/benchmarks.md).
     init(
-        recorder: Recorder, run: PreparedRun, tokenJudge: TokenJudge, capacity: Int = 8,
+        recorder: Recorder, rows: RowContext, tokenJudge: TokenJudge, capacity: Int = 8,
         progress: RunProgress? = nil, onTheCallersThread: Bool = false
     ) {
         let channel = BatchChannel<FinishedVisitor>(capacity: capacity)
         self.channel = channel
         let failure = self.failure
         batch = RowBatch(channel: channel, failure: failure)
-        let processor = RowProcessor(recorder: recorder, run: run, tokenJudge: tokenJudge, progress: progress)
+        let processor = RowProcessor(recorder: recorder, rows: rows, tokenJudge: tokenJudge, progress: progress)
         if onTheCallersThread {
             inline = processor
             worker = nil
@@ -117,27 +117,25 @@ extension RowWriter: FinishedVisitorSink {
 /// `RowWriter.init` until `finish` has joined it, or the producer's own.
 private final class RowProcessor: @unchecked Sendable {
     private let recorder: Recorder
-    private let run: PreparedRun
+    private let rows: RowContext
     private let tokenJudge: TokenJudge
     private let progress: RunProgress?
     /// Copies of their own, so the writer never touches the strings the loop's visitors share.
     private let eventIds: [String]
     private var enqueueMilliseconds: [Int64] = []
 
-    init(recorder: Recorder, run: PreparedRun, tokenJudge: TokenJudge, progress: RunProgress?) {
+    init(recorder: Recorder, rows: RowContext, tokenJudge: TokenJudge, progress: RunProgress?) {
         self.recorder = recorder
-        self.run = run
+        self.rows = rows
         self.tokenJudge = tokenJudge
         self.progress = progress
-        eventIds = (0..<run.scenario.groups.count).map {
-            String(decoding: Array(run.waitingRoomId(ofGroup: $0).utf8), as: UTF8.self)
-        }
+        eventIds = rows.eventIds.map { String(decoding: Array($0.utf8), as: UTF8.self) }
     }
 
     func record(_ item: FinishedVisitor) throws {
         var record = VisitorRecord(
             index: item.index, arrival: item.arrival, groupIndex: item.groupIndex, result: item.result,
-            run: run, eventId: eventIds[item.groupIndex], tokenJudge: tokenJudge)
+            rows: rows, eventId: eventIds[item.groupIndex], tokenJudge: tokenJudge)
         if let firstStart = item.firstStart {
             record.lastAttemptStart = record.start
             record.start = firstStart

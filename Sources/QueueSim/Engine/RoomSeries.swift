@@ -1,6 +1,8 @@
 /// The embedded room's queue at the end of each second of a run, for metrics.prom's
 /// `queuesim_room_queue_length` and `queuesim_room_released_total`: sampled by the virtual
 /// driver as its clock passes each second, and by a wall-clock run's sampler once a second.
+/// Here, beside `RunProgress.RoomFigures`, because the clocks fill it and `Metrics/` (above
+/// them) reads it.
 package struct RoomSeries: Sendable, Equatable {
     private(set) var queueLength: [Int] = []
     private(set) var released: [Int] = []
