@@ -61,10 +61,11 @@ struct PendingRun: Codable, Equatable {
         return PlanShard(index: shardIndex, count: shardCount)
     }
 
+    /// Compact, keys sorted, slashes unescaped: `JSONEncoder`'s bytes with `[.sortedKeys,
+    /// .withoutEscapingSlashes]` (`SortedJSONEncoder`). Written at the start of every run, it
+    /// holds each group's configuration, and `JSONEncoder` spent 5 % of a 2,000-group run on it.
     func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+        String(decoding: try SortedJSONEncoder(pretty: false).encode(self), as: UTF8.self) + "\n"
     }
 
     var description: RunDescription {
