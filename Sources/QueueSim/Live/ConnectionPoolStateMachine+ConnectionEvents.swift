@@ -89,9 +89,11 @@ extension ConnectionPoolStateMachine {
     }
 
     /// The connection's channel is gone (closed by either side, or failed with `error`).
-    /// `receivedResponseBytes`: some of an answer had arrived.
+    /// `receivedResponseBytes`: some of an answer had arrived. `unprocessed`: the server said
+    /// it did not process the request in flight (h2's `REFUSED_STREAM`, or a GOAWAY below its
+    /// stream, RFC 9113 §8.7).
     mutating func connectionClosed(
-        _ id: ConnectionID, error: TransportError, receivedResponseBytes: Bool
+        _ id: ConnectionID, error: TransportError, receivedResponseBytes: Bool, unprocessed: Bool = false
     ) -> Action {
         guard isCurrent(id), !connections[id.index].connectPending else { return .none }
         var action = Action.none
@@ -105,7 +107,9 @@ extension ConnectionPoolStateMachine {
             // A server may close an idle keep-alive connection just as a request goes out on
             // it. Browsers and HTTP stacks resend such a request once on a new connection; so
             // does the pool, so the visitor does not pay an SDK retry for the transport's race.
-            if connection.served > 0 && !receivedResponseBytes && !exchange.resent {
+            // A request an h2 server did not process is sent again once the same way (OkHttp's
+            // silent retry of a refused stream), even on the connection's first exchange.
+            if (connection.served > 0 || unprocessed) && !receivedResponseBytes && !exchange.resent {
                 exchange.resent = true
                 queue.waiting.prepend(exchange)
                 waitingTotal += 1

@@ -155,10 +155,14 @@ final class LiveConnectionPool {
     }
 
     /// The connection's channel closed (by either side) or failed. `error` is why, when NIO said.
-    func connectionEnded(_ id: ConnectionID, error: (any Error)?, receivedResponseBytes: Bool) {
+    /// `unprocessed`: the server said it did not process the exchange in flight (h2), which
+    /// may then be sent again once.
+    func connectionEnded(
+        _ id: ConnectionID, error: (any Error)?, receivedResponseBytes: Bool, unprocessed: Bool = false
+    ) {
         let action = machine.connectionClosed(
             id, error: error.map(LiveTransportErrors.map) ?? .connectionReset,
-            receivedResponseBytes: receivedResponseBytes)
+            receivedResponseBytes: receivedResponseBytes, unprocessed: unprocessed)
         var handshake: Handshake?
         if id.index < connections.count, let handler = connections[id.index], handler.id == id {
             handshake = handler.takeHandshake()

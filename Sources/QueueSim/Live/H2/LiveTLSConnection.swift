@@ -207,7 +207,8 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
         case .h2(let session):
             context.fireChannelInactive()
             pool.connectionEnded(
-                id, error: reader.failure, receivedResponseBytes: session.receivedAnswerBytes || streamFailed)
+                id, error: reader.failure, receivedResponseBytes: session.receivedAnswerBytes || streamFailed,
+                unprocessed: unprocessed)
         case .http1, .negotiating:
             let (answer, partial) = reader.connectionClosed()
             if let answer { pool.exchangeAnswered(on: id, answer, reusable: false, at: now) }
