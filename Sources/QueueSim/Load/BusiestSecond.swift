@@ -4,7 +4,12 @@ extension Arrivals {
     /// The most visitors the plan brings within any one second, bursts included: a burst of
     /// 800 on a ramp at 150/s is about 943 in its busiest second, not "peak 150/s" (a burst is
     /// an instant, so `peakRatePerSecond` leaves it out). Expected counts, before `--visitors`.
-    package var busiestSecond: Double {
+    package var busiestSecond: Double { busiest(within: 1) }
+
+    /// The most visitors the plan brings within any `window` seconds, bursts included
+    /// (expected counts, before `--visitors`): the descriptor preflight's count of Android
+    /// enqueue connections held open at once (`DescriptorBudget`).
+    package func busiest(within window: Double) -> Double {
         let segments = ArrivalSegment.layout(phases, scale: 1).segments
         // A window's count is piecewise linear or quadratic in its start, with breaks where a
         // segment starts or ends: the busiest window starts or ends at one of those instants.
@@ -16,16 +21,16 @@ extension Arrivals {
             case .burst: end = begin
             case .steady(let steady): end = (steady.start + steady.duration).secondsDouble
             }
-            // Just after `t - 1` so that a window ending at a burst takes it in.
-            starts += [begin, begin - 1 + 1e-9, end, end - 1 + 1e-9]
+            // Just after `t - window` so that a window ending at a burst takes it in.
+            starts += [begin, begin - window + 1e-9, end, end - window + 1e-9]
         }
-        let busiest = starts.map { Self.arrivals(in: segments, from: $0) }.max() ?? 0
+        let busiest = starts.map { Self.arrivals(in: segments, from: $0, window: window) }.max() ?? 0
         return min(busiest, maxVisitors.map(Double.init) ?? .infinity)
     }
 
-    /// Expected arrivals in `[from, from + 1 s)`.
-    private static func arrivals(in segments: [ArrivalSegment], from: Double) -> Double {
-        let to = from + 1
+    /// Expected arrivals in `[from, from + window)` (seconds).
+    private static func arrivals(in segments: [ArrivalSegment], from: Double, window: Double) -> Double {
+        let to = from + window
         return segments.reduce(0.0) { total, segment in
             switch segment {
             case .burst(let start, let count):
