@@ -20,10 +20,18 @@ extension ConnectionPoolStateMachine {
     struct IdleCalendar {
         var lanes: [(bound: Duration, deadlines: Deque<IdleDeadline>)] = []
 
-        var isEmpty: Bool { lanes.allSatisfy { $0.deadlines.isEmpty } }
+        /// At once for a run with no bounded idle spells (no lanes): the pool asks at every event.
+        var isEmpty: Bool { lanes.isEmpty || lanes.allSatisfy { $0.deadlines.isEmpty } }
 
         /// The earliest deadline noted (maybe of a spell already over).
-        var next: RunInstant? { lanes.compactMap { $0.deadlines.first?.at }.min() }
+        var next: RunInstant? {
+            var earliest: RunInstant?
+            for lane in lanes {
+                guard let first = lane.deadlines.first?.at else { continue }
+                if earliest.map({ first < $0 }) ?? true { earliest = first }
+            }
+            return earliest
+        }
 
         mutating func note(_ deadline: IdleDeadline, bound: Duration) {
             if let lane = lanes.firstIndex(where: { $0.bound == bound }) {
@@ -51,6 +59,9 @@ extension ConnectionPoolStateMachine {
 
     /// The earliest instant `expireIdle(at:)` may close something; nil: nothing bounded is idle.
     var nextIdleDeadline: RunInstant? { idleCalendar.next }
+
+    /// Whether any bounded idle spell is noted (a timer should be armed).
+    var hasIdleDeadlines: Bool { !idleCalendar.isEmpty }
 
     /// Connections held open after their one exchange (`held`), now.
     var heldCount: Int { held }

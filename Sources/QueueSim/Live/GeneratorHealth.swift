@@ -44,6 +44,8 @@ struct GeneratorHealth {
     private(set) var arrivalLag = GeneratorHealth.makeHistogram()
     /// Visitors whose start waited for a place under `run.concurrency`.
     private(set) var heldByConcurrency = 0
+    /// Connections held open idle for nobody on this loop (its pool's `heldIdle`).
+    var heldIdle = HeldIdleSeries()
 
     private static func makeHistogram() -> Histogram<UInt64> {
         Histogram(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .two)
@@ -98,6 +100,7 @@ struct GeneratorHealth {
         loopLag.add(other.loopLag)
         arrivalLag.add(other.arrivalLag)
         heldByConcurrency += other.heldByConcurrency
+        heldIdle.add(other.heldIdle)
     }
 
     func report(loops: Int, cpuSeconds: Double, visitors: Int, requests: Int) -> GeneratorReport {
@@ -109,7 +112,7 @@ struct GeneratorHealth {
                 windows.append(GeneratorReport.Window(fromSecond: index, toSecond: index + 1))
             }
         }
-        return GeneratorReport(
+        var report = GeneratorReport(
             loops: loops, cpuSeconds: cpuSeconds,
             cpuMicrosecondsPerRequest: requests > 0 ? cpuSeconds * 1e6 / Double(requests) : nil,
             cpuMicrosecondsPerVisitor: visitors > 0 ? cpuSeconds * 1e6 / Double(visitors) : nil,
@@ -117,6 +120,8 @@ struct GeneratorHealth {
             arrivalLagMaxMs: Self.milliseconds(arrivalLag, 100), loopLagP99Ms: Self.milliseconds(loopLag, 99),
             loopLagMaxMs: Self.milliseconds(loopLag, 100), visitorsHeldByConcurrency: heldByConcurrency,
             saturatedSeconds: windows.reduce(0) { $0 + $1.toSecond - $1.fromSecond }, saturatedWindows: windows)
+        report.idleConnectionsPeak = heldIdle.peak > 0 ? heldIdle.peak : nil
+        return report
     }
 
     private mutating func modifySecond(of instant: RunInstant, _ change: (inout Second) -> Void) {
@@ -169,6 +174,10 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
     /// with the groups of each), and how many the run opened. Nil in a report from before.
     package var connections: String? = nil
     package var connectionsOpened: Int? = nil
+    /// The most connections held open idle at once (by the second, over all loops) after their
+    /// one exchange: Android's enqueue connections, which OkHttp leaves open in the abandoned
+    /// client's pool. Nil when none was (a virtual run, iOS only, `shared`).
+    package var idleConnectionsPeak: Int? = nil
 
     enum CodingKeys: String, CodingKey {
         case loops
@@ -186,6 +195,7 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         case saturationThresholdMs = "saturation_threshold_ms"
         case connections
         case connectionsOpened = "connections_opened"
+        case idleConnectionsPeak = "idle_connections_peak"
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -207,6 +217,7 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         try container.encode(GeneratorHealth.saturationLag.wholeNanoseconds / 1_000_000, forKey: .saturationThresholdMs)
         try container.encodeIfPresent(connections, forKey: .connections)
         try container.encodeIfPresent(connectionsOpened, forKey: .connectionsOpened)
+        try container.encodeIfPresent(idleConnectionsPeak, forKey: .idleConnectionsPeak)
     }
 
     /// The sentence the end screen prints: plain about what the numbers include.
@@ -249,5 +260,37 @@ extension GeneratorReport {
         saturatedWindows = try container.decode([Window].self, forKey: .saturatedWindows)
         connections = try container.decodeIfPresent(String.self, forKey: .connections)
         connectionsOpened = try container.decodeIfPresent(Int.self, forKey: .connectionsOpened)
+        idleConnectionsPeak = try container.decodeIfPresent(Int.self, forKey: .idleConnectionsPeak)
     }
+}
+
+/// Connections held open idle for nobody (`ConnectionPoolStateMachine`'s `held`), the most at
+/// once in each second of the run. A second no change touched keeps the level it began with,
+/// so loops' series add up second by second into the run's.
+struct HeldIdleSeries: Sendable, Equatable {
+    /// By second of the run.
+    private(set) var most: [Int] = []
+    /// The count now (after the last change recorded).
+    private(set) var level = 0
+
+    /// The count became `count` in second `second` of the run.
+    mutating func record(_ count: Int, atSecond second: Int) {
+        let second = max(0, second)
+        if second >= most.count {
+            most.append(contentsOf: repeatElement(level, count: second + 1 - most.count))
+        }
+        most[second] = max(most[second], count)
+        level = count
+    }
+
+    mutating func add(_ other: HeldIdleSeries) {
+        if other.most.count > most.count {
+            most.append(contentsOf: repeatElement(0, count: other.most.count - most.count))
+        }
+        for (second, count) in other.most.enumerated() { most[second] += count }
+        level += other.level
+    }
+
+    /// The most held at once in any second (0: none ever).
+    var peak: Int { most.max() ?? 0 }
 }

@@ -17,7 +17,7 @@ enum IdleLifetime: Equatable, Sendable {
     /// OkHttp 4.9's `ConnectionPool()`: `ConnectionPool(5, 5, TimeUnit.MINUTES)`, an idle
     /// connection evicted after 5 minutes (okhttp/src/main/kotlin/okhttp3/ConnectionPool.kt at
     /// parent-4.9.2; `RealConnectionPool.cleanup` evicts on `keepAliveDuration`).
-    static let okHttpKeepAlive: Duration = .seconds(300)
+    static let okHttpKeepAlive = DescriptorBudget.okHttpKeepAlive
 
     /// URLSession's idle close, measured by others (Apple documents none): an app on
     /// `URLSessionConfiguration.default` closed its idle HTTP/1.1 connection after about 30 s on

@@ -53,6 +53,12 @@ final class LiveConnectionPool {
     /// When each connection's connect began, by its `ConnectionID.index`.
     private var connectStarted: [RunInstant] = []
 
+    /// The timer that closes idle connections whose `IdleLifetime` is over, and when it fires.
+    private var idleTimer: (at: RunInstant, task: Scheduled<Void>)?
+    /// Connections held open for nobody (Android's abandoned enqueue clients'), the most in
+    /// each second (run.json's `idle_connections_peak`).
+    private(set) var heldIdle = HeldIdleSeries()
+
     convenience init(
         connections factory: any ConnectionFactory, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration,
         clock: WallClock = WallClock()
@@ -112,17 +118,22 @@ final class LiveConnectionPool {
         perform(machine.warmStep())
     }
 
-    /// A visitor has ended: the connections it owned and holds idle close.
+    /// A visitor has ended: the connections it owned and holds idle close (not those `held`
+    /// for nobody: Android's abandoned enqueue connections wait for the server or their bound).
     func visitorEnded(_ owners: [ConnectionOwner]) {
         for id in machine.visitorEnded(owners) { connections[id.index]?.close() }
     }
 
     /// Closes every connection; waiters and exchanges in flight fail with `closedError`.
     func closeAll() {
+        idleTimer?.task.cancel()
+        idleTimer = nil
+        let now = clock.now
+        heldIdle.record(machine.heldCount, atSecond: now.secondOfRun)
         let action = machine.closeAll()
+        heldIdle.record(0, atSecond: now.secondOfRun)
         for id in action.close { connections[id.index]?.close() }
         guard !action.fail.isEmpty else { return }
-        let now = clock.now
         for exchange in action.fail {
             owner?.exchangeCompleted(
                 slot: exchange.slot, serial: exchange.serial, result: .failure(Self.closedError), handshake: nil,
@@ -151,7 +162,10 @@ final class LiveConnectionPool {
     ) {
         let handshake = connections[id.index]?.takeHandshake()
         perform(
-            machine.exchangeSucceeded(on: id, reusable: reusable), response: response, handshake: handshake, at: now)
+            machine.exchangeSucceeded(on: id, reusable: reusable, at: now), response: response, handshake: handshake,
+            at: now)
+        if machine.heldCount != heldIdle.level { heldIdle.record(machine.heldCount, atSecond: now.secondOfRun) }
+        if machine.hasIdleDeadlines { armIdleTimer(now: now) }
     }
 
     /// The connection's channel closed (by either side) or failed. `error` is why, when NIO said.
@@ -168,7 +182,34 @@ final class LiveConnectionPool {
             handshake = handler.takeHandshake()
             connections[id.index] = nil
         }
+        // A held connection the server closed (its idle timeout).
+        if machine.heldCount != heldIdle.level { heldIdle.record(machine.heldCount, atSecond: clock.now.secondOfRun) }
         perform(action, handshake: handshake)
+    }
+
+    // MARK: - Idle connections' lifetimes
+
+    /// Arms the idle timer for the machine's next idle deadline, unless it fires before that.
+    private func armIdleTimer(now: RunInstant) {
+        guard let next = machine.nextIdleDeadline else { return }
+        if let armed = idleTimer {
+            guard next < armed.at else { return }
+            armed.task.cancel()
+        }
+        let task = loop.assumeIsolated().scheduleTask(in: .nanoseconds(max(0, (next - now).wholeNanoseconds))) {
+            [self] in idleTimerFired()
+        }
+        idleTimer = (next, task)
+    }
+
+    /// Closes the connections whose idle lifetime is over (they count until their channel is
+    /// gone), then waits for the next deadline.
+    private func idleTimerFired() {
+        idleTimer = nil
+        let now = clock.now
+        for id in machine.expireIdle(at: now) { connections[id.index]?.close() }
+        if machine.heldCount != heldIdle.level { heldIdle.record(machine.heldCount, atSecond: now.secondOfRun) }
+        armIdleTimer(now: now)
     }
 
     // MARK: - Performing the machine's actions

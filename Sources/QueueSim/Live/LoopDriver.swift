@@ -283,6 +283,7 @@ final class LoopDriver: LiveExchangeOwner {
         let exchange = LiveExchange(
             slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse)
         exchange.connectTimeout = order.timeout.firstDeadline(sentAt: askedAt) - now
+        exchange.idleLifetime = IdleLifetime(owner: owner, platform: order.visitor.platform, oneUse: oneUse)
         pool.send(exchange, at: now)
     }
 
@@ -311,6 +312,7 @@ final class LoopDriver: LiveExchangeOwner {
         finishedPromise = nil
         stopped = true
         pool.closeAll()
+        health.heldIdle = pool.heldIdle
         pool.owner = nil
         do {
             try rows.flush()
