@@ -28,7 +28,9 @@ struct MetricsFileGroups {
     static func writes(_ family: MetricCatalog.Family) -> Bool { families.contains { $0.name == family.name } }
 
     /// The family's lines, `# TYPE` and `# HELP` first; nothing when it has no sample.
-    func write(_ family: MetricCatalog.Family, to out: inout MetricsText, emit: (String) throws -> Void) rethrows {
+    func write(
+        _ family: MetricCatalog.Family, to out: inout MetricsText, emit: (UnsafeBufferPointer<UInt8>) throws -> Void
+    ) rethrows {
         switch family.name {
         case MetricCatalog.visitors.name: try writeVisitors(to: &out, emit: emit)
         case MetricCatalog.wait.name: try writeWaits(to: &out, emit: emit)
@@ -62,7 +64,7 @@ struct MetricsFileGroups {
     /// A family of one plain series per group (arrivals, the queue), every group from second 0.
     private func writeCounts(
         _ family: MetricCatalog.Family, of list: KeyPath<RunMetricsSeries.GroupChanges, [(second: Int, count: Int)]>,
-        to out: inout MetricsText, emit: (String) throws -> Void
+        to out: inout MetricsText, emit: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) rethrows {
         guard seconds > 0, !groups.isEmpty else { return }
         header(family, to: &out)
@@ -82,7 +84,7 @@ extension MetricsFileGroups {
     /// `queuesim_visitors_total{group, outcome}`: a series from the first sample of its group's
     /// outcomes at which it is above zero, series in that order (then group, then outcome), as
     /// a snapshot per second lists them.
-    private func writeVisitors(to out: inout MetricsText, emit: (String) throws -> Void) rethrows {
+    private func writeVisitors(to out: inout MetricsText, emit: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         struct Series {
             var group: Int
             var outcome: Int
@@ -94,8 +96,7 @@ extension MetricsFileGroups {
         var series: [Series] = []
         for (group, (_, changes)) in groups.enumerated() {
             guard let finished = changes?.finished, finished.contains(where: { !$0.isEmpty }) else { continue }
-            let samples = SampleSchedule.sampledSeconds(
-                changes: Array(Set(finished.joined().map(\.second))).sorted(), seconds: seconds)
+            let samples = SampleSchedule.sampledSeconds(changes: Self.seconds(of: finished), seconds: seconds)
             samplesByGroup[group] = samples
             for (outcome, counts) in finished.enumerated() {
                 guard let firstCount = counts.first?.second,
@@ -122,7 +123,7 @@ extension MetricsFileGroups {
     }
 
     /// `queuesim_wait_seconds{group}`: each sample's cumulative buckets, count and sum.
-    private func writeWaits(to out: inout MetricsText, emit: (String) throws -> Void) rethrows {
+    private func writeWaits(to out: inout MetricsText, emit: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         guard seconds > 0, !groups.isEmpty else { return }
         let family = MetricCatalog.wait
         header(family, to: &out)
@@ -135,20 +136,33 @@ extension MetricsFileGroups {
             Array((",le=\"" + $0 + "\"} ").utf8)
         }
         let plainTail = Array("} ".utf8)
-        for (name, changes) in groups {
-            let labels = Array((identityLabels + "," + MetricsExposition.labelList(["group"], [name])).utf8)
-            let buckets = changes?.waitBuckets ?? Array(repeating: [], count: bucketTails.count)
-            let samples = SampleSchedule.sampledSeconds(
-                changes: Array(Set(buckets.joined().map(\.second))).sorted(), seconds: seconds)
-            // Per bucket its running count at each sample; cumulative across buckets below.
-            let perBucket = buckets.map { Self.totals($0, at: samples) }
+        let noBuckets = Array(repeating: [(second: Int, count: Int)](), count: bucketTails.count)
+        // Per bucket: how far its changes are read and its running count. Kept across groups
+        // (reset for each): a group costs its samples, not arrays of its own.
+        var read = Array(repeating: 0, count: bucketTails.count)
+        var running = Array(repeating: 0, count: bucketTails.count)
+        for group in groups.indices {
+            let changes = groups[group].changes
+            let labels = Array(
+                (identityLabels + "," + MetricsExposition.labelList(["group"], [groups[group].name])).utf8)
+            let buckets = changes?.waitBuckets ?? noBuckets
+            let samples = SampleSchedule.sampledSeconds(changes: Self.seconds(of: buckets), seconds: seconds)
             let sums = Self.totals(changes?.waitSumMs ?? [], at: samples)
+            for bucket in read.indices {
+                read[bucket] = 0
+                running[bucket] = 0
+            }
             var sumText: (milliseconds: Int, text: [UInt8])?
             for (index, second) in samples.enumerated() {
                 let timestamp = timestampBase + Int64(second) + 1
                 var cumulative = 0
-                for bucket in perBucket.indices {
-                    cumulative += perBucket[bucket][index]
+                for bucket in buckets.indices {
+                    let counts = buckets[bucket]
+                    while read[bucket] < counts.count, counts[read[bucket]].second <= second {
+                        running[bucket] += counts[read[bucket]].count
+                        read[bucket] += 1
+                    }
+                    cumulative += running[bucket]
                     out.line(bucketHead, labels, bucketTails[bucket], cumulative, timestamp: timestamp)
                 }
                 out.line(countHead, labels, plainTail, cumulative, timestamp: timestamp)
@@ -159,6 +173,22 @@ extension MetricsFileGroups {
             }
             try out.flushIfFull(emit)
         }
+    }
+
+    /// The seconds any of `lists` (each ascending) has a count in, ascending, no repeats: sorted
+    /// rather than hashed, since a group's lists are short.
+    static func seconds(of lists: [[(second: Int, count: Int)]]) -> [Int] {
+        var seconds: [Int] = []
+        for list in lists { seconds.append(contentsOf: list.lazy.map(\.second)) }
+        guard seconds.count > 1 else { return seconds }
+        seconds.sort()
+        var kept = 1
+        for index in 1..<seconds.count where seconds[index] != seconds[kept - 1] {
+            seconds[kept] = seconds[index]
+            kept += 1
+        }
+        seconds.removeLast(seconds.count - kept)
+        return seconds
     }
 }
 
@@ -231,14 +261,14 @@ struct MetricsText {
     }
 
     /// Hands the text to `emit` once it holds a piece's worth.
-    mutating func flushIfFull(_ emit: (String) throws -> Void) rethrows {
+    mutating func flushIfFull(_ emit: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         guard bytes.count >= MetricsExposition.piece else { return }
         try flush(emit)
     }
 
-    mutating func flush(_ emit: (String) throws -> Void) rethrows {
+    mutating func flush(_ emit: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         guard !bytes.isEmpty else { return }
-        try emit(String(decoding: bytes, as: UTF8.self))
+        try bytes.withUnsafeBufferPointer { try emit($0) }
         bytes.removeAll(keepingCapacity: true)
     }
 }
