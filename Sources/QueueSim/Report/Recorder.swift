@@ -305,8 +305,7 @@ package final class Recorder {
             files[Self.metricsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.metricsFile)) { file in
                 try MetricsFile.render(
                     metricsSeries, run: run, ending: ending, answers: answers, room: roomSeries,
-                    generatorLag: generatorLag
-                ) { piece in try file.write(Array(piece.utf8)) }
+                    generatorLag: generatorLag, emitBytes: { try file.write(UnsafeRawBufferPointer($0)) })
             }
         }
         return files
