@@ -67,8 +67,7 @@ struct RunSummaryScreen {
                 "generator: \(generator.loops) event loop\(generator.loops == 1 ? "" : "s"), "
                     + String(format: "%.1f s CPU", generator.cpuSeconds) + cpu)
             if let connections = generator.connections {
-                let opened = generator.connectionsOpened.map { ", \($0) opened" } ?? ""
-                lines.append("connections: \(connections)\(opened)")
+                lines.append("connections: \(connections)\(generator.connectionCounts)")
             }
             lines.append((generator.saturatedWindows.isEmpty ? "" : "WARNING: ") + generator.verdict)
         }

@@ -220,6 +220,13 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         try container.encodeIfPresent(idleConnectionsPeak, forKey: .idleConnectionsPeak)
     }
 
+    /// What follows the connection model on the end screen and report.html: how many
+    /// connections were opened, and how many were held open idle at the peak.
+    package var connectionCounts: String {
+        (connectionsOpened.map { ", \($0) opened" } ?? "")
+            + (idleConnectionsPeak.map { ", \($0) held open idle at the peak (Android enqueue connections)" } ?? "")
+    }
+
     /// The sentence the end screen prints: plain about what the numbers include.
     package var verdict: String {
         guard !saturatedWindows.isEmpty else {

@@ -137,7 +137,7 @@ struct ReportPage {
     /// on the virtual clock no connection is opened, and the page says so.
     private var connectionModel: String? {
         if let connections = generator?.connections {
-            return connections + (generator?.connectionsOpened.map { ", \($0) opened" } ?? "")
+            return connections + (generator?.connectionCounts ?? "")
         }
         guard let groups = description.configuration?.groups else { return nil }
         let models = Set(groups.map(\.connections)).sorted().joined(separator: ", ")
