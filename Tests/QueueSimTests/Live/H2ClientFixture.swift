@@ -21,28 +21,45 @@ enum H2ClientFixture {
     static func send(
         _ requests: [OutgoingRequest], to server: H2StandInServer, offering protocols: [String] = ["h2", "http/1.1"],
         owner: ConnectionOwner = ConnectionOwner(visitor: 0, role: .enqueue, endpoint: 0), requiresH2: Bool = false,
-        bound: TimeAmount = .seconds(10)
+        tally: ConnectionProtocolTally? = nil, bound: TimeAmount = .seconds(10)
     ) async throws -> [Completion] {
         let endpoint = try endpoint(server, offering: protocols)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { group.shutdownGracefully { _ in } }
         let loop = group.next()
-        return try await loop.flatSubmit { () -> EventLoopFuture<[Completion]> in
-            let pool = LiveConnectionPool(
-                connections: NIOConnectionFactory(loop: loop, requiresH2: requiresH2), endpoint: endpoint, limit: 4,
-                connectTimeout: .seconds(5))
-            let sender = InTurn(pool: pool, requests: requests, owner: owner, done: loop.makePromise())
-            pool.owner = sender
-            sender.sendNext()
-            let timeout = loop.assumeIsolated().scheduleTask(in: bound) {
-                sender.done.fail(TransportError.other("the stand-in did not answer within \(bound)"))
-            }
-            return sender.done.futureResult.assumeIsolated().always { _ in
-                timeout.cancel()
-                pool.owner = nil
-                pool.closeAll()
-            }.nonisolated()
-        }.get()
+        let completions: Result<[Completion], any Error>
+        do {
+            completions = .success(
+                try await loop.flatSubmit {
+                    Self.start(
+                        requests, on: loop, to: endpoint, owner: owner, requiresH2: requiresH2, tally: tally,
+                        bound: bound)
+                }.get())
+        } catch {
+            completions = .failure(error)
+        }
+        // Every connection has ended (and counted itself) once the loop is shut down.
+        try await group.shutdownGracefully()
+        return try completions.get()
+    }
+
+    private static func start(
+        _ requests: [OutgoingRequest], on loop: any EventLoop, to endpoint: LiveEndpoint, owner: ConnectionOwner,
+        requiresH2: Bool, tally: ConnectionProtocolTally?, bound: TimeAmount
+    ) -> EventLoopFuture<[Completion]> {
+        let pool = LiveConnectionPool(
+            connections: NIOConnectionFactory(loop: loop, requiresH2: requiresH2, protocols: tally),
+            endpoint: endpoint, limit: 4, connectTimeout: .seconds(5))
+        let sender = InTurn(pool: pool, requests: requests, owner: owner, done: loop.makePromise())
+        pool.owner = sender
+        sender.sendNext()
+        let timeout = loop.assumeIsolated().scheduleTask(in: bound) {
+            sender.done.fail(TransportError.other("the stand-in did not answer within \(bound)"))
+        }
+        return sender.done.futureResult.assumeIsolated().always { _ in
+            timeout.cancel()
+            pool.owner = nil
+            pool.closeAll()
+        }.nonisolated()
     }
 
     /// The stand-in's endpoint: TLS trusting its certificate, SNI `localhost`, ALPN `protocols`.

@@ -178,3 +178,32 @@ struct H2ClientTests {
         }
     }
 }
+
+@Suite("HTTP/2 client: what each endpoint spoke", .serialized, .timeLimit(.minutes(1)))
+struct H2ProtocolTallyTests {
+    @Test("connections are counted by the protocol they spoke, with their requests per connection")
+    func tally() async throws {
+        try await H2StandInServer.with { server in
+            let tally = ConnectionProtocolTally()
+            _ = try await H2ClientFixture.send(["/a", "/b", "/c"].map(H2ClientFixture.get), to: server, tally: tally)
+            _ = try await H2ClientFixture.send(
+                ["/d", "/e"].map(H2ClientFixture.get), to: server, offering: [], tally: tally)
+            let origin = "https://localhost:\(server.port)"
+            #expect(
+                tally.figures(origins: [origin]) == [
+                    EndpointProtocolFigures(
+                        endpoint: origin, connections: ["h2": 1, "http/1.1": 1], streamsPerConnectionMean: 2.5,
+                        streamsPerConnectionMax: 3)
+                ])
+            #expect(
+                tally.figures(origins: [origin])?.first?.summary
+                    == "\(origin): h2 on 1 connection, http/1.1 on 1 connection; 2.5 requests per connection (at most 3)"
+            )
+        }
+    }
+
+    @Test("a run whose connections were all plain HTTP has nothing to say")
+    func nothingCounted() {
+        #expect(ConnectionProtocolTally().figures(origins: ["http://127.0.0.1:8080"]) == nil)
+    }
+}

@@ -20,9 +20,13 @@ struct LiveTransport: Sendable {
         let eventLoop: any EventLoop
         fileprivate let makeFactory: @Sendable () -> any ConnectionFactory
 
-        /// One of SwiftNIO's loops (NIOPosix's) with SwiftNIO's connections.
-        static func swiftNIO(_ loop: any EventLoop) -> Loop {
-            Loop(eventLoop: loop) { NIOConnectionFactory(loop: loop) }
+        /// One of SwiftNIO's loops (NIOPosix's) with SwiftNIO's connections; `requiresH2`: a
+        /// TLS connection whose server does not agree to h2 fails (`client.http: h2`).
+        /// `protocols`: where its TLS connections count what they spoke.
+        static func swiftNIO(
+            _ loop: any EventLoop, requiresH2: Bool = false, protocols: ConnectionProtocolTally? = nil
+        ) -> Loop {
+            Loop(eventLoop: loop) { NIOConnectionFactory(loop: loop, requiresH2: requiresH2, protocols: protocols) }
         }
 
         /// A factory for one pool on this loop. On `eventLoop` only: a factory is confined to it.
@@ -34,16 +38,32 @@ struct LiveTransport: Sendable {
 
     let kind: Kind
     let loops: [Loop]
+    /// What the run's TLS connections spoke, by endpoint (run.json's
+    /// `generator.protocols_by_endpoint`).
+    let protocols: ConnectionProtocolTally
     /// The loops' group when the transport started them for the run (shut down with it); nil
     /// for SwiftNIO's shared loops, which outlive every run.
     private let ownedGroup: (any EventLoopGroup)?
 
     /// SwiftNIO's transport on `loops` (NIOPosix's loops: a bootstrap runs on nothing else).
-    static func nio(_ loops: [any EventLoop]) -> LiveTransport {
-        LiveTransport(
+    static func nio(_ loops: [any EventLoop], http: HTTPVersionChoice = .auto) -> LiveTransport {
+        let protocols = ConnectionProtocolTally()
+        return LiveTransport(
             kind: .nio,
-            loops: loops.map(Loop.swiftNIO),
-            ownedGroup: nil)
+            loops: loops.map { Loop.swiftNIO($0, requiresH2: http == .h2, protocols: protocols) },
+            protocols: protocols, ownedGroup: nil)
+    }
+
+    /// What a run's TLS connections offer by ALPN for `client.http`: `auto` as the phones'
+    /// stacks do (OkHttp's `DEFAULT_PROTOCOLS`, CFNetwork and the WebViews: `h2, http/1.1`),
+    /// `h1` nothing (HTTP/1.1 without asking), `h2` only `h2`. Plain HTTP is HTTP/1.1 whatever
+    /// the choice: no stack speaks h2 without TLS (h2c).
+    static func applicationProtocols(for http: HTTPVersionChoice) -> [String] {
+        switch http {
+        case .auto: ["h2", "http/1.1"]
+        case .h1: []
+        case .h2: ["h2"]
+        }
     }
 
     #if os(Linux)
@@ -52,7 +72,7 @@ struct LiveTransport: Sendable {
             LiveTransport(
                 kind: .plain,
                 loops: group.loops.map { loop in Loop(eventLoop: loop) { PlainConnectionFactory(loop: loop) } },
-                ownedGroup: group)
+                protocols: ConnectionProtocolTally(), ownedGroup: group)
         }
     #endif
 
@@ -60,7 +80,7 @@ struct LiveTransport: Sendable {
     /// run (`usesPlainTransport`), else SwiftNIO's shared loops (which the embedded room, when
     /// there is one, serves on too). Throws when the plain loops cannot start.
     static func forRun(
-        loops count: Int, embeddedRoom: Bool, endpoints: [LiveEndpoint],
+        loops count: Int, embeddedRoom: Bool, endpoints: [LiveEndpoint], http: HTTPVersionChoice = .auto,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> LiveTransport {
         #if os(Linux)
@@ -68,7 +88,7 @@ struct LiveTransport: Sendable {
                 return .plain(try PlainEventLoopGroup(loops: count))
             }
         #endif
-        return .nio(Array(MultiThreadedEventLoopGroup.singleton.makeIterator().prefix(count)))
+        return .nio(Array(MultiThreadedEventLoopGroup.singleton.makeIterator().prefix(count)), http: http)
     }
 
     /// Whether a run's connections are sockets on loops of queuesim's own rather than SwiftNIO

@@ -24,10 +24,13 @@ final class NIOConnectionFactory: ConnectionFactory {
     var established: ((any NIOPooledConnection) -> Void)?
     /// `client.http: h2`: a TLS connection whose server does not agree to h2 fails.
     let requiresH2: Bool
+    /// Where TLS connections count what they spoke (nil: nowhere).
+    let protocols: ConnectionProtocolTally?
 
-    init(loop: any EventLoop, requiresH2: Bool = false) {
+    init(loop: any EventLoop, requiresH2: Bool = false, protocols: ConnectionProtocolTally? = nil) {
         eventLoop = loop
         self.requiresH2 = requiresH2
+        self.protocols = protocols
     }
 
     func carries(_ endpoint: LiveEndpoint) -> Bool { true }
@@ -57,14 +60,15 @@ final class NIOConnectionFactory: ConnectionFactory {
 
     private func bootstrap(for request: ConnectionRequest, to endpoint: borrowing LiveEndpoint) -> ClientBootstrap {
         if let source = request.source {
-            return makeBootstrap(endpoint, forVisitor: request.forVisitor).bind(to: source)
+            return makeBootstrap(endpoint, index: request.endpointIndex, forVisitor: request.forVisitor).bind(
+                to: source)
         }
         let key = request.endpointIndex * 2 + (request.forVisitor ? 1 : 0)
         if key >= bootstraps.count {
             bootstraps.append(contentsOf: repeatElement(nil, count: key + 1 - bootstraps.count))
         }
         if let made = bootstraps[key] { return made }
-        let made = makeBootstrap(endpoint, forVisitor: request.forVisitor)
+        let made = makeBootstrap(endpoint, index: request.endpointIndex, forVisitor: request.forVisitor)
         bootstraps[key] = made
         return made
     }
@@ -82,10 +86,14 @@ final class NIOConnectionFactory: ConnectionFactory {
     /// `initializing` names: NIO runs it inside `connect` when called on the channel's loop,
     /// as the pool always is; were it ever to run later, the connect fails with
     /// `initializerOutsideConnect` instead of setting up the wrong connection.
-    private func makeBootstrap(_ endpoint: borrowing LiveEndpoint, forVisitor: Bool) -> ClientBootstrap {
+    private func makeBootstrap(
+        _ endpoint: borrowing LiveEndpoint, index endpointIndex: Int, forVisitor: Bool
+    ) -> ClientBootstrap {
         // Weakly: the factory keeps its bootstraps, and so their initializers.
         let bound = NIOLoopBound(WeakFactory(self), eventLoop: eventLoop)
-        let (tls, serverHostname, requiresH2) = (endpoint.tls, endpoint.serverHostname, requiresH2)
+        let (tls, serverHostname, requiresH2, protocols) = (
+            endpoint.tls, endpoint.serverHostname, requiresH2, protocols
+        )
         // TCP_NODELAY is ClientBootstrap's default (`.tcpOption(.tcp_nodelay)`): a request leaves
         // in one write, as a phone's does. (`.socketOption(.tcp_nodelay)`, set here before,
         // named level SOL_SOCKET, where option 1 is SO_DEBUG: it needs CAP_NET_ADMIN, so every
@@ -102,7 +110,9 @@ final class NIOConnectionFactory: ConnectionFactory {
                 let pipeline = channel.pipeline.syncOperations
                 if let tls {
                     try pipeline.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
-                    let connection = LiveTLSConnection(pool: pool, id: id, requiresH2: requiresH2)
+                    let connection = LiveTLSConnection(
+                        pool: pool, id: id, requiresH2: requiresH2,
+                        tally: protocols.map { (tally: $0, endpoint: endpointIndex) })
                     try pipeline.addHandler(connection)
                     factory.initialized = connection
                 } else {

@@ -38,8 +38,6 @@ final class H2Session: ChannelInboundHandler, RemovableChannelHandler {
     private var reader = H2AnswerReader()
     /// GOAWAY's last stream id, once one came: no stream above it is processed.
     private var goAwayLast: HTTP2StreamID?
-    /// Streams opened on the connection.
-    private(set) var streamsOpened = 0
 
     init(stack: H2Stack, events: any H2SessionEvents) {
         self.stack = stack
@@ -76,7 +74,6 @@ final class H2Session: ChannelInboundHandler, RemovableChannelHandler {
         let stream = HTTP2StreamID(nextStream)
         nextStream += 2
         inFlight = stream
-        streamsOpened += 1
         reader = H2AnswerReader()
         let block = H2Stack.of(request).headerBlock(for: request, defaultAuthority: defaultAuthority)
         let body = request.body.flatMap { $0.isEmpty ? nil : $0 }

@@ -19,6 +19,10 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
     let id: ConnectionID
     let pool: LiveConnectionPool
     let requiresH2: Bool
+    /// Where the connection counts what it spoke when it ends, as endpoint `endpoint`.
+    private let tally: (tally: ConnectionProtocolTally, endpoint: Int)?
+    /// Requests written on it (h2: streams opened).
+    private var requests = 0
     /// The handshake's costs and the HTTP/1.1 side (used for timing in h2 too).
     private var reader: HTTP1ExchangeReader
     private var context: ChannelHandlerContext?
@@ -46,10 +50,14 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
         var flushed = false
     }
 
-    init(pool: LiveConnectionPool, id: ConnectionID, requiresH2: Bool) {
+    init(
+        pool: LiveConnectionPool, id: ConnectionID, requiresH2: Bool,
+        tally: (tally: ConnectionProtocolTally, endpoint: Int)? = nil
+    ) {
         self.pool = pool
         self.id = id
         self.requiresH2 = requiresH2
+        self.tally = tally
         reader = HTTP1ExchangeReader(at: pool.clock.now)
     }
 
@@ -66,12 +74,6 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
         case .http1: "http/1.1"
         case .h2: "h2"
         }
-    }
-
-    /// Streams (h2) opened on the connection so far.
-    var streamsOpened: Int {
-        if case .h2(let session) = mode { return session.streamsOpened }
-        return 0
     }
 
     // MARK: - PooledConnection
@@ -94,6 +96,7 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
         _ exchange: borrowing LiveExchange, defaultAuthority: String, heads: inout EncodedHeads, keep: Bool,
         at now: RunInstant
     ) {
+        requests += 1
         switch mode {
         case .negotiating:
             let bytes = exchange.encodeRequest(
@@ -202,6 +205,9 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if let tally {
+            tally.tally.connectionEnded(endpoint: tally.endpoint, spoke: negotiatedProtocol, requests: requests)
+        }
         let now = pool.clock.now
         switch mode {
         case .h2(let session):
