@@ -122,15 +122,17 @@ struct SortedJSONSingleValueContainer: SingleValueEncodingContainer {
 
 /// An array element's place in a coding path, and `super`.
 struct SortedJSONIndexKey: CodingKey {
-    var stringValue: String
+    private let name: String?
     var intValue: Int?
+    /// Made when asked (an error's path), not for every element encoded.
+    var stringValue: String { name ?? "Index \(intValue ?? 0)" }
 
     init(stringValue: String) {
-        self.stringValue = stringValue
+        name = stringValue
     }
 
     init(intValue: Int) {
-        stringValue = "Index \(intValue)"
+        name = nil
         self.intValue = intValue
     }
 }
