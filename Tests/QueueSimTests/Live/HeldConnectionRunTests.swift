@@ -24,7 +24,7 @@ struct HeldConnectionRunTests {
         }
     }
 
-    @Test("Android: run.json and report.html (whose line the end screen shares) count the enqueue connections held at the peak")
+    @Test("Android: run.json and report.html (the end screen's line too) count the enqueue connections held")
     func androidHeldCounted() async throws {
         let reports = try await Self.run(platform: "android")
         #expect(reports.outcomes == ["passed": 4])
