@@ -178,6 +178,9 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
     /// one exchange: Android's enqueue connections, which OkHttp leaves open in the abandoned
     /// client's pool. Nil when none was (a virtual run, iOS only, `shared`).
     package var idleConnectionsPeak: Int? = nil
+    /// Which HTTP version each TLS endpoint's connections spoke, and their requests per
+    /// connection (`ConnectionProtocolTally`). Nil without TLS connections.
+    package var protocolsByEndpoint: [EndpointProtocolFigures]? = nil
 
     enum CodingKeys: String, CodingKey {
         case loops
@@ -196,6 +199,7 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         case connections
         case connectionsOpened = "connections_opened"
         case idleConnectionsPeak = "idle_connections_peak"
+        case protocolsByEndpoint = "protocols_by_endpoint"
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -218,6 +222,7 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         try container.encodeIfPresent(connections, forKey: .connections)
         try container.encodeIfPresent(connectionsOpened, forKey: .connectionsOpened)
         try container.encodeIfPresent(idleConnectionsPeak, forKey: .idleConnectionsPeak)
+        try container.encodeIfPresent(protocolsByEndpoint, forKey: .protocolsByEndpoint)
     }
 
     /// What follows the connection model on the end screen and report.html: how many
@@ -268,6 +273,8 @@ extension GeneratorReport {
         connections = try container.decodeIfPresent(String.self, forKey: .connections)
         connectionsOpened = try container.decodeIfPresent(Int.self, forKey: .connectionsOpened)
         idleConnectionsPeak = try container.decodeIfPresent(Int.self, forKey: .idleConnectionsPeak)
+        protocolsByEndpoint = try container.decodeIfPresent(
+            [EndpointProtocolFigures].self, forKey: .protocolsByEndpoint)
     }
 }
 

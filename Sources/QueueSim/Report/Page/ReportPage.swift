@@ -311,6 +311,8 @@ struct ReportPage {
         }
         if let p99 = generator.arrivalLagP99Ms { facts.append(String(format: "arrival lag p99 %.1f ms", p99)) }
         if let p99 = generator.loopLagP99Ms { facts.append(String(format: "event-loop lag p99 %.1f ms", p99)) }
+        // Which HTTP version each TLS endpoint spoke (h2 by ALPN, or HTTP/1.1).
+        facts += (generator.protocolsByEndpoint ?? []).map(\.summary)
         let warn = generator.saturatedWindows.isEmpty ? "" : " class=\"warn\""
         return
             "<section id=\"generator\"><h2>Generator health</h2>\n<p\(warn)>\(HTML.escape(generator.verdict))</p>\n<ul>"
