@@ -3,24 +3,31 @@ import NIOPosix
 import NIOSSL
 import QueueClientCore
 
-/// One place a live run's requests go (the embedded room on loopback, `target.endpoint`'s base
-/// URL: curl's connect-to, or a protected API's host), resolved once before the run.
+/// One place a live run's requests go (`LiveRoutes.Destination`: where to connect, and the host
+/// the requests name), resolved once before the run.
 struct LiveEndpoint: Sendable {
     var address: SocketAddress
-    /// `host[:port]` of the connect target: the `Host` of a request that names none.
+    /// `host[:port]` the requests name: the `Host` of a request that names none.
     var authority: String
     /// TLS with certificate verification against the system's trust store (and `target.caFile`'s
-    /// certificates), for `https`. Nothing caches sessions: every connection is a full
-    /// handshake, as a new device's is.
+    /// certificates), for `https`. NIOSSL keeps no client sessions to resume (2.37: no session
+    /// cache or `SSL_SESSION` API), so every connection is a full handshake, as a new
+    /// device's is.
     var tls: NIOSSLContext?
-    /// The name TLS checks the certificate against (and sends as SNI): the connect target's
-    /// host, as AsyncHTTPClient did before.
+    /// The name TLS sends as SNI and checks the certificate against: the host the requests
+    /// name (the URL's, as a phone and `curl --connect-to` do), nil for an address literal.
     var serverHostname: String?
 
     /// Resolves `target` (blocking; once per run) and prepares TLS for `https`, offering
     /// `applicationProtocols` by ALPN (none when empty: HTTP/1.1 without asking).
+    /// - Parameters:
+    ///   - serverName: the host the requests name (SNI, the certificate's name, the default
+    ///     `Host`); nil: the target's own host.
+    ///   - verifiesName: false for the embedded room, whose certificate names 127.0.0.1 and
+    ///     stands in for every host it serves (its chain is still verified).
     static func resolve(
-        _ target: ConnectTarget, caFile: String? = nil, applicationProtocols: [String] = []
+        _ target: ConnectTarget, serverName: String? = nil, verifiesName: Bool = true, caFile: String? = nil,
+        applicationProtocols: [String] = []
     ) throws -> LiveEndpoint {
         let secure = target.scheme == "https"
         let port = target.port ?? (secure ? 443 : 80)
@@ -31,6 +38,7 @@ struct LiveEndpoint: Sendable {
             if secure {
                 var configuration = TLSConfiguration.makeClientConfiguration()
                 if let caFile { configuration.additionalTrustRoots = [.file(caFile)] }
+                if !verifiesName { configuration.certificateVerification = .noHostnameVerification }
                 configuration.applicationProtocols = applicationProtocols
                 tls = try NIOSSLContext(configuration: configuration)
             }
@@ -38,10 +46,17 @@ struct LiveEndpoint: Sendable {
             // The caller names the endpoint; this says what went wrong, in words.
             throw LiveEndpointError(description: LiveTransportErrors.plain(error))
         }
-        let isAddressLiteral = (try? SocketAddress(ipAddress: target.host, port: port)) != nil
+        let name = serverName ?? target.host
+        let isAddressLiteral = Self.isAddressLiteral(name)
         return LiveEndpoint(
-            address: address, authority: target.authority, tls: tls,
-            serverHostname: secure && !isAddressLiteral ? target.host : nil)
+            address: address, authority: serverName ?? target.authority, tls: tls,
+            serverHostname: secure && !isAddressLiteral ? name : nil)
+    }
+
+    /// An IPv4 or IPv6 address (SNI never carries one).
+    static func isAddressLiteral(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return (try? SocketAddress(ipAddress: bare, port: 0)) != nil
     }
 }
 

@@ -277,9 +277,20 @@ final class LoopDriver: LiveExchangeOwner {
 
     /// Sends a request at `now`; `askedAt`: when its visitor sent it (its timeout runs from then).
     private func transmit(_ order: VisitorEngine.RequestOrder, askedAt: RunInstant, at now: RunInstant) {
-        let (owner, oneUse) = routes.owner(
-            visitor: order.visitor.index, group: order.visitor.groupIndex, kind: order.kind,
-            platform: order.visitor.platform)
+        guard
+            let (owner, oneUse) = routes.owner(
+                visitor: order.visitor.index, group: order.visitor.groupIndex, kind: order.kind,
+                authority: order.request.head.authority, platform: order.visitor.platform)
+        else {
+            // A host the run does not route fails as a name that does not resolve, a turn later
+            // (as a connect failure reaches the driver), never inside the action that sent it.
+            let error = LiveRoutes.unroutedError(authority: order.request.head.authority ?? "")
+            let (slot, serial) = (order.slot, order.serial)
+            loop.assumeIsolated().execute { [self] in
+                exchangeCompleted(slot: slot, serial: serial, result: .failure(error), handshake: nil, at: clock.now)
+            }
+            return
+        }
         let exchange = LiveExchange(
             slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse)
         exchange.connectTimeout = order.timeout.firstDeadline(sentAt: askedAt) - now

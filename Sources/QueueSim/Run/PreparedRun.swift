@@ -220,6 +220,7 @@ package struct PreparedRun: Sendable {
             protectedApiURL: (target.protectedApi ?? RoomSetup.builtInProtectedAPIURL(for: scenario)).map(own),
             platform: client.platform, queuePageRetry: client.queuePageRetry)
         settings.requestTimeoutIsIdle = scenario.client.requestTimeout == nil
+        settings.apiUserAgent = group.apiUserAgent.map(own)
         var configuration = VisitorConfiguration(
             group: settings, userId: "", enqueueKey: literalKey, enqueueToken: literalToken, inviteCode: literalCode)
         // The plan's ids (`PlannedVisitor.userId`): the same seed, the platform's shape.

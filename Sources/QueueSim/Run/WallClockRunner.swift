@@ -48,16 +48,14 @@ package struct WallClockRunner: Sendable {
             progress.freezeRoom()
             room?.stop()
         }
-        let routes = LiveRoutes(scenario: scenario, room: try await connectTarget(room: room))
+        let routes = LiveRoutes(
+            scenario: scenario, room: try await connectTarget(room: room), embedded: room != nil,
+            builtInAPI: RoomSetup.builtInProtectedAPIURL(for: scenario))
         let endpoints = try Self.resolve(routes, caFile: scenario.target.caFile ?? room?.certificateFile)
         let transport = try makeTransport(embeddedRoom: room != nil, endpoints: endpoints)
         defer { transport.shutDown() }
-        if room == nil || endpoints.count > 1 {
-            for (index, target) in routes.targets.enumerated() where index > 0 || room == nil {
-                try await Self.checkReachable(
-                    target, endpoint: endpoints[index], loop: transport.loops[0], naming: Self.describe(endpoint: index)
-                )
-            }
+        if routes.destinations.contains(where: { !$0.isEmbeddedRoom }) {
+            try await Self.checkReachable(routes, endpoints: endpoints, loop: transport.loops[0])
             (clock, startedAt, startLag) = Self.origin(commonStart: scenario.run.startAt)
         }
 
@@ -113,14 +111,21 @@ package struct WallClockRunner: Sendable {
         return ConnectTarget(scheme: scheme, host: host, port: port)
     }
 
-    /// Each route's endpoint, resolved once (a name that does not resolve aborts the run).
-    private static func resolve(_ routes: LiveRoutes, caFile: String?) throws -> [LiveEndpoint] {
+    /// Each destination's endpoint, resolved once (a name that does not resolve aborts the run).
+    /// - Parameter applicationProtocols: what TLS offers by ALPN (none: HTTP/1.1 only).
+    static func resolve(_ routes: LiveRoutes, caFile: String?, applicationProtocols: [String] = []) throws
+        -> [LiveEndpoint]
+    {
         var endpoints: [LiveEndpoint] = []
-        for (index, target) in routes.targets.enumerated() {
+        for (index, destination) in routes.destinations.enumerated() {
             do {
-                endpoints.append(try LiveEndpoint.resolve(target, caFile: caFile))
+                endpoints.append(
+                    try LiveEndpoint.resolve(
+                        destination.target, serverName: destination.host, verifiesName: !destination.isEmbeddedRoom,
+                        caFile: caFile, applicationProtocols: applicationProtocols))
             } catch {
-                throw RunAbort("the \(describe(endpoint: index)) \(target.origin) is not reachable: \(error)")
+                throw RunAbort(
+                    "the \(describe(routes, endpoint: index)) \(destination.target.origin) is not reachable: \(error)")
             }
         }
         return endpoints
@@ -316,9 +321,13 @@ package struct WallClockRunner: Sendable {
         return max(shared, descriptors / perConnection)
     }
 
-    /// "endpoint" for the room's (index 0), "protected API" for the others.
-    static func describe(endpoint index: Int) -> String {
-        index == 0 ? "endpoint" : "protected API"
+    /// What a destination is, for messages: "endpoint" for the room's, "protected API", or
+    /// the `target.hosts` entry of its host.
+    static func describe(_ routes: LiveRoutes, endpoint index: Int) -> String {
+        let index = UInt8(index)
+        if routes.groups.contains(where: { $0.roomEndpoint == index }) || index == 0 { return "endpoint" }
+        if routes.groups.contains(where: { $0.protectedApiEndpoint == index }) { return "protected API" }
+        return "target.hosts entry \(routes.destinations[Int(index)].host)"
     }
 
     /// `total` in `parts` shares that differ by at most one and add up to `total`.
@@ -335,21 +344,55 @@ package struct WallClockRunner: Sendable {
     }
 
     /// Before any visitor: a base URL that refuses connections, or whose certificate does not
-    /// verify, is exit 3, not 10,000 `unavailable` rows. Sent through the engine's own client.
+    /// verify, is exit 3, not 10,000 `unavailable` rows. The room's (not embedded) answers a
+    /// `GET /` through the engine's own client, as documented; every other destination (a
+    /// protected API, a `target.hosts` entry) only takes a connection: a phone sends it no
+    /// stray request, and a KnownUser connector would answer one with a redirect.
     static func checkReachable(
-        _ target: ConnectTarget, endpoint: LiveEndpoint, loop: LiveTransport.Loop, naming what: String = "endpoint"
+        _ routes: LiveRoutes, endpoints: [LiveEndpoint], loop: LiveTransport.Loop
     ) async throws {
-        var head = HTTPRequest(method: .get, scheme: target.scheme, authority: target.authority, path: "/")
+        for (index, destination) in routes.destinations.enumerated() where !destination.isEmbeddedRoom {
+            let what = describe(routes, endpoint: index)
+            if index == 0 {
+                try await checkReachable(destination, endpoint: endpoints[index], loop: loop, naming: what)
+                continue
+            }
+            if case .failure(let error) = await LiveProbe.connect(to: endpoints[index], timeout: .seconds(10)) {
+                throw unreachable(destination, naming: what, error: error)
+            }
+        }
+    }
+
+    /// The room's check: a `GET /` naming the room's host, through the engine's own client.
+    static func checkReachable(
+        _ destination: LiveRoutes.Destination, endpoint: LiveEndpoint, loop: LiveTransport.Loop,
+        naming what: String = "endpoint"
+    ) async throws {
+        let target = destination.target
+        var head = HTTPRequest(method: .get, scheme: target.scheme, authority: endpoint.authority, path: "/")
         head.headerFields[HTTPField.Name.userAgent] = "queuesim reachability check"
         let outcome = await LiveProbe.send(
             OutgoingRequest(head: head), to: endpoint, on: loop, timeout: .seconds(10))
         if case .failure(let error) = outcome {
             switch error {
             case .connectFailed, .tls, .timedOut:
-                throw RunAbort("the \(what) \(target.origin) is not reachable: \(error)")
+                throw unreachable(destination, naming: what, error: error)
             case .connectionReset, .other:
                 return
             }
         }
+    }
+
+    /// The abort of a destination that cannot be reached; a refused certificate says which name
+    /// it was checked against.
+    private static func unreachable(_ destination: LiveRoutes.Destination, naming what: String, error: TransportError)
+        -> RunAbort
+    {
+        var message = "the \(what) \(destination.target.origin) is not reachable: \(error)"
+        if case .tls = error, !destination.isEmbeddedRoom {
+            message +=
+                " (checked against \(destination.host), the host the requests name, as a phone checks it)"
+        }
+        return RunAbort(message)
     }
 }

@@ -59,10 +59,14 @@ struct RawTarget: Decodable, Sendable {
     var protectedApi: Positioned<String>?
     var protectedApiEndpoint: Positioned<String>?
     var caFile: Positioned<String>?
+    /// `{ host: base URL }`: read by the validator.
+    var hosts: YamlNode?
+    /// Whether the room is a test event (the Admin API's `IsTest`).
+    var isTest: Positioned<Bool>?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case customerId, waitingRoomId, waitingRoomDomain, queuePathPrefix, layoutName, language, endpoint, protectedApi
-        case protectedApiEndpoint, caFile
+        case protectedApiEndpoint, caFile, hosts, isTest
     }
 }
 
@@ -138,6 +142,8 @@ struct RawGroup: Decodable, Sendable {
     var language: Positioned<String>?
     var protectedApi: Positioned<String>?
     var connections: Positioned<String>?
+    /// The app's own `User-Agent` on its protected-API calls.
+    var apiUserAgent: Positioned<String>?
     /// Not allowed in a group; decoded only to say so plainly.
     var endpoint: YamlNode?
     /// Distributions and their blocks: read by the validator (ScenarioValidator+Behaviour).
@@ -150,7 +156,7 @@ struct RawGroup: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, weight, flow, enqueueKey, enqueueToken, inviteCode, platform, customerId, waitingRoomId
         case waitingRoomDomain, queuePathPrefix, layoutName, language, protectedApi, endpoint, connections
-        case patience, comeback, afterPass, noShow
+        case patience, comeback, afterPass, noShow, apiUserAgent
     }
 }
 

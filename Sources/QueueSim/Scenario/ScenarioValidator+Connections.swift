@@ -1,7 +1,7 @@
 import Foundation
 
 /// The keys of a visitor's connections: `client.connections` and a group's, `client.sourceAddresses`,
-/// `target.protectedApiEndpoint` and `target.caFile`.
+/// `target.protectedApiEndpoint`, `target.hosts` and `target.caFile`.
 extension ScenarioValidator {
     /// The most loopback source addresses a run spreads visitors over (127.0.0.0/8 has 16.7
     /// million; a longer range is a typo).
@@ -64,5 +64,54 @@ extension ScenarioValidator {
             return nil
         }
         return path
+    }
+
+    static let hostsExample = "{ challenge.example.com: \"https://127.0.0.1:8443\" }"
+
+    /// `target.hosts: { host: base URL }`: a host name each (no scheme, port or path), once,
+    /// and where its requests connect.
+    mutating func hostRoutes(_ node: YamlNode) -> [HostRoute] {
+        guard case .mapping(let pairs) = node.content else {
+            if !node.isNull {
+                fail(
+                    "`target.hosts` must be a mapping of host names to base URLs, such as \(Self.hostsExample), found \(node.kindDescription)",
+                    at: node.mark)
+            }
+            return []
+        }
+        var routes: [HostRoute] = []
+        for pair in pairs {
+            let name = pair.key.scalarText ?? ""
+            guard Self.isHostName(name) else {
+                fail(
+                    "`target.hosts`: \"\(name)\" is not a host name; write the host alone (no scheme, port or path), such as challenge.example.com",
+                    at: pair.key.mark)
+                continue
+            }
+            guard !routes.contains(where: { $0.host == name.lowercased() }) else {
+                fail("`target.hosts` names \(name) twice", at: pair.key.mark)
+                continue
+            }
+            guard let text = pair.value.scalarText, !pair.value.isNull else {
+                fail(
+                    "`target.hosts.\(name)` must be a base URL such as https://127.0.0.1:8443, found \(pair.value.kindDescription)",
+                    at: pair.value.mark)
+                continue
+            }
+            switch Endpoint.parseBaseURL(text) {
+            case .success(let endpoint): routes.append(HostRoute(host: name, endpoint: endpoint))
+            case .failure(let problem):
+                fail(
+                    "`target.hosts.\(name)` must be a base URL such as https://staging.example or http://127.0.0.1:8443 (scheme, host and port only)\(problem.detail)",
+                    at: pair.value.mark)
+            }
+        }
+        return routes
+    }
+
+    /// Letters, digits, `-` and `.`, as DNS names are written (an IPv4 address is one too).
+    static func isHostName(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 253 && !text.hasPrefix(".") && !text.hasSuffix(".")
+            && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
     }
 }

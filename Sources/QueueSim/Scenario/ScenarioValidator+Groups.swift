@@ -91,6 +91,7 @@ extension ScenarioValidator {
                 overrides: overrides, inviteCode: inviteCode, platform: platforms?.single)
             if let platforms, platforms.isMixed { visitorGroup.platformMix = platforms }
             visitorGroup.connections = connectionModel(group.connections, key: "\(key).connections")
+            visitorGroup.apiUserAgent = apiUserAgent(group.apiUserAgent, key: "\(key).apiUserAgent")
             visitorGroup.behaviour = behaviour(
                 patience: group.patience, comeback: group.comeback, afterPass: group.afterPass, key: key)
             if let noShow = group.noShow, !noShow.isNull {
@@ -149,5 +150,24 @@ extension ScenarioValidator {
         }
         if feederMarks[path] == nil { feederMarks[path] = csv.mark }
         return CSVFeeder(path: path, column: column.value, order: order)
+    }
+}
+
+extension ScenarioValidator {
+    /// A header value: not empty, and no control character (a line break would end the header
+    /// and start another).
+    mutating func apiUserAgent(_ raw: Positioned<String>?, key: String) -> String? {
+        guard let raw else { return nil }
+        if raw.value.trimmingSpaces.isEmpty {
+            fail("`\(key)` must not be empty (leave it out for the stack's own user agent)", at: raw.mark)
+            return nil
+        }
+        if let bad = raw.value.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            fail(
+                "`\(key)` is sent as the `User-Agent` header, which cannot hold a control character (\(Self.describeCharacter(Character(bad))))",
+                at: raw.mark)
+            return nil
+        }
+        return raw.value
     }
 }

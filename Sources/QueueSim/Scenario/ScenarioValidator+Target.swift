@@ -19,12 +19,16 @@ extension ScenarioValidator {
             protectedApi: value.protectedApi, prefix: "target")
         let protectedApiEndpoint = self.protectedApiEndpoint(value.protectedApiEndpoint)
         let caFile = self.caFile(value.caFile)
+        let hosts = value.hosts.map { hostRoutes($0) } ?? []
         guard let customerId = customerId?.value, let waitingRoomId = waitingRoomId?.value else { return nil }
-        return Target(
+        var target = Target(
             customerId: customerId, waitingRoomId: waitingRoomId, waitingRoomDomain: overrides.waitingRoomDomain,
             queuePathPrefix: overrides.queuePathPrefix, layoutName: overrides.layoutName, language: overrides.language,
             endpoint: endpoint, protectedApi: overrides.protectedApi, protectedApiEndpoint: protectedApiEndpoint,
             caFile: caFile)
+        target.hosts = hosts
+        target.isTest = value.isTest?.value
+        return target
     }
 
     private mutating func required(_ raw: Positioned<String>?, key: String, in mark: YamlMark) -> Positioned<String>? {

@@ -11,6 +11,28 @@ package enum Endpoint: Sendable, Equatable {
     case baseURL(scheme: String, host: String, port: Int?)
 }
 
+/// One entry of `target.hosts`: requests whose URL names `host` connect to `endpoint` (a base
+/// URL), while their `Host`, SNI and certificate name stay `host`.
+package struct HostRoute: Sendable, Equatable {
+    /// Lowercased.
+    package var host: String
+    package var endpoint: Endpoint
+
+    package init(host: String, endpoint: Endpoint) {
+        self.host = host.lowercased()
+        self.endpoint = endpoint
+    }
+
+    /// The host of `host[:port]` or `[v6]:port`, lowercased.
+    package static func hostPart(of authority: String) -> String {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[...close]).lowercased()
+        }
+        guard let colon = authority.lastIndex(of: ":") else { return authority.lowercased() }
+        return String(authority[..<colon]).lowercased()
+    }
+}
+
 /// The keys a visitor group may override (all but `endpoint`).
 package struct TargetOverrides: Sendable, Equatable {
     package var customerId: String?
@@ -51,6 +73,12 @@ package struct Target: Sendable, Equatable {
     /// A PEM bundle of certificates trusted besides the system's (a staging endpoint's private
     /// CA), as an absolute path.
     package var caFile: String?
+    /// `target.hosts`: where to connect for a host a visitor meets (an off-host redirect, a
+    /// queue domain), in the file's order.
+    package var hosts: [HostRoute] = []
+    /// `target.isTest`: whether the room is a test event (the Admin API's `IsTest`); nil:
+    /// not said.
+    package var isTest: Bool?
 
     package init(
         customerId: String, waitingRoomId: String, waitingRoomDomain: String? = nil,

@@ -55,6 +55,9 @@ package struct VisitorGroup: Sendable, Equatable {
     package var overrides: TargetOverrides
     /// nil: `client.connections`.
     package var connections: ConnectionModel?
+    /// `apiUserAgent`: the app's own `User-Agent` on its protected-API calls (nil: its HTTP
+    /// stack's, CFNetwork's on iOS, `okhttp/4.9.2` on Android).
+    package var apiUserAgent: String?
     /// `patience`, `comeback`, `afterPass` (all nil unless written).
     package var behaviour = VisitorBehaviour()
 
