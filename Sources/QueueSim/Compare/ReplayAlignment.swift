@@ -1,14 +1,5 @@
 import Foundation
 
-extension ReplayCountsPlan {
-    /// The replay's second 0 as the file's first column writes it: an ISO-8601 instant (to the
-    /// millisecond), or a number of intervals.
-    static func originText(_ origin: Double, instants: Bool, interval: ReplayInterval) -> String {
-        guard instants else { return FidelityRule.number(origin / Double(interval.seconds)) }
-        return ReplayTimeText.isoText(Int64((origin * 1000).rounded()) * 1_000_000)
-    }
-}
-
 /// Where `compare --real` puts the run's second 0 when `--real-from` is not given: a run whose
 /// arrivals replayed a per-minute counts file started at that file's `from` (or its first
 /// row), so the real file's minute of that time is the run's minute 0. Found from the run's

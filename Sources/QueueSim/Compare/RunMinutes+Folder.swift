@@ -2,9 +2,6 @@ import Foundation
 import QueueClientCore
 
 extension RunMinutes {
-    /// The file a run writes its minutes to, beside visitors.csv (docs/reports.md).
-    package static let file = "minutes.csv"
-
     /// A folder's minutes: its `minutes.csv` when the run wrote one, else counted from its
     /// `visitors.csv` (a folder from before minutes.csv, or a merged one). `usedFile` says which.
     package static func read(folder: String) throws(RunFolderCheck.Problem) -> (minutes: RunMinutes, usedFile: String) {

@@ -27,6 +27,9 @@ import QueueClientCore
 /// A row records a visitor's last stay: a visitor who came back (`comebacks`) is counted once,
 /// by the enqueue, entry and end of that stay.
 package struct RunMinutes: Sendable, Equatable {
+    /// The file a run writes its minutes to, beside visitors.csv (docs/reports.md).
+    package static let file = "minutes.csv"
+
     package static let seriesNames = [
         "queueinflow", "queueoutflow", "safetynetoutflow", "queueidsinqueue", "oldqueuenumbers",
         "queueexpectedwaittime", "queueactualwaittime",

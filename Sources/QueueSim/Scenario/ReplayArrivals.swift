@@ -77,6 +77,18 @@ extension Arrivals {
 
 /// Turns the rows of a counts file into phases: the arithmetic of `replay:` (docs/scenarios.md).
 package enum ReplayCountsPlan {
+    /// The replay's second 0 as the file's first column writes it: an ISO-8601 instant (to the
+    /// millisecond), or a number of intervals (a whole one without a point, as `compare` writes
+    /// numbers).
+    static func originText(_ origin: Double, instants: Bool, interval: ReplayInterval) -> String {
+        guard instants else {
+            let intervals = origin / Double(interval.seconds)
+            return intervals == intervals.rounded() && abs(intervals) < 1e15
+                ? String(Int64(intervals)) : String(intervals)
+        }
+        return ReplayTimeText.isoText(Int64((origin * 1000).rounded()) * 1_000_000)
+    }
+
     /// One kept row: its start in seconds since the replay's second 0 (file time, before
     /// `speed`) and its count as written.
     package struct Row: Sendable, Equatable {

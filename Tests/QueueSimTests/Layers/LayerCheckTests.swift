@@ -65,6 +65,19 @@ struct LayerCheckTests {
         #expect(result.output.contains("/Virtual/VirtualDriver.swift: uses GuardrailMonitor from Guardrail/"))
     }
 
+    @Test("a static member that only a higher folder's extension declares is an upward use by its type's name")
+    func memberOfAnExtensionAboveFails() throws {
+        let files = [
+            "Report/RunMinutes.swift": "struct RunMinutes { static let columns = 7 }\n",
+            "Compare/RunMinutes+Folder.swift": "extension RunMinutes {\n    static let file = \"minutes.csv\"\n}\n",
+        ]
+        let upward = try Self.check(files.merging(["Report/Recorder.swift": "let name = RunMinutes.file\n"]) { $1 })
+        #expect(upward.status == 1)
+        #expect(upward.output.contains("/Report/Recorder.swift: uses RunMinutes.file from Compare/ (a higher layer)"))
+        let own = try Self.check(files.merging(["Report/Recorder.swift": "let count = RunMinutes.columns\n"]) { $1 })
+        #expect(own.status == 0, "\(own.output)")
+    }
+
     @Test("a folder in no layer is refused, not passed")
     func unknownFolderFails() throws {
         let result = try Self.check(["Attic/Old.swift": "struct Old {}\n"])
