@@ -88,7 +88,8 @@ package struct PreparedRun: Sendable {
         self.summary = summary
         if scenario.clock == .wall {
             let descriptors = DescriptorBudget(
-                scenario: scenario, peakInFlight: summary.peakInFlight, limit: DescriptorLimit.available())
+                scenario: scenario, peakInFlight: summary.peakInFlight, limit: DescriptorLimit.available(),
+                arrivalScale: summary.scale, shards: options.shard.count)
             if !descriptors.fits { throw PlanError.tooManyDescriptors(descriptors) }
         }
         var estimate = RunMemoryEstimate(
