@@ -257,6 +257,10 @@ for shape in $shapes; do
     echo "[$shape] h2load:      $h_mean_rate $unit/s, $h_mean_per_cpu $unit per CPU-second (mean of $h_first_rate/s · $h_first_per_cpu before, $h_rate/s · $h_per_cpu after; $first_requests and $h_requests $unit, ${h_cpu} s CPU after)"
     echo "[$shape] queuesim:    $q_rate $unit/s, $q_per_cpu $unit per CPU-second ($requests requests on $opened connections in $(awk -v d="$duration_ms" 'BEGIN { printf "%.2f", d / 1000 }') s, $q_cpu s CPU in the run; $passed of $visitors passed, $rows rows)"
     echo "[$shape] nginx saw:   ${protocols:-nothing} during queuesim's run"
+    # run.json's own account (generator.protocols_by_endpoint; absent before issue 55).
+    jq -r --arg s "$shape" '.generator.protocols_by_endpoint[]? | "[\($s)] run.json:    \(.endpoint) spoke "
+        + (.connections | to_entries | map("\(.key) on \(.value) connection(s)") | join(", "))
+        + "; \(.streams_per_connection_mean) requests per connection (at most \(.streams_per_connection_max))"' "$json"
     if [ "$shape" = streams ]; then
         awk -v q="$q_per_cpu" -v h="$h_mean_per_cpu" -v qr="$q_rate" -v hr="$h_mean_rate" 'BEGIN {
             printf "[streams] queuesim / h2load: %.1f %% of requests per CPU-second (target ≥ 50 %%); %.1f %% of requests/s\n", 100 * q / h, 100 * qr / hr }'
