@@ -51,7 +51,9 @@ package struct WallClockRunner: Sendable {
         let routes = LiveRoutes(
             scenario: scenario, room: try await connectTarget(room: room), embedded: room != nil,
             builtInAPI: RoomSetup.builtInProtectedAPIURL(for: scenario))
-        let endpoints = try Self.resolve(routes, caFile: scenario.target.caFile ?? room?.certificateFile)
+        let endpoints = try Self.resolve(
+            routes, caFile: scenario.target.caFile ?? room?.certificateFile,
+            applicationProtocols: LiveTransport.applicationProtocols(for: scenario.client.http))
         let transport = try makeTransport(embeddedRoom: room != nil, endpoints: endpoints)
         defer { transport.shutDown() }
         if routes.destinations.contains(where: { !$0.isEmbeddedRoom }) {
@@ -90,6 +92,8 @@ package struct WallClockRunner: Sendable {
         let end = runEnd(clock: clock)
         var generator = Self.record(outcomes, in: recorder, loops: transport.loops.count, cpuSeconds: cpuSeconds)
         generator.connections = routes.summary(groupNames: run.groupNames)
+        generator.protocolsByEndpoint = transport.protocols.figures(
+            origins: routes.destinations.map(\.target.origin))
         var ending = RunEnding(
             end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
             terminated: stopSignal.wasTerminated, generator: generator, startLag: startLag,
@@ -138,7 +142,8 @@ package struct WallClockRunner: Sendable {
         let usable = min(ProcessCPUTime.usableCores() ?? sharedLoops, sharedLoops)
         let loopCount = max(1, min(usable, run.scenario.run.concurrency))
         do {
-            return try LiveTransport.forRun(loops: loopCount, embeddedRoom: embeddedRoom, endpoints: endpoints)
+            return try LiveTransport.forRun(
+                loops: loopCount, embeddedRoom: embeddedRoom, endpoints: endpoints, http: run.scenario.client.http)
         } catch {
             throw RunAbort("cannot start the event loops: \(LiveTransportErrors.plain(error))")
         }
