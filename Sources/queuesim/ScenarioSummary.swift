@@ -86,6 +86,10 @@ struct ScenarioSummary {
         } else {
             row("endpoint", scenario.target.endpointDescription)
         }
+        // Where each host of `target.hosts` connects (its requests keep the host's name).
+        for (index, entry) in scenario.target.hosts.enumerated() {
+            row(index == 0 ? "hosts" : "", "\(entry.host) connects to \(Target.describe(entry.endpoint))")
+        }
         row(
             "client",
             "poll every \(ScenarioUnits.describe(scenario.client.pollInterval)), give up after \(ScenarioUnits.describe(scenario.client.maxWait)) in the queue"

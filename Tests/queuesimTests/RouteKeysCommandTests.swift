@@ -62,4 +62,18 @@ struct RouteKeysCommandTests {
             #expect(result.stderr.isEmpty, "\(text)\n\(result.stderr)")
         }
     }
+
+    @Test func validateSaysWhereEachHostConnects() throws {
+        let file = try TemporaryScenario(
+            Self.scenario(
+                target:
+                    #"{ customerId: acme, waitingRoomId: launch, hosts: { challenge.example.com: "https://127.0.0.1:8443", b.example: "http://10.0.0.5" } }"#
+            ))
+        let result = try QueueSimProcess.run(["validate", file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                "  hosts       challenge.example.com connects to https://127.0.0.1:8443\n              b.example connects to http://10.0.0.5\n"
+            ), "\(result.stdout)")
+    }
 }
