@@ -69,6 +69,10 @@ package struct ScenarioFromEvent: Sendable {
         lines.key("customerId", options.customer, "--customer", indent: 2)
         lines.key("waitingRoomId", options.event, "EventId", indent: 2)
         lines.key("endpoint", "embedded", "the imported settings played by the embedded room", indent: 2)
+        // Kept, so that `validate` warns if `endpoint` is later pointed at the production room.
+        if let value = event["IsTest"], let isTest = QueueItValue.bool(value) {
+            lines.key("isTest", isTest ? "true" : "false", "IsTest", indent: 2)
+        }
         handled.insert("EventId")
         lines.blank()
         arrivals(timeline: timeline, outflowPerMinute: outflow.perMinute)

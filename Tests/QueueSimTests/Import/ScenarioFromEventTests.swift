@@ -102,6 +102,11 @@ struct ScenarioFromEventTests {
             warnings.contains { $0.contains("RequireKey RequireUniqueKey: the room admits only visitors with a key") })
         let test = try Self.build(["IsTest": "True", "MaxRedirectsPerMinute": "60"])
         #expect(!test.warnings.contains { $0.contains("production") })
+        // Kept as target.isTest, which validate reads before a live run against the real room.
+        #expect(Self.compact(test.yaml).contains("  isTest: true # IsTest"))
+        #expect(
+            Self.compact(try ScenarioFromEvent.build(ImportFixtures.event, options: Self.options).yaml).contains(
+                "  isTest: false # IsTest"))
     }
 
     @Test("the outflow: MaxRedirectsPerMinute, else --outflow with its unit; neither is exit 2")
