@@ -5,10 +5,12 @@
 #
 #   bench/groups.sh [N ...]          (default: 1 200 1000 2000)
 #
-# Prints, per N: wall seconds, peak RSS and the visitors the run recorded; then the ratios
-# largest-N / 1-group for wall time and peak RSS (the target is ≤ 2.0 for both). The first N
-# must be 1. Environment: QUEUESIM_BIN (default: a release build made now), KEEP=1 keeps the
-# scenarios and reports (their folder is printed).
+# Prints, per N: wall seconds, CPU seconds (user + system), peak RSS and the visitors the run
+# recorded; then the ratios largest-N / 1-group for wall time, CPU and peak RSS (the target is
+# ≤ 2.0 for wall time and peak RSS). The first N must be 1. Environment: QUEUESIM_BIN (default:
+# a release build made now), ROUNDS (default 1): the counts are run in turn ROUNDS times, so a
+# loaded machine's drift reaches every N alike, and each figure is the median of its rounds;
+# KEEP=1 keeps the scenarios and reports (their folder is printed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -34,10 +36,11 @@ scenario() {
     } >> "$file"
 }
 
-# measure N: runs the N-group scenario; prints "N wall_seconds peak_kib visitors".
+# measure N: runs the N-group scenario; prints "N wall_seconds cpu_seconds peak_kib visitors".
 measure() {
     local groups="$1" status=0
-    scenario "$groups" "$workdir/g$groups.yaml"
+    [ -f "$workdir/g$groups.yaml" ] || scenario "$groups" "$workdir/g$groups.yaml"
+    rm -rf "$workdir/g$groups" "$workdir/g$groups.runs"
     /usr/bin/time -v -o "$workdir/g$groups.time" \
         "$bin" run "$workdir/g$groups.yaml" --clock virtual --seed 1 --quiet --no-progress \
         --out "$workdir/g$groups" >"$workdir/g$groups.log" 2>&1 || status=$?
@@ -46,23 +49,40 @@ measure() {
         cat "$workdir/g$groups.log" "$workdir/g$groups.time" >&2
         fail "queuesim run of $groups groups exited $status"
     fi
-    local wall peak visitors
+    local wall cpu peak visitors
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0
         for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s }' "$workdir/g$groups.time")
+    cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$workdir/g$groups.time")
     peak=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$workdir/g$groups.time")
     visitors=$(($(wc -l < "$workdir/g$groups/visitors.csv") - 1))
-    echo "$groups $wall $peak $visitors"
+    echo "$groups $wall $cpu $peak $visitors"
 }
 
+rounds="${ROUNDS:-1}"
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || fail "ROUNDS must be a whole number of 1 or more, not '$rounds'"
 echo "machine: $(machine_description)"
 echo "binary: $bin"
-printf '%8s %10s %14s %9s\n' groups wall_s peak_rss_MiB visitors
-first_wall="" first_peak="" last_wall="" last_peak=""
-for groups in "${counts[@]}"; do
-    read -r n wall peak visitors < <(measure "$groups")
-    printf '%8d %10s %14.1f %9d\n' "$n" "$wall" "$(awk -v k="$peak" 'BEGIN { print k / 1024 }')" "$visitors"
-    [ -n "$first_wall" ] || { first_wall="$wall"; first_peak="$peak"; }
-    last_wall="$wall" last_peak="$peak"
+echo "rounds: $rounds (figures are medians)"
+: > "$workdir/figures"
+for ((round = 1; round <= rounds; round++)); do
+    for groups in "${counts[@]}"; do measure "$groups" >> "$workdir/figures"; done
 done
-awk -v n="${counts[-1]}" -v w1="$first_wall" -v wn="$last_wall" -v p1="$first_peak" -v pn="$last_peak" 'BEGIN {
-    printf "ratio %s groups / 1 group: wall %.2f, peak RSS %.2f (target <= 2.0 for both)\n", n, wn / w1, pn / p1 }'
+printf '%8s %10s %8s %14s %9s\n' groups wall_s cpu_s peak_rss_MiB visitors
+# Per N the median of each column over the rounds; the ratios are the last N's to the first's.
+awk -v order="${counts[*]}" '
+    function median(list,   v, n, i, j, t) {
+        n = split(list, v, " ")
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
+        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    { wall[$1] = wall[$1] " " $2; cpu[$1] = cpu[$1] " " $3; peak[$1] = peak[$1] " " $4; visitors[$1] = $5 }
+    END {
+        n = split(order, groups, " ")
+        for (i = 1; i <= n; i++) {
+            g = groups[i]
+            w[i] = median(wall[g]); c[i] = median(cpu[g]); p[i] = median(peak[g])
+            printf "%8d %10.2f %8.2f %14.1f %9d\n", g, w[i], c[i], p[i] / 1024, visitors[g]
+        }
+        printf "ratio %s groups / 1 group: wall %.2f, CPU %.2f, peak RSS %.2f (target <= 2.0 for wall and peak RSS)\n",
+            groups[n], w[n] / w[1], c[n] / c[1], p[n] / p[1]
+    }' "$workdir/figures"
