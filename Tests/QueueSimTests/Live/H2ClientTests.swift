@@ -61,6 +61,11 @@ struct H2ClientTests {
                 pseudo: okHttp.pseudo, headers: ["x-queueit-ajaxpageurl", "accept-encoding", "user-agent"],
                 settings: okHttp.settings, window: okHttp.window),
             Case(
+                name: "Android API call with the app's user agent (OkHttp)",
+                request: try ProtectedApiHeadTests.firstCall(.android, apiUserAgent: "shop/7 (Android)"),
+                pseudo: okHttp.pseudo, headers: ["user-agent", "x-queueit-ajaxpageurl", "accept-encoding"],
+                settings: okHttp.settings, window: okHttp.window),
+            Case(
                 name: "Android page load (Chromium WebView)",
                 request: try PlatformRequestBytesTests.firstPageLoad(.android), pseudo: chromium.pseudo,
                 headers: [
@@ -133,6 +138,22 @@ struct H2ClientTests {
             #expect(server.connections.first?.streams == 3)
             // The handshake belongs to the request that opened the connection.
             #expect(completions.map { $0.handshake?.applicationProtocol } == ["h2", nil, nil])
+        }
+    }
+
+    @Test("an answer larger than the stack's stream window arrives whole: the windows are topped up")
+    func largeAnswer() async throws {
+        var options = H2StandInServer.Options()
+        let body = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        options.respond = { _ in H2StandInResponse(status: 200, body: body) }
+        try await H2StandInServer.with(options) { server in
+            // CFNetwork's stream window is 2 MiB and its connection window 10 MiB and a bit.
+            let completions = try await H2ClientFixture.send([H2ClientFixture.get("/big")], to: server)
+            let answer = try #require(try completions.first?.result.get())
+            #expect(answer.body.count == body.count)
+            #expect(answer.body == body)
+            let updates = server.connections.first?.windowUpdates ?? []
+            #expect(updates.contains { $0.streamID == 1 }, "the stream's window was topped up: \(updates)")
         }
     }
 

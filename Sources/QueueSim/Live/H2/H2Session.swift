@@ -75,8 +75,10 @@ final class H2Session: ChannelInboundHandler, RemovableChannelHandler {
         nextStream += 2
         inFlight = stream
         reader = H2AnswerReader()
-        let block = H2Stack.of(request).headerBlock(for: request, defaultAuthority: defaultAuthority)
+        let (head, layout) = (request.head, request.layout)
         let body = request.body.flatMap { $0.isEmpty ? nil : $0 }
+        let block = H2Stack.of(head, layout: layout).headerBlock(
+            head, layout: layout, bodyLength: request.body?.count, defaultAuthority: defaultAuthority)
         let headers = HTTP2Frame.FramePayload.Headers(headers: block, endStream: body == nil)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(headers))), promise: nil)
         if let body {

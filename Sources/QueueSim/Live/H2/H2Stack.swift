@@ -21,8 +21,12 @@ enum H2Stack: Equatable, Sendable {
     /// and everything else is iOS's (CFNetwork's order, which the embedded room's own calls
     /// and the reachability check share).
     static func of(_ request: borrowing OutgoingRequest) -> H2Stack {
-        if request.layout.hostBefore != nil { return .okHttp }
-        let fields = request.head.headerFields
+        of(request.head, layout: request.layout)
+    }
+
+    static func of(_ head: HTTPRequest, layout: HeadLayout) -> H2Stack {
+        if layout.hostBefore != nil { return .okHttp }
+        let fields = head.headerFields
         if fields[xRequestedWith] != nil || fields[secCHUA] != nil { return .chromium }
         return .cfNetwork
     }
@@ -93,7 +97,14 @@ enum H2Stack: Equatable, Sendable {
     /// request's fields in their order, lowercased, without `Host` (it is `:authority`) and the
     /// fields h2 forbids, with `content-length` where the stack's HTTP/1.1 layout puts it.
     func headerBlock(for request: borrowing OutgoingRequest, defaultAuthority: String) -> HPACKHeaders {
-        let head = request.head
+        headerBlock(
+            request.head, layout: request.layout, bodyLength: request.body?.count, defaultAuthority: defaultAuthority)
+    }
+
+    /// The same, from the request's parts (its head read once: a page load makes it when read).
+    func headerBlock(
+        _ head: HTTPRequest, layout: HeadLayout, bodyLength: Int?, defaultAuthority: String
+    ) -> HPACKHeaders {
         var block = HPACKHeaders()
         block.reserveCapacity(head.headerFields.count + 5)
         for pseudo in pseudoHeaderOrder {
@@ -104,13 +115,13 @@ enum H2Stack: Equatable, Sendable {
             case .path: block.add(name: ":path", value: head.path ?? "/")
             }
         }
-        let length = request.body.map { String($0.count) }
+        let length = bodyLength.map { String($0) }
         var lengthWritten = length == nil
         for field in head.headerFields {
             let name = field.name
             // Before the field it precedes in HTTP/1.1, even one h2 leaves out (OkHttp's
             // `Connection`).
-            if !lengthWritten, name == request.layout.contentLengthBefore, let length {
+            if !lengthWritten, name == layout.contentLengthBefore, let length {
                 block.add(name: "content-length", value: length)
                 lengthWritten = true
             }
