@@ -60,7 +60,8 @@ package enum HTTPVersionChoice: String, Sendable, Equatable, CaseIterable {
     case auto
     /// HTTP/1.1 only: no ALPN offered.
     case h1
-    /// HTTP/2 wherever TLS negotiates it (ALPN `h2` offered first).
+    /// HTTP/2 only on TLS: ALPN offers `h2` alone, and a server that does not pick it fails
+    /// the connection (`LiveTLSConnection`).
     case h2
 }
 
