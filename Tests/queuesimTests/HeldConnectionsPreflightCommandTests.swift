@@ -19,6 +19,7 @@ struct HeldConnectionsPreflightCommandTests {
             """)
         let result = try QueueSimProcess.run(["validate", file.path])
         #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix(file.path + ":5:"), "the arrivals, not run.concurrency: \(result.stderr)")
         #expect(
             result.stderr.contains(
                 "and about 3000000 Android enqueue connections held open idle after their answers (OkHttp keeps each until the server closes it or 5 minutes pass; the server's idle timeout is not known ahead, so OkHttp's 5 minutes are assumed"

@@ -99,6 +99,10 @@ package struct DescriptorBudget: Sendable, Equatable {
 
     package var fits: Bool { needed <= limit }
 
+    /// Whether Android's held connections, not the visitors in flight, need the most: the
+    /// arrivals are then what to change, not `run.concurrency`.
+    package var heldConnectionsDominate: Bool { heldConnections > peakInFlight * connectionsPerVisitor }
+
     package var refusal: String {
         let cap = limitedByConcurrency ? "run.concurrency allows" : "the plan has"
         let ends = descriptorsPerConnection == 2 ? " (both ends in this process, with the embedded room)" : ""

@@ -26,8 +26,9 @@ package struct PreflightFailure: Error, CustomStringConvertible {
         case PlanError.moreShardsThanConcurrency, PlanError.startAtNeedsWallClock:
             return scenario.positions.run
         case PlanError.tooManyDescriptors(let budget):
-            // The cap that let this many in flight, else the plan that sends them.
-            return budget.limitedByConcurrency
+            // The cap that let this many in flight, else the plan that sends them (and the
+            // Android connections held after their answers).
+            return budget.limitedByConcurrency && !budget.heldConnectionsDominate
                 ? scenario.positions.concurrency ?? scenario.positions.arrivals : scenario.positions.arrivals
         case CSVColumnReader.Failure.unreadable(let path, _), CSVColumnReader.Failure.empty(let path),
             CSVColumnReader.Failure.missingColumn(let path, _, _), CSVColumnReader.Failure.malformed(let path, _, _):
