@@ -43,3 +43,43 @@ final class ConnectionProtocolTally: Sendable {
         }
     }
 }
+
+/// Which HTTP version a live run's TLS connections to one endpoint spoke, and how many
+/// requests each carried (`run.json`'s `generator.protocols_by_endpoint`; report.html's
+/// generator section). Wall-clock runs only: a virtual run opens no connection. Plain-HTTP
+/// endpoints are not listed: they speak HTTP/1.1, never h2 (no h2c).
+package struct EndpointProtocolFigures: Sendable, Equatable, Codable {
+    /// The endpoint's origin (`https://host[:port]`).
+    var endpoint: String
+    /// Connections by the protocol ALPN agreed on: `h2`, `http/1.1` (also when none was offered).
+    var connections: [String: Int]
+    /// Requests (h2 streams) a connection carried: mean and most.
+    var streamsPerConnectionMean: Double
+    var streamsPerConnectionMax: Int
+
+    enum CodingKeys: String, CodingKey {
+        case endpoint, connections
+        case streamsPerConnectionMean = "streams_per_connection_mean"
+        case streamsPerConnectionMax = "streams_per_connection_max"
+    }
+
+    package init(
+        endpoint: String, connections: [String: Int], streamsPerConnectionMean: Double, streamsPerConnectionMax: Int
+    ) {
+        self.endpoint = endpoint
+        self.connections = connections
+        self.streamsPerConnectionMean = (streamsPerConnectionMean * 100).rounded() / 100
+        self.streamsPerConnectionMax = streamsPerConnectionMax
+    }
+
+    /// One line for report.html: `https://host: h2 on 20 connections, 3 streams per connection
+    /// (at most 5)`.
+    var summary: String {
+        let spoken = connections.sorted { $0.key < $1.key }.map { name, count in
+            "\(name) on \(count) connection\(count == 1 ? "" : "s")"
+        }
+        let mean = DecimalText.trimmed(streamsPerConnectionMean, decimals: 1)
+        return "\(endpoint): \(spoken.joined(separator: ", ")); \(mean) requests per connection"
+            + " (at most \(streamsPerConnectionMax))"
+    }
+}
