@@ -31,4 +31,41 @@ struct SortedJSONTextTests {
         let list = try SortedJSONEncoder(pretty: pretty).encode(Self.texts)
         #expect(list == (try Self.foundation(Self.texts, pretty: pretty)))
     }
+
+    /// Objects of one shape reuse its order; objects with the same count of other keys, or the
+    /// same keys in another order, or a key twice, must not.
+    struct Shaped: Encodable {
+        var first: String
+        var second: Int?
+        var third: [String: Int]
+
+        enum CodingKeys: String, CodingKey { case zeta, alpha, mid }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(first, forKey: .zeta)
+            try container.encodeIfPresent(second, forKey: .alpha)
+            try container.encode(third, forKey: .mid)
+        }
+    }
+
+    /// `keys` turned by `offset`, backwards for odd offsets: the same keys in many orders.
+    func rotated(_ keys: [String], by offset: Int) -> [String] {
+        let turned = Array(keys[(offset % keys.count)...] + keys[..<(offset % keys.count)])
+        return offset % 2 == 0 ? turned : turned.reversed()
+    }
+
+    @Test(arguments: [false, true])
+    func manyObjectsOfFewShapesAreJSONEncodersBytes(pretty: Bool) throws {
+        let keys = ["b", "a", "d", "c", "ab", "B", "10", "9"]
+        let values = (0..<200).map { index in
+            Shaped(
+                first: "f\(index)", second: index % 3 == 0 ? nil : index,
+                third: Dictionary(
+                    uniqueKeysWithValues: rotated(keys, by: index).prefix(index % 5 + 1).enumerated().map {
+                        ($1, $0 + index)
+                    }))
+        }
+        #expect(try SortedJSONEncoder(pretty: pretty).encode(values) == (try Self.foundation(values, pretty: pretty)))
+    }
 }
