@@ -80,6 +80,12 @@ final class H2FrameRecorder: ChannelInboundHandler {
                 wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .rstStream(.refusedStream))), promise: nil)
         } else {
             answer(options.respond(request), on: stream, context: context)
+            if options.resetAnsweredStreams {
+                // The answer out first: NIOHTTP2 drops a stream's DATA still buffered when it is reset.
+                context.flush()
+                context.write(
+                    wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .rstStream(.noError))), promise: nil)
+            }
         }
         answered += 1
         if let limit = options.goAwayAfterStreams, answered >= limit, goAwayLast == nil {

@@ -45,6 +45,9 @@ import Synchronization
 /// - `refusedRequests`: request numbers (1-based, over the server's life, in arrival order)
 ///   answered with RST_STREAM `REFUSED_STREAM` instead of a response (over HTTP/1.1: the
 ///   connection is closed without an answer). Refused requests are recorded (`refused`).
+/// - `resetAnsweredStreams`: after each h2 answer, RST_STREAM `NO_ERROR` on its stream, as
+///   nginx does after it answers a POST whose body it has not read (RFC 9113 §8.1 allows it:
+///   the client must not treat the answer as failed). Nothing over HTTP/1.1.
 /// - `respond`: the answer to every other request (default: 200, `ok`).
 /// - `applicationProtocols`: what the server offers in ALPN (default `h2, http/1.1`).
 /// - `settings`: the server's own SETTINGS (default: 100 concurrent streams).
@@ -58,6 +61,7 @@ package final class H2StandInServer: Sendable {
         package var applicationProtocols = ["h2", "http/1.1"]
         package var goAwayAfterStreams: Int?
         package var refusedRequests: Set<Int> = []
+        package var resetAnsweredStreams = false
         package var settings: [HTTP2Setting] = [HTTP2Setting(parameter: .maxConcurrentStreams, value: 100)]
         package var respond: @Sendable (H2StandInRequest) -> H2StandInResponse = { _ in
             H2StandInResponse(status: 200, body: Array("ok".utf8))

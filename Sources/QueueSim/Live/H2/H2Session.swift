@@ -45,12 +45,30 @@ final class H2Session: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The handler NIOHTTP2 puts before the session: the stack's SETTINGS, no validation of
-    /// the server's header names beyond h2's own rules.
+    /// the server's header names beyond h2's own rules, and no limit on the server's
+    /// RST_STREAMs (`streamResets`).
     static func protocolHandler(for stack: H2Stack) -> NIOHTTP2Handler {
         var configuration = NIOHTTP2Handler.ConnectionConfiguration()
         configuration.initialSettings = stack.initialSettings
-        return NIOHTTP2Handler(mode: .client, connectionConfiguration: configuration)
+        return NIOHTTP2Handler(
+            mode: .client, connectionConfiguration: configuration, streamConfiguration: streamResets)
     }
+
+    /// NIOHTTP2 closes a connection that receives over 200 RST_STREAMs in 30 s: a server's
+    /// guard against rapid reset (CVE-2023-44487), where a client opens and resets streams to
+    /// make the server work for nothing. A client is not its target: the resets it receives
+    /// are the server's own, and a phone's stack has no such limit. nginx resets every POST it
+    /// answers before reading the body with NO_ERROR (legal, RFC 9113 §8.1), so under load the
+    /// limit closed a connection every ~202 requests and made new ones. Lifted by a window of
+    /// one nanosecond rather than a larger count: the limiter keeps a timestamp per reset in
+    /// its window and reserves `maximumCount` of them per connection up front, so a count
+    /// high enough for a long run would cost memory on every held connection; within one
+    /// nanosecond a sequential client never sees a second reset.
+    private static let streamResets: NIOHTTP2Handler.StreamConfiguration = {
+        var configuration = NIOHTTP2Handler.StreamConfiguration()
+        configuration.streamResetFrameRateLimit.windowLength = .nanoseconds(1)
+        return configuration
+    }()
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
