@@ -17,11 +17,14 @@ enum H2ClientFixture {
     }
 
     /// Sends `requests` in turn from `owner`'s connections and returns every completion; a
-    /// stalled exchange fails the whole after `bound`.
+    /// stalled exchange fails the whole after `bound`. `atClose` runs on the loop right after
+    /// the pool has closed its connections, before any of them has ended (a TLS close waits
+    /// for the server's close_notify): what a run's end reads.
     static func send(
         _ requests: [OutgoingRequest], to server: H2StandInServer, offering protocols: [String] = ["h2", "http/1.1"],
         owner: ConnectionOwner = ConnectionOwner(visitor: 0, role: .enqueue, endpoint: 0), requiresH2: Bool = false,
-        tally: ConnectionProtocolTally? = nil, bound: TimeAmount = .seconds(10)
+        tally: ConnectionProtocolTally? = nil, bound: TimeAmount = .seconds(10),
+        atClose: (@Sendable () -> Void)? = nil
     ) async throws -> [Completion] {
         let endpoint = try endpoint(server, offering: protocols)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -32,7 +35,7 @@ enum H2ClientFixture {
                 try await loop.flatSubmit {
                     Self.start(
                         requests, on: loop, to: endpoint, owner: owner, requiresH2: requiresH2, tally: tally,
-                        bound: bound)
+                        bound: bound, atClose: atClose)
                 }.get())
         } catch {
             completions = .failure(error)
@@ -44,7 +47,7 @@ enum H2ClientFixture {
 
     private static func start(
         _ requests: [OutgoingRequest], on loop: any EventLoop, to endpoint: LiveEndpoint, owner: ConnectionOwner,
-        requiresH2: Bool, tally: ConnectionProtocolTally?, bound: TimeAmount
+        requiresH2: Bool, tally: ConnectionProtocolTally?, bound: TimeAmount, atClose: (@Sendable () -> Void)?
     ) -> EventLoopFuture<[Completion]> {
         let pool = LiveConnectionPool(
             connections: NIOConnectionFactory(loop: loop, requiresH2: requiresH2, protocols: tally),
@@ -59,6 +62,7 @@ enum H2ClientFixture {
             timeout.cancel()
             pool.owner = nil
             pool.closeAll()
+            atClose?()
         }.nonisolated()
     }
 

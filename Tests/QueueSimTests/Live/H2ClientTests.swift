@@ -1,6 +1,7 @@
 import HTTPTypes
 import QueueClientCore
 import StandInServers
+import Synchronization
 import Testing
 
 @testable import QueueSim
@@ -220,6 +221,42 @@ struct H2ProtocolTallyTests {
                 tally.figures(origins: [origin])?.first?.summary
                     == "\(origin): h2 on 1 connection, http/1.1 on 1 connection; 2.5 requests per connection (at most 3)"
             )
+        }
+    }
+
+    /// A run reads the tally once its loops have closed their pools, while TLS connections are
+    /// still exchanging close_notify: each is counted when it is closed, not only when it ends
+    /// (issue 55: 60 of the bench's 2,145 connections were missing).
+    @Test("connections still open when the pool closes them are counted, h2 and http/1.1 alike")
+    func openAtTheEnd() async throws {
+        try await H2StandInServer.with { server in
+            let tally = ConnectionProtocolTally()
+            let origin = "https://localhost:\(server.port)"
+            let read = Mutex<[[EndpointProtocolFigures]?]>([])
+            let readAtClose: @Sendable () -> Void = {
+                let figures = tally.figures(origins: [origin])
+                read.withLock { $0.append(figures) }
+            }
+            _ = try await H2ClientFixture.send(
+                ["/a", "/b", "/c"].map(H2ClientFixture.get), to: server, tally: tally, atClose: readAtClose)
+            _ = try await H2ClientFixture.send(
+                ["/d", "/e"].map(H2ClientFixture.get), to: server, offering: [], tally: tally, atClose: readAtClose)
+            #expect(
+                read.withLock { $0 } == [
+                    [
+                        EndpointProtocolFigures(
+                            endpoint: origin, connections: ["h2": 1], streamsPerConnectionMean: 3,
+                            streamsPerConnectionMax: 3)
+                    ],
+                    [
+                        EndpointProtocolFigures(
+                            endpoint: origin, connections: ["h2": 1, "http/1.1": 1], streamsPerConnectionMean: 2.5,
+                            streamsPerConnectionMax: 3)
+                    ],
+                ])
+            #expect(
+                tally.figures(origins: [origin])?.first?.connections == ["h2": 1, "http/1.1": 1],
+                "counted once, not again when the connection ends")
         }
     }
 

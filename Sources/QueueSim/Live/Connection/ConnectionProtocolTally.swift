@@ -1,9 +1,10 @@
 import Synchronization
 
 /// What a live run's TLS connections spoke, by endpoint: connections by the protocol ALPN
-/// agreed on and the requests each carried, counted as each connection ends. One per run's
-/// transport, shared by its loops' factories: a lock taken once per connection's end (beside a
-/// TLS handshake, nothing).
+/// agreed on and the requests each carried, counted once per connection when it is closed or
+/// ends, whichever comes first (a connection still open at the run's end is counted when its
+/// pool closes it). One per run's transport, shared by its loops' factories: a lock taken
+/// once per connection (beside a TLS handshake, nothing).
 final class ConnectionProtocolTally: Sendable {
     private struct Endpoint {
         var connections: [String: Int] = [:]
@@ -13,8 +14,8 @@ final class ConnectionProtocolTally: Sendable {
 
     private let endpoints = Mutex<[Int: Endpoint]>([:])
 
-    /// A connection to endpoint `index` ended having spoken `spoken` ("h2", "http/1.1") and
-    /// carried `requests` requests. A connection that never finished its handshake (`spoken`
+    /// A connection to endpoint `index` ended, or was closed, having spoken `spoken` ("h2",
+    /// "http/1.1") and carried `requests` requests. A connection that never finished its handshake (`spoken`
     /// nil) spoke nothing and is not counted.
     func connectionEnded(endpoint index: Int, spoke spoken: String?, requests: Int) {
         guard let spoken else { return }

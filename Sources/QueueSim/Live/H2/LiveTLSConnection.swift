@@ -19,8 +19,10 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
     let id: ConnectionID
     let pool: LiveConnectionPool
     let requiresH2: Bool
-    /// Where the connection counts what it spoke when it ends, as endpoint `endpoint`.
+    /// Where the connection counts what it spoke, as endpoint `endpoint`: once, when it is
+    /// closed or when it ends, whichever comes first (`countSpoken`).
     private let tally: (tally: ConnectionProtocolTally, endpoint: Int)?
+    private var counted = false
     /// Requests written on it (h2: streams opened).
     private var requests = 0
     /// The handshake's costs and the HTTP/1.1 side (used for timing in h2 too).
@@ -125,7 +127,19 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
     }
 
     func close() {
+        countSpoken()
         context?.close(promise: nil)
+    }
+
+    /// Counts the connection in the run's tally, once. Also from `close()`: a TLS connection
+    /// ends only after the server's close_notify, and a run reads the tally as soon as its
+    /// loops have closed their pools, so the connections still open at the end would be
+    /// missing. It carries no request once closed.
+    private func countSpoken() {
+        // Not yet negotiated: nothing spoken so far (the handshake may still complete).
+        guard !counted, let tally, let spoken = negotiatedProtocol else { return }
+        counted = true
+        tally.tally.connectionEnded(endpoint: tally.endpoint, spoke: spoken, requests: requests)
     }
 
     // MARK: - The channel
@@ -205,9 +219,7 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let tally {
-            tally.tally.connectionEnded(endpoint: tally.endpoint, spoke: negotiatedProtocol, requests: requests)
-        }
+        countSpoken()
         let now = pool.clock.now
         switch mode {
         case .h2(let session):
