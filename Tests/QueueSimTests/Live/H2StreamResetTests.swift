@@ -31,3 +31,32 @@ struct H2StreamResetTests {
         }
     }
 }
+
+/// A group's enqueues on one h2 connection (issue 55, item 8: the speed of the h2 path).
+@Suite("HTTP/2 client: a group's requests on one connection", .serialized, .timeLimit(.minutes(1)))
+struct H2SharedHeadTests {
+    /// A group's enqueues share one head (`EnqueueHeaderTemplate`), whose HEADERS block a
+    /// connection makes once per body length: each visitor's still says its own body's length.
+    @Test("one group's enqueues on one connection: each HEADERS block has its own body's length")
+    func sharedHeadBlocks() async throws {
+        let ios = PlatformRequestBytesTests.configuration(.ios, userId: "A")
+        let requests = ["A", "BB", "CCCC", "DD", "EEEE"].map { userId in
+            var parameters = ios.enqueueParameters
+            parameters.userId = userId
+            return EnqueueRequest.make(parameters, sharedHead: ios.sharedEnqueueHead)
+        }
+        try await H2StandInServer.with { server in
+            let completions = try await H2ClientFixture.send(requests, to: server)
+            #expect(completions.allSatisfy { (try? $0.result.get().status.code) == 200 })
+            #expect(server.connections.count == 1)
+            let received = server.requests
+            #expect(received.map(\.body) == requests.map { $0.body ?? [] })
+            #expect(
+                received.map { request in request.headers.first { $0.name == "content-length" }?.value }
+                    == requests.map { String($0.body?.count ?? 0) })
+            let others = received.map { request in request.headers.filter { $0.name != "content-length" } }
+            #expect(others.allSatisfy { $0 == others.first }, "every other field the group's")
+            #expect(Set(received.map(\.pseudoHeaderNames)) == [[":method", ":scheme", ":path", ":authority"]])
+        }
+    }
+}

@@ -38,6 +38,16 @@ final class H2Session: ChannelInboundHandler, RemovableChannelHandler {
     private var reader = H2AnswerReader()
     /// GOAWAY's last stream id, once one came: no stream above it is processed.
     private var goAwayLast: HTTP2StreamID?
+    /// The last shared enqueue head's HEADERS block (`headerBlock`).
+    private var sharedBlock: SharedBlock?
+
+    private struct SharedBlock {
+        /// Kept alive, so `===` never matches a later template at the same address.
+        let template: EnqueueHeaderTemplate
+        let bodyLength: Int?
+        let defaultAuthority: String
+        let block: HPACKHeaders
+    }
 
     init(stack: H2Stack, events: any H2SessionEvents) {
         self.stack = stack
@@ -93,10 +103,8 @@ final class H2Session: ChannelInboundHandler, RemovableChannelHandler {
         nextStream += 2
         inFlight = stream
         reader = H2AnswerReader()
-        let (head, layout) = (request.head, request.layout)
         let body = request.body.flatMap { $0.isEmpty ? nil : $0 }
-        let block = H2Stack.of(head, layout: layout).headerBlock(
-            head, layout: layout, bodyLength: request.body?.count, defaultAuthority: defaultAuthority)
+        let block = headerBlock(request, defaultAuthority: defaultAuthority)
         let headers = HTTP2Frame.FramePayload.Headers(headers: block, endStream: body == nil)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(headers))), promise: nil)
         if let body {
@@ -104,6 +112,27 @@ final class H2Session: ChannelInboundHandler, RemovableChannelHandler {
                 data: .byteBuffer(context.channel.allocator.buffer(bytes: body)), endStream: true)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .data(data))), promise: nil)
         }
+    }
+
+    /// `request`'s HEADERS block in its own stack's order; a group's shared enqueue head's is
+    /// made once per connection and body length and reused, as HTTP/1.1 reuses its bytes
+    /// (`EncodedHeads`): the same fields for every visitor of the group but the body.
+    private func headerBlock(_ request: borrowing OutgoingRequest, defaultAuthority: String) -> HPACKHeaders {
+        let bodyLength = request.body?.count
+        let template = request.sharedHead
+        if let template, let shared = sharedBlock, shared.template === template, shared.bodyLength == bodyLength,
+            shared.defaultAuthority == defaultAuthority
+        {
+            return shared.block
+        }
+        // The head read once (a page load makes it when read); a shared head's is the template's.
+        let (head, layout) = (request.head, request.layout)
+        let block = H2Stack.of(head, layout: layout).headerBlock(
+            head, layout: layout, bodyLength: bodyLength, defaultAuthority: defaultAuthority)
+        guard let template else { return block }
+        sharedBlock = SharedBlock(
+            template: template, bodyLength: bodyLength, defaultAuthority: defaultAuthority, block: block)
+        return block
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
