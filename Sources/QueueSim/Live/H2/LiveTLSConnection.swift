@@ -177,9 +177,7 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
         do {
             let pipeline = context.pipeline.syncOperations
             let protocolHandler = H2Session.protocolHandler(for: stack)
-            let coalescer = H2WriteCoalescer()
-            try pipeline.addHandler(coalescer, position: .after(self))
-            try pipeline.addHandler(protocolHandler, position: .after(coalescer))
+            try pipeline.addHandler(protocolHandler, position: .after(self))
             try pipeline.addHandler(session, position: .after(protocolHandler))
         } catch {
             reader.failure = error
