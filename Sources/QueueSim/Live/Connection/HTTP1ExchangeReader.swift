@@ -119,18 +119,16 @@ struct HTTP1ExchangeReader {
     }
 }
 
-/// A `PooledConnection` speaking HTTP/1.1 through its `HTTP1ExchangeReader`: the pool-facing
-/// part both HTTP/1.1 connection kinds share, written once here. A conformer moves bytes
-/// (`send`, `flush`, `close`) and tells `received(_:at:)` and `ended()` what its transport saw.
-protocol HTTP1Connection: PooledConnection {
+/// A `PooledConnection` that times its connect, handshake and progress with an
+/// `HTTP1ExchangeReader`: every connection kind (the two HTTP/1.1 ones and `LiveTLSConnection`,
+/// which may speak h2) answers the pool's questions about them here, once.
+protocol ExchangeReaderConnection: PooledConnection {
     /// Strong: the pool forgets the connection when it has ended, which ends the cycle.
     var pool: LiveConnectionPool { get }
     var reader: HTTP1ExchangeReader { get set }
-    /// Hands a request's bytes to the transport (sent at the next `flush`).
-    func send(_ bytes: ByteBuffer)
 }
 
-extension HTTP1Connection {
+extension ExchangeReaderConnection {
     var lastProgress: RunInstant { reader.lastProgress }
 
     func connected(after duration: Duration) {
@@ -144,7 +142,17 @@ extension HTTP1Connection {
     func takeHandshake() -> Handshake? {
         reader.takeHandshake()
     }
+}
 
+/// A `PooledConnection` speaking HTTP/1.1 through its `HTTP1ExchangeReader`: the pool-facing
+/// part both HTTP/1.1 connection kinds share, written once here. A conformer moves bytes
+/// (`send`, `flush`, `close`) and tells `received(_:at:)` and `ended()` what its transport saw.
+protocol HTTP1Connection: ExchangeReaderConnection {
+    /// Hands a request's bytes to the transport (sent at the next `flush`).
+    func send(_ bytes: ByteBuffer)
+}
+
+extension HTTP1Connection {
     func takeSpareBuffer() -> ByteBuffer? {
         reader.takeSpareBuffer()
     }

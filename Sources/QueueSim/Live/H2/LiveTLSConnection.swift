@@ -12,7 +12,7 @@ import QueueClientCore
 /// The pool sees one `PooledConnection` either way: an h2 connection carries its owner's
 /// requests one stream at a time, so its answers, its reuse and its end reach the pool as an
 /// HTTP/1.1 connection's do.
-final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, RemovableChannelHandler {
+final class LiveTLSConnection: ExchangeReaderConnection, ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -26,7 +26,7 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
     /// Requests written on it (h2: streams opened).
     private var requests = 0
     /// The handshake's costs and the HTTP/1.1 side (used for timing in h2 too).
-    private var reader: HTTP1ExchangeReader
+    var reader: HTTP1ExchangeReader
     private var context: ChannelHandlerContext?
     private var mode = Mode.negotiating(nil)
     /// The server did not process the request in flight (h2 REFUSED_STREAM, or above GOAWAY's
@@ -79,20 +79,6 @@ final class LiveTLSConnection: PooledConnection, ChannelInboundHandler, Removabl
     }
 
     // MARK: - PooledConnection
-
-    var lastProgress: RunInstant { reader.lastProgress }
-
-    func connected(after duration: Duration) {
-        reader.connected(after: duration, at: pool.clock.now)
-    }
-
-    func markFirstExchange(_ exchange: ExchangeID) {
-        reader.firstExchange = exchange
-    }
-
-    func takeHandshake() -> Handshake? {
-        reader.takeHandshake()
-    }
 
     func write(
         _ exchange: borrowing LiveExchange, defaultAuthority: String, heads: inout EncodedHeads, keep: Bool,
