@@ -181,3 +181,41 @@ final class H1StandInRecorder: ChannelInboundHandler {
         }
     }
 }
+
+/// Counts the TLS records a client sends, before NIOSSL reads them (`H2StandInConnection
+/// .tlsRecords`): what a client's writes cost in seals. Passes every byte on unchanged.
+final class TLSRecordCounter: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let connection: Int
+    private let log: H2StandInLog
+    /// A record header split across reads, so far.
+    private var header: [UInt8] = []
+    /// Bytes of the current record's body still to come.
+    private var remaining = 0
+
+    init(connection: Int, log: H2StandInLog) {
+        self.connection = connection
+        self.log = log
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data)
+        var records = 0
+        for byte in bytes.readableBytesView {
+            if remaining > 0 {
+                remaining -= 1
+                continue
+            }
+            header.append(byte)
+            if header.count == 5 {
+                remaining = Int(header[3]) << 8 | Int(header[4])
+                header.removeAll(keepingCapacity: true)
+                records += 1
+            }
+        }
+        if records > 0 { log.update(connection) { $0.tlsRecords += records } }
+        context.fireChannelRead(data)
+    }
+}

@@ -34,8 +34,8 @@ import Synchronization
 ///   body, and whether it was refused.
 /// - `connections`, in accept order: the ALPN protocol, every SETTINGS parameter the client
 ///   sent (in order, over all its SETTINGS frames, ACKs excluded), every WINDOW_UPDATE (stream
-///   0 is the connection's window), the streams the client opened, and whether this server
-///   sent GOAWAY.
+///   0 is the connection's window), the streams the client opened, whether this server
+///   sent GOAWAY, and the TLS records the client sent (its handshake's included).
 ///
 /// Knobs (`Options`):
 /// - `goAwayAfterStreams`: once that many streams of a connection are answered, send GOAWAY
@@ -102,6 +102,7 @@ package final class H2StandInServer: Sendable {
             .childChannelInitializer { channel in
                 let index = log.accept()
                 do {
+                    try channel.pipeline.syncOperations.addHandler(TLSRecordCounter(connection: index, log: log))
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                     try channel.pipeline.syncOperations.addHandler(
                         ApplicationProtocolNegotiationHandler { result, channel in
@@ -218,6 +219,8 @@ package struct H2StandInConnection: Sendable, Equatable {
     /// Streams (HTTP/1.1: requests) the client opened on it.
     package var streams = 0
     package var sentGoAway = false
+    /// TLS records the client sent, its handshake's included.
+    package var tlsRecords = 0
 
     package struct Setting: Sendable, Equatable {
         package var identifier: Int

@@ -19,11 +19,13 @@ enum H2ClientFixture {
     /// Sends `requests` in turn from `owner`'s connections and returns every completion; a
     /// stalled exchange fails the whole after `bound`. `atClose` runs on the loop right after
     /// the pool has closed its connections, before any of them has ended (a TLS close waits
-    /// for the server's close_notify): what a run's end reads.
+    /// for the server's close_notify): what a run's end reads. `gap`: each request after the
+    /// first is sent that long after the last answer, from a timer (outside any read), as a
+    /// visitor's next poll is; nil: at once, from the answer's read.
     static func send(
         _ requests: [OutgoingRequest], to server: H2StandInServer, offering protocols: [String] = ["h2", "http/1.1"],
         owner: ConnectionOwner = ConnectionOwner(visitor: 0, role: .enqueue, endpoint: 0), requiresH2: Bool = false,
-        tally: ConnectionProtocolTally? = nil, bound: TimeAmount = .seconds(10),
+        tally: ConnectionProtocolTally? = nil, bound: TimeAmount = .seconds(10), gap: TimeAmount? = nil,
         atClose: (@Sendable () -> Void)? = nil
     ) async throws -> [Completion] {
         let endpoint = try endpoint(server, offering: protocols)
@@ -35,7 +37,7 @@ enum H2ClientFixture {
                 try await loop.flatSubmit {
                     Self.start(
                         requests, on: loop, to: endpoint, owner: owner, requiresH2: requiresH2, tally: tally,
-                        bound: bound, atClose: atClose)
+                        bound: bound, gap: gap, atClose: atClose)
                 }.get())
         } catch {
             completions = .failure(error)
@@ -47,12 +49,13 @@ enum H2ClientFixture {
 
     private static func start(
         _ requests: [OutgoingRequest], on loop: any EventLoop, to endpoint: LiveEndpoint, owner: ConnectionOwner,
-        requiresH2: Bool, tally: ConnectionProtocolTally?, bound: TimeAmount, atClose: (@Sendable () -> Void)?
+        requiresH2: Bool, tally: ConnectionProtocolTally?, bound: TimeAmount, gap: TimeAmount?,
+        atClose: (@Sendable () -> Void)?
     ) -> EventLoopFuture<[Completion]> {
         let pool = LiveConnectionPool(
             connections: NIOConnectionFactory(loop: loop, requiresH2: requiresH2, protocols: tally),
             endpoint: endpoint, limit: 4, connectTimeout: .seconds(5))
-        let sender = InTurn(pool: pool, requests: requests, owner: owner, done: loop.makePromise())
+        let sender = InTurn(pool: pool, requests: requests, owner: owner, gap: gap, done: loop.makePromise())
         pool.owner = sender
         sender.sendNext()
         let timeout = loop.assumeIsolated().scheduleTask(in: bound) {
@@ -82,16 +85,18 @@ enum H2ClientFixture {
         let pool: LiveConnectionPool
         var requests: [OutgoingRequest]
         let owner: ConnectionOwner
+        let gap: TimeAmount?
         let done: EventLoopPromise<[Completion]>
         var completions: [Completion] = []
 
         init(
-            pool: LiveConnectionPool, requests: [OutgoingRequest], owner: ConnectionOwner,
+            pool: LiveConnectionPool, requests: [OutgoingRequest], owner: ConnectionOwner, gap: TimeAmount?,
             done: EventLoopPromise<[Completion]>
         ) {
             self.pool = pool
             self.requests = requests
             self.owner = owner
+            self.gap = gap
             self.done = done
         }
 
@@ -109,7 +114,9 @@ enum H2ClientFixture {
             at now: RunInstant
         ) {
             completions.append(Completion(result: result, handshake: handshake))
-            sendNext()
+            guard let gap else { return sendNext() }
+            let loop = done.futureResult.eventLoop
+            loop.assumeIsolated().scheduleTask(in: gap) { self.sendNext() }
         }
     }
 

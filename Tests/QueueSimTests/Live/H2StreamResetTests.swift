@@ -59,4 +59,23 @@ struct H2SharedHeadTests {
             #expect(Set(received.map(\.pseudoHeaderNames)) == [[":method", ":scheme", ":path", ":authority"]])
         }
     }
+
+    /// NIOHTTP2 writes a POST as three buffers (HEADERS, DATA's header, its payload) and NIOSSL
+    /// seals each buffer as a record: gathered, a request is one record, as over HTTP/1.1.
+    @Test("each POST on an h2 connection is one TLS record")
+    func oneRecordPerRequest() async throws {
+        let ios = PlatformRequestBytesTests.configuration(.ios, userId: "6F9619FF-8B86-D011-B42D-00C04FC964FF")
+        let enqueue = EnqueueRequest.make(ios.enqueueParameters, sharedHead: ios.sharedEnqueueHead)
+        let count = 40
+        try await H2StandInServer.with { server in
+            let completions = try await H2ClientFixture.send(Array(repeating: enqueue, count: count), to: server)
+            #expect(completions.allSatisfy { (try? $0.result.get().status.code) == 200 })
+            let connection = try #require(server.connections.first)
+            #expect(server.connections.count == 1)
+            // The handshake's records (ClientHello, and TLS 1.3's ChangeCipherSpec and
+            // Finished), the first flush (preface, SETTINGS, WINDOW_UPDATE and the first
+            // request), SETTINGS' ACK and close_notify: a few besides one a request.
+            #expect(connection.tlsRecords >= count && connection.tlsRecords <= count + 8, "\(connection.tlsRecords)")
+        }
+    }
 }

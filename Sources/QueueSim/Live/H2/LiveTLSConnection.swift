@@ -104,12 +104,15 @@ final class LiveTLSConnection: ExchangeReaderConnection, ChannelInboundHandler, 
     }
 
     func flush() {
-        if case .negotiating(var pending?) = mode {
+        switch mode {
+        case .negotiating(var pending?):
             pending.flushed = true
             mode = .negotiating(pending)
-            return
+        case .negotiating(nil), .http1:
+            context?.flush()
+        case .h2(let session):
+            session.flush()
         }
-        context?.flush()
     }
 
     func close() {
@@ -163,7 +166,9 @@ final class LiveTLSConnection: ExchangeReaderConnection, ChannelInboundHandler, 
         do {
             let pipeline = context.pipeline.syncOperations
             let protocolHandler = H2Session.protocolHandler(for: stack)
-            try pipeline.addHandler(protocolHandler, position: .after(self))
+            let coalescer = H2WriteCoalescer()
+            try pipeline.addHandler(coalescer, position: .after(self))
+            try pipeline.addHandler(protocolHandler, position: .after(coalescer))
             try pipeline.addHandler(session, position: .after(protocolHandler))
         } catch {
             reader.failure = error
@@ -173,7 +178,7 @@ final class LiveTLSConnection: ExchangeReaderConnection, ChannelInboundHandler, 
         mode = .h2(session)
         guard let pending else { return }
         session.send(pending.exchange.request, defaultAuthority: pending.defaultAuthority)
-        if pending.flushed { context.flush() }
+        if pending.flushed { session.flush() }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
