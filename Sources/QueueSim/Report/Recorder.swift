@@ -64,6 +64,7 @@ package final class Recorder {
     /// Whether the rows carry a platform (a group mixes platforms): the header says so too.
     private var rowsHavePlatform = false
     private var rowsHaveComebacks = false
+    private var rowsHaveProtocols = false
     /// Comebacks over every recorded row (run.json's `comebacks`).
     private var comebacks = 0
     /// Outcomes by platform, when the rows carry one (`RunReport.platformOutcomes`).
@@ -119,6 +120,7 @@ package final class Recorder {
             rowsHaveComebacks = true
             comebacks += count
         }
+        if record.spokenProtocols != nil { rowsHaveProtocols = true }
         if let spool {
             VisitorRowFormat.encode(record, into: &row)
             do {
@@ -215,18 +217,24 @@ package final class Recorder {
         let queuePageLatency =
             answersRecorded
             ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
-        var files = try writeTables(spool, ending)
-        files[Self.pageFile] = try writePage(
-            report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
-        if let identity = run.shard {
-            let shardReport = ShardReport(
-                description: run, identity: identity, ending: ending, statistics: statistics,
-                requestsPerSecond: timeline.requestsPerSecond,
-                answers: answersRecorded ? ShardAnswers(answers, connections: timeline.connectionCounts) : nil,
-                afterPassRequestsPerSecond: timeline.afterPassRequestsPerSecond)
-            files[ShardReport.file] = try AtomicFileWriter.write(
-                try shardReport.json(), to: Self.path(directory, ShardReport.file))
+        // metrics.prom (the largest file) is written on a second thread while the other files
+        // are; both are done before run.json, which lists their sizes and SHA-256.
+        let metricsJob = startMetricsFile(ending)
+        var files: [String: RunManifest.WrittenFile]
+        do {
+            files = try writeTables(spool, ending)
+        } catch {
+            // Nothing is written after finish returns; a table's failure comes first, as when
+            // the files were written one after the other.
+            _ = try? metricsJob?.join()
+            throw error
         }
+        let laterFiles = Result {
+            try writePageAndShard(
+                report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
+        }
+        if let metricsJob { files[Self.metricsFile] = try metricsJob.join() }
+        files.merge(try laterFiles.get()) { _, later in later }
         var manifest = RunManifest(
             description: run, ending: ending, visitors: report.visitorCount,
             outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: report.verdicts,
@@ -279,14 +287,16 @@ package final class Recorder {
         return report
     }
 
-    /// `visitors.csv` (from the spool, which is then discarded), `minutes.csv`, `summary.csv`,
-    /// `timeline.csv` and `metrics.prom`.
+    /// `visitors.csv` (from the spool, which is then discarded), `minutes.csv`, `summary.csv` and
+    /// `timeline.csv`.
     private func writeTables(_ spool: VisitorRowSpool, _ ending: RunEnding) throws -> [String: RunManifest.WrittenFile]
     {
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
             try spool.copyOrdered(
-                header: VisitorRowFormat.header(platform: rowsHavePlatform, comebacks: rowsHaveComebacks), into: file)
+                header: VisitorRowFormat.header(
+                    platform: rowsHavePlatform, comebacks: rowsHaveComebacks, protocols: rowsHaveProtocols),
+                into: file)
         }
         spool.discard()
         // Not in run.json's files: a file added since, so run.json's bytes stay as they were.
@@ -301,12 +311,39 @@ package final class Recorder {
                 try file.write($0)
             }
         }
-        if let metricsSeries {
-            files[Self.metricsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.metricsFile)) { file in
+        return files
+    }
+
+    /// `metrics.prom`, written on a thread of its own from copies of what it needs.
+    private func startMetricsFile(_ ending: RunEnding) -> BackgroundJob<RunManifest.WrittenFile>? {
+        guard let metricsSeries else { return nil }
+        let (run, answers, room, lag) = (run, answers, roomSeries, generatorLag)
+        let path = Self.path(directory, Self.metricsFile)
+        return BackgroundJob {
+            try AtomicFileWriter.write(to: path) { file in
                 try MetricsFile.render(
-                    metricsSeries, run: run, ending: ending, answers: answers, room: roomSeries,
-                    generatorLag: generatorLag, emitBytes: { try file.write(UnsafeRawBufferPointer($0)) })
+                    metricsSeries, run: run, ending: ending, answers: answers, room: room, generatorLag: lag,
+                    emitBytes: { try file.write(UnsafeRawBufferPointer($0)) })
             }
+        }
+    }
+
+    /// `report.html` and, for a shard, `shard.json`.
+    private func writePageAndShard(
+        _ report: RunReport, _ ending: RunEnding, series: TimelineSeries, endpoints: [EndpointFigures]?,
+        queuePageLatency: QueuePageLatencyFigures?
+    ) throws -> [String: RunManifest.WrittenFile] {
+        var files: [String: RunManifest.WrittenFile] = [:]
+        files[Self.pageFile] = try writePage(
+            report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
+        if let identity = run.shard {
+            let shardReport = ShardReport(
+                description: run, identity: identity, ending: ending, statistics: statistics,
+                requestsPerSecond: timeline.requestsPerSecond,
+                answers: answersRecorded ? ShardAnswers(answers, connections: timeline.connectionCounts) : nil,
+                afterPassRequestsPerSecond: timeline.afterPassRequestsPerSecond)
+            files[ShardReport.file] = try AtomicFileWriter.write(
+                try shardReport.json(), to: Self.path(directory, ShardReport.file))
         }
         return files
     }
