@@ -132,13 +132,9 @@ package struct VisitorRowsCheck {
 }
 
 extension VisitorRowsCheck {
-    /// Every header queuesim writes: the columns, then the platform and the comebacks when a
-    /// run has them (VisitorRowFormat).
-    static let headers: [String] = [false, true].flatMap { platform in
-        [false, true].map { comebacks in
-            String(VisitorRowFormat.header(platform: platform, comebacks: comebacks).dropLast())
-        }
-    }
+    /// Every header queuesim writes: the columns, then the platform, the comebacks and the
+    /// protocols when a run has them (VisitorRowFormat).
+    static let headers = VisitorRowFormat.headers
 
     /// The header's column names, when the header is one of queuesim's.
     private func checkHeader() throws(Problem) -> [Substring] {

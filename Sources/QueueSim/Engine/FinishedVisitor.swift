@@ -10,6 +10,8 @@ struct FinishedVisitor: Sendable {
     var result: VisitorResult
     /// The handshake of its first request, when that request opened a connection.
     var handshake: Handshake? = nil
+    /// The HTTP versions its requests' answers came over (the wall clock's; empty otherwise).
+    var spoken = SpokenProtocols()
     /// How often it reopened the app after giving up (`comeback`); `result` is its last attempt's
     /// with the earlier attempts' counts added.
     var comebacks = 0

@@ -8,11 +8,14 @@ struct InFlightVisitor: Sendable {
     let arrival: RunInstant
     /// 32 bits each: a run has at most `ScenarioLimits.mostVisitors` (10^8) visitors.
     private let storedIndex: UInt32
-    /// The group's index in the low 31 bits; the top bit (`settledWithoutHandshake`) is set once
-    /// its first answer came on a connection it did not open (a shared keep-alive one).
+    /// The group's index in the low 28 bits; the top bit (`settledWithoutHandshake`) is set once
+    /// its first answer came on a connection it did not open (a shared keep-alive one), and the
+    /// three below it are the HTTP versions its answers came over (`SpokenProtocols`).
     private var storedGroupIndex: UInt32
     var index: Int { Int(storedIndex) }
-    var groupIndex: Int { Int(storedGroupIndex & ~Self.settledWithoutHandshake) }
+    var groupIndex: Int { Int(storedGroupIndex & Self.groupIndexMask) }
+    private static let groupIndexMask: UInt32 = (1 << Self.spokenShift) - 1
+    private static let spokenShift: UInt32 = 28
     /// In a bit, not in the boxed extras: on shared connections every visitor's first answer
     /// has no handshake, and boxing that was an allocation per visitor (0.7 % of a keep-alive
     /// request's CPU in `bench/live-ceiling.sh`).
@@ -27,7 +30,20 @@ struct InFlightVisitor: Sendable {
         self.machine = machine
         self.arrival = arrival
         storedIndex = UInt32(index)
+        precondition(groupIndex <= Self.groupIndexMask, "more groups than a visitor's record holds")
         storedGroupIndex = UInt32(groupIndex)
+    }
+
+    /// The HTTP versions its answers came over so far (the wall clock's only).
+    var spokenProtocols: SpokenProtocols {
+        SpokenProtocols(bits: UInt8(truncatingIfNeeded: storedGroupIndex >> Self.spokenShift))
+    }
+
+    /// An answer came over `spoken`.
+    mutating func noteSpoken(_ spoken: SpokenProtocol) {
+        var protocols = spokenProtocols
+        protocols.note(spoken)
+        storedGroupIndex |= UInt32(protocols.bits) << Self.spokenShift
     }
 
     private struct Extras: Sendable {

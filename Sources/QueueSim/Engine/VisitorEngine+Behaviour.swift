@@ -101,6 +101,7 @@ extension VisitorEngine {
             visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: gaveUp.result,
             afterlife: visitor.afterlife)
         finished.handshake = visitor.firstHandshake.handshake
+        finished.spoken = visitor.spokenProtocols
         return .finished(finished)
     }
 
@@ -168,7 +169,9 @@ extension VisitorEngine {
         }!
         calendar.schedule(.resume(slot: slot, serial: serial), at: now + think)
         var finished = finish(index, arrival: row, groupIndex: group, result: result, afterlife: afterlife)
-        finished.handshake = slots.modify(slot) { $0.firstHandshake.handshake } ?? nil
+        if let (handshake, spoken) = slots.modify(slot, { ($0.firstHandshake.handshake, $0.spokenProtocols) }) {
+            (finished.handshake, finished.spoken) = (handshake, spoken)
+        }
         return finished
     }
 

@@ -103,6 +103,7 @@ extension VisitorEngine {
             visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result,
             afterlife: visitor.afterlife)
         finished.handshake = visitor.firstHandshake.handshake
+        finished.spoken = visitor.spokenProtocols
         return .finished(finished)
     }
 

@@ -135,14 +135,21 @@ struct VisitorEngine {
     /// The answer to request `serial` of the visitor in `slot` (ignored when the visitor no
     /// longer awaits it: it timed out, or the run stopped).
     /// `handshake`: the request went out on a connection opened for it (the wall clock's).
+    /// `spoke`: the HTTP version of the connection that answered (the wall clock's).
     mutating func received(
-        _ response: IncomingResponse, slot: Int, serial: UInt32, at now: RunInstant, handshake: Handshake? = nil
+        _ response: IncomingResponse, slot: Int, serial: UInt32, at now: RunInstant, handshake: Handshake? = nil,
+        spoke: SpokenProtocol? = nil
     ) -> Action {
         guard takeAwaited(slot: slot, serial: serial) else { return .none }
         if behaviours != nil, let action = afterlifeEvent(slot: slot, response: response, error: nil, at: now) {
             return action
         }
-        if tracksRequestDeadlines { slots.modify(slot) { $0.settleFirstHandshake(handshake) } }
+        if tracksRequestDeadlines {
+            slots.modify(slot) { visitor in
+                visitor.settleFirstHandshake(handshake)
+                if let spoke { visitor.noteSpoken(spoke) }
+            }
+        }
         countAnswer(slot: slot, status: .init(code: response.head.status.code), at: now)
         return advance(slot, at: now) { $0.received(response, at: now) }
     }
@@ -209,6 +216,7 @@ struct VisitorEngine {
             visitor.index, arrival: visitor.arrival, groupIndex: visitor.groupIndex, result: result,
             afterlife: afterlife)
         finished.handshake = visitor.firstHandshake.handshake
+        finished.spoken = visitor.spokenProtocols
         return finished
     }
 

@@ -160,10 +160,11 @@ final class LiveConnectionPool {
     func exchangeAnswered(
         on id: ConnectionID, _ response: consuming IncomingResponse, reusable: Bool, at now: RunInstant
     ) {
-        let handshake = connections[id.index]?.takeHandshake()
+        let connection = connections[id.index]
+        let handshake = connection?.takeHandshake()
         perform(
             machine.exchangeSucceeded(on: id, reusable: reusable, at: now), response: response, handshake: handshake,
-            at: now)
+            spoke: connection?.spokenProtocol, at: now)
         if machine.heldCount != heldIdle.level { heldIdle.record(machine.heldCount, atSecond: now.secondOfRun) }
         if machine.hasIdleDeadlines { armIdleTimer(now: now) }
     }
@@ -218,9 +219,10 @@ final class LiveConnectionPool {
     /// last: it may send again from inside `exchangeCompleted`, and the machine has already
     /// settled this event by then. `now`: the event's instant, when its caller read the clock
     /// (else it is read here, once, if a request goes out or an exchange completes).
+    /// `spoke`: the HTTP version of the connection whose answer `response` is.
     private func perform(
         _ first: consuming ConnectionPoolStateMachine.Action, response: consuming IncomingResponse? = nil,
-        handshake: Handshake? = nil, at now: RunInstant? = nil
+        handshake: Handshake? = nil, spoke: SpokenProtocol? = nil, at now: RunInstant? = nil
     ) {
         var now = now
         // Consumed, so the answer and the action move through (a consuming parameter is
@@ -256,7 +258,7 @@ final class LiveConnectionPool {
                 }
                 owner?.exchangeCompleted(
                     slot: exchange.slot, serial: exchange.serial, result: .success(answer), handshake: handshake.take(),
-                    at: instant)
+                    spoke: spoke, at: instant)
             case .failed(let exchange, let error):
                 owner?.exchangeCompleted(
                     slot: exchange.slot, serial: exchange.serial, result: .failure(error), handshake: handshake.take(),

@@ -10,6 +10,20 @@ protocol LiveExchangeOwner: AnyObject {
     func exchangeCompleted(
         slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
         at now: RunInstant)
+    /// The same, told the HTTP version of the connection that answered (`spoke`; nil for a
+    /// failure): what the pool calls. An owner that keeps no protocol needs only the other.
+    func exchangeCompleted(
+        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
+        spoke: SpokenProtocol?, at now: RunInstant)
+}
+
+extension LiveExchangeOwner {
+    func exchangeCompleted(
+        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
+        spoke: SpokenProtocol?, at now: RunInstant
+    ) {
+        exchangeCompleted(slot: slot, serial: serial, result: result, handshake: handshake, at: now)
+    }
 }
 
 /// One request of one visitor, as the pool carries it.

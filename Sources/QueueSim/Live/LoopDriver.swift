@@ -230,17 +230,26 @@ final class LoopDriver: LiveExchangeOwner {
         engine.awaits(slot: slot, serial: serial)
     }
 
-    /// The pool's answer (or failure) to request `serial` of the visitor in `slot`.
     func exchangeCompleted(
         slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
         at now: RunInstant
+    ) {
+        exchangeCompleted(slot: slot, serial: serial, result: result, handshake: handshake, spoke: nil, at: now)
+    }
+
+    /// The pool's answer (or failure) to request `serial` of the visitor in `slot`; `spoke`:
+    /// the HTTP version the answer came in (the visitor's row says it).
+    func exchangeCompleted(
+        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
+        spoke: SpokenProtocol?, at now: RunInstant
     ) {
         guard !stopped else { return }
         do {
             switch result {
             case .success(let response):
                 try carryOut(
-                    engine.received(response, slot: slot, serial: serial, at: now, handshake: handshake), at: now)
+                    engine.received(response, slot: slot, serial: serial, at: now, handshake: handshake, spoke: spoke),
+                    at: now)
             case .failure(let error):
                 try carryOut(engine.failed(error, slot: slot, serial: serial, at: now, handshake: handshake), at: now)
             }

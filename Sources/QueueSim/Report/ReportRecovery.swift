@@ -196,6 +196,7 @@ package enum ReportRecovery {
         var filledIn = 0
         // A run whose rows say the platform gives its filled-in rows an empty one: same columns.
         let platformColumn = records.values.contains { $0.platform != nil }
+        let protocolColumn = records.values.contains { $0.spokenProtocols != nil }
         for index in 0...highest {
             if let record = records[index] {
                 try recorder.record(record)
@@ -206,6 +207,7 @@ package enum ReportRecovery {
                     index: index, group: group, flow: "", arrival: end, start: end, outcome: .interrupted,
                     error: "no row: the run was killed before this visitor's row reached the disk", ended: end)
                 if platformColumn { missing.platform = "" }
+                if protocolColumn { missing.spokenProtocols = "" }
                 try recorder.record(missing)
             }
         }

@@ -63,6 +63,10 @@ package struct VisitorRecord: Sendable, Equatable {
     /// How often the visitor reopened the app after giving up (`comebacks`): written only when
     /// a group of the run has `comeback` (nil otherwise, so other runs keep their bytes).
     package var comebacks: Int?
+    /// The HTTP versions its requests' answers came over (`h2`, `http/1.1`, both joined by `+`
+    /// in the order first used, empty when none was answered): the `protocol` column, written
+    /// only in live runs with a TLS destination (nil otherwise, so other runs keep their bytes).
+    package var spokenProtocols: String?
     /// A visitor who came back: the start of its last attempt, which its `enqueue_ms` is
     /// measured from (`start` stays its first start, `total_ms` its whole journey).
     package var lastAttemptStart: RunInstant?

@@ -20,10 +20,23 @@ enum VisitorRowFormat {
     /// After the others and the platform, only in runs where a group has `comeback`.
     static let comebacksColumn = "comebacks"
 
-    /// The header of a run whose rows carry a platform and comebacks, or not.
-    static func header(platform: Bool, comebacks: Bool = false) -> String {
-        (columns + (platform ? [platformColumn] : []) + (comebacks ? [comebacksColumn] : [])).joined(separator: ",")
-            + "\n"
+    /// Last of all, only in live runs with a TLS destination: the HTTP versions that answered
+    /// the visitor (`SpokenProtocols.text`).
+    static let protocolColumn = "protocol"
+
+    /// The header of a run whose rows carry a platform, comebacks and protocols, or not.
+    static func header(platform: Bool, comebacks: Bool = false, protocols: Bool = false) -> String {
+        (columns + (platform ? [platformColumn] : []) + (comebacks ? [comebacksColumn] : [])
+            + (protocols ? [protocolColumn] : [])).joined(separator: ",") + "\n"
+    }
+
+    /// Every header queuesim writes, without its newline: each optional column there or not.
+    static let headers: [String] = [false, true].flatMap { platform in
+        [false, true].flatMap { comebacks in
+            [false, true].map { protocols in
+                String(header(platform: platform, comebacks: comebacks, protocols: protocols).dropLast())
+            }
+        }
     }
 
     /// Appends one complete row (with its newline) for `record` to `row`, which is cleared first.
@@ -51,6 +64,7 @@ enum VisitorRowFormat {
         row.optionalInteger(record.tlsMilliseconds)
         if let platform = record.platform { row.text(platform) }
         if let comebacks = record.comebacks { row.integer(comebacks) }
+        if let protocols = record.spokenProtocols { row.text(protocols) }
         row.endRow()
     }
 }
@@ -79,7 +93,7 @@ extension VisitorRowFormat {
     static func decode(_ row: ArraySlice<UInt8>) -> VisitorRecord? {
         // The feeders' RFC 4180 reader: one row in, its fields out.
         guard let cells = try? CSVColumnReader.parse(String(decoding: row, as: UTF8.self), path: "").first,
-            (columns.count...columns.count + 2).contains(cells.count), let visitor = Int(cells[0]),
+            (columns.count...columns.count + 3).contains(cells.count), let visitor = Int(cells[0]),
             visitor >= 1,
             let outcome = VisitorOutcome(rawValue: cells[5]), let token = TokenState(rawValue: cells[16]),
             let arrivalMs = Int64(cells[3]), let startMs = Int64(cells[4]), let totalMs = Int64(cells[14]),
@@ -103,9 +117,33 @@ extension VisitorRowFormat {
             queueId: optional(cells[15]), token: token)
         record.connectTime = Int64(cells[18]).map { .milliseconds($0) }
         record.tlsTime = Int64(cells[19]).map { .milliseconds($0) }
-        // The optional tail: a platform word, a comebacks count, or both in that order.
-        for cell in cells.dropFirst(columns.count) {
-            if let comebacks = Int(cell) { record.comebacks = comebacks } else { record.platform = cell }
+        return decodeTail(cells.dropFirst(columns.count), into: record)
+    }
+
+    /// The optional tail, in this order, each there or not: a platform word, a comebacks
+    /// count, the protocols. Told apart by what they hold, as a spool row has no header: a
+    /// count is the comebacks, a protocol text (`SpokenProtocols.isText`) the protocols, any
+    /// other word the platform. An empty cell is the protocols when it is the last (a visitor
+    /// none of whose requests was answered), else a recovered row's empty platform. Nil for a
+    /// tail queuesim does not write.
+    private static func decodeTail(_ cells: ArraySlice<String>, into record: VisitorRecord) -> VisitorRecord? {
+        var record = record
+        var next = 0  // 0: platform, 1: comebacks, 2: protocols may come; each at most once.
+        for (offset, cell) in zip(cells.indices, cells) {
+            let last = offset == cells.index(before: cells.endIndex)
+            if let comebacks = Int(cell), next <= 1 {
+                record.comebacks = comebacks
+                next = 2
+            } else if !cell.isEmpty ? SpokenProtocols.isText(cell) : last {
+                guard next <= 2 else { return nil }
+                record.spokenProtocols = cell
+                next = 3
+            } else if next == 0 {
+                record.platform = cell
+                next = 1
+            } else {
+                return nil
+            }
         }
         return record
     }

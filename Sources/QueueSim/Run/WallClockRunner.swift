@@ -69,8 +69,12 @@ package struct WallClockRunner: Sendable {
             throw RunAbort("cannot write reports to \(run.reportsDirectory): \(error)")
         }
         let judge = TokenJudge(secretKey: roomConfiguration?.settings.secretKey, epochUnixSeconds: epoch)
+        var rows = run.rowContext
+        // Where h2 may be agreed, each row says which HTTP versions answered its visitor.
+        rows.recordsProtocols = routes.destinations.contains { $0.target.scheme == "https" }
         let writer = RowWriter(
-            recorder: recorder, run: run, tokenJudge: judge, capacity: 16 * transport.loops.count, progress: progress)
+            recorder: recorder, rows: rows, tokenJudge: judge, capacity: 16 * transport.loops.count,
+            progress: progress)
         let cpuAtStart = ProcessCPUTime.now()
         let roomSampler = room.map { RoomSampler(room: $0, clock: clock) }
         let guardrails = SharedGuardrailMonitor(

@@ -219,7 +219,7 @@ struct H2ProtocolTallyTests {
                 ])
             #expect(
                 tally.figures(origins: [origin])?.first?.summary
-                    == "\(origin): h2 on 1 connection, http/1.1 on 1 connection; 2.5 requests per connection (at most 3)"
+                    == "\(origin): h2 on 1 connection, http/1.1 on 1 connection; 2.5 requests per connection (at most 3 on one connection)"
             )
         }
     }

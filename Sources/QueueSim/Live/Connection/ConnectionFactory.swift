@@ -56,6 +56,8 @@ protocol PooledConnection: AnyObject {
     func markFirstExchange(_ exchange: ExchangeID)
     /// The handshake of the connection's first exchange, once: nil for any later exchange.
     func takeHandshake() -> Handshake?
+    /// The HTTP version its answers come in (read when one has come: the handshake is over).
+    var spokenProtocol: SpokenProtocol { get }
     /// Writes `exchange`'s request, sent at the next `flush`, in the connection's protocol:
     /// HTTP/1.1 bytes (`LiveRequestEncoding`, with the pool's encoded shared `heads`) or h2
     /// frames. `defaultAuthority`: the `Host` of a request that names none. `keep`: the

@@ -29,16 +29,32 @@ final class ConnectionProtocolTally: Sendable {
     }
 
     /// The figures by endpoint, in the run's endpoint order, named by `origins` (an endpoint's
-    /// index in it); nil when no TLS connection was counted.
+    /// index in it); nil when no TLS connection was counted. Endpoints of one origin (the
+    /// embedded room and its built-in API, both at the room's address) are one server: their
+    /// connections are counted together, on one line.
     func figures(origins: [String]) -> [EndpointProtocolFigures]? {
         let counted = endpoints.withLock { $0 }
         guard !counted.isEmpty else { return nil }
-        return counted.keys.sorted().map { index in
+        var names: [String] = []
+        var byName: [String: Endpoint] = [:]
+        for index in counted.keys.sorted() {
+            let name = index < origins.count ? origins[index] : "endpoint \(index)"
             let endpoint = counted[index]!
+            guard var merged = byName[name] else {
+                names.append(name)
+                byName[name] = endpoint
+                continue
+            }
+            merged.connections.merge(endpoint.connections, uniquingKeysWith: +)
+            merged.requests += endpoint.requests
+            merged.mostRequests = max(merged.mostRequests, endpoint.mostRequests)
+            byName[name] = merged
+        }
+        return names.map { name in
+            let endpoint = byName[name]!
             let total = endpoint.connections.values.reduce(0, +)
             return EndpointProtocolFigures(
-                endpoint: index < origins.count ? origins[index] : "endpoint \(index)",
-                connections: endpoint.connections,
+                endpoint: name, connections: endpoint.connections,
                 streamsPerConnectionMean: total > 0 ? Double(endpoint.requests) / Double(total) : 0,
                 streamsPerConnectionMax: endpoint.mostRequests)
         }
@@ -73,14 +89,14 @@ package struct EndpointProtocolFigures: Sendable, Equatable, Codable {
         self.streamsPerConnectionMax = streamsPerConnectionMax
     }
 
-    /// One line for report.html: `https://host: h2 on 20 connections, 3 streams per connection
-    /// (at most 5)`.
+    /// One line for report.html, every number with its unit: `https://host: h2 on 20
+    /// connections; 3 requests per connection (at most 5 on one connection)`.
     var summary: String {
         let spoken = connections.sorted { $0.key < $1.key }.map { name, count in
             "\(name) on \(count) connection\(count == 1 ? "" : "s")"
         }
         let mean = DecimalText.trimmed(streamsPerConnectionMean, decimals: 1)
         return "\(endpoint): \(spoken.joined(separator: ", ")); \(mean) requests per connection"
-            + " (at most \(streamsPerConnectionMax))"
+            + " (at most \(streamsPerConnectionMax) on one connection)"
     }
 }

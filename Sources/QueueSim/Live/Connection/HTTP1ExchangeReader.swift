@@ -142,6 +142,11 @@ extension ExchangeReaderConnection {
     func takeHandshake() -> Handshake? {
         reader.takeHandshake()
     }
+
+    /// h2 when ALPN agreed on it; HTTP/1.1 otherwise (plain HTTP has no ALPN).
+    var spokenProtocol: SpokenProtocol {
+        reader.applicationProtocol == "h2" ? .h2 : .http1
+    }
 }
 
 /// A `PooledConnection` speaking HTTP/1.1 through its `HTTP1ExchangeReader`: the pool-facing

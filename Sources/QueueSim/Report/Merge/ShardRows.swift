@@ -5,7 +5,8 @@ struct ShardRows {
     let folder: String
     let rows: [ArraySlice<UInt8>]
     let visitorNumbers: [Int]
-    /// With or without the `platform` column: the shards of one scenario agree.
+    /// With or without the optional columns (`platform`, `comebacks`, `protocol`): the shards
+    /// of one scenario agree.
     let header: String
 
     init(member: ShardSet.Member) throws {
@@ -19,10 +20,7 @@ struct ShardRows {
         }
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")),
             case let line = String(decoding: bytes[...newline], as: UTF8.self),
-            [false, true].contains(where: { comebacks in
-                line == VisitorRowFormat.header(platform: false, comebacks: comebacks)
-                    || line == VisitorRowFormat.header(platform: true, comebacks: comebacks)
-            })
+            VisitorRowFormat.headers.contains(String(line.dropLast()))
         else { throw ShardSet.Failure.mismatched(folder, reason: "its visitors.csv has not queuesim's header") }
         header = line
         rows = VisitorRowFormat.completeRows(Array(bytes[(newline + 1)...]))

@@ -311,12 +311,15 @@ struct ReportPage {
         }
         if let p99 = generator.arrivalLagP99Ms { facts.append(String(format: "arrival lag p99 %.1f ms", p99)) }
         if let p99 = generator.loopLagP99Ms { facts.append(String(format: "event-loop lag p99 %.1f ms", p99)) }
-        // Which HTTP version each TLS endpoint spoke (h2 by ALPN, or HTTP/1.1).
-        facts += (generator.protocolsByEndpoint ?? []).map(\.summary)
+        // Which HTTP version each TLS endpoint spoke (h2 by ALPN, or HTTP/1.1). An endpoint's
+        // URL has no space to wrap at: on a phone's width it breaks anywhere rather than overflow.
+        let protocols = (generator.protocolsByEndpoint ?? []).map {
+            "<li style=\"overflow-wrap:anywhere\">\(HTML.escape($0.summary))</li>"
+        }
         let warn = generator.saturatedWindows.isEmpty ? "" : " class=\"warn\""
         return
             "<section id=\"generator\"><h2>Generator health</h2>\n<p\(warn)>\(HTML.escape(generator.verdict))</p>\n<ul>"
-            + facts.map { "<li>\(HTML.escape($0))</li>" }.joined() + "</ul></section>\n"
+            + facts.map { "<li>\(HTML.escape($0))</li>" }.joined() + protocols.joined() + "</ul></section>\n"
     }
 
     static let style = """

@@ -17,6 +17,9 @@ struct RowContext: Sendable {
     var mixesPlatforms: Bool
     /// Whether some group has `comeback`: visitors.csv then ends with a `comebacks` column.
     var hasComebacks: Bool
+    /// Whether rows say which HTTP versions answered each visitor (a live run with a TLS
+    /// destination, where h2 may be agreed): visitors.csv then ends with a `protocol` column.
+    var recordsProtocols = false
 
     /// The platform visitor `index` of group `group` runs as.
     func platform(ofVisitor index: Int, group: Int) -> ClientPlatform {

@@ -146,6 +146,7 @@ private final class RowProcessor: @unchecked Sendable {
             record.connectTime = handshake.connect
             record.tlsTime = handshake.tls
         }
+        if rows.recordsProtocols { record.spokenProtocols = item.spoken.text }
         try recorder.record(record)
         if progress != nil, let milliseconds = record.enqueueMilliseconds {
             enqueueMilliseconds.append(milliseconds)

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// visitors.csv says which HTTP version answered each visitor (issue 55, item 1): a live run
+/// with a TLS destination ends its rows with a `protocol` column (`h2` by ALPN, `http/1.1`
+/// with `client.http: h1`); a plain-HTTP live run has no such column; `recover` keeps it.
+@Suite("visitors.csv's protocol column", .serialized, .timeLimit(.minutes(3)))
+struct ProtocolColumnCommandTests {
+    static let fixtures = QueueSimProcess.repositoryRoot + "/Tests/QueueSimTests/Fixtures/tls"
+
+    /// A wall-clock run of 8 iOS and Android visitors against the embedded room, over TLS or not.
+    static func scenario(http: String, tls: Bool) -> String {
+        let room =
+            tls
+            ? "waitingRoom: { mode: queue, tls: { cert: \(fixtures)/self-signed.cert.pem, key: \(fixtures)/self-signed.key.pem } }"
+            : "waitingRoom: { mode: queue }"
+        return """
+            version: 1
+            name: protocol-\(http)
+            clock: wall
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { burst: 8 } ] }
+            \(room)
+            client: { platform: { ios: 50%, android: 50% }, http: \(http) }
+            thresholds: [ "passed >= 99%" ]
+            """
+    }
+
+    /// Runs the scenario into `out` and returns visitors.csv's header and rows.
+    static func run(http: String, tls: Bool, out: String) throws -> (header: [String], rows: [[String]]) {
+        let scenario = try TemporaryScenario(scenario(http: http, tls: tls))
+        let result = try RunCommandProcess.run(["run", scenario.path, "--out", out, "--quiet"], limit: .seconds(60))
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        return try RunCommandProcess.rows(out, "visitors.csv")
+    }
+
+    @Test("client.http: auto over TLS: the last column is `protocol`, and every visitor's is h2")
+    func autoSaysH2() throws {
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (header, rows) = try Self.run(http: "auto", tls: true, out: out)
+        #expect(header.suffix(3) == ["tls_ms", "platform", "protocol"], "\(header)")
+        #expect(rows.count == 8)
+        #expect(rows.allSatisfy { $0.count == header.count && $0.last == "h2" }, "\(rows)")
+    }
+
+    @Test("client.http: h1 over TLS: every visitor's protocol is http/1.1")
+    func h1SaysHTTP1() throws {
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (header, rows) = try Self.run(http: "h1", tls: true, out: out)
+        #expect(header.last == "protocol", "\(header)")
+        #expect(rows.count == 8)
+        #expect(rows.allSatisfy { $0.last == "http/1.1" }, "\(rows)")
+    }
+
+    @Test("a plain-HTTP live run has no protocol column: its header is today's")
+    func plainHTTPHasNoColumn() throws {
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (header, rows) = try Self.run(http: "auto", tls: false, out: out)
+        #expect(!header.contains("protocol"), "\(header)")
+        #expect(header.last == "platform", "\(header)")
+        #expect(rows.allSatisfy { $0.count == header.count })
+    }
+
+    @Test("recover keeps the column: the spool's rows keep their protocol, a filled-in row's is empty")
+    func recoverKeepsTheColumn() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "queuesim-protocol-recover-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("reports").path
+        let (header, rows) = try Self.run(http: "auto", tls: true, out: out)
+        try #require(rows.count == 8 && header.last == "protocol")
+
+        // The finished run's rows, visitor 4's missing, as the spool of a run killed beside it.
+        let text = try String(contentsOfFile: out + "/visitors.csv", encoding: .utf8)
+        let spooled = text.split(separator: "\n").dropFirst().filter { !$0.hasPrefix("4,") }
+        let runFolder = out + ".runs/29990101T000000Z-dead"
+        try FileManager.default.createDirectory(atPath: runFolder, withIntermediateDirectories: true)
+        try (spooled.joined(separator: "\n") + "\n").write(
+            toFile: runFolder + "/.visitors.unordered.tmp", atomically: true, encoding: .utf8)
+        try """
+        {"clock":"wall","groups":["default"],"plannedVisitors":8,"runId":"29990101T000000Z-dead",\
+        "scenario":"protocol-auto","scenarioFile":"\(folder.path)/s.yaml","scenarioSHA256":"\(String(repeating: "ab", count: 32))",\
+        "seed":1,"startedAt":1700000000,"thresholds":[]}
+        """.write(toFile: runFolder + "/.run.pending.json", atomically: true, encoding: .utf8)
+
+        let result = try QueueSimProcess.run(["recover", out], limit: .seconds(20))
+        #expect(result.status == 0, "\(result.stderr)")
+        let recovered = try RunCommandProcess.rows(runFolder, "visitors.csv")
+        #expect(recovered.header == header)
+        #expect(recovered.rows.count == 8)
+        for row in recovered.rows {
+            #expect(row.count == header.count, "\(row)")
+            #expect(row.last == (row.first == "4" ? "" : "h2"), "\(row)")
+        }
+    }
+}
