@@ -138,6 +138,10 @@ struct AnswerFields {
         guard !value.utf8.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) else {
             return "an HTTP/2 answer with NUL, CR or LF in the value of \(name)"
         }
+        // Most fields (date, server, content-type) have a length no name below has: skipped
+        // without comparing or hashing them.
+        let length = name.utf8.count
+        guard length < 64, Self.namedLengths & (1 << length) != 0 else { return nil }
         switch name {
         case "connection", "transfer-encoding", "proxy-connection", "keep-alive", "upgrade":
             return "an HTTP/2 answer with a connection-specific field (\(name))"
@@ -168,6 +172,14 @@ struct AnswerFields {
                 }
             }
     }
+
+    /// A bit per length of the names `regular` looks at: the forbidden, the two it reads and
+    /// the kept.
+    private static let namedLengths: UInt64 = (forbidden + ["content-length", "content-encoding"] + Array(kept.keys))
+        .reduce(0) { mask, name in mask | 1 << name.utf8.count }
+
+    /// Connection-specific fields (RFC 9113 §8.2.2), as `regular`'s switch names them.
+    private static let forbidden = ["connection", "transfer-encoding", "proxy-connection", "keep-alive", "upgrade"]
 
     /// The kept fields by their h2 (lowercase) names.
     private static let kept: [String: HTTPField.Name] = Dictionary(

@@ -30,6 +30,10 @@ final class H2Session: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The connection's stack (its SETTINGS and windows): the first request's.
     let stack: H2Stack
+    /// The stack's connection and stream windows, read once: the window events come with
+    /// every DATA frame, and `H2Stack.streamWindow` reads its SETTINGS, an array made per call.
+    private let connectionWindow: Int
+    private let streamWindow: Int
     private unowned let events: any H2SessionEvents
     private var context: ChannelHandlerContext?
     private var nextStream: Int32 = 1
@@ -53,6 +57,8 @@ final class H2Session: ChannelInboundHandler, RemovableChannelHandler {
     init(stack: H2Stack, events: any H2SessionEvents) {
         self.stack = stack
         self.events = events
+        connectionWindow = stack.connectionWindow
+        streamWindow = stack.streamWindow
     }
 
     /// The handler NIOHTTP2 puts before the session: the stack's SETTINGS, and no limit on the
@@ -218,9 +224,9 @@ final class H2Session: ChannelInboundHandler, RemovableChannelHandler {
         if let update = event as? NIOHTTP2WindowUpdatedEvent, let inbound = update.inboundWindowSize {
             let target: Int
             if update.streamID == .rootStream {
-                target = stack.connectionWindow
+                target = connectionWindow
             } else if update.streamID == inFlight {
-                target = stack.streamWindow
+                target = streamWindow
             } else {
                 return context.fireUserInboundEventTriggered(event)
             }
