@@ -1,9 +1,12 @@
 import Foundation
+import QueueClientCore
+import QueueSim
 import Testing
 
 /// visitors.csv says which HTTP version answered each visitor (issue 55, item 1): a live run
 /// with a TLS destination ends its rows with a `protocol` column (`h2` by ALPN, `http/1.1`
-/// with `client.http: h1`); a plain-HTTP live run has no such column; `recover` keeps it.
+/// with `client.http: h1`); a plain-HTTP live run has no such column; `recover` and `merge`
+/// keep it.
 @Suite("visitors.csv's protocol column", .serialized, .timeLimit(.minutes(3)))
 struct ProtocolColumnCommandTests {
     static let fixtures = QueueSimProcess.repositoryRoot + "/Tests/QueueSimTests/Fixtures/tls"
@@ -42,6 +45,14 @@ struct ProtocolColumnCommandTests {
         #expect(header.suffix(3) == ["tls_ms", "platform", "protocol"], "\(header)")
         #expect(rows.count == 8)
         #expect(rows.allSatisfy { $0.count == header.count && $0.last == "h2" }, "\(rows)")
+        // report.html's line for the room: every number with its unit, free to wrap on a phone.
+        let page = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        let line = try #require(
+            page.range(
+                of:
+                    #"<li style="overflow-wrap:anywhere">https://127\.0\.0\.1:\d+: h2 on \d+ connections?; [\d.]+ requests per connection \(at most \d+ on one connection\)</li>"#,
+                options: .regularExpression))
+        #expect(page[line].contains("h2 on"))
     }
 
     @Test("client.http: h1 over TLS: every visitor's protocol is http/1.1")
@@ -96,5 +107,61 @@ struct ProtocolColumnCommandTests {
             #expect(row.count == header.count, "\(row)")
             #expect(row.last == (row.first == "4" ? "" : "h2"), "\(row)")
         }
+    }
+
+    /// Two shards of 10 visitors whose rows say their platform and protocols, as a live TLS
+    /// run's recorder writes them.
+    static func shardFolders(base: String) throws -> [String] {
+        try (0..<2).map { index in
+            let pointer = base + "/shard-\(index)"
+            let shard = PlanShard(index: index, count: 2)!
+            let folder = try ReportFolder(pointer: pointer)
+            try folder.createRunDirectory()
+            var description = RunDescription(
+                scenarioName: "launch", scenarioPath: "launch.yaml", scenarioSHA256: String(repeating: "ab", count: 32),
+                seed: 42, clock: .wall, groupNames: ["app"], thresholds: [], runId: folder.runId,
+                endpoint: "https://127.0.0.1:9")
+            description.shard = ShardIdentity(
+                shard: shard, visitorsOverride: nil, plannedVisitors: 10, shardVisitors: 5)
+            let recorder = try Recorder(directory: folder.runDirectory, description: description)
+            for visitor in (0..<10).filter(shard.owns) {
+                let arrival = RunInstant.origin + .milliseconds(Int64(visitor * 50))
+                var record = VisitorRecord(
+                    index: visitor, group: "app", flow: "protectedApi", arrival: arrival, start: arrival,
+                    outcome: .passed, redirectType: "queue", httpStatus: 200, attempts: 1, polls: 1, requests: 4,
+                    enqueueDecided: arrival, queueEntered: arrival, ended: arrival + .seconds(1),
+                    queueId: "q-\(visitor)", token: .present)
+                record.platform = visitor.isMultiple(of: 2) ? "ios" : "android"
+                record.spokenProtocols = visitor == 3 ? "h2+http/1.1" : "h2"
+                try recorder.record(record)
+            }
+            _ = try recorder.finish(
+                RunEnding(end: .origin + .seconds(5), startedAt: Date(), endedAt: Date().addingTimeInterval(5)))
+            try folder.publish()
+            folder.release()
+            return pointer
+        }
+    }
+
+    @Test("merge keeps the column: the merged rows are the shards', protocols and all")
+    func mergeKeepsTheColumn() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "queuesim-protocol-merge-\(UUID().uuidString)"
+        ).path
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let shards = try Self.shardFolders(base: base)
+        let merge = try QueueSimProcess.run(["merge"] + shards + ["--out", base + "/merged", "--quiet"])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        let merged = try RunCommandProcess.rows(base + "/merged", "visitors.csv")
+        #expect(merged.header.suffix(2) == ["platform", "protocol"], "\(merged.header)")
+        #expect(merged.rows.count == 10)
+        #expect(
+            merged.rows.map { $0.last ?? "?" } == ["h2", "h2", "h2", "h2+http/1.1"] + Array(repeating: "h2", count: 6))
+        // compare reads every row of both folders and refuses one it did not write.
+        let again = try QueueSimProcess.run(["merge"] + shards + ["--out", base + "/merged-again", "--quiet"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let compare = try QueueSimProcess.run(["compare", base + "/merged", base + "/merged-again"])
+        #expect(compare.status == 0, "\(compare.stdout)\n\(compare.stderr)")
     }
 }
