@@ -103,11 +103,13 @@ package struct VisitorConfiguration: Sendable, Hashable {
         set { shared = SharedGroup(newValue, userIds: shared.userIds) }
     }
 
+    /// `userIds`: a template's numbered ids (`makeUserIds`), given here so the group's shared
+    /// object (its prebuilt enqueue head) is built once, not twice (2,000 groups, issue 51).
     package init(
         group: VisitorGroupSettings, userId: String, enqueueKey: String? = nil, enqueueToken: String? = nil,
-        inviteCode: String? = nil
+        inviteCode: String? = nil, userIds: (any NumberedUserIds)? = nil
     ) {
-        shared = SharedGroup(group, userIds: nil)
+        shared = SharedGroup(group, userIds: userIds)
         own = .boxed(
             Boxed(
                 OwnFields(

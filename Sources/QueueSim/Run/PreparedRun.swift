@@ -222,12 +222,10 @@ package struct PreparedRun: Sendable {
             platform: client.platform, queuePageRetry: client.queuePageRetry)
         settings.requestTimeoutIsIdle = scenario.client.requestTimeout == nil
         settings.apiUserAgent = group.apiUserAgent.map(own)
-        var configuration = VisitorConfiguration(
-            group: settings, userId: "", enqueueKey: literalKey, enqueueToken: literalToken, inviteCode: literalCode)
         // The plan's ids (`PlannedVisitor.userId`): the same seed, the platform's shape.
-        configuration.makeUserIds(
-            with: SeededUserIds(seed: scenario.seed, android: platform == .android))
-        return configuration
+        return VisitorConfiguration(
+            group: settings, userId: "", enqueueKey: literalKey, enqueueToken: literalToken, inviteCode: literalCode,
+            userIds: SeededUserIds(seed: scenario.seed, android: platform == .android))
     }
 }
 
