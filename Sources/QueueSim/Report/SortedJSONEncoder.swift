@@ -136,8 +136,7 @@ final class SortedJSONValueEncoder: Encoder {
         var out: [UInt8] = [UInt8(ascii: "{")]
         if pretty { out.append(UInt8(ascii: "\n")) }
         var first = true
-        for (position, index) in order.enumerated() {
-            if position + 1 < order.count, members[order[position + 1]].key == members[index].key { continue }
+        for index in order {
             if !first { out.append(UInt8(ascii: ",")) }
             if pretty {
                 if !first { out.append(UInt8(ascii: "\n")) }
@@ -199,11 +198,15 @@ final class SortedJSONKeyOrders {
     func order(of members: [(key: String, part: SortedJSONValueEncoder.Part)]) -> [Int] {
         let known = shapes[members.count] ?? []
         for shape in known where shape.keys.elementsEqual(members.lazy.map(\.key)) { return shape.order }
-        // Sorted by the keys' bytes; a key encoded twice keeps its last value, as a dictionary would.
-        let order = members.indices.sorted { left, right in
+        // Sorted by the keys' bytes; a key encoded twice keeps its last value, as a dictionary
+        // would: the earlier ones are left out here, once per shape.
+        let sorted = members.indices.sorted { left, right in
             let (a, b) = (members[left].key, members[right].key)
             return a == b ? left < right : SortedJSONScalar.bytesPrecede(a, b)
         }
+        let order = sorted.indices.filter { position in
+            position + 1 == sorted.count || members[sorted[position + 1]].key != members[sorted[position]].key
+        }.map { sorted[$0] }
         if known.count < Self.shapesPerCount { shapes[members.count, default: []].append((members.map(\.key), order)) }
         return order
     }
