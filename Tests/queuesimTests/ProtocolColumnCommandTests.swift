@@ -164,4 +164,48 @@ struct ProtocolColumnCommandTests {
         let compare = try QueueSimProcess.run(["compare", base + "/merged", base + "/merged-again"])
         #expect(compare.status == 0, "\(compare.stdout)\n\(compare.stderr)")
     }
+
+    @Test("a visitor whose API answered over HTTP/1.1 and its room over h2 says both, the API first")
+    func bothInTheOrderFirstUsed() throws {
+        // The protected API: another room's connector on plain HTTP, with the embedded room's
+        // secret key, so the token the embedded room signs lets the visitor through.
+        let api = try TemporaryScenario(
+            """
+            version: 1
+            name: api
+            target: { customerId: acme, waitingRoomId: launch }
+            arrivals: { phases: [ { burst: 1 } ] }
+            waitingRoom: { mode: queue, secretKey: protocol-test-secret }
+            """)
+        let server = try ServeProcess(arguments: ["serve", api.path, "--port", "0"])
+        defer { server.kill() }
+        let apiPort = try server.waitForPort()
+        let scenario = try TemporaryScenario(
+            """
+            version: 1
+            name: protocol-both
+            clock: wall
+            target:
+              customerId: acme
+              waitingRoomId: launch
+              protectedApi: "http://api.shop.example/api/protected"
+              protectedApiEndpoint: "http://127.0.0.1:\(apiPort)"
+            arrivals: { phases: [ { burst: 4 } ] }
+            waitingRoom:
+              mode: queue
+              secretKey: protocol-test-secret
+              tls: { cert: \(Self.fixtures)/self-signed.cert.pem, key: \(Self.fixtures)/self-signed.key.pem }
+            client: { platform: ios, pollInterval: 200ms }
+            visitors: [ { name: shop, flow: protectedApi } ]
+            thresholds: [ "passed >= 99%" ]
+            """)
+        let out = RunCommandProcess.reportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try RunCommandProcess.run(["run", scenario.path, "--out", out, "--quiet"], limit: .seconds(60))
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let (header, rows) = try RunCommandProcess.rows(out, "visitors.csv")
+        #expect(header.last == "protocol", "\(header)")
+        #expect(rows.count == 4)
+        #expect(rows.allSatisfy { $0.last == "http/1.1+h2" }, "\(rows)")
+    }
 }
