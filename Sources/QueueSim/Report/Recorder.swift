@@ -64,6 +64,7 @@ package final class Recorder {
     /// Whether the rows carry a platform (a group mixes platforms): the header says so too.
     private var rowsHavePlatform = false
     private var rowsHaveComebacks = false
+    private var rowsHaveProtocols = false
     /// Comebacks over every recorded row (run.json's `comebacks`).
     private var comebacks = 0
     /// Outcomes by platform, when the rows carry one (`RunReport.platformOutcomes`).
@@ -119,6 +120,7 @@ package final class Recorder {
             rowsHaveComebacks = true
             comebacks += count
         }
+        if record.spokenProtocols != nil { rowsHaveProtocols = true }
         if let spool {
             VisitorRowFormat.encode(record, into: &row)
             do {
@@ -292,7 +294,9 @@ package final class Recorder {
         var files: [String: RunManifest.WrittenFile] = [:]
         files[Self.visitorsFile] = try AtomicFileWriter.write(to: Self.path(directory, Self.visitorsFile)) { file in
             try spool.copyOrdered(
-                header: VisitorRowFormat.header(platform: rowsHavePlatform, comebacks: rowsHaveComebacks), into: file)
+                header: VisitorRowFormat.header(
+                    platform: rowsHavePlatform, comebacks: rowsHaveComebacks, protocols: rowsHaveProtocols),
+                into: file)
         }
         spool.discard()
         // Not in run.json's files: a file added since, so run.json's bytes stay as they were.
