@@ -217,32 +217,36 @@ package final class Recorder {
         let queuePageLatency =
             answersRecorded
             ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
-        // metrics.prom (the largest file) is written on a second thread while the other files
-        // are; both are done before run.json, which lists their sizes and SHA-256.
-        let metricsJob = startMetricsFile(ending)
+        // metrics.prom (the largest file) and then report.html are written on a second thread
+        // while this one writes the tables and makes run.json's figures; both are done before
+        // run.json, which lists their sizes and SHA-256. A failure is reported in the order the
+        // files were once written one after the other: tables, metrics.prom, report.html, shard.json.
+        let secondThread = startSecondThreadFiles(
+            ending, page: page(report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
+        )
         var files: [String: RunManifest.WrittenFile]
         do {
             files = try writeTables(spool, ending)
         } catch {
-            // Nothing is written after finish returns; a table's failure comes first, as when
-            // the files were written one after the other.
-            _ = try? metricsJob?.join()
+            // Nothing is written after finish returns.
+            _ = try? secondThread.join()
             throw error
         }
-        let laterFiles = Result {
-            try writePageAndShard(
-                report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
-        }
-        if let metricsJob { files[Self.metricsFile] = try metricsJob.join() }
-        files.merge(try laterFiles.get()) { _, later in later }
         var manifest = RunManifest(
             description: run, ending: ending, visitors: report.visitorCount,
             outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: report.verdicts,
-            exitStatus: report.exitStatus, files: files, statistics: statistics)
+            exitStatus: report.exitStatus, files: [:], statistics: statistics)
         manifest.requestsByEndpoint = endpoints
         manifest.queuePageLatency = queuePageLatency
         manifest.behaviour = report.behaviour
         manifest.queuedOnScriptPage = report.queuedOnScriptPage > 0 ? report.queuedOnScriptPage : nil
+        // Its largest members rendered now, while the second thread still writes.
+        let rendered = Result { try manifest.renderLargeMembers() }
+        let shardFile = Result { try writeShard(ending) }
+        files.merge(try secondThread.join()) { _, later in later }
+        if let shardFile = try shardFile.get() { files[ShardReport.file] = shardFile }
+        try rendered.get()
+        manifest.files = files
         try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
         unlink(Self.path(directory, Self.pendingFile))
         return report
@@ -314,46 +318,46 @@ package final class Recorder {
         return files
     }
 
-    /// `metrics.prom`, written on a thread of its own from copies of what it needs.
-    private func startMetricsFile(_ ending: RunEnding) -> BackgroundJob<RunManifest.WrittenFile>? {
-        guard let metricsSeries else { return nil }
-        let (run, answers, room, lag) = (run, answers, roomSeries, generatorLag)
-        let path = Self.path(directory, Self.metricsFile)
+    /// `metrics.prom`, then `report.html`, written on a thread of their own from copies of what
+    /// they need.
+    private func startSecondThreadFiles(_ ending: RunEnding, page: ReportPage) -> BackgroundJob<
+        [String: RunManifest.WrittenFile]
+    > {
+        let (metricsSeries, run, answers, room, lag) = (metricsSeries, run, answers, roomSeries, generatorLag)
+        let (metricsPath, pagePath) = (Self.path(directory, Self.metricsFile), Self.path(directory, Self.pageFile))
         return BackgroundJob {
-            try AtomicFileWriter.write(to: path) { file in
-                try MetricsFile.render(
-                    metricsSeries, run: run, ending: ending, answers: answers, room: room, generatorLag: lag,
-                    emitBytes: { try file.write(UnsafeRawBufferPointer($0)) })
+            var files: [String: RunManifest.WrittenFile] = [:]
+            if let metricsSeries {
+                files[Self.metricsFile] = try AtomicFileWriter.write(to: metricsPath) { file in
+                    try MetricsFile.render(
+                        metricsSeries, run: run, ending: ending, answers: answers, room: room, generatorLag: lag,
+                        emitBytes: { try file.write(UnsafeRawBufferPointer($0)) })
+                }
             }
+            files[Self.pageFile] = try AtomicFileWriter.write(to: pagePath) { file in
+                try page.render { try file.write(Array($0.utf8)) }
+            }
+            return files
         }
     }
 
-    /// `report.html` and, for a shard, `shard.json`.
-    private func writePageAndShard(
-        _ report: RunReport, _ ending: RunEnding, series: TimelineSeries, endpoints: [EndpointFigures]?,
-        queuePageLatency: QueuePageLatencyFigures?
-    ) throws -> [String: RunManifest.WrittenFile] {
-        var files: [String: RunManifest.WrittenFile] = [:]
-        files[Self.pageFile] = try writePage(
-            report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
-        if let identity = run.shard {
-            let shardReport = ShardReport(
-                description: run, identity: identity, ending: ending, statistics: statistics,
-                requestsPerSecond: timeline.requestsPerSecond,
-                answers: answersRecorded ? ShardAnswers(answers, connections: timeline.connectionCounts) : nil,
-                afterPassRequestsPerSecond: timeline.afterPassRequestsPerSecond)
-            files[ShardReport.file] = try AtomicFileWriter.write(
-                try shardReport.json(), to: Self.path(directory, ShardReport.file))
-        }
-        return files
+    /// A shard's `shard.json` (nil for a whole run).
+    private func writeShard(_ ending: RunEnding) throws -> RunManifest.WrittenFile? {
+        guard let identity = run.shard else { return nil }
+        let shardReport = ShardReport(
+            description: run, identity: identity, ending: ending, statistics: statistics,
+            requestsPerSecond: timeline.requestsPerSecond,
+            answers: answersRecorded ? ShardAnswers(answers, connections: timeline.connectionCounts) : nil,
+            afterPassRequestsPerSecond: timeline.afterPassRequestsPerSecond)
+        return try AtomicFileWriter.write(try shardReport.json(), to: Self.path(directory, ShardReport.file))
     }
 
-    /// `report.html`, streamed to its file.
-    private func writePage(
+    /// `report.html`'s content.
+    private func page(
         _ report: RunReport, _ ending: RunEnding, series: TimelineSeries, endpoints: [EndpointFigures]?,
         queuePageLatency: QueuePageLatencyFigures?
-    ) throws -> RunManifest.WrittenFile {
-        let page = ReportPage(
+    ) -> ReportPage {
+        ReportPage(
             description: run,
             header: ReportPage.Header(
                 startedAt: RunManifest.timestamp(ending.startedAt), endedAt: RunManifest.timestamp(ending.endedAt),
@@ -364,9 +368,6 @@ package final class Recorder {
                     ? ReportRebuild.instant(RunManifest.timestamp(ending.startedAt)) : nil),
             verdicts: report.verdicts, statistics: statistics, series: series, picture: picture,
             generator: ending.generator, endpoints: endpoints, queuePageLatency: queuePageLatency)
-        return try AtomicFileWriter.write(to: Self.path(directory, Self.pageFile)) { file in
-            try page.render { try file.write(Array($0.utf8)) }
-        }
     }
 
     package static func path(_ directory: String, _ file: String) -> String {

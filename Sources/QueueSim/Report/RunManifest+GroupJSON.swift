@@ -20,6 +20,41 @@ extension RunManifest {
         }
     }
 
+    /// run.json's largest members (`groups`, `overall`, `configuration`) rendered now, as
+    /// `json()` would write them: the recorder renders them while its second thread writes
+    /// metrics.prom and report.html, and sets `files` once those are done. Values changed after
+    /// this are not written: call it last.
+    mutating func renderLargeMembers() throws {
+        // Members of run.json's top object stand at level 1.
+        var groupsJSON = GroupFiguresJSON(pretty: true, depth: 1)
+        groupsJSON.append(groups)
+        var overallJSON = GroupFiguresJSON(pretty: true, depth: 1)
+        overallJSON.append(overall)
+        renderedMembers = RenderedMembers(
+            groups: groupsJSON.bytes, overall: overallJSON.bytes,
+            configuration: try configuration.map { try SortedJSONEncoder(pretty: true).encode($0, depth: 1) })
+    }
+
+    struct RenderedMembers {
+        var groups: [UInt8]
+        var overall: [UInt8]
+        var configuration: [UInt8]?
+    }
+
+    /// A member's bytes rendered ahead, pretty-printed at level 1; any other encoder or level
+    /// gets `value`'s own encoding.
+    struct Rendered<Value: Encodable>: Encodable {
+        var value: Value
+        var bytes: [UInt8]
+
+        func encode(to encoder: any Encoder) throws {
+            guard let sorted = encoder as? SortedJSONValueEncoder, sorted.pretty, sorted.depth == 1 else {
+                return try value.encode(to: encoder)
+            }
+            sorted.storage = .value(bytes)
+        }
+    }
+
     static func groupsEncoding(_ groups: [GroupFigures]) -> GroupFiguresEncoding<[GroupFigures]> {
         GroupFiguresEncoding(value: groups) { groups, json in json.append(groups) }
     }

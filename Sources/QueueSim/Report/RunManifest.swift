@@ -103,6 +103,8 @@ struct RunManifest: Codable {
     /// `queued` visitors left on a queue page that runs its own script (a real Queue-it page,
     /// which queuesim does not run); absent when none were.
     var queuedOnScriptPage: Int?
+    /// Members rendered ahead of the rest (`renderLargeMembers`); not a key of the file.
+    var renderedMembers: RenderedMembers? = nil
 
     struct ShardEntry: Codable, Equatable {
         var index: Int
@@ -224,14 +226,23 @@ struct RunManifest: Codable {
         try container.encode(commandLine, forKey: .commandLine)
         try container.encode(overrides, forKey: .overrides)
         // Straight to bytes (RunManifest+GroupJSON.swift): the same text, a fraction of the cost.
-        try container.encode(Self.groupsEncoding(groups), forKey: .groups)
-        try container.encode(Self.groupEncoding(overall), forKey: .overall)
+        if let renderedMembers {
+            try container.encode(Rendered(value: groups, bytes: renderedMembers.groups), forKey: .groups)
+            try container.encode(Rendered(value: overall, bytes: renderedMembers.overall), forKey: .overall)
+        } else {
+            try container.encode(Self.groupsEncoding(groups), forKey: .groups)
+            try container.encode(Self.groupEncoding(overall), forKey: .overall)
+        }
         try container.encodeIfPresent(startAt, forKey: .startAt)
         try container.encodeIfPresent(startLagMs, forKey: .startLagMs)
         try container.encodeIfPresent(shard, forKey: .shard)
         try container.encodeIfPresent(shards, forKey: .shards)
         try container.encodeIfPresent(mergedFrom, forKey: .mergedFrom)
-        try container.encodeIfPresent(configuration, forKey: .configuration)
+        if let configuration, let rendered = renderedMembers?.configuration {
+            try container.encode(Rendered(value: configuration, bytes: rendered), forKey: .configuration)
+        } else {
+            try container.encodeIfPresent(configuration, forKey: .configuration)
+        }
         try container.encodeIfPresent(requestsByEndpoint, forKey: .requestsByEndpoint)
         try container.encodeIfPresent(queuePageLatency, forKey: .queuePageLatency)
         try container.encodeIfPresent(compareRules, forKey: .compareRules)

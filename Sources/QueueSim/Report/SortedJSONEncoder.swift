@@ -18,9 +18,11 @@ package struct SortedJSONEncoder {
         self.pretty = pretty
     }
 
-    package func encode(_ value: some Encodable) throws -> [UInt8] {
+    /// `depth`: the level `value` stands at in a larger document (its closing bracket's
+    /// indentation), for a member rendered ahead of its object (`RunManifest.renderLargeMembers`).
+    package func encode(_ value: some Encodable, depth: Int = 0) throws -> [UInt8] {
         let encoder = SortedJSONValueEncoder(
-            pretty: pretty, depth: 0, codingPath: [], orders: SortedJSONKeyOrders())
+            pretty: pretty, depth: depth, codingPath: [], orders: SortedJSONKeyOrders())
         try encoder.encodeValue(value)
         return encoder.render()
     }

@@ -83,3 +83,30 @@ struct ReportFilesConcurrencyTests {
         #expect(!Self.exists(directory, Recorder.metricsFile + ".tmp"))
     }
 }
+
+/// run.json's largest members are rendered while the second thread writes (issue 51): the file
+/// must be what encoding the whole manifest in one go writes.
+@Suite("report files: run.json's members rendered ahead")
+struct RenderedMembersTests {
+    @Test("run.json with its groups rendered ahead is the manifest encoded in one go, shard or not")
+    func renderedAheadIsTheWholeEncoding() throws {
+        for shard in [nil, PlanShard(index: 1, count: 2)] {
+            let directory = try makeReportDirectory()
+            var description = describeRun(groups: ["app", "invited", "quote \" group"])
+            description.shard = shard.map {
+                ShardIdentity(shard: $0, visitorsOverride: nil, plannedVisitors: 6, shardVisitors: 3)
+            }
+            let recorder = try Recorder(directory: directory, description: description)
+            for index in 0..<6 where shard.map({ $0.owns(index) }) ?? true {
+                try recorder.record(
+                    queuedVisitor(index, group: ["app", "invited"][index % 2], enqueueMs: 10, waitMs: 2_000))
+            }
+            _ = try recorder.finish(ending(at: 5_000))
+            let written = try readReport(directory, Recorder.manifestFile)
+            let manifest = try JSONDecoder().decode(RunManifest.self, from: Data(written.utf8))
+            #expect(manifest.groups.count == 3)
+            #expect(try manifest.json() == written)
+            if shard != nil { #expect(manifest.files[ShardReport.file] != nil) }
+        }
+    }
+}
