@@ -181,6 +181,21 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
     /// Which HTTP version each TLS endpoint's connections spoke, and their requests per
     /// connection (`ConnectionProtocolTally`). Nil without TLS connections.
     package var protocolsByEndpoint: [EndpointProtocolFigures]? = nil
+    /// The hosts visitors met mid-run that no route named, resolved by DNS (`MidRunHosts`):
+    /// `host:port`, the first `resolvedHostsListed` in the order they were met, and how many
+    /// in all. Nil when none was.
+    package var resolvedHosts: [String]? = nil
+    package var resolvedHostsCount: Int? = nil
+
+    /// At most this many hosts met mid-run are named in run.json and on the end screen.
+    static let resolvedHostsListed = 20
+
+    /// Records the hosts resolved mid-run (`host:port`, in the order met).
+    mutating func setResolvedHosts(_ hosts: [String]) {
+        guard !hosts.isEmpty else { return }
+        resolvedHosts = Array(hosts.prefix(Self.resolvedHostsListed))
+        resolvedHostsCount = hosts.count
+    }
 
     enum CodingKeys: String, CodingKey {
         case loops
@@ -200,6 +215,8 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         case connectionsOpened = "connections_opened"
         case idleConnectionsPeak = "idle_connections_peak"
         case protocolsByEndpoint = "protocols_by_endpoint"
+        case resolvedHosts = "resolved_hosts"
+        case resolvedHostsCount = "resolved_hosts_count"
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -223,13 +240,25 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         try container.encodeIfPresent(connectionsOpened, forKey: .connectionsOpened)
         try container.encodeIfPresent(idleConnectionsPeak, forKey: .idleConnectionsPeak)
         try container.encodeIfPresent(protocolsByEndpoint, forKey: .protocolsByEndpoint)
+        try container.encodeIfPresent(resolvedHosts, forKey: .resolvedHosts)
+        try container.encodeIfPresent(resolvedHostsCount, forKey: .resolvedHostsCount)
     }
 
     /// What follows the connection model on the end screen and report.html: how many
-    /// connections were opened, and how many were held open idle at the peak.
+    /// connections were opened, how many were held open idle at the peak, and the hosts
+    /// resolved mid-run.
     package var connectionCounts: String {
         (connectionsOpened.map { ", \($0) opened" } ?? "")
             + (idleConnectionsPeak.map { ", \($0) held open idle at the peak (Android enqueue connections)" } ?? "")
+            + resolvedHostsWords
+    }
+
+    /// `; 2 hosts met mid-run resolved by DNS (a.example:443, b.example:443)`, or nothing.
+    private var resolvedHostsWords: String {
+        guard let resolvedHosts, let count = resolvedHostsCount else { return "" }
+        let more = count > resolvedHosts.count ? " and \(count - resolvedHosts.count) more" : ""
+        return "; \(count) host\(count == 1 ? "" : "s") met mid-run resolved by DNS "
+            + "(\(resolvedHosts.joined(separator: ", "))\(more))"
     }
 
     /// The sentence the end screen prints: plain about what the numbers include.
@@ -275,6 +304,8 @@ extension GeneratorReport {
         idleConnectionsPeak = try container.decodeIfPresent(Int.self, forKey: .idleConnectionsPeak)
         protocolsByEndpoint = try container.decodeIfPresent(
             [EndpointProtocolFigures].self, forKey: .protocolsByEndpoint)
+        resolvedHosts = try container.decodeIfPresent([String].self, forKey: .resolvedHosts)
+        resolvedHostsCount = try container.decodeIfPresent(Int.self, forKey: .resolvedHostsCount)
     }
 }
 

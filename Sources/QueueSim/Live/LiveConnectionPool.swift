@@ -14,8 +14,9 @@ import QueueClientCore
 /// Loop-confined: every method runs on `loop`, so nothing here locks.
 final class LiveConnectionPool {
     let loop: any EventLoop
-    /// Where connections go, by `ConnectionOwner.endpoint`: the room's first.
-    let endpoints: [LiveEndpoint]
+    /// Where connections go, by `ConnectionOwner.endpoint`: the room's first, hosts met
+    /// mid-run (`addEndpoints`) last.
+    private(set) var endpoints: [LiveEndpoint]
     var endpoint: LiveEndpoint { endpoints[0] }
     var limit: Int { machine.limit }
     /// Local addresses connections are made from, in turn (a visitor's all from one); empty:
@@ -84,6 +85,14 @@ final class LiveConnectionPool {
     }
 
     // MARK: - From the owner
+
+    /// Endpoints of hosts met mid-run (`MidRunHosts`), numbered after the pool's last: their
+    /// connections are the pool's like any other's (the limit, a visitor's end, `closeAll`).
+    func addEndpoints(_ more: [LiveEndpoint]) {
+        precondition(endpoints.count + more.count <= 256, "a pool has 1 to 256 endpoints")
+        precondition(more.allSatisfy(factory.carries), "an endpoint the run's transport cannot carry")
+        endpoints += more
+    }
 
     /// `now`: the caller's reading of the clock, if it has one (the request's write is stamped
     /// with it; the clock is read once per event, not at each step).

@@ -29,22 +29,37 @@ struct LiveEndpoint: Sendable {
         _ target: ConnectTarget, serverName: String? = nil, verifiesName: Bool = true, caFile: String? = nil,
         applicationProtocols: [String] = []
     ) throws -> LiveEndpoint {
-        let secure = target.scheme == "https"
-        let port = target.port ?? (secure ? 443 : 80)
+        let port = target.port ?? (target.scheme == "https" ? 443 : 80)
         let address: SocketAddress
-        var tls: NIOSSLContext?
         do {
             address = try SocketAddress.makeAddressResolvingHost(target.host, port: port)
-            if secure {
+        } catch {
+            // The caller names the endpoint; this says what went wrong, in words.
+            throw LiveEndpointError(description: LiveTransportErrors.plain(error))
+        }
+        return try make(
+            target, address: address, serverName: serverName, verifiesName: verifiesName, caFile: caFile,
+            applicationProtocols: applicationProtocols)
+    }
+
+    /// The endpoint of `target` at `address`, already resolved (a host met mid-run,
+    /// `MidRunHosts`), with TLS prepared for `https` as `resolve` prepares it.
+    static func make(
+        _ target: ConnectTarget, address: SocketAddress, serverName: String? = nil, verifiesName: Bool = true,
+        caFile: String? = nil, applicationProtocols: [String] = []
+    ) throws -> LiveEndpoint {
+        let secure = target.scheme == "https"
+        var tls: NIOSSLContext?
+        if secure {
+            do {
                 var configuration = TLSConfiguration.makeClientConfiguration()
                 if let caFile { configuration.additionalTrustRoots = [.file(caFile)] }
                 if !verifiesName { configuration.certificateVerification = .noHostnameVerification }
                 configuration.applicationProtocols = applicationProtocols
                 tls = try NIOSSLContext(configuration: configuration)
+            } catch {
+                throw LiveEndpointError(description: LiveTransportErrors.plain(error))
             }
-        } catch {
-            // The caller names the endpoint; this says what went wrong, in words.
-            throw LiveEndpointError(description: LiveTransportErrors.plain(error))
         }
         let name = serverName ?? target.host
         let isAddressLiteral = Self.isAddressLiteral(name)

@@ -7,7 +7,9 @@ import QueueClientCore
 /// (connect-to) or to its own URL's host. Each place a request can go is one destination (an
 /// endpoint of the pools): where to connect, and the host the requests name, which is also the
 /// TLS server name and the name the certificate is checked against. A host no destination
-/// serves has no route: its requests fail as a host that does not resolve fails on a phone.
+/// serves is met mid-run: the loop driver has it resolved by DNS (`MidRunHosts`), and its
+/// requests go to an endpoint made for it then, or fail as a host that does not resolve
+/// fails on a phone.
 /// Also whose connections each group's visitors ride (`client.connections`).
 struct LiveRoutes: Sendable {
     /// One place requests go.
@@ -169,14 +171,24 @@ struct LiveRoutes: Sendable {
         visitor: Int, group: Int, kind: RequestStatistics.Endpoint, authority: String?,
         platform: @autoclosure () -> ClientPlatform?
     ) -> (owner: ConnectionOwner, oneUse: Bool)? {
-        let route = groups[group]
         let endpoint: UInt8
         if let authority {
             guard let routed = self.endpoint(forAuthority: authority) else { return nil }
             endpoint = routed
         } else {
-            endpoint = kind == .protectedApi ? route.protectedApiEndpoint : route.roomEndpoint
+            endpoint = kind == .protectedApi ? groups[group].protectedApiEndpoint : groups[group].roomEndpoint
         }
+        return owner(visitor: visitor, group: group, kind: kind, endpoint: endpoint, platform: platform())
+    }
+
+    /// The owner of a request of visitor `visitor` of group `group` to endpoint `endpoint` (one
+    /// of the run's, or of a host met mid-run: `MidRunHosts`), and whether it wants a
+    /// connection of its own for one exchange.
+    func owner(
+        visitor: Int, group: Int, kind: RequestStatistics.Endpoint, endpoint: UInt8,
+        platform: @autoclosure () -> ClientPlatform?
+    ) -> (owner: ConnectionOwner, oneUse: Bool) {
+        let route = groups[group]
         guard route.connections == .device else { return (.shared(endpoint: endpoint), false) }
         switch kind {
         case .enqueue:

@@ -24,12 +24,17 @@ final class LoopDriver: LiveExchangeOwner {
     let loop: any EventLoop
     /// This driver's place among the run's loops (the progress part it publishes).
     let part: Int
-    private let clock: WallClock
+    let clock: WallClock
     private let progress: RunProgress
     private let stopLine: LiveStopLine
-    private let pool: LiveConnectionPool
-    private let routes: LiveRoutes
-    private var engine: VisitorEngine
+    let pool: LiveConnectionPool
+    let routes: LiveRoutes
+    var engine: VisitorEngine
+    /// Where hosts no route names are resolved (`+MidRunHosts`); nil: they fail unrouted.
+    var midRunHosts: MidRunHosts?
+    /// The owners of device visitors' connections to hosts met mid-run, by plan index, to
+    /// close when the visitor ends (`LiveRoutes.ownersOfVisitor` knows only the run's own).
+    var midRunOwners: [Int: [ConnectionOwner]] = [:]
     /// Visitors whose arrival has come are waiting for a place under the engine's quota.
     private var backlogFromConcurrency = false
     private var armedAt: RunInstant?
@@ -39,7 +44,7 @@ final class LoopDriver: LiveExchangeOwner {
     private var health = GeneratorHealth()
     private var nextProbe: RunInstant
     private var probesSincePublish = 0
-    private var stopped = false
+    private(set) var stopped = false
     private var finishedPromise: EventLoopPromise<Outcome>?
 
     /// - Parameters:
@@ -279,7 +284,11 @@ final class LoopDriver: LiveExchangeOwner {
                 transmit(order, askedAt: paced.askedAt, at: now)
             }
         case .finished(let visitor):
-            pool.visitorEnded(routes.ownersOfVisitor(visitor.index, group: visitor.groupIndex))
+            var owners = routes.ownersOfVisitor(visitor.index, group: visitor.groupIndex)
+            if !midRunOwners.isEmpty, let more = midRunOwners.removeValue(forKey: visitor.index) {
+                owners += more
+            }
+            pool.visitorEnded(owners)
             try rows.accept(visitor)
         }
     }
@@ -291,15 +300,17 @@ final class LoopDriver: LiveExchangeOwner {
                 visitor: order.visitor.index, group: order.visitor.groupIndex, kind: order.kind,
                 authority: order.request.head.authority, platform: order.visitor.platform)
         else {
-            // A host the run does not route fails as a name that does not resolve, a turn later
-            // (as a connect failure reaches the driver), never inside the action that sent it.
-            let error = LiveRoutes.unroutedError(authority: order.request.head.authority ?? "")
-            let (slot, serial) = (order.slot, order.serial)
-            loop.assumeIsolated().execute { [self] in
-                exchangeCompleted(slot: slot, serial: serial, result: .failure(error), handshake: nil, at: clock.now)
-            }
+            sendToHostMetMidRun(order, askedAt: askedAt, at: now)
             return
         }
+        send(order, owner: owner, oneUse: oneUse, askedAt: askedAt, at: now)
+    }
+
+    /// Hands the request to the pool on `owner`'s connections.
+    func send(
+        _ order: VisitorEngine.RequestOrder, owner: ConnectionOwner, oneUse: Bool, askedAt: RunInstant,
+        at now: RunInstant
+    ) {
         let exchange = LiveExchange(
             slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse)
         exchange.connectTimeout = order.timeout.firstDeadline(sentAt: askedAt) - now

@@ -16,6 +16,8 @@ package struct WallClockRunner: Sendable {
     package let progress: RunProgress
     package let stopSignal: RunStopSignal
     private let logger: Logger
+    /// How hosts met mid-run are resolved (a test's stand-in resolver, a short deadline).
+    var hostPolicy = MidRunHosts.Policy()
 
     package init(run: PreparedRun, progress: RunProgress, stopSignal: RunStopSignal, logger: Logger) {
         self.run = run
@@ -51,11 +53,16 @@ package struct WallClockRunner: Sendable {
         let routes = LiveRoutes(
             scenario: scenario, room: try await connectTarget(room: room), embedded: room != nil,
             builtInAPI: RoomSetup.builtInProtectedAPIURL(for: scenario))
-        let endpoints = try Self.resolve(
-            routes, caFile: scenario.target.caFile ?? room?.certificateFile,
-            applicationProtocols: LiveTransport.applicationProtocols(for: scenario.client.http))
+        let caFile = scenario.target.caFile ?? room?.certificateFile
+        let applicationProtocols = LiveTransport.applicationProtocols(for: scenario.client.http)
+        let endpoints = try Self.resolve(routes, caFile: caFile, applicationProtocols: applicationProtocols)
         let transport = try makeTransport(embeddedRoom: room != nil, endpoints: endpoints)
         defer { transport.shutDown() }
+        let midRunHosts = MidRunHosts(
+            policy: hostPolicy, firstIndex: endpoints.count, caFile: caFile,
+            applicationProtocols: applicationProtocols, carriesTLS: transport.kind == .nio)
+        // Before the loops shut down: a lookup still under way must not reach them after.
+        defer { midRunHosts.close() }
         if routes.destinations.contains(where: { !$0.isEmbeddedRoom }) {
             try await Self.checkReachable(routes, endpoints: endpoints, loop: transport.loops[0])
             (clock, startedAt, startLag) = Self.origin(commonStart: scenario.run.startAt)
@@ -83,8 +90,8 @@ package struct WallClockRunner: Sendable {
         let outcomes: [LoopDriver.Outcome]
         do {
             outcomes = try await runDrivers(
-                on: transport.loops, endpoints: endpoints, routes: routes, writer: writer, clock: clock,
-                guardrails: guardrails)
+                on: transport.loops, endpoints: endpoints, routes: routes, midRunHosts: midRunHosts, writer: writer,
+                clock: clock, guardrails: guardrails)
         } catch {
             roomSampler?.stop()
             writer.abandon()
@@ -97,7 +104,8 @@ package struct WallClockRunner: Sendable {
         var generator = Self.record(outcomes, in: recorder, loops: transport.loops.count, cpuSeconds: cpuSeconds)
         generator.connections = routes.summary(groupNames: run.groupNames)
         generator.protocolsByEndpoint = transport.protocols.figures(
-            origins: routes.destinations.map(\.target.origin))
+            origins: routes.destinations.map(\.target.origin) + midRunHosts.origins)
+        generator.setResolvedHosts(midRunHosts.resolvedHosts)
         var ending = RunEnding(
             end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,
             terminated: stopSignal.wasTerminated, generator: generator, startLag: startLag,
@@ -212,8 +220,8 @@ package struct WallClockRunner: Sendable {
     /// Starts one driver per loop and waits for all of them. The stop signal (SIGINT, or
     /// `run.duration`) stops every driver at the same instant.
     private func runDrivers(
-        on loops: [LiveTransport.Loop], endpoints: [LiveEndpoint], routes: LiveRoutes, writer: RowWriter,
-        clock: WallClock,
+        on loops: [LiveTransport.Loop], endpoints: [LiveEndpoint], routes: LiveRoutes, midRunHosts: MidRunHosts,
+        writer: RowWriter, clock: WallClock,
         guardrails: SharedGuardrailMonitor?
     ) async throws -> [LoopDriver.Outcome] {
         let plan = try run.makePlan()
@@ -251,6 +259,7 @@ package struct WallClockRunner: Sendable {
                     endpoints: endpoints, routes: routes, sourceAddresses: sourceAddresses,
                     connectionLimit: connectionLimits[index], rows: rows, clock: clock, progress: progress,
                     stopLine: stopLine, guardrails: guardrails, pacer: pacer)
+                driver.midRunHosts = midRunHosts
                 return (NIOLoopBound(driver, eventLoop: loop), driver.start(warmConnections: warm[index]))
             }.get()
             drivers.append(started.0)

@@ -1,0 +1,255 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import QueueClientCore
+import StandInServers
+import Synchronization
+import Testing
+
+@testable import QueueSim
+
+/// A host no route names, met mid-run (issue 55, item 6): resolved as a phone resolves it,
+/// reached at an endpoint made for it then, or failed as a phone fails a host that does not
+/// resolve. The resolver is a stand-in (`StandInResolver`) except where `localhost` is looked
+/// up in the machine's hosts file.
+@Suite("hosts met mid-run", .serialized, .timeLimit(.minutes(1)))
+struct MidRunHostsTests {
+    static let targetURL = "https://acme.example/launch"
+
+    /// The enqueue answer of a room whose queue page is at `queueOrigin` (`scheme://host[:port]`).
+    static func enqueueAnswer(queueOrigin: String) -> StandInAnswer {
+        let body = """
+            {"QueueId":"q1","QueueUrl":"\(queueOrigin)/queue/acme/launch?q=q1",\
+            "QueueUrlTTLInMinutes":30,"EventTargetUrl":"\(targetURL)","QueueitToken":null}
+            """
+        return StandInAnswer(status: 200, headers: [("Content-Type", "application/json")], body: body)
+    }
+
+    /// A room answering every enqueue with a queue page at `queueOrigin`.
+    static func room(queueOrigin: String) -> @Sendable (StandInRequest) -> StandInAnswer {
+        { request in
+            request.method == "POST" ? enqueueAnswer(queueOrigin: queueOrigin) : StandInAnswer(status: 404)
+        }
+    }
+
+    /// A resolver that answers from a script and counts the lookups; `never` lookups are
+    /// failed when the test is over (a promise NIO was given must complete).
+    final class StandInResolver: HostNameResolver {
+        enum Answer: Sendable {
+            case address(String)
+            case nxdomain
+            case never
+        }
+
+        let answer: Answer
+        private let state = Mutex<(lookups: [String], pending: [EventLoopPromise<[SocketAddress]>])>(([], []))
+
+        init(_ answer: Answer) { self.answer = answer }
+
+        var lookups: [String] { state.withLock { $0.lookups } }
+
+        func addresses(of host: String, port: Int, on loop: any EventLoop) -> EventLoopFuture<[SocketAddress]> {
+            state.withLock { $0.lookups.append(host) }
+            switch answer {
+            case .address(let ip):
+                return loop.makeCompletedFuture { [try SocketAddress(ipAddress: ip, port: port)] }
+            case .nxdomain:
+                return loop.makeFailedFuture(HostResolutionError(description: "Name or service not known"))
+            case .never:
+                let promise = loop.makePromise(of: [SocketAddress].self)
+                state.withLock { $0.pending.append(promise) }
+                return promise.futureResult
+            }
+        }
+
+        func release() {
+            for promise in state.withLock({ $0.pending }) {
+                promise.fail(HostResolutionError(description: "the test is over"))
+            }
+        }
+    }
+
+    /// `RunFixture.wall` with the run's hosts resolved by `policy`.
+    static func wall(_ yaml: String, policy: MidRunHosts.Policy, label: String = #function) async throws
+        -> RunReports
+    {
+        let run = try RunFixture.prepare(
+            yaml, folder: try RunFixture.makeFolder(label), options: RunOptions(clock: .wall))
+        var logger = Logger(label: "queuesim.test.room")
+        logger.logLevel = .error
+        var runner = WallClockRunner(
+            run: run, progress: RunProgress(planned: run.summary.visitorCount), stopSignal: RunStopSignal(),
+            logger: logger)
+        runner.hostPolicy = policy
+        return try RunReports(report: try await runner.execute())
+    }
+
+    static func generator(_ reports: RunReports) -> [String: Any] {
+        reports.manifest["generator"] as? [String: Any] ?? [:]
+    }
+
+    @Test("a queue page on localhost, in no route, is resolved by the system and reached; run.json names it")
+    func hostMetMidRunIsResolvedAndReached() async throws {
+        try await ScriptedQueueItServer.with(script: { _ in HostRoutingRunTests.yourTurn }) { page in
+            try await ScriptedQueueItServer.with(script: Self.room(queueOrigin: "http://localhost:\(page.port)")) {
+                room in
+                let reports = try await RunFixture.wall(
+                    """
+                    version: 1
+                    name: midrun
+                    target: { customerId: acme, waitingRoomId: launch, endpoint: "http://127.0.0.1:\(room.port)" }
+                    client: { pollInterval: 200ms, maxWait: 20s }
+                    arrivals: { phases: [ { burst: 3 } ] }
+                    """)
+                #expect(reports.outcomes == ["passed": 3], "\(reports.visitors.rows)")
+                #expect(page.received.count == 3)
+                #expect(page.received.allSatisfy { $0.host == "localhost:\(page.port)" }, "\(page.received)")
+                #expect(!room.received.contains { $0.path.hasPrefix("/queue/") })
+                let generator = Self.generator(reports)
+                #expect(generator["resolved_hosts"] as? [String] == ["localhost:\(page.port)"], "\(generator)")
+                #expect(generator["resolved_hosts_count"] as? Int == 1)
+            }
+        }
+    }
+
+    @Test("a host that does not resolve fails its visitor as a phone's connect failure, naming only the host")
+    func unresolvedHostFailsTheVisitor() async throws {
+        let resolver = StandInResolver(.nxdomain)
+        try await ScriptedQueueItServer.with(script: Self.room(queueOrigin: "http://challenge.invalid")) { room in
+            let reports = try await Self.wall(
+                """
+                version: 1
+                name: nxdomain
+                target: { customerId: acme, waitingRoomId: launch, endpoint: "http://127.0.0.1:\(room.port)" }
+                client: { platform: ios, pollInterval: 200ms, maxWait: 20s }
+                arrivals: { phases: [ { burst: 3 } ] }
+                """, policy: MidRunHosts.Policy(resolver: resolver))
+            #expect(reports.visitors.rows.count == 3)
+            for row in reports.visitors.rows {
+                #expect(row["outcome"] == "error", "\(row)")
+                #expect(
+                    row["error"]?.contains(
+                        "could not connect: the host name challenge.invalid did not resolve (Name or service not known)"
+                    ) == true, "\(row)")
+                #expect(row["error"]?.contains("q=q1") == false)
+            }
+            // Once per host per run: the failure is remembered.
+            #expect(resolver.lookups == ["challenge.invalid"])
+            #expect(Self.generator(reports)["resolved_hosts"] == nil)
+        }
+    }
+
+    @Test("a resolver that never answers is given up on at the deadline, in words")
+    func silentResolverIsBoundedByTheDeadline() async throws {
+        let resolver = StandInResolver(.never)
+        defer { resolver.release() }
+        try await ScriptedQueueItServer.with(script: Self.room(queueOrigin: "http://slow.invalid")) { room in
+            let started = ContinuousClock.now
+            let reports = try await Self.wall(
+                """
+                version: 1
+                name: silent
+                target: { customerId: acme, waitingRoomId: launch, endpoint: "http://127.0.0.1:\(room.port)" }
+                client: { platform: ios, pollInterval: 200ms, maxWait: 20s }
+                arrivals: { phases: [ { burst: 2 } ] }
+                """, policy: MidRunHosts.Policy(resolver: resolver, deadline: .milliseconds(300)))
+            #expect(ContinuousClock.now - started < .seconds(15))
+            for row in reports.visitors.rows {
+                #expect(row["outcome"] == "error", "\(row)")
+                #expect(
+                    row["error"]?.contains(
+                        "could not connect: the host name slow.invalid did not resolve: no DNS answer within 0.3 s")
+                        == true, "\(row)")
+            }
+            #expect(resolver.lookups == ["slow.invalid"])
+        }
+    }
+
+    @Test("a device visitor's connection to a host met mid-run is its own, closed when it ends")
+    func deviceConnectionsToAHostMetMidRunAreClosed() async throws {
+        let resolver = StandInResolver(.address("127.0.0.1"))
+        let answer = RawHTTPServer.answer(
+            status: "302 Found",
+            headers: ["Location: \(Self.targetURL)?queueittoken=\(HostRoutingRunTests.token(queueId: "q1"))"],
+            body: "")
+        try await RawHTTPServer.with(reply: { _ in .bytes(answer) }) { page in
+            try await ScriptedQueueItServer.with(
+                script: Self.room(queueOrigin: "http://pages.example:\(page.port)")
+            ) { room in
+                let reports = try await Self.wall(
+                    """
+                    version: 1
+                    name: device
+                    target: { customerId: acme, waitingRoomId: launch, endpoint: "http://127.0.0.1:\(room.port)" }
+                    client: { connections: device, pollInterval: 200ms, maxWait: 20s }
+                    arrivals: { phases: [ { burst: 2 } ] }
+                    """, policy: MidRunHosts.Policy(resolver: resolver))
+                #expect(reports.outcomes == ["passed": 2], "\(reports.visitors.rows)")
+                // One connection per visitor's WebView, none shared.
+                #expect(page.connectionsAccepted == 2)
+                #expect(page.requestHeads.allSatisfy { $0.contains("\r\nHost: pages.example:\(page.port)") })
+                #expect(Self.generator(reports)["resolved_hosts"] as? [String] == ["pages.example:\(page.port)"])
+            }
+        }
+    }
+}
+
+/// `MidRunHosts` alone: one lookup per host, endpoints numbered after the run's, a bound on
+/// how many.
+@Suite("hosts met mid-run: the table")
+struct MidRunHostsTableTests {
+    static func ask(_ hosts: MidRunHosts, _ origin: MidRunHosts.Origin) async -> MidRunHosts.Answer {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        return await withCheckedContinuation { continuation in
+            let known = hosts.endpoint(for: origin, on: loop) { continuation.resume(returning: $0) }
+            if let known { continuation.resume(returning: known) }
+        }
+    }
+
+    @Test("endpoints follow the run's own; a host is looked up once for all its ports")
+    func endpointsAreNumberedAfterTheRunsOwn() async throws {
+        let resolver = MidRunHostsTests.StandInResolver(.address("127.0.0.1"))
+        let hosts = MidRunHosts(
+            policy: MidRunHosts.Policy(resolver: resolver), firstIndex: 3, caFile: nil, applicationProtocols: [],
+            carriesTLS: true)
+        let first = try #require(MidRunHosts.Origin(scheme: "http", authority: "A.example:8080"))
+        let second = try #require(MidRunHosts.Origin(scheme: "https", authority: "a.example"))
+        #expect(await Self.ask(hosts, first) == .endpoint(3))
+        #expect(await Self.ask(hosts, second) == .endpoint(4))
+        #expect(await Self.ask(hosts, first) == .endpoint(3))
+        #expect(resolver.lookups == ["a.example"])
+        #expect(hosts.resolvedHosts == ["a.example:8080", "a.example:443"])
+        #expect(hosts.origins == ["http://a.example:8080", "https://a.example"])
+        let made = hosts.endpoints(from: 3, through: 4)
+        #expect(made.map(\.authority) == ["a.example", "a.example"])
+        #expect(made[1].serverHostname == "a.example" && made[1].tls != nil && made[0].tls == nil)
+        #expect(made[0].address.port == 8080 && made[1].address.port == 443)
+    }
+
+    @Test("more hosts than spare endpoints: the request fails in words")
+    func moreHostsThanSlotsFail() async throws {
+        let hosts = MidRunHosts(
+            policy: MidRunHosts.Policy(resolver: MidRunHostsTests.StandInResolver(.address("127.0.0.1"))),
+            firstIndex: 255, caFile: nil, applicationProtocols: [], carriesTLS: true)
+        #expect(await Self.ask(hosts, try #require(.init(scheme: "http", authority: "one.example"))) == .endpoint(255))
+        #expect(
+            await Self.ask(hosts, try #require(.init(scheme: "http", authority: "two.example")))
+                == .failed(
+                    .connectFailed(
+                        "no endpoint for the host name two.example: more than 1 hosts met mid-run (a run has at most 256 destinations)"
+                    )))
+    }
+
+    @Test("https met mid-run on the plain transport fails naming the fix")
+    func httpsOnThePlainTransportFails() async throws {
+        let hosts = MidRunHosts(firstIndex: 1, caFile: nil, applicationProtocols: [], carriesTLS: false)
+        let answer = await Self.ask(hosts, try #require(.init(scheme: "https", authority: "pay.example")))
+        #expect(
+            answer
+                == .failed(
+                    .connectFailed(
+                        "https to pay.example, met mid-run, cannot go on this run's plain-HTTP transport; add pay.example to target.hosts (or set QUEUESIM_TRANSPORT=nio)"
+                    )))
+    }
+}
