@@ -195,6 +195,57 @@ struct MidRunHostsTests {
     }
 }
 
+extension MidRunHostsTests {
+    @Test("an https host met mid-run: SNI, Host and the certificate's name are its own, trusting target.caFile")
+    func httpsHostMetMidRunIsReachedByItsName() async throws {
+        let fixtures = HostRoutingRunTests.fixtures
+        // One caFile trusts both CAs: the room's (routes-ca) and the page's (private-ca).
+        let folder = try RunFixture.makeFolder(#function)
+        let caFile = folder + "/cas.pem"
+        let cas =
+            try String(contentsOfFile: fixtures + "/routes-ca.cert.pem", encoding: .utf8)
+            + String(contentsOfFile: fixtures + "/private-ca.cert.pem", encoding: .utf8)
+        try cas.write(toFile: caFile, atomically: true, encoding: .utf8)
+        let (roomNames, pageNames) = (HostRoutingRunTests.ServerNames(), HostRoutingRunTests.ServerNames())
+        let roomTLS = try HostRoutingRunTests.recordingTLS(
+            certificate: "routes-server.cert.pem", key: "routes-server.key.pem", names: roomNames)
+        let pageTLS = try HostRoutingRunTests.recordingTLS(
+            certificate: "private-ca-server.cert.pem", key: "private-ca-server.key.pem", names: pageNames)
+        let pass = RawHTTPServer.answer(
+            status: "302 Found",
+            headers: ["Location: \(Self.targetURL)?queueittoken=\(HostRoutingRunTests.token(queueId: "q1"))"],
+            body: "")
+        try await RawHTTPServer.with(tls: pageTLS, reply: { _ in .bytes(pass) }) { page in
+            let answer = Self.enqueueAnswer(queueOrigin: "https://localhost:\(page.port)")
+            let enqueue = RawHTTPServer.answer(headers: ["Content-Type: application/json"], body: answer.body)
+            try await RawHTTPServer.with(tls: roomTLS, reply: { _ in .bytes(enqueue) }) { room in
+                let reports = try await RunFixture.wall(
+                    """
+                    version: 1
+                    name: midrun-tls
+                    target:
+                      customerId: acme
+                      waitingRoomId: launch
+                      endpoint: "https://127.0.0.1:\(room.port)"
+                      caFile: "\(caFile)"
+                    client: { pollInterval: 200ms, maxWait: 20s }
+                    arrivals: { phases: [ { burst: 2 } ] }
+                    """)
+                #expect(reports.outcomes == ["passed": 2], "\(reports.visitors.rows)")
+                #expect(page.requestsReceived == 2)
+                #expect(page.requestHeads.allSatisfy { $0.contains("\r\nHost: localhost:\(page.port)") })
+                #expect(!pageNames.all.isEmpty && pageNames.all.allSatisfy { $0 == "localhost" }, "\(pageNames.all)")
+                let generator = Self.generator(reports)
+                #expect(generator["resolved_hosts"] as? [String] == ["localhost:\(page.port)"])
+                let endpoints = (generator["protocols_by_endpoint"] as? [[String: Any]] ?? []).compactMap {
+                    $0["endpoint"] as? String
+                }
+                #expect(endpoints.contains("https://localhost:\(page.port)"), "\(endpoints)")
+            }
+        }
+    }
+}
+
 /// `MidRunHosts` alone: one lookup per host, endpoints numbered after the run's, a bound on
 /// how many.
 @Suite("hosts met mid-run: the table")
