@@ -39,6 +39,8 @@
 # it does not fail on them.
 #
 # Environment: QUEUESIM_BIN (default: swift build -c release), PORT (default 18096),
+# PERF_DATA (a file: the streams shape's queuesim run is recorded there with perf, call graphs
+# by DWARF; read it with `perf report -i FILE --no-children --sort dso,symbol`),
 # QUEUESIM_HTTP (the scenario's client.http, default h2; `h1` measures queuesim over
 # TLS+HTTP/1.1 on the same nginx; empty leaves the key out, for a binary without it),
 # H2LOAD_CLIENTS and H2LOAD_STREAMS (the streams shape's h2load -c and -m, default 64 and 1;
@@ -198,8 +200,13 @@ run: { concurrency: $connections }
 YAML
     "$bin" validate "$dir/scenario.yaml" > "$dir/validate.txt" 2>&1 \
         || { cat "$dir/validate.txt" >&2; fail "queuesim validate refused the generated scenario"; }
+    local profile=()
+    # PERF_DATA: the streams run's profile (perf record, DWARF call graphs), for
+    # `perf report -i FILE --no-children --sort dso,symbol`; its figures then carry perf's cost.
+    [ -z "${PERF_DATA:-}" ] || [ "$1" != streams ] \
+        || profile=(perf record -q -F 999 -g --call-graph dwarf,16384 -o "$PERF_DATA" --)
     run_cmd=(taskset -c 1 /usr/bin/time -v -o run.time timeout --foreground -k 15 $((seconds * 20 + 60))
-        "$bin" run scenario.yaml --out out --quiet)
+        "${profile[@]}" "$bin" run scenario.yaml --out out --quiet)
     (cd "$dir" && "${run_cmd[@]}") > "$dir/run.log" 2>&1 || status=$?
     if [ "$status" -ne 0 ]; then
         cat "$dir/run.log" >&2
