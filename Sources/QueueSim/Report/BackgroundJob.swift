@@ -30,3 +30,26 @@ final class BackgroundJob<Value: Sendable>: Sendable {
         return try outcome.withLock { $0! }.get()
     }
 }
+
+/// A value made on a thread of its own from the start, waited for at its first use: a prepared
+/// run's 2,000 group templates are made while the run's description and pending file are
+/// written (issue 51).
+final class BackgroundValue<Value: Sendable>: Sendable {
+    private let job: BackgroundJob<Value>
+    private let made = Mutex<Value?>(nil)
+
+    init(_ make: @escaping @Sendable () -> Value) {
+        job = BackgroundJob(make)
+    }
+
+    /// The value, once made (the first reader waits for it).
+    var value: Value {
+        made.withLock { made in
+            if let made { return made }
+            // `make` cannot throw, so neither can its job.
+            guard let value = try? job.join() else { preconditionFailure("a value's job threw") }
+            made = value
+            return value
+        }
+    }
+}

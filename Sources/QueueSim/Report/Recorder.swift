@@ -217,19 +217,23 @@ package final class Recorder {
         let queuePageLatency =
             answersRecorded
             ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
-        // metrics.prom (the largest file) and then report.html are written on a second thread
+        // metrics.prom (the largest file) and report.html are written on threads of their own
         // while this one writes the tables and makes run.json's figures; both are done before
         // run.json, which lists their sizes and SHA-256. A failure is reported in the order the
         // files were once written one after the other: tables, metrics.prom, report.html, shard.json.
-        let secondThread = startSecondThreadFiles(
-            ending, page: page(report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
-        )
+        let metricsJob = startMetricsFile(ending)
+        let page = page(report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
+        let pagePath = Self.path(directory, Self.pageFile)
+        let pageJob = BackgroundJob {
+            try AtomicFileWriter.write(to: pagePath) { file in try page.render { try file.write(Array($0.utf8)) } }
+        }
         var files: [String: RunManifest.WrittenFile]
         do {
             files = try writeTables(spool, ending)
         } catch {
             // Nothing is written after finish returns.
-            _ = try? secondThread.join()
+            _ = try? metricsJob?.join()
+            _ = try? pageJob.join()
             throw error
         }
         var manifest = RunManifest(
@@ -240,10 +244,13 @@ package final class Recorder {
         manifest.queuePageLatency = queuePageLatency
         manifest.behaviour = report.behaviour
         manifest.queuedOnScriptPage = report.queuedOnScriptPage > 0 ? report.queuedOnScriptPage : nil
-        // Its largest members rendered now, while the second thread still writes.
+        // Its largest members rendered now, while the other threads still write.
         let rendered = Result { try manifest.renderLargeMembers() }
         let shardFile = Result { try writeShard(ending) }
-        files.merge(try secondThread.join()) { _, later in later }
+        let metricsFile = Result { try metricsJob?.join() }
+        let pageFile = Result { try pageJob.join() }
+        files[Self.metricsFile] = try metricsFile.get()
+        files[Self.pageFile] = try pageFile.get()
         if let shardFile = try shardFile.get() { files[ShardReport.file] = shardFile }
         try rendered.get()
         manifest.files = files
@@ -318,26 +325,17 @@ package final class Recorder {
         return files
     }
 
-    /// `metrics.prom`, then `report.html`, written on a thread of their own from copies of what
-    /// they need.
-    private func startSecondThreadFiles(_ ending: RunEnding, page: ReportPage) -> BackgroundJob<
-        [String: RunManifest.WrittenFile]
-    > {
-        let (metricsSeries, run, answers, room, lag) = (metricsSeries, run, answers, roomSeries, generatorLag)
-        let (metricsPath, pagePath) = (Self.path(directory, Self.metricsFile), Self.path(directory, Self.pageFile))
+    /// `metrics.prom`, written on a thread of its own from copies of what it needs.
+    private func startMetricsFile(_ ending: RunEnding) -> BackgroundJob<RunManifest.WrittenFile>? {
+        guard let metricsSeries else { return nil }
+        let (run, answers, room, lag) = (run, answers, roomSeries, generatorLag)
+        let path = Self.path(directory, Self.metricsFile)
         return BackgroundJob {
-            var files: [String: RunManifest.WrittenFile] = [:]
-            if let metricsSeries {
-                files[Self.metricsFile] = try AtomicFileWriter.write(to: metricsPath) { file in
-                    try MetricsFile.render(
-                        metricsSeries, run: run, ending: ending, answers: answers, room: room, generatorLag: lag,
-                        emitBytes: { try file.write(UnsafeRawBufferPointer($0)) })
-                }
+            try AtomicFileWriter.write(to: path) { file in
+                try MetricsFile.render(
+                    metricsSeries, run: run, ending: ending, answers: answers, room: room, generatorLag: lag,
+                    emitBytes: { try file.write(UnsafeRawBufferPointer($0)) })
             }
-            files[Self.pageFile] = try AtomicFileWriter.write(to: pagePath) { file in
-                try page.render { try file.write(Array($0.utf8)) }
-            }
-            return files
         }
     }
 
