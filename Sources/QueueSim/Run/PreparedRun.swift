@@ -14,7 +14,10 @@ package struct PreparedRun: Sendable {
     package let knownEnqueueKeys: Set<String>
     /// One configuration per group and platform of its mix (`[group][platformIndex]`), with
     /// everything but the visitor's own data filled in.
-    let groupTemplates: [[VisitorConfiguration]]
+    var groupTemplates: [[VisitorConfiguration]] { templates.value }
+    /// Made on a thread of their own while the run's description and pending file are written
+    /// (a group's template costs microseconds, 2,000 of them milliseconds: issue 51).
+    private let templates: BackgroundValue<[[VisitorConfiguration]]>
     /// Each group's platforms, by group index: a row says its visitor's platform.
     package let groupPlatforms: [PlatformMix]
     /// Whether a group mixes platforms (rows then carry a platform); worked out once, as the
@@ -102,7 +105,8 @@ package struct PreparedRun: Sendable {
         memoryEstimate = estimate
         try memoryEstimate.check(against: budget)
         knownEnqueueKeys = try RoomSetup.knownEnqueueKeys(of: scenario)
-        groupTemplates = Self.templates(of: scenario)
+        // Started after the last check that can refuse the run.
+        templates = BackgroundValue { [scenario] in Self.templates(of: scenario) }
         groupPlatforms = scenario.groups.map { $0.platforms(client: scenario.client) }
         mixesPlatforms = scenario.mixesPlatforms
         groupNames = scenario.groups.map(\.name)
