@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import QueueClientCore
 import StandInServers
@@ -243,6 +244,77 @@ extension MidRunHostsTests {
                 #expect(endpoints.contains("https://localhost:\(page.port)"), "\(endpoints)")
             }
         }
+    }
+}
+
+extension MidRunHostsTests {
+    /// A queue page answering every request with the visitor's turn, counting its connections
+    /// closed, and how many were closed when each request came.
+    final class ClosingCountServer: Sendable {
+        let channel: any Channel
+        let closedWhenAsked = Mutex<[Int]>([])
+        let closed = Mutex(0)
+        var port: Int { channel.localAddress?.port ?? 0 }
+
+        init() async throws {
+            let box = Box()
+            channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .childChannelInitializer { child in
+                    child.closeFuture.whenComplete { _ in box.server?.closed.withLock { $0 += 1 } }
+                    return child.pipeline.configureHTTPServerPipeline().flatMap {
+                        child.pipeline.addHandler(Answerer(box: box))
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0).get()
+            box.server = self
+        }
+
+        final class Box: @unchecked Sendable {
+            weak var server: ClosingCountServer?
+        }
+
+        final class Answerer: ChannelInboundHandler, @unchecked Sendable {
+            typealias InboundIn = HTTPServerRequestPart
+            typealias OutboundOut = HTTPServerResponsePart
+            let box: Box
+            init(box: Box) { self.box = box }
+
+            func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+                guard case .end = unwrapInboundIn(data), let server = box.server else { return }
+                let closed = server.closed.withLock { $0 }
+                server.closedWhenAsked.withLock { $0.append(closed) }
+                let token = HostRoutingRunTests.token(queueId: "q1")
+                var head = HTTPResponseHead(version: .http1_1, status: .found)
+                head.headers.add(name: "Location", value: "\(MidRunHostsTests.targetURL)?queueittoken=\(token)")
+                head.headers.add(name: "Content-Length", value: "0")
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+    }
+
+    /// One loop (`concurrency: 1`), so the run's end cannot be what closes the first
+    /// visitor's connection before the second arrives.
+    @Test("an Android visitor's WebView connection to a host met mid-run closes when the visitor ends")
+    func visitorsConnectionToAHostMetMidRunClosesAtItsEnd() async throws {
+        let page = try await ClosingCountServer()
+        defer { page.channel.close(promise: nil) }
+        try await ScriptedQueueItServer.with(script: Self.room(queueOrigin: "http://pages.example:\(page.port)")) {
+            room in
+            let reports = try await Self.wall(
+                """
+                version: 1
+                name: closes
+                target: { customerId: acme, waitingRoomId: launch, endpoint: "http://127.0.0.1:\(room.port)" }
+                client: { platform: android, connections: device, pollInterval: 200ms, maxWait: 20s }
+                run: { concurrency: 1 }
+                arrivals: { phases: [ { burst: 1 }, { pause: 1s }, { burst: 1 } ] }
+                """, policy: MidRunHosts.Policy(resolver: StandInResolver(.address("127.0.0.1"))))
+            #expect(reports.outcomes == ["passed": 2], "\(reports.visitors.rows)")
+        }
+        // The first visitor passed a second before the second asked: its connection was
+        // closed then (Android's WebView keeps it while the visitor lasts), not at the run's end.
+        #expect(page.closedWhenAsked.withLock { $0 } == [0, 1])
     }
 }
 
