@@ -110,6 +110,9 @@ struct MidRunHostsTests {
                 let generator = Self.generator(reports)
                 #expect(generator["resolved_hosts"] as? [String] == ["localhost:\(page.port)"], "\(generator)")
                 #expect(generator["resolved_hosts_count"] as? Int == 1)
+                // The connections line of report.html (and of the end screen, which shares it).
+                let html = try String(contentsOfFile: reports.directory + "/report.html", encoding: .utf8)
+                #expect(html.contains("; 1 host met mid-run resolved by DNS (localhost:\(page.port))"))
             }
         }
     }
