@@ -161,7 +161,9 @@ final class MidRunHosts: Sendable {
         let timer = loop.scheduleTask(in: .nanoseconds(deadline.wholeNanoseconds)) { [self] in
             finish(host, attempt: attempt, .failure(Self.noAnswerError(host, within: deadline)))
         }
-        policy.resolver.addresses(of: host, port: origin.effectivePort, on: loop).whenComplete { [self] result in
+        // An IPv6 literal is named `[v6]` in a URL, bare to the resolver.
+        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        policy.resolver.addresses(of: name, port: origin.effectivePort, on: loop).whenComplete { [self] result in
             timer.cancel()
             finish(host, attempt: attempt, result.mapError { Self.didNotResolveError(host, reason: "\($0)") })
         }

@@ -353,6 +353,28 @@ struct MidRunHostsTableTests {
         #expect(made[0].address.port == 8080 && made[1].address.port == 443)
     }
 
+    @Test("an origin is the URL's scheme, lowercased host and port, the scheme's default port left out")
+    func originsAreParsed() throws {
+        let named = try #require(MidRunHosts.Origin(scheme: "HTTPS", authority: "Pay.Example:8443"))
+        #expect(named.target.origin == "https://pay.example:8443" && named.hostAndPort == "pay.example:8443")
+        let defaulted = try #require(MidRunHosts.Origin(scheme: "http", authority: "pay.example:80"))
+        #expect(defaulted.port == nil && defaulted.hostAndPort == "pay.example:80")
+        let literal = try #require(MidRunHosts.Origin(scheme: "https", authority: "[::1]:9443"))
+        #expect(literal.host == "[::1]" && literal.effectivePort == 9443)
+        #expect(MidRunHosts.Origin(scheme: "ftp", authority: "pay.example") == nil)
+        #expect(MidRunHosts.Origin(scheme: "https", authority: "") == nil)
+    }
+
+    @Test("an IPv6 literal is looked up without its brackets")
+    func ipv6LiteralIsLookedUpBare() async throws {
+        let resolver = MidRunHostsTests.StandInResolver(.address("::1"))
+        let hosts = MidRunHosts(
+            policy: MidRunHosts.Policy(resolver: resolver), firstIndex: 1, caFile: nil, applicationProtocols: [],
+            carriesTLS: true)
+        #expect(await Self.ask(hosts, try #require(.init(scheme: "http", authority: "[::1]:8080"))) == .endpoint(1))
+        #expect(resolver.lookups == ["::1"])
+    }
+
     @Test("more hosts than spare endpoints: the request fails in words")
     func moreHostsThanSlotsFail() async throws {
         let hosts = MidRunHosts(
