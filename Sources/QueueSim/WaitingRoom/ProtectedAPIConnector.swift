@@ -120,9 +120,13 @@ struct ProtectedAPIConnector {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The URL the request was made to, as the connector's `getOriginalRequestUrl` sees it.
+    /// The URL the request was made to, as the connector's `getOriginalRequestUrl` sees it: the
+    /// scheme it came in on and its `Host` as sent, port included (Java's `getRequestURL`, the
+    /// Python and PHP connectors' `Host`), so the redirect after a valid token returns to the
+    /// same listener (a plain loopback room's `http://127.0.0.1:PORT`, not `https://127.0.0.1`).
     private func requestURL(_ request: RoomRequest) -> String {
-        "https://\(request.host ?? "localhost")\(request.head.path ?? "/")"
+        let authority = request.head.authority ?? request.head.headerFields[.hostHeader] ?? "localhost"
+        return "\(request.head.scheme ?? "https")://\(authority)\(request.head.path ?? "/")"
     }
 
     private func redirect(to url: String, request: RoomRequest, cancelCookie: Bool) -> (HTTPResponse, [UInt8]) {

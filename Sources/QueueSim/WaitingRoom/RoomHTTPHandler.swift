@@ -44,9 +44,15 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var closing = false
     private var stopping = false
     private var heldRequest: Scheduled<Void>?
+    /// `https` behind the room's TLS listener, `http` on its plain one: HTTP/1.1 heads do not
+    /// carry it, and the protected API's connector rebuilds the request's URL from it.
+    private let scheme: String
 
-    init(service: LockedWaitingRoomService, clock: any RunClock, logger: Logger, announcement: RoomAnnouncement? = nil)
-    {
+    init(
+        service: LockedWaitingRoomService, clock: any RunClock, logger: Logger, announcement: RoomAnnouncement? = nil,
+        scheme: String = "http"
+    ) {
+        self.scheme = scheme
         self.announcement = announcement
         self.service = service
         self.clock = clock
@@ -121,7 +127,7 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func answer(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
-        let request = Self.request(requestHead)
+        let request = Self.request(requestHead, scheme: scheme)
         let bytes = Array(buffer: body)
         body.clear()
         let path = requestHead.uri.prefix(while: { $0 != "?" })
@@ -211,7 +217,7 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The request as swift-http-types sees it: `Host` becomes the authority.
-    static func request(_ head: HTTPRequestHead) -> HTTPRequest {
+    static func request(_ head: HTTPRequestHead, scheme: String = "http") -> HTTPRequest {
         var fields = HTTPFields()
         fields.reserveCapacity(head.headers.count)
         var authority: String?
@@ -224,7 +230,7 @@ final class RoomHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             fields.append(HTTPField(name: fieldName, value: value))
         }
         let method = HTTPRequest.Method(head.method.rawValue) ?? .get
-        return HTTPRequest(method: method, scheme: "http", authority: authority, path: head.uri, headerFields: fields)
+        return HTTPRequest(method: method, scheme: scheme, authority: authority, path: head.uri, headerFields: fields)
     }
 
     /// Closes the connection abortively (RST) so the client sees a reset, not a clean close.

@@ -50,7 +50,7 @@ extension WaitingRoomServer {
                 channel.eventLoop.makeCompletedFuture {
                     try configure(
                         channel.pipeline.syncOperations, service: service, clock: clock, logger: logger,
-                        idleTimeout: idleTimeout, announcement: announcement)
+                        idleTimeout: idleTimeout, announcement: announcement, scheme: "https")
                 }
             })
     }
@@ -84,7 +84,8 @@ extension WaitingRoomServer {
                 try streamPipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                 try streamPipeline.addHandler(IdleStateHandler(readTimeout: idle))
                 try streamPipeline.addHandler(
-                    RoomHTTPHandler(service: service, clock: clock, logger: logger, announcement: announcement))
+                    RoomHTTPHandler(
+                        service: service, clock: clock, logger: logger, announcement: announcement, scheme: "https"))
                 boundStreams.value.add(stream)
             }
         }

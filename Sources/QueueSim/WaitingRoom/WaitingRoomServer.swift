@@ -144,12 +144,13 @@ package struct WaitingRoomServer: Sendable {
     /// the connection open, and `RoomHTTPHandler` answers and closes it instead.
     static func configure(
         _ pipeline: ChannelPipeline.SynchronousOperations, service: LockedWaitingRoomService, clock: any RunClock,
-        logger: Logger, idleTimeout: Duration, announcement: RoomAnnouncement? = nil
+        logger: Logger, idleTimeout: Duration, announcement: RoomAnnouncement? = nil, scheme: String = "http"
     ) throws {
         try pipeline.configureHTTPServerPipeline(withErrorHandling: false)
         try pipeline.addHandler(IdleStateHandler(readTimeout: .nanoseconds(idleTimeout.wholeNanoseconds)))
         try pipeline.addHandler(
-            RoomHTTPHandler(service: service, clock: clock, logger: logger, announcement: announcement))
+            RoomHTTPHandler(
+                service: service, clock: clock, logger: logger, announcement: announcement, scheme: scheme))
     }
 
     /// The enqueue path to configure in a client, prefix included; requests must carry

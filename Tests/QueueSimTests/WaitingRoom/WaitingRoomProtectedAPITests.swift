@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOHTTP1
 import QueueClientCore
 import Testing
 
@@ -155,5 +156,24 @@ import Testing
         let header = try #require(answer.head.headerFields[Self.redirectHeader])
         // Encoded twice (the URL, then the header), `~` stays both times.
         #expect(header.contains("a~b") && !header.contains("%7E"))
+    }
+
+    /// The redirect after a valid token goes back where the call came in: a plain loopback room
+    /// on its own port keeps `http` and the port (it went to `https://127.0.0.1`, port 443).
+    @Test func theTokenRemovedRedirectKeepsTheSchemeAndPortTheCallCameIn() throws {
+        let service = WaitingRoomService(configuration: RoomFixture.configuration())
+        let token = try roomToken(service, at: 0)
+        let request = HTTPRequest(
+            method: .get, scheme: "http", authority: "127.0.0.1:8123",
+            path: "/api/protected?queueittoken=\(token)")
+        let admitted = try #require(service.handle(request, body: [], at: .origin).answer)
+        #expect(admitted.head.status == .found)
+        #expect(admitted.head.headerFields[.location] == "http://127.0.0.1:8123/api/protected")
+        // An HTTP/1.1 head (no scheme of its own) behind the TLS listener reads as https.
+        let head = HTTPRequestHead(
+            version: .http1_1, method: .GET, uri: "/api/protected",
+            headers: ["Host": "api.acme.example:8443"])
+        let overTLS = RoomHTTPHandler.request(head, scheme: "https")
+        #expect(overTLS.scheme == "https" && overTLS.authority == "api.acme.example:8443")
     }
 }
