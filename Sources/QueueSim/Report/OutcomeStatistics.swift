@@ -94,6 +94,10 @@ struct OutcomeStatistics {
     /// `cells[group][outcome]`, outcome in `VisitorOutcome.allCases` order.
     private var cells: [[Cell?]]
     private(set) var visitorsPerGroup: [Int]
+    /// The `all` cells by outcome, worked out once the recording is over (`settle`): summary.csv,
+    /// report.html and run.json each read them, and merging 2,000 groups' timings three times
+    /// was a few percent of such a run (issue 51). Nil while cells may still change.
+    private var settledAcrossGroups: [Cell?]?
 
     static let outcomes = VisitorOutcome.allCases
     private static let outcomeIndex: [VisitorOutcome: Int] = Dictionary(
@@ -115,6 +119,7 @@ struct OutcomeStatistics {
     var visitorCount: Int { visitorsPerGroup.reduce(0, +) }
 
     mutating func add(_ record: VisitorRecord) {
+        settledAcrossGroups = nil
         let group = groupIndex(for: record.group)
         let outcome = record.outcome.ordinal
         // Mutated in place: copying a cell out would copy its histograms' buffers per visitor.
@@ -153,8 +158,15 @@ struct OutcomeStatistics {
         cells[group][Self.outcomeIndex[outcome]!]
     }
 
+    /// Works out the `all` cells now, for the readers that follow (until the next `add`).
+    mutating func settle() {
+        settledAcrossGroups = nil
+        settledAcrossGroups = Self.outcomes.map { cellAcrossGroups(outcome: $0) }
+    }
+
     /// One outcome across every group (the `all` rows).
     func cellAcrossGroups(outcome: VisitorOutcome) -> Cell? {
+        if let settledAcrossGroups { return settledAcrossGroups[Self.outcomeIndex[outcome]!] }
         var merged: Cell?
         let outcome = Self.outcomeIndex[outcome]!
         for group in cells.indices {
@@ -208,6 +220,7 @@ extension OutcomeStatistics {
     /// Adds the counts and timings of another run's cell (a shard's): the merged cell is the one
     /// a single run that recorded both sets of visitors would have.
     mutating func merge(_ other: Cell, group name: String, outcome: VisitorOutcome) {
+        settledAcrossGroups = nil
         let group = groupIndex(for: name)
         let index = Self.outcomeIndex[outcome]!
         if cells[group][index] == nil { cells[group][index] = Cell() }

@@ -211,6 +211,7 @@ package final class Recorder {
         finished = true
         let report = judged(ending)
         guard let spool else { return report }
+        statistics.settle()
         if answersRecorded { timeline.addAnswers(answers.perSecond) }
         let series = timeline.series(end: ending.end)
         let endpoints = answersRecorded ? answers.table : nil
