@@ -7,9 +7,9 @@ import Testing
 
 @testable import QueueSim
 
-/// Answers a phone's stack refuses (issue 55, item 8): NIOHTTP2's own check of header blocks is
-/// off for speed (`H2Session.protocolHandler`), so `H2AnswerReader` judges each answer by the
-/// same rules; a malformed answer still fails its request, in words, and is not sent again.
+/// Answers a phone's stack refuses (issue 55, item 8): the frame codec checks frames, not
+/// fields, so `H2AnswerReader` judges each answer by RFC 9113's field rules; a malformed
+/// answer fails its request, in words, and is not sent again.
 @Suite("HTTP/2 client: malformed answers", .serialized, .timeLimit(.minutes(1)))
 struct H2AnswerTests {
     typealias Field = H2StandInRequest.Field
@@ -100,9 +100,9 @@ struct H2AnswerTests {
 }
 
 /// Requests an h2 connection carries leave when the pool flushes, wherever it flushes from: a
-/// visitor's next request is sent from a timer, outside any read. With NIOHTTP2's writes
-/// gathered into one TLS record (`H2WriteCoalescer`) a flush that skipped the gatherer left such
-/// a request unsent and the run hung (`1bf98bf`, reverted in `523b544`).
+/// visitor's next request is sent from a timer, outside any read. When writes were gathered
+/// into one TLS record by a handler of their own, a flush that skipped it left such a request
+/// unsent and the run hung (`1bf98bf`, reverted in `523b544`); the codec gathers them now.
 @Suite("HTTP/2 client: requests sent from a timer", .serialized, .timeLimit(.minutes(1)))
 struct H2TimerSendTests {
     @Test("requests sent 20 ms after the last answer, outside any read, are answered on one connection")

@@ -10,11 +10,10 @@ import QueueClientCore
 /// when the stream ends.
 ///
 /// It also judges whether the answer is well-formed (RFC 9113 §8.1.1, §8.2, §8.3.2), as a
-/// phone's stack does before it hands an answer on: NIOHTTP2's own check of header blocks is
-/// off (`H2Session.protocolHandler`: it is one switch for both directions and cost a fifth of
-/// the client's CPU per request, most of it on the requests queuesim builds itself), so the
-/// answer's is made here, in the one pass that reads its fields. A malformed answer fails its
-/// request in words (`unreadable`), as NIOHTTP2's stream error did.
+/// phone's stack does before it hands an answer on: the frame codec (`H2FrameCodec`) checks
+/// frames, not fields, so the answer's fields are checked here, in the one pass that reads
+/// them (NIOHTTP2's own check, one switch for both directions, cost a fifth of the client's
+/// CPU per request). A malformed answer fails its request in words (`unreadable`).
 struct H2AnswerReader {
     private var head: HTTPResponse?
     private var body: [UInt8] = []

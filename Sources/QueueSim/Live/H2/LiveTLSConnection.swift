@@ -1,10 +1,9 @@
 import NIOCore
-import NIOHTTP2
 import NIOTLS
 import QueueClientCore
 
-/// A TLS connection that speaks what ALPN agreed on: h2 (`H2Session` behind NIOHTTP2's
-/// handler) when the server picked `h2`, HTTP/1.1 (`HTTP1ExchangeReader`) otherwise, decided
+/// A TLS connection that speaks what ALPN agreed on: h2 (`H2Session` and its frame codec)
+/// when the server picked `h2`, HTTP/1.1 (`HTTP1ExchangeReader`) otherwise, decided
 /// once when the handshake completes. A request handed over before then waits for it, as its
 /// bytes would wait in the TLS handler anyway. `requiresH2` (`client.http: h2`): a server
 /// that does not pick `h2` fails the connection, in words.
@@ -162,14 +161,9 @@ final class LiveTLSConnection: ExchangeReaderConnection, ChannelInboundHandler, 
         // The connection's SETTINGS and window are its first request's stack's (a shared
         // connection warmed ahead of any request takes CFNetwork's).
         let stack = pending.map { H2Stack.of($0.exchange.request) } ?? .cfNetwork
-        let session = H2Session(stack: stack, events: self)
+        let session = H2Session(stack: stack, events: self, allocator: context.channel.allocator)
         do {
-            let pipeline = context.pipeline.syncOperations
-            let protocolHandler = H2Session.protocolHandler(for: stack)
-            let coalescer = H2WriteCoalescer()
-            try pipeline.addHandler(coalescer, position: .after(self))
-            try pipeline.addHandler(protocolHandler, position: .after(coalescer))
-            try pipeline.addHandler(session, position: .after(protocolHandler))
+            try context.pipeline.syncOperations.addHandler(session, position: .after(self))
         } catch {
             reader.failure = error
             context.close(promise: nil)
