@@ -60,8 +60,8 @@ struct H2SharedHeadTests {
         }
     }
 
-    /// NIOHTTP2 writes a POST as three buffers (HEADERS, DATA's header, its payload) and NIOSSL
-    /// seals each buffer as a record: gathered, a request is one record, as over HTTP/1.1.
+    /// NIOSSL seals each buffer it is given as a record of its own; the frame codec writes a
+    /// POST's HEADERS and DATA into one buffer, so a request is one record, as over HTTP/1.1.
     @Test("each POST on an h2 connection is one TLS record")
     func oneRecordPerRequest() async throws {
         let ios = PlatformRequestBytesTests.configuration(.ios, userId: "6F9619FF-8B86-D011-B42D-00C04FC964FF")

@@ -11,11 +11,11 @@ import QueueClientCore
 /// Loop-confined: every call is on `eventLoop`.
 ///
 /// HTTP/2 (issue 55) is one more `PooledConnection`, not a branch: a TLS connection of
-/// `NIOConnectionFactory` is a `LiveTLSConnection`, which speaks h2 (`H2Session` on NIOHTTP2's
-/// frame-level API) when ALPN agrees on it and HTTP/1.1 otherwise. A visitor's requests are
-/// sequential, so its connection carries one stream at a time, and the machine's rule of one
-/// exchange per connection holds; the pool hands a connection the exchange (`write`), and the
-/// connection frames it in its protocol.
+/// `NIOConnectionFactory` is a `LiveTLSConnection`, which speaks h2 (`H2Session` on
+/// queuesim's own frame layer, `H2FrameCodec`) when ALPN agrees on it and HTTP/1.1 otherwise.
+/// A visitor's requests are sequential, so its connection carries one stream at a time, and
+/// the machine's rule of one exchange per connection holds; the pool hands a connection the
+/// exchange (`write`), and the connection frames it in its protocol.
 protocol ConnectionFactory: AnyObject {
     /// The loop the factory's connections live on: the pool's.
     var eventLoop: any EventLoop { get }
