@@ -33,6 +33,8 @@ final class H2FrameRecorder: ChannelInboundHandler {
                 H2StandInConnection.Setting(identifier: Self.identifier(of: $0.parameter), value: $0.value)
             }
             log.update(connection) { $0.settings += recorded }
+        case .goAway(_, let code, _):
+            log.update(connection) { $0.receivedGoAway = code.networkCode }
         case .windowUpdate(let increment):
             let update = H2StandInConnection.WindowUpdate(streamID: Int(frame.streamID), increment: increment)
             log.update(connection) { $0.windowUpdates.append(update) }
@@ -75,6 +77,13 @@ final class H2FrameRecorder: ChannelInboundHandler {
     private func finish(_ stream: HTTP2StreamID, context: ChannelHandlerContext) {
         guard let pending = open.removeValue(forKey: stream) else { return }
         let request = log.record(pending, refusing: options.refusedRequests)
+        if let raw = options.rawBytesInsteadOfAnswer,
+            let codec = try? context.pipeline.syncOperations.context(handlerType: NIOHTTP2Handler.self)
+        {
+            // From the h2 codec's place: what is written there goes to the TLS handler as it is.
+            codec.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: raw)), promise: nil)
+            return
+        }
         if request.refused {
             context.write(
                 wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .rstStream(.refusedStream))), promise: nil)

@@ -66,6 +66,9 @@ package final class H2StandInServer: Sendable {
         package var respond: @Sendable (H2StandInRequest) -> H2StandInResponse = { _ in
             H2StandInResponse(status: 200, body: Array("ok".utf8))
         }
+        /// Bytes written to the TLS stream, past the server's h2 codec, in place of every
+        /// stream's answer: a frame that breaks h2's rules, for the client's checks.
+        package var rawBytesInsteadOfAnswer: [UInt8]?
         package var certificatePath = H2StandInServer.fixtureCertificatePath
         package var keyPath = H2StandInServer.fixtureKeyPath
 
@@ -219,6 +222,8 @@ package struct H2StandInConnection: Sendable, Equatable {
     /// Streams (HTTP/1.1: requests) the client opened on it.
     package var streams = 0
     package var sentGoAway = false
+    /// The error code of the GOAWAY the client sent, if it sent one.
+    package var receivedGoAway: Int?
     /// TLS records the client sent, its handshake's included.
     package var tlsRecords = 0
 

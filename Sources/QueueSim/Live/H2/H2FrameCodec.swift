@@ -344,5 +344,15 @@ struct H2FrameCodec {
 struct H2ConnectionError: Error, CustomStringConvertible {
     let code: HTTP2ErrorCode
     let reason: String
-    var description: String { "\(reason) (\(code))" }
+    var description: String { "\(reason) (\(Self.name(of: code)))" }
+
+    /// The code's name in RFC 9113 §7.
+    static func name(of code: HTTP2ErrorCode) -> String {
+        let names = [
+            "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED",
+            "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM",
+            "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
+        ]
+        return names.indices.contains(code.networkCode) ? names[code.networkCode] : "error \(code.networkCode)"
+    }
 }
