@@ -219,12 +219,13 @@ struct LiveRoutes: Sendable {
         return owners
     }
 
-    /// Why a request to `authority` was not sent: the SDK reads it as it reads a host name
+    /// Why a request to `authority` was not sent when it cannot be resolved mid-run (a URL that
+    /// is not http(s), a driver without `MidRunHosts`): the SDK reads it as it reads a host name
     /// that does not resolve (no connection could be opened).
     static func unroutedError(authority: String) -> TransportError {
         let host = hostPart(of: authority)
         return .connectFailed(
-            "no route to the host name \(host): a run connects only to the hosts it knows before it starts (the room's, the protected API's, target.hosts); add \(host) to target.hosts"
+            "no route to the host name \(host): its URL is not http(s), or this run resolves no host met mid-run; add \(host) to target.hosts"
         )
     }
 }

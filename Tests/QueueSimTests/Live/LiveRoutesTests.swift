@@ -54,7 +54,7 @@ struct LiveRoutesTests {
         #expect(
             LiveRoutes.unroutedError(authority: "elsewhere.example:8443")
                 == .connectFailed(
-                    "no route to the host name elsewhere.example: a run connects only to the hosts it knows before it starts (the room's, the protected API's, target.hosts); add elsewhere.example to target.hosts"
+                    "no route to the host name elsewhere.example: its URL is not http(s), or this run resolves no host met mid-run; add elsewhere.example to target.hosts"
                 ))
     }
 
