@@ -47,6 +47,13 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // The system's OpenSSL: the TLS client of iOS visitors' connections, which resumes
+        // sessions per device as URLSession does (swift-nio-ssl has no client session API).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "QueueClientCore",
             dependencies: [
@@ -73,6 +80,7 @@ let package = Package(
                 .target(name: "CEpoll", condition: .when(platforms: [.linux])),
                 "CYaml",
                 "CZlib",
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
                 // Remote write of metrics (`--metrics-push`); QueueClientCore links it already.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),

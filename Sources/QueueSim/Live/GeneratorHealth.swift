@@ -181,6 +181,9 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
     /// Which HTTP version each TLS endpoint's connections spoke, and their requests per
     /// connection (`ConnectionProtocolTally`). Nil without TLS connections.
     package var protocolsByEndpoint: [EndpointProtocolFigures]? = nil
+    /// Visitors' TLS handshakes by platform, full and resumed (`ConnectionProtocolTally`): iOS
+    /// resumes its sessions, Android does not. Nil without a visitor's TLS connection.
+    package var tlsHandshakes: [String: TLSHandshakeFigures]? = nil
     /// The hosts visitors met mid-run that no route named, resolved by DNS (`MidRunHosts`):
     /// `host:port`, the first `resolvedHostsListed` in the order they were met, and how many
     /// in all. Nil when none was.
@@ -215,6 +218,7 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         case connectionsOpened = "connections_opened"
         case idleConnectionsPeak = "idle_connections_peak"
         case protocolsByEndpoint = "protocols_by_endpoint"
+        case tlsHandshakes = "tls_handshakes"
         case resolvedHosts = "resolved_hosts"
         case resolvedHostsCount = "resolved_hosts_count"
     }
@@ -240,6 +244,7 @@ package struct GeneratorReport: Sendable, Equatable, Codable {
         try container.encodeIfPresent(connectionsOpened, forKey: .connectionsOpened)
         try container.encodeIfPresent(idleConnectionsPeak, forKey: .idleConnectionsPeak)
         try container.encodeIfPresent(protocolsByEndpoint, forKey: .protocolsByEndpoint)
+        try container.encodeIfPresent(tlsHandshakes, forKey: .tlsHandshakes)
         try container.encodeIfPresent(resolvedHosts, forKey: .resolvedHosts)
         try container.encodeIfPresent(resolvedHostsCount, forKey: .resolvedHostsCount)
     }
@@ -304,6 +309,7 @@ extension GeneratorReport {
         idleConnectionsPeak = try container.decodeIfPresent(Int.self, forKey: .idleConnectionsPeak)
         protocolsByEndpoint = try container.decodeIfPresent(
             [EndpointProtocolFigures].self, forKey: .protocolsByEndpoint)
+        tlsHandshakes = try container.decodeIfPresent([String: TLSHandshakeFigures].self, forKey: .tlsHandshakes)
         resolvedHosts = try container.decodeIfPresent([String].self, forKey: .resolvedHosts)
         resolvedHostsCount = try container.decodeIfPresent(Int.self, forKey: .resolvedHostsCount)
     }

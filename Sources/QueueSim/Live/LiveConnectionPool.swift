@@ -59,6 +59,9 @@ final class LiveConnectionPool {
     /// Connections held open for nobody (Android's abandoned enqueue clients'), the most in
     /// each second (run.json's `idle_connections_peak`).
     private(set) var heldIdle = HeldIdleSeries()
+    /// The platforms of the visitors with TLS connections on this loop, until they end: a TLS
+    /// client behaves as its phone's (`ConnectionRequest.device`: iOS resumes sessions).
+    private var tlsDevices: [Int: ClientPlatform] = [:]
 
     convenience init(
         connections factory: any ConnectionFactory, endpoint: LiveEndpoint, limit: Int, connectTimeout: Duration,
@@ -101,6 +104,11 @@ final class LiveConnectionPool {
         // connect the request has given up on must not hold a place (and a descriptor) longer.
         connectTimeoutOfOpening = exchange.connectTimeout.map { .nanoseconds(max(1, $0.wholeNanoseconds)) }
         defer { connectTimeoutOfOpening = nil }
+        if exchange.owner.isVisitor, let platform = exchange.platform,
+            endpoints[Int(exchange.owner.endpoint)].tls != nil
+        {
+            tlsDevices[exchange.owner.visitor] = platform
+        }
         perform(machine.requestQueued(exchange), at: now)
     }
 
@@ -131,6 +139,9 @@ final class LiveConnectionPool {
     /// for nobody: Android's abandoned enqueue connections wait for the server or their bound).
     func visitorEnded(_ owners: [ConnectionOwner]) {
         for id in machine.visitorEnded(owners) { connections[id.index]?.close() }
+        if let visitor = owners.first?.visitor, tlsDevices.removeValue(forKey: visitor) != nil {
+            factory.deviceEnded(visitor)
+        }
     }
 
     /// Closes every connection; waiters and exchanges in flight fail with `closedError`.
@@ -362,7 +373,8 @@ final class LiveConnectionPool {
         factory.connect(
             ConnectionRequest(
                 id: id, endpointIndex: endpoint, forVisitor: owner.isVisitor,
-                source: sourceAddress(of: id, owner: owner), timeout: timeout),
+                source: sourceAddress(of: id, owner: owner), timeout: timeout,
+                device: owner.isVisitor ? tlsDevices[owner.visitor].map { (owner.visitor, $0) } : nil),
             to: endpoints[endpoint], for: self)
     }
 

@@ -10,10 +10,16 @@ struct LiveEndpoint: Sendable {
     /// `host[:port]` the requests name: the `Host` of a request that names none.
     var authority: String
     /// TLS with certificate verification against the system's trust store (and `target.caFile`'s
-    /// certificates), for `https`. NIOSSL keeps no client sessions to resume (2.37: no session
-    /// cache or `SSL_SESSION` API), so every connection is a full handshake, as a new
-    /// device's is.
+    /// certificates), for `https`: the run's shared connections and the reachability check, on
+    /// swift-nio-ssl. It keeps no client sessions to resume (2.37: no session cache or
+    /// `SSL_SESSION` API), so each of those connections is a full handshake.
     var tls: NIOSSLContext?
+    #if canImport(COpenSSL)
+        /// The same TLS on the system's OpenSSL, for visitors' own connections
+        /// (`OpenSSLClientHandler`): an iOS device resumes its sessions across its connections,
+        /// as URLSession does; an Android visitor's per-attempt client offers none.
+        var visitorTLS: OpenSSLClientContext?
+    #endif
     /// The name TLS sends as SNI and checks the certificate against: the host the requests
     /// name (the URL's, as a phone and `curl --connect-to` do), nil for an address literal.
     var serverHostname: String?
@@ -63,9 +69,20 @@ struct LiveEndpoint: Sendable {
         }
         let name = serverName ?? target.host
         let isAddressLiteral = Self.isAddressLiteral(name)
-        return LiveEndpoint(
+        var endpoint = LiveEndpoint(
             address: address, authority: serverName ?? target.authority, tls: tls,
             serverHostname: secure && !isAddressLiteral ? name : nil)
+        #if canImport(COpenSSL)
+            if secure {
+                let bare = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
+                let checked: OpenSSLClientContext.CheckedName =
+                    !verifiesName ? .chainOnly : isAddressLiteral ? .address(bare) : .host(name)
+                endpoint.visitorTLS = try OpenSSLClientContext(
+                    serverName: endpoint.serverHostname, checked: checked, caFile: caFile,
+                    applicationProtocols: applicationProtocols)
+            }
+        #endif
+        return endpoint
     }
 
     /// An IPv4 or IPv6 address (SNI never carries one).

@@ -49,6 +49,9 @@ final class LiveExchange: Equatable {
     var connectTimeout: Duration?
     /// How long its connection stays open idle after it, as its phone's HTTP stack keeps it.
     var idleLifetime = IdleLifetime.whileVisitorLasts
+    /// The phone that sends it (nil: none, the run's own calls): its TLS client resumes
+    /// sessions, or not, as that platform's does (`ConnectionRequest.device`).
+    var platform: ClientPlatform?
 
     init(
         slot: Int, serial: UInt32, request: OutgoingRequest, owner: ConnectionOwner = .shared, oneUse: Bool = false

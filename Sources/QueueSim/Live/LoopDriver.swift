@@ -315,6 +315,7 @@ final class LoopDriver: LiveExchangeOwner {
             slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse)
         exchange.connectTimeout = order.timeout.firstDeadline(sentAt: askedAt) - now
         exchange.idleLifetime = IdleLifetime(owner: owner, platform: order.visitor.platform, oneUse: oneUse)
+        exchange.platform = order.visitor.platform
         pool.send(exchange, at: now)
     }
 

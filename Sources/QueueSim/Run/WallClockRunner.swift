@@ -105,6 +105,7 @@ package struct WallClockRunner: Sendable {
         generator.connections = routes.summary(groupNames: run.groupNames)
         generator.protocolsByEndpoint = transport.protocols.figures(
             origins: routes.destinations.map(\.target.origin) + midRunHosts.origins)
+        generator.tlsHandshakes = transport.protocols.handshakeFigures
         generator.setResolvedHosts(midRunHosts.resolvedHosts)
         var ending = RunEnding(
             end: end, startedAt: startedAt, endedAt: Date(), interrupted: stopSignal.wasInterrupted,

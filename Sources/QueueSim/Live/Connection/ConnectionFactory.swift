@@ -28,6 +28,13 @@ protocol ConnectionFactory: AnyObject {
     /// the pool's `connectionEstablished(_:connection:)` or `connectFailed(_:error:)` once;
     /// the connection it made reports its answers and its end to the pool by its id.
     func connect(_ request: ConnectionRequest, to endpoint: borrowing LiveEndpoint, for pool: LiveConnectionPool)
+
+    /// A device's visitor ended: whatever the factory kept for it (its TLS sessions) goes.
+    func deviceEnded(_ visitor: Int)
+}
+
+extension ConnectionFactory {
+    func deviceEnded(_ visitor: Int) {}
 }
 
 /// What the pool asks a factory for: which connection, whose, from where, within what bound.
@@ -40,6 +47,9 @@ struct ConnectionRequest {
     /// The local address to leave from; nil: the system's choice.
     var source: SocketAddress?
     var timeout: TimeAmount
+    /// The phone whose connection it is, as its TLS client resumes sessions (nil: the run's
+    /// shared pool, or a visitor whose platform the pool has not been told).
+    var device: (visitor: Int, platform: ClientPlatform)? = nil
 }
 
 /// One connection as its pool sees it, whatever carries its bytes. The pool hands it encoded

@@ -1,3 +1,4 @@
+import QueueClientCore
 import Synchronization
 
 /// What a live run's TLS connections spoke, by endpoint: connections by the protocol ALPN
@@ -13,6 +14,24 @@ final class ConnectionProtocolTally: Sendable {
     }
 
     private let endpoints = Mutex<[Int: Endpoint]>([:])
+    /// Visitors' TLS handshakes by platform: how many resumed a session, how many were full.
+    private let handshakes = Mutex<[ClientPlatform: TLSHandshakeFigures]>([:])
+
+    /// A visitor's TLS handshake on `platform` completed, resuming a session or not.
+    func handshakeCompleted(platform: ClientPlatform, resumed: Bool) {
+        handshakes.withLock { handshakes in
+            var figures = handshakes[platform] ?? TLSHandshakeFigures(full: 0, resumed: 0)
+            if resumed { figures.resumed += 1 } else { figures.full += 1 }
+            handshakes[platform] = figures
+        }
+    }
+
+    /// Visitors' handshakes by platform (`ios`, `android`); nil when none was counted.
+    var handshakeFigures: [String: TLSHandshakeFigures]? {
+        let counted = handshakes.withLock { $0 }
+        guard !counted.isEmpty else { return nil }
+        return Dictionary(uniqueKeysWithValues: counted.map { ($0.key.rawValue, $0.value) })
+    }
 
     /// A connection to endpoint `index` ended, or was closed, having spoken `spoken` ("h2",
     /// "http/1.1") and carried `requests` requests. A connection that never finished its handshake (`spoken`
@@ -98,5 +117,27 @@ package struct EndpointProtocolFigures: Sendable, Equatable, Codable {
         let mean = DecimalText.trimmed(streamsPerConnectionMean, decimals: 1)
         return "\(endpoint): \(spoken.joined(separator: ", ")); \(mean) requests per connection"
             + " (at most \(streamsPerConnectionMax) on one connection)"
+    }
+}
+
+/// One platform's visitors' TLS handshakes (`run.json`'s `generator.tls_handshakes`): iOS
+/// resumes a device's session across its connections, as URLSession's TLS session cache does;
+/// Android's SDK builds a new `OkHttpClient` per attempt, with nothing to resume.
+package struct TLSHandshakeFigures: Sendable, Equatable, Codable {
+    var full: Int
+    var resumed: Int
+
+    package init(full: Int, resumed: Int) {
+        self.full = full
+        self.resumed = resumed
+    }
+
+    /// report.html's line, visitors' handshakes: `TLS handshakes: ios 3 resumed of 20; android 0
+    /// resumed of 12`.
+    static func summary(_ byPlatform: [String: TLSHandshakeFigures]) -> String {
+        "TLS handshakes: "
+            + byPlatform.sorted { $0.key > $1.key }.map { platform, figures in
+                "\(platform) \(figures.resumed) resumed of \(figures.full + figures.resumed)"
+            }.joined(separator: "; ")
     }
 }

@@ -18,7 +18,8 @@ final class NIOConnectionFactory: ConnectionFactory {
     private var bootstraps: [ClientBootstrap?] = []
     /// The connection being set up by a bootstrap's initializer, its pool, and the handler
     /// the initializer added.
-    private var initializing: (id: ConnectionID, pool: LiveConnectionPool)?
+    private var initializing:
+        (id: ConnectionID, pool: LiveConnectionPool, device: (visitor: Int, platform: ClientPlatform)?)?
     private var initialized: (any NIOPooledConnection)?
     /// Told each connection as it is established (tests read its channel's socket options).
     var established: ((any NIOPooledConnection) -> Void)?
@@ -35,9 +36,18 @@ final class NIOConnectionFactory: ConnectionFactory {
 
     func carries(_ endpoint: LiveEndpoint) -> Bool { true }
 
+    #if canImport(COpenSSL)
+        /// The loop's iOS devices' TLS sessions (`OpenSSLClientHandler`).
+        let sessions = TLSSessionStore()
+
+        func deviceEnded(_ visitor: Int) {
+            sessions.forget(device: visitor)
+        }
+    #endif
+
     func connect(_ request: ConnectionRequest, to endpoint: borrowing LiveEndpoint, for pool: LiveConnectionPool) {
         let bootstrap = bootstrap(for: request, to: endpoint)
-        initializing = (request.id, pool)
+        initializing = (request.id, pool, request.device)
         let connected = bootstrap.connectTimeout(request.timeout).connect(to: endpoint.address)
         initializing = nil
         let handler = initialized.take()
@@ -94,6 +104,7 @@ final class NIOConnectionFactory: ConnectionFactory {
         let (tls, serverHostname, requiresH2, protocols) = (
             endpoint.tls, endpoint.serverHostname, requiresH2, protocols
         )
+        let visitorTLS = VisitorTLS(endpoint)
         // TCP_NODELAY is ClientBootstrap's default (`.tcpOption(.tcp_nodelay)`): a request leaves
         // in one write, as a phone's does. (`.socketOption(.tcp_nodelay)`, set here before,
         // named level SOL_SOCKET, where option 1 is SO_DEBUG: it needs CAP_NET_ADMIN, so every
@@ -103,13 +114,16 @@ final class NIOConnectionFactory: ConnectionFactory {
             bootstrap = bootstrap.channelOption(ChannelOptions.recvAllocator, value: Self.visitorReceiveAllocator)
         }
         return bootstrap.channelInitializer { channel in
-            guard let factory = bound.value.factory, let (id, pool) = factory.initializing else {
+            guard let factory = bound.value.factory, let (id, pool, device) = factory.initializing else {
                 return channel.eventLoop.makeFailedFuture(Self.initializerOutsideConnect)
             }
             do {
                 let pipeline = channel.pipeline.syncOperations
                 if let tls {
-                    try pipeline.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                    try pipeline.addHandler(
+                        try factory.tlsClient(
+                            tls, serverHostname: serverHostname, endpoint: visitorTLS, endpointIndex: endpointIndex,
+                            device: device))
                     let connection = LiveTLSConnection(
                         pool: pool, id: id, requiresH2: requiresH2,
                         tally: protocols.map { (tally: $0, endpoint: endpointIndex) })
@@ -125,6 +139,28 @@ final class NIOConnectionFactory: ConnectionFactory {
                 return channel.eventLoop.makeFailedFuture(error)
             }
         }
+    }
+
+    /// The TLS client of a connection: a visitor's on OpenSSL (an iOS device's offering and
+    /// keeping its sessions, an Android visitor's offering none), the run's shared connections
+    /// on swift-nio-ssl. `endpoint`: the bootstrap's, read only for the OpenSSL context.
+    private func tlsClient(
+        _ tls: NIOSSLContext, serverHostname: String?, endpoint visitorTLS: VisitorTLS,
+        endpointIndex: Int, device: (visitor: Int, platform: ClientPlatform)?
+    ) throws -> any ChannelHandler {
+        #if canImport(COpenSSL)
+            if let visitorTLS = visitorTLS.context, let device {
+                let resumption =
+                    device.platform == .ios
+                    ? OpenSSLClientHandler.Resumption(store: sessions, device: device.visitor, endpoint: endpointIndex)
+                    : nil
+                let protocols = protocols
+                return try OpenSSLClientHandler(context: visitorTLS, resumption: resumption) { resumed in
+                    protocols?.handshakeCompleted(platform: device.platform, resumed: resumed)
+                }
+            }
+        #endif
+        return try NIOSSLClientHandler(context: tls, serverHostname: serverHostname)
     }
 
     static let initializerOutsideConnect = TransportError.other(
@@ -143,4 +179,14 @@ extension LiveTLSConnection: NIOPooledConnection {}
 private final class WeakFactory {
     weak var factory: NIOConnectionFactory?
     init(_ factory: NIOConnectionFactory) { self.factory = factory }
+}
+
+/// An endpoint's OpenSSL context for visitors' connections, where this platform has one.
+private struct VisitorTLS: @unchecked Sendable {
+    #if canImport(COpenSSL)
+        let context: OpenSSLClientContext?
+        init(_ endpoint: borrowing LiveEndpoint) { context = endpoint.visitorTLS }
+    #else
+        init(_ endpoint: borrowing LiveEndpoint) {}
+    #endif
 }

@@ -313,8 +313,12 @@ struct ReportPage {
         if let p99 = generator.loopLagP99Ms { facts.append(String(format: "event-loop lag p99 %.1f ms", p99)) }
         // Which HTTP version each TLS endpoint spoke (h2 by ALPN, or HTTP/1.1). An endpoint's
         // URL has no space to wrap at: on a phone's width it breaks anywhere rather than overflow.
-        let protocols = (generator.protocolsByEndpoint ?? []).map {
+        var protocols = (generator.protocolsByEndpoint ?? []).map {
             "<li style=\"overflow-wrap:anywhere\">\(HTML.escape($0.summary))</li>"
+        }
+        // Who resumed TLS sessions: iOS devices across their connections, Android never.
+        if let handshakes = generator.tlsHandshakes {
+            protocols.append("<li>\(HTML.escape(TLSHandshakeFigures.summary(handshakes)))</li>")
         }
         let warn = generator.saturatedWindows.isEmpty ? "" : " class=\"warn\""
         return

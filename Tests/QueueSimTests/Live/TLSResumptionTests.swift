@@ -1,0 +1,168 @@
+import Foundation
+import StandInServers
+import Synchronization
+import Testing
+
+@testable import QueueSim
+
+#if canImport(COpenSSL)
+    import COpenSSL
+
+    /// TLS sessions as each phone resumes them (issue 55, item 6), on loopback wall-clock runs
+    /// against a TLS stand-in (BoringSSL through swift-nio-ssl, which issues TLS 1.3 tickets):
+    /// an iOS device's second connection to a host (its WKWebView's, after its URLSession's
+    /// enqueue call) resumes the first's session; an Android visitor's never do (a new
+    /// `OkHttpClient` per attempt); two iOS devices never share one. Read from run.json's
+    /// `generator.tls_handshakes`, which counts OpenSSL's `SSL_session_reused`.
+    @Suite("TLS sessions resumed per device", .serialized, .timeLimit(.minutes(1)))
+    struct TLSResumptionTests {
+        static let fixtures = HostRoutingRunTests.fixtures
+
+        /// A room whose queue page is on its own host: the enqueue call and the page load are
+        /// two connections of the device to one host. `enqueueFailures`: the first POSTs that
+        /// are answered 503 (a second attempt follows).
+        static func room(enqueueFailures: Int = 0) -> H2StandInServer.Options {
+            let posts = Mutex(0)
+            var options = H2StandInServer.Options()
+            options.certificatePath = fixtures + "/routes-server.cert.pem"
+            options.keyPath = fixtures + "/routes-server.key.pem"
+            options.respond = { request in
+                guard request.method == "POST" else {
+                    return H2StandInResponse(
+                        status: 302,
+                        headers: [
+                            .init(
+                                name: "location",
+                                value: "\(HostRoutingRunTests.targetURL)?queueittoken="
+                                    + HostRoutingRunTests.token(queueId: "q1"))
+                        ])
+                }
+                let number = posts.withLock { count in
+                    count += 1
+                    return count
+                }
+                guard number > enqueueFailures else { return H2StandInResponse(status: 503) }
+                let body = """
+                    {"QueueId":"q1","QueueUrl":"https://acme.queue-it.net/queue/acme/launch?q=q1",\
+                    "QueueUrlTTLInMinutes":30,"EventTargetUrl":"\(HostRoutingRunTests.targetURL)","QueueitToken":null}
+                    """
+                return H2StandInResponse(
+                    status: 200, headers: [.init(name: "content-type", value: "application/json")],
+                    body: Array(body.utf8))
+            }
+            return options
+        }
+
+        static func scenario(port: Int, platform: String, arrivals: String) -> String {
+            """
+            version: 1
+            name: resumption-\(platform)
+            target:
+              customerId: acme
+              waitingRoomId: launch
+              endpoint: "https://127.0.0.1:\(port)"
+              caFile: "\(fixtures)/routes-ca.cert.pem"
+            client: { platform: \(platform), pollInterval: 200ms, maxWait: 20s }
+            arrivals: { phases: [ \(arrivals) ] }
+            """
+        }
+
+        static func handshakes(_ reports: RunReports) -> [String: [String: Int]] {
+            let generator = reports.manifest["generator"] as? [String: Any] ?? [:]
+            return generator["tls_handshakes"] as? [String: [String: Int]] ?? [:]
+        }
+
+        @Test("an iOS device's page load resumes the session of its enqueue call's connection")
+        func iOSResumes() async throws {
+            try await H2StandInServer.with(Self.room()) { server in
+                let reports = try await RunFixture.wall(
+                    Self.scenario(port: server.port, platform: "ios", arrivals: "{ burst: 1 }"))
+                #expect(reports.outcomes == ["passed": 1], "\(reports.visitors.rows)")
+                // The enqueue call and the page load, each on a connection of its own.
+                let visitorConnections = Set(server.requests.filter { $0.path != "/" }.map(\.connection))
+                #expect(visitorConnections.count == 2, "\(server.requests.map { ($0.method, $0.path, $0.connection) })")
+                #expect(Self.handshakes(reports) == ["ios": ["full": 1, "resumed": 1]])
+                let html = try String(contentsOfFile: reports.directory + "/report.html", encoding: .utf8)
+                #expect(html.contains("<li>TLS handshakes: ios 1 resumed of 2</li>"))
+            }
+        }
+
+        @Test("an Android visitor resumes nothing: a second enqueue attempt and its page load are full handshakes")
+        func androidDoesNotResume() async throws {
+            try await H2StandInServer.with(Self.room(enqueueFailures: 1)) { server in
+                let reports = try await RunFixture.wall(
+                    Self.scenario(port: server.port, platform: "android", arrivals: "{ burst: 1 }"))
+                #expect(reports.outcomes == ["passed": 1], "\(reports.visitors.rows)")
+                let posts = server.requests.filter { $0.method == "POST" }
+                #expect(posts.count == 2)
+                #expect(Self.handshakes(reports) == ["android": ["full": 3, "resumed": 0]])
+            }
+        }
+
+        @Test("two iOS devices one after the other never share a session: each resumes only its own")
+        func devicesDoNotShare() async throws {
+            try await H2StandInServer.with(Self.room()) { server in
+                // The second arrives after the first has passed: a shared cache would resume
+                // its first handshake too.
+                let reports = try await RunFixture.wall(
+                    Self.scenario(
+                        port: server.port, platform: "ios", arrivals: "{ burst: 1 }, { pause: 1s }, { burst: 1 }"))
+                #expect(reports.outcomes == ["passed": 2], "\(reports.visitors.rows)")
+                #expect(Self.handshakes(reports) == ["ios": ["full": 2, "resumed": 2]])
+            }
+        }
+
+        /// The page is on a host met mid-run (`localhost`): no check before the run touches it,
+        /// so its certificate is first refused by a visitor's own connection.
+        @Test("a queue page whose certificate is untrusted ends the visitor SslError on the resuming client too")
+        func untrustedPageIsSslError() async throws {
+            var page = H2StandInServer.Options()
+            page.certificatePath = Self.fixtures + "/self-signed.cert.pem"
+            page.keyPath = Self.fixtures + "/self-signed.key.pem"
+            for platform in ["ios", "android"] {
+                try await H2StandInServer.with(page) { page in
+                    var room = Self.room()
+                    let answer = room.respond
+                    room.respond = { request in
+                        var response = answer(request)
+                        if request.method == "POST" {
+                            response.body = Array(
+                                String(decoding: response.body, as: UTF8.self).replacingOccurrences(
+                                    of: "acme.queue-it.net/queue", with: "localhost:\(page.port)/queue"
+                                ).utf8)
+                        }
+                        return response
+                    }
+                    try await H2StandInServer.with(room) { server in
+                        let reports = try await RunFixture.wall(
+                            Self.scenario(port: server.port, platform: platform, arrivals: "{ burst: 1 }"))
+                        let row = try #require(reports.visitors.rows.first)
+                        #expect(row["outcome"] == "error", "\(platform): \(row)")
+                        #expect(
+                            row["error"]?.contains("SslError: the server's certificate could not be verified") == true,
+                            "\(platform): \(row)")
+                        #expect(page.requests.isEmpty)
+                        #expect(Self.handshakes(reports)[platform]?["full"] == 1)
+                    }
+                }
+            }
+        }
+
+        @Test("a device's sessions: one per endpoint, the newest kept, all freed when its visitor ends")
+        func store() throws {
+            let store = TLSSessionStore()
+            let sessions = (0..<4).map { _ in SSL_SESSION_new()! }
+            store.keep(sessions[0], device: 1, endpoint: 0)
+            store.keep(sessions[1], device: 1, endpoint: 0)
+            store.keep(sessions[2], device: 1, endpoint: 3)
+            store.keep(sessions[3], device: 2, endpoint: 0)
+            #expect(store.count == 3)
+            #expect(store.session(device: 1, endpoint: 0) == sessions[1])
+            #expect(store.session(device: 2, endpoint: 0) == sessions[3])
+            #expect(store.session(device: 2, endpoint: 3) == nil)
+            store.forget(device: 1)
+            #expect(store.count == 1)
+            #expect(store.session(device: 1, endpoint: 3) == nil)
+        }
+    }
+#endif
