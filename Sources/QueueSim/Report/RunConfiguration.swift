@@ -233,7 +233,7 @@ package struct RunConfiguration: Sendable, Equatable, Codable {
         try container.encode(target, forKey: .target)
         // `null`, not a missing key: a real endpoint's room is unknown, not forgotten.
         try container.encode(room, forKey: .room)
-        try container.encode(groups, forKey: .groups)
+        try container.encode(GroupEntriesEncoding(groups: groups), forKey: .groups)
         try container.encode(feeders, forKey: .feeders)
         try container.encode(arrivals, forKey: .arrivals)
         try container.encode(run, forKey: .run)

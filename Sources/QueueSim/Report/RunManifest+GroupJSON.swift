@@ -64,151 +64,101 @@ extension RunManifest {
     }
 }
 
-/// The writer: `SortedJSONValueEncoder`'s layout (members sorted by their keys' bytes; pretty:
-/// two spaces per level, `"key" : value`, an empty container on two lines) for the two types.
+/// The writer of the two types, on `DirectJSON`'s layout.
 struct GroupFiguresJSON {
-    private(set) var bytes: [UInt8] = []
-    let pretty: Bool
-    /// The level of the value being written (its closing bracket's indentation).
-    private var depth: Int
-    /// Whether the open container has a member or element yet.
-    private var hasMember = false
+    private var json: DirectJSON
+    var bytes: [UInt8] { json.bytes }
 
     /// VisitorOutcome's words sorted by their bytes: a group's `outcomes` lists every one.
     private static let sortedOutcomes = VisitorOutcome.allCases.map(\.rawValue).sorted {
         SortedJSONScalar.bytesPrecede($0, $1)
     }
 
-    private static let null = Array("null".utf8)
-    private static let prettySeparator = Array(" : ".utf8)
-    private static let separator = Array(":".utf8)
-
     init(pretty: Bool, depth: Int) {
-        self.pretty = pretty
-        self.depth = depth
+        json = DirectJSON(pretty: pretty, depth: depth)
     }
 
     mutating func append(_ groups: [RunManifest.GroupFigures]) {
         // About 1,800 bytes a group, pretty-printed.
-        bytes.reserveCapacity(bytes.count + 2_048 * groups.count)
-        open(UInt8(ascii: "["))
+        json.reserve(2_048 * groups.count)
+        json.open(UInt8(ascii: "["))
         for group in groups {
-            element()
+            json.element()
             append(group)
         }
-        close(UInt8(ascii: "]"))
+        json.close(UInt8(ascii: "]"))
     }
 
     /// Members in the order of their keys' bytes: connect_ms, enqueue_ms, name, outcomes,
     /// tls_ms, total_ms, visitors, wait_ms.
     mutating func append(_ group: RunManifest.GroupFigures) {
-        open(UInt8(ascii: "{"))
-        key("connect_ms")
+        json.open(UInt8(ascii: "{"))
+        json.key("connect_ms")
         append(group.connectMs)
-        key("enqueue_ms")
+        json.key("enqueue_ms")
         append(group.enqueueMs)
-        key("name")
-        SortedJSONScalar.appendString(group.name, to: &bytes)
-        key("outcomes")
+        json.key("name")
+        json.string(group.name)
+        json.key("outcomes")
         append(group.outcomes)
-        key("tls_ms")
+        json.key("tls_ms")
         append(group.tlsMs)
-        key("total_ms")
+        json.key("total_ms")
         append(group.totalMs)
-        key("visitors")
-        number(group.visitors)
-        key("wait_ms")
+        json.key("visitors")
+        json.number(group.visitors)
+        json.key("wait_ms")
         append(group.waitMs)
-        close(UInt8(ascii: "}"))
+        json.close(UInt8(ascii: "}"))
     }
 
     /// Members in the order of their keys' bytes: cap_ms, capped, capped_by, count, max, p50,
     /// p90, p95, p99 (the first three only when there is a cap).
     private mutating func append(_ distribution: RunManifest.Distribution) {
-        open(UInt8(ascii: "{"))
+        json.open(UInt8(ascii: "{"))
         if let capMs = distribution.capMs {
-            key("cap_ms")
-            number(capMs)
+            json.key("cap_ms")
+            json.number(capMs)
         }
         if let capped = distribution.capped {
-            key("capped")
-            open(UInt8(ascii: "["))
+            json.key("capped")
+            json.open(UInt8(ascii: "["))
             for name in capped {
-                element()
-                SortedJSONScalar.appendString(name, to: &bytes)
+                json.element()
+                json.string(name)
             }
-            close(UInt8(ascii: "]"))
+            json.close(UInt8(ascii: "]"))
         }
         if let cappedBy = distribution.cappedBy {
-            key("capped_by")
-            SortedJSONScalar.appendString(cappedBy, to: &bytes)
+            json.key("capped_by")
+            json.string(cappedBy)
         }
-        key("count")
-        number(distribution.count)
+        json.key("count")
+        json.number(distribution.count)
         optional("max", distribution.max)
         optional("p50", distribution.p50)
         optional("p90", distribution.p90)
         optional("p95", distribution.p95)
         optional("p99", distribution.p99)
-        close(UInt8(ascii: "}"))
+        json.close(UInt8(ascii: "}"))
     }
 
     /// A figure that is `null` when nobody was measured.
     private mutating func optional(_ name: String, _ value: UInt64?) {
-        key(name)
-        if let value { number(value) } else { bytes.append(contentsOf: Self.null) }
+        json.key(name)
+        if let value { json.number(value) } else { json.null() }
     }
 
     private mutating func append(_ outcomes: [String: Int]) {
-        open(UInt8(ascii: "{"))
+        json.open(UInt8(ascii: "{"))
         // A file read back may hold other words: those are sorted here.
         let names =
             outcomes.count == Self.sortedOutcomes.count && Self.sortedOutcomes.allSatisfy { outcomes[$0] != nil }
             ? Self.sortedOutcomes : outcomes.keys.sorted { SortedJSONScalar.bytesPrecede($0, $1) }
         for name in names {
-            key(name)
-            number(outcomes[name] ?? 0)
+            json.key(name)
+            json.number(outcomes[name] ?? 0)
         }
-        close(UInt8(ascii: "}"))
-    }
-
-    // MARK: - Layout
-
-    private mutating func open(_ bracket: UInt8) {
-        bytes.append(bracket)
-        if pretty { bytes.append(UInt8(ascii: "\n")) }
-        depth += 1
-        hasMember = false
-    }
-
-    /// Before an element or member: the comma after the previous one and the indentation.
-    private mutating func element() {
-        if hasMember {
-            bytes.append(UInt8(ascii: ","))
-            if pretty { bytes.append(UInt8(ascii: "\n")) }
-        }
-        hasMember = true
-        if pretty { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth)) }
-    }
-
-    private mutating func key(_ name: String) {
-        element()
-        SortedJSONScalar.appendString(name, to: &bytes)
-        bytes.append(contentsOf: pretty ? Self.prettySeparator : Self.separator)
-    }
-
-    private mutating func close(_ bracket: UInt8) {
-        depth -= 1
-        if pretty {
-            bytes.append(UInt8(ascii: "\n"))
-            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
-        }
-        bytes.append(bracket)
-        // The container just closed is a member of its parent, which therefore has one.
-        hasMember = true
-    }
-
-    private mutating func number(_ value: some BinaryInteger) {
-        bytes.append(contentsOf: String(value).utf8)
+        json.close(UInt8(ascii: "}"))
     }
 }
