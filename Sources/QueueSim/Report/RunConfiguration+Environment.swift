@@ -14,7 +14,15 @@ enum EnvironmentReferences {
 
     static func find(in text: String, environment: [String: String]) -> [RunConfiguration.EnvironmentEntry] {
         var entries: [RunConfiguration.EnvironmentEntry] = []
-        for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines split on the newline byte (a CRLF file's lines too, which a split on the
+        // character "\n" does not split: "\r\n" is one character). Most lines hold no
+        // reference: a byte search passes them by, where the searches below go character by
+        // character (a scenario of 2,000 group lines spent some 4 ms here, issue 51).
+        for (offset, bytes) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .enumerated()
+        {
+            guard bytes.contains(UInt8(ascii: "$")) else { continue }
+            let line = Substring(bytes)
             // A comment's references are not expanded.
             let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line[...]
             var rest = content[...]

@@ -210,6 +210,15 @@ struct ReportGlanceTests {
             ])
     }
 
+    /// A file written on Windows: its lines end in CRLF, and each still has its own number.
+    @Test func environmentReferencesOfACRLFFileCountItsLines() {
+        let text = "waitingRoom:\r\n  mode: embedded\r\n  outflow: ${OUTFLOW:-60}/min\r\n"
+        #expect(
+            EnvironmentReferences.find(in: text, environment: [:]) == [
+                .init(variable: "OUTFLOW", key: "outflow", line: 3, from: "default")
+            ])
+    }
+
     @Test func latencyOverTimeStaysBoundedAndKeepsItsPercentiles() {
         var latency = LatencyOverTime()
         for second in 0..<5000 { latency.record(second < 2500 ? 40 : 4000, inSecond: second) }
