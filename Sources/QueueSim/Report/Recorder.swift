@@ -209,8 +209,15 @@ package final class Recorder {
             throw Failure.unrecordedVisitors(count: count, firstIndex: first, spoolPath: spool?.spoolPath ?? "")
         }
         finished = true
+        guard let spool else { return judged(ending) }
+        // metrics.prom (the largest file) and report.html are written on threads of their own
+        // while this one judges the run, writes the tables and makes run.json's figures; both
+        // are done before run.json, which lists their sizes and SHA-256. metrics.prom needs
+        // nothing judged, so it starts first (with 2,000 groups it is the longest of the
+        // three, issue 51). A failure is reported in the order the files were once written one
+        // after the other: tables, metrics.prom, report.html, shard.json.
+        let metricsJob = startMetricsFile(ending)
         let report = judged(ending)
-        guard let spool else { return report }
         statistics.settle()
         if answersRecorded { timeline.addAnswers(answers.perSecond) }
         let series = timeline.series(end: ending.end)
@@ -218,16 +225,15 @@ package final class Recorder {
         let queuePageLatency =
             answersRecorded
             ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
-        // metrics.prom (the largest file) and report.html are written on threads of their own
-        // while this one writes the tables and makes run.json's figures; both are done before
-        // run.json, which lists their sizes and SHA-256. A failure is reported in the order the
-        // files were once written one after the other: tables, metrics.prom, report.html, shard.json.
-        let metricsJob = startMetricsFile(ending)
         let page = page(report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
         let pagePath = Self.path(directory, Self.pageFile)
         let pageJob = BackgroundJob {
             try AtomicFileWriter.write(to: pagePath) { file in try page.render { try file.write(Array($0.utf8)) } }
         }
+        // run.json's figures and largest members are made on a third thread while this one
+        // writes the tables (with 2,000 groups they were a third of this thread's work).
+        let manifestJob = startManifest(
+            report, ending, endpoints: endpoints, queuePageLatency: queuePageLatency)
         var files: [String: RunManifest.WrittenFile]
         do {
             files = try writeTables(spool, ending)
@@ -235,29 +241,44 @@ package final class Recorder {
             // Nothing is written after finish returns.
             _ = try? metricsJob?.join()
             _ = try? pageJob.join()
+            _ = try? manifestJob.join()
             throw error
         }
-        var manifest = RunManifest(
-            description: run, ending: ending, visitors: report.visitorCount,
-            outcomes: report.outcomeCounts, requests: report.requestCount, verdicts: report.verdicts,
-            exitStatus: report.exitStatus, files: [:], statistics: statistics)
-        manifest.requestsByEndpoint = endpoints
-        manifest.queuePageLatency = queuePageLatency
-        manifest.behaviour = report.behaviour
-        manifest.queuedOnScriptPage = report.queuedOnScriptPage > 0 ? report.queuedOnScriptPage : nil
-        // Its largest members rendered now, while the other threads still write.
-        let rendered = Result { try manifest.renderLargeMembers() }
         let shardFile = Result { try writeShard(ending) }
         let metricsFile = Result { try metricsJob?.join() }
         let pageFile = Result { try pageJob.join() }
+        let rendered = Result { try manifestJob.join() }
         files[Self.metricsFile] = try metricsFile.get()
         files[Self.pageFile] = try pageFile.get()
         if let shardFile = try shardFile.get() { files[ShardReport.file] = shardFile }
-        try rendered.get()
+        var manifest = try rendered.get()
         manifest.files = files
         try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
         unlink(Self.path(directory, Self.pendingFile))
         return report
+    }
+
+    /// run.json without its `files`, its largest members rendered, made on a thread of its own
+    /// from copies of what it needs.
+    private func startManifest(
+        _ report: RunReport, _ ending: RunEnding, endpoints: [EndpointFigures]?,
+        queuePageLatency: QueuePageLatencyFigures?
+    ) -> BackgroundJob<RunManifest> {
+        let (run, statistics) = (run, statistics)
+        let (visitors, outcomes, requests) = (report.visitorCount, report.outcomeCounts, report.requestCount)
+        let (verdicts, exitStatus, behaviour) = (report.verdicts, report.exitStatus, report.behaviour)
+        let queuedOnScriptPage = report.queuedOnScriptPage > 0 ? report.queuedOnScriptPage : nil
+        return BackgroundJob {
+            var manifest = RunManifest(
+                description: run, ending: ending, visitors: visitors, outcomes: outcomes, requests: requests,
+                verdicts: verdicts, exitStatus: exitStatus, files: [:], statistics: statistics)
+            manifest.requestsByEndpoint = endpoints
+            manifest.queuePageLatency = queuePageLatency
+            manifest.behaviour = behaviour
+            manifest.queuedOnScriptPage = queuedOnScriptPage
+            try manifest.renderLargeMembers()
+            return manifest
+        }
     }
 
     /// The run judged: verdicts, exit status and the figures the end screen shows.
@@ -372,30 +393,4 @@ package final class Recorder {
     package static func path(_ directory: String, _ file: String) -> String {
         directory.hasSuffix("/") ? directory + file : directory + "/" + file
     }
-}
-
-/// One group's most frequent failure causes, for the end screen.
-package struct GroupFailureCauses: Sendable, Equatable {
-    /// The three most frequent causes of each group's failed visitors, groups in report order.
-    static func top(statistics: OutcomeStatistics, picture: LaunchPicture) -> [GroupFailureCauses] {
-        statistics.reportGroupOrder.compactMap { group in
-            let name = statistics.groupNames[group]
-            let causes = picture.topCauses(of: name, limit: 3)
-            return causes.isEmpty
-                ? nil
-                : GroupFailureCauses(
-                    group: name,
-                    causes: causes.map { FailureCause(cause: $0.key, count: $0.count, example: $0.example) })
-        }
-    }
-
-    package var group: String
-    package var causes: [FailureCause]
-}
-
-package struct FailureCause: Sendable, Equatable {
-    /// `HTTP 503`, or the transport error in words.
-    package var cause: String
-    package var count: Int
-    package var example: String
 }

@@ -76,3 +76,29 @@ package struct BehaviourFigures: Sendable, Equatable, Encodable {
         try container.encode(afterPassPeakSecond, forKey: .peakSecond)
     }
 }
+
+/// One group's most frequent failure causes, for the end screen.
+package struct GroupFailureCauses: Sendable, Equatable {
+    /// The three most frequent causes of each group's failed visitors, groups in report order.
+    static func top(statistics: OutcomeStatistics, picture: LaunchPicture) -> [GroupFailureCauses] {
+        statistics.reportGroupOrder.compactMap { group in
+            let name = statistics.groupNames[group]
+            let causes = picture.topCauses(of: name, limit: 3)
+            return causes.isEmpty
+                ? nil
+                : GroupFailureCauses(
+                    group: name,
+                    causes: causes.map { FailureCause(cause: $0.key, count: $0.count, example: $0.example) })
+        }
+    }
+
+    package var group: String
+    package var causes: [FailureCause]
+}
+
+package struct FailureCause: Sendable, Equatable {
+    /// `HTTP 503`, or the transport error in words.
+    package var cause: String
+    package var count: Int
+    package var example: String
+}
