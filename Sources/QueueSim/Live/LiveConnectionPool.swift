@@ -374,7 +374,10 @@ final class LiveConnectionPool {
             ConnectionRequest(
                 id: id, endpointIndex: endpoint, forVisitor: owner.isVisitor,
                 source: sourceAddress(of: id, owner: owner), timeout: timeout,
-                device: owner.isVisitor ? tlsDevices[owner.visitor].map { (owner.visitor, $0) } : nil),
+                device: owner.isVisitor
+                    ? tlsDevices[owner.visitor].map {
+                        ConnectionDevice(visitor: owner.visitor, platform: $0, role: owner.role)
+                    } : nil),
             to: endpoints[endpoint], for: self)
     }
 

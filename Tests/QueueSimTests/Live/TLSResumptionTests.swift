@@ -9,21 +9,23 @@ import Testing
     import COpenSSL
 
     /// TLS sessions as each phone resumes them (issue 55, item 6), on loopback wall-clock runs
-    /// against a TLS stand-in (BoringSSL through swift-nio-ssl, which issues TLS 1.3 tickets):
-    /// an iOS device's second connection to a host (its WKWebView's, after its URLSession's
-    /// enqueue call) resumes the first's session; an Android visitor's never do (a new
-    /// `OkHttpClient` per attempt); two iOS devices never share one. Read from run.json's
-    /// `generator.tls_handshakes`, which counts OpenSSL's `SSL_session_reused`.
+    /// against a TLS stand-in (BoringSSL through swift-nio-ssl, which issues TLS 1.3 tickets)
+    /// that ends every h2 connection after one stream (GOAWAY), so each request is a new
+    /// connection: an iOS device's second enqueue attempt resumes its first's session (the
+    /// app's cache), its WKWebView's page load does not (another process's cache); an Android
+    /// visitor never resumes (a new `OkHttpClient` per attempt); two iOS devices never share a
+    /// session. Read from run.json's `generator.tls_handshakes`, which counts OpenSSL's
+    /// `SSL_session_reused`.
     @Suite("TLS sessions resumed per device", .serialized, .timeLimit(.minutes(1)))
     struct TLSResumptionTests {
         static let fixtures = HostRoutingRunTests.fixtures
 
-        /// A room whose queue page is on its own host: the enqueue call and the page load are
-        /// two connections of the device to one host. `enqueueFailures`: the first POSTs that
-        /// are answered 503 (a second attempt follows).
-        static func room(enqueueFailures: Int = 0) -> H2StandInServer.Options {
+        /// A room whose queue page is on its own host, one stream per connection. `failFirst`:
+        /// every odd POST is answered 503, so a visitor arriving alone makes a second attempt.
+        static func room(failFirst: Bool = false) -> H2StandInServer.Options {
             let posts = Mutex(0)
             var options = H2StandInServer.Options()
+            options.goAwayAfterStreams = 1
             options.certificatePath = fixtures + "/routes-server.cert.pem"
             options.keyPath = fixtures + "/routes-server.key.pem"
             options.respond = { request in
@@ -41,7 +43,7 @@ import Testing
                     count += 1
                     return count
                 }
-                guard number > enqueueFailures else { return H2StandInResponse(status: 503) }
+                if failFirst, number % 2 == 1 { return H2StandInResponse(status: 503) }
                 let body = """
                     {"QueueId":"q1","QueueUrl":"https://acme.queue-it.net/queue/acme/launch?q=q1",\
                     "QueueUrlTTLInMinutes":30,"EventTargetUrl":"\(HostRoutingRunTests.targetURL)","QueueitToken":null}
@@ -72,24 +74,25 @@ import Testing
             return generator["tls_handshakes"] as? [String: [String: Int]] ?? [:]
         }
 
-        @Test("an iOS device's page load resumes the session of its enqueue call's connection")
+        @Test("an iOS device's second enqueue attempt resumes its first's session; its WKWebView's page load does not")
         func iOSResumes() async throws {
-            try await H2StandInServer.with(Self.room()) { server in
+            try await H2StandInServer.with(Self.room(failFirst: true)) { server in
                 let reports = try await RunFixture.wall(
                     Self.scenario(port: server.port, platform: "ios", arrivals: "{ burst: 1 }"))
                 #expect(reports.outcomes == ["passed": 1], "\(reports.visitors.rows)")
-                // The enqueue call and the page load, each on a connection of its own.
-                let visitorConnections = Set(server.requests.filter { $0.path != "/" }.map(\.connection))
-                #expect(visitorConnections.count == 2, "\(server.requests.map { ($0.method, $0.path, $0.connection) })")
-                #expect(Self.handshakes(reports) == ["ios": ["full": 1, "resumed": 1]])
+                // Two enqueue attempts and the page load, each on a connection of its own.
+                let visitorRequests = server.requests.filter { $0.path != "/" }
+                #expect(visitorRequests.filter { $0.method == "POST" }.count == 2)
+                #expect(Set(visitorRequests.map(\.connection)).count == 3)
+                #expect(Self.handshakes(reports) == ["ios": ["full": 2, "resumed": 1]])
                 let html = try String(contentsOfFile: reports.directory + "/report.html", encoding: .utf8)
-                #expect(html.contains("<li>TLS handshakes: ios 1 resumed of 2</li>"))
+                #expect(html.contains("<li>TLS handshakes: ios 1 resumed of 3</li>"))
             }
         }
 
         @Test("an Android visitor resumes nothing: a second enqueue attempt and its page load are full handshakes")
         func androidDoesNotResume() async throws {
-            try await H2StandInServer.with(Self.room(enqueueFailures: 1)) { server in
+            try await H2StandInServer.with(Self.room(failFirst: true)) { server in
                 let reports = try await RunFixture.wall(
                     Self.scenario(port: server.port, platform: "android", arrivals: "{ burst: 1 }"))
                 #expect(reports.outcomes == ["passed": 1], "\(reports.visitors.rows)")
@@ -101,14 +104,14 @@ import Testing
 
         @Test("two iOS devices one after the other never share a session: each resumes only its own")
         func devicesDoNotShare() async throws {
-            try await H2StandInServer.with(Self.room()) { server in
+            try await H2StandInServer.with(Self.room(failFirst: true)) { server in
                 // The second arrives after the first has passed: a shared cache would resume
-                // its first handshake too.
+                // its first attempt and its page load too.
                 let reports = try await RunFixture.wall(
                     Self.scenario(
                         port: server.port, platform: "ios", arrivals: "{ burst: 1 }, { pause: 1s }, { burst: 1 }"))
                 #expect(reports.outcomes == ["passed": 2], "\(reports.visitors.rows)")
-                #expect(Self.handshakes(reports) == ["ios": ["full": 2, "resumed": 2]])
+                #expect(Self.handshakes(reports) == ["ios": ["full": 4, "resumed": 2]])
             }
         }
 
@@ -148,21 +151,24 @@ import Testing
             }
         }
 
-        @Test("a device's sessions: one per endpoint, the newest kept, all freed when its visitor ends")
+        @Test("a device's sessions: one per cache and endpoint, the newest kept, all freed when its visitor ends")
         func store() throws {
             let store = TLSSessionStore()
-            let sessions = (0..<4).map { _ in SSL_SESSION_new()! }
+            let sessions = (0..<5).map { _ in SSL_SESSION_new()! }
             store.keep(sessions[0], device: 1, endpoint: 0)
             store.keep(sessions[1], device: 1, endpoint: 0)
             store.keep(sessions[2], device: 1, endpoint: 3)
             store.keep(sessions[3], device: 2, endpoint: 0)
-            #expect(store.count == 3)
+            store.keep(sessions[4], device: 1, cache: 1, endpoint: 0)
+            #expect(store.count == 4)
             #expect(store.session(device: 1, endpoint: 0) == sessions[1])
+            #expect(store.session(device: 1, cache: 1, endpoint: 0) == sessions[4])
             #expect(store.session(device: 2, endpoint: 0) == sessions[3])
             #expect(store.session(device: 2, endpoint: 3) == nil)
             store.forget(device: 1)
             #expect(store.count == 1)
             #expect(store.session(device: 1, endpoint: 3) == nil)
+            #expect(store.session(device: 1, cache: 1, endpoint: 0) == nil)
         }
     }
 #endif

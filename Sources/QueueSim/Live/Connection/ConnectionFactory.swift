@@ -49,7 +49,20 @@ struct ConnectionRequest {
     var timeout: TimeAmount
     /// The phone whose connection it is, as its TLS client resumes sessions (nil: the run's
     /// shared pool, or a visitor whose platform the pool has not been told).
-    var device: (visitor: Int, platform: ClientPlatform)? = nil
+    var device: ConnectionDevice? = nil
+}
+
+/// A visitor's phone as its TLS client sees it: which device, which platform, and which of its
+/// clients makes the connection (`role`: the app's HTTP client or its WebView).
+struct ConnectionDevice {
+    var visitor: Int
+    var platform: ClientPlatform
+    var role: ConnectionRole
+
+    /// The device's TLS session cache the connection uses: iOS keeps one per process, the
+    /// app's (URLSession: enqueue calls, the app's API calls) and WKWebView's networking
+    /// process (page loads), which share none.
+    var sessionCache: Int { role == .webView ? 1 : 0 }
 }
 
 /// One connection as its pool sees it, whatever carries its bytes. The pool hands it encoded

@@ -18,8 +18,7 @@ final class NIOConnectionFactory: ConnectionFactory {
     private var bootstraps: [ClientBootstrap?] = []
     /// The connection being set up by a bootstrap's initializer, its pool, and the handler
     /// the initializer added.
-    private var initializing:
-        (id: ConnectionID, pool: LiveConnectionPool, device: (visitor: Int, platform: ClientPlatform)?)?
+    private var initializing: (id: ConnectionID, pool: LiveConnectionPool, device: ConnectionDevice?)?
     private var initialized: (any NIOPooledConnection)?
     /// Told each connection as it is established (tests read its channel's socket options).
     var established: ((any NIOPooledConnection) -> Void)?
@@ -146,13 +145,14 @@ final class NIOConnectionFactory: ConnectionFactory {
     /// on swift-nio-ssl. `endpoint`: the bootstrap's, read only for the OpenSSL context.
     private func tlsClient(
         _ tls: NIOSSLContext, serverHostname: String?, endpoint visitorTLS: VisitorTLS,
-        endpointIndex: Int, device: (visitor: Int, platform: ClientPlatform)?
+        endpointIndex: Int, device: ConnectionDevice?
     ) throws -> any ChannelHandler {
         #if canImport(COpenSSL)
             if let visitorTLS = visitorTLS.context, let device {
                 let resumption =
                     device.platform == .ios
-                    ? OpenSSLClientHandler.Resumption(store: sessions, device: device.visitor, endpoint: endpointIndex)
+                    ? OpenSSLClientHandler.Resumption(
+                        store: sessions, device: device.visitor, cache: device.sessionCache, endpoint: endpointIndex)
                     : nil
                 let protocols = protocols
                 return try OpenSSLClientHandler(context: visitorTLS, resumption: resumption) { resumed in

@@ -27,6 +27,8 @@
         struct Resumption {
             let store: TLSSessionStore
             let device: Int
+            /// Which of the device's caches (`ConnectionDevice.sessionCache`).
+            let cache: Int
             let endpoint: Int
         }
 
@@ -83,7 +85,8 @@
                 break
             }
             if let resumption,
-                let session = resumption.store.session(device: resumption.device, endpoint: resumption.endpoint)
+                let session = resumption.store.session(
+                    device: resumption.device, cache: resumption.cache, endpoint: resumption.endpoint)
             {
                 SSL_set_session(ssl, session)
             }
@@ -98,7 +101,8 @@
         /// A new session from the server: kept for the device (1 to OpenSSL) or declined.
         func offered(_ session: OpaquePointer) -> Bool {
             guard let resumption else { return false }
-            resumption.store.keep(session, device: resumption.device, endpoint: resumption.endpoint)
+            resumption.store.keep(
+                session, device: resumption.device, cache: resumption.cache, endpoint: resumption.endpoint)
             return true
         }
 
