@@ -142,7 +142,10 @@ final class NIOConnectionFactory: ConnectionFactory {
 
     /// The TLS client of a connection: a visitor's on OpenSSL (an iOS device's offering and
     /// keeping its sessions, an Android visitor's offering none), the run's shared connections
-    /// on swift-nio-ssl. `endpoint`: the bootstrap's, read only for the OpenSSL context.
+    /// on swift-nio-ssl. Android's go through OpenSSL too, without a cache, so both platforms'
+    /// handshakes are counted by one client (`tls_handshakes`: Android's 0 resumed is measured,
+    /// not assumed) and fail in the same code. Shared connections are no phone's: nothing to
+    /// resume. `endpoint`: the bootstrap's, read only for the OpenSSL context.
     private func tlsClient(
         _ tls: NIOSSLContext, serverHostname: String?, endpoint visitorTLS: VisitorTLS,
         endpointIndex: Int, device: ConnectionDevice?
