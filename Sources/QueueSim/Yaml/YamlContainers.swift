@@ -10,7 +10,14 @@ struct YamlKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func contains(_ key: Key) -> Bool { value(for: key) != nil }
 
     private func value(for key: Key) -> YamlNode? {
-        pairs.first { $0.key.scalarText == key.stringValue }?.value
+        // By index, comparing each key's text in place: `first(where:)` copied every pair it
+        // passed (a group's twenty-one keys are asked of each group's mapping, issue 51).
+        let name = key.stringValue
+        for index in pairs.indices {
+            guard case .scalar(let text, _) = pairs[index].key.content, text == name else { continue }
+            return pairs[index].value
+        }
+        return nil
     }
 
     private func required(_ key: Key) throws -> YamlNodeDecoder {

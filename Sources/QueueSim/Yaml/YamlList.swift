@@ -16,6 +16,9 @@ package struct YamlList<Element: Decodable & Sendable>: Decodable, Sendable {
                 at: yaml.node.mark)
         }
         elements = []
+        // Grown once: an element may be large (a group holds some twenty optional values), and
+        // a list of 2,000 groups grown by doubling copied each of them over again (issue 51).
+        elements.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
             do {
                 elements.append(try Element(from: yaml.child(item, key: YamlIndexKey(intValue: index))))
