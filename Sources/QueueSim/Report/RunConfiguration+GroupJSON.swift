@@ -80,7 +80,7 @@ extension RunConfiguration.GroupEntry {
         json.close(UInt8(ascii: "}"))
     }
 
-    private func optional(_ name: String, _ value: String?, to json: inout DirectJSON) {
+    private func optional(_ name: StaticString, _ value: String?, to json: inout DirectJSON) {
         guard let value else { return }
         json.key(name)
         json.string(value)

@@ -24,7 +24,9 @@ extension RunManifest {
     /// `json()` would write them: the recorder renders them while its second thread writes
     /// metrics.prom and report.html, and sets `files` once those are done. Values changed after
     /// this are not written: call it last.
-    mutating func renderLargeMembers() throws {
+    /// - Parameter rendered: `configuration`'s bytes as `renderConfiguration` made them,
+    ///   ahead (the recorder renders them while the run goes on); nil: rendered here.
+    mutating func renderLargeMembers(configuration rendered: [UInt8]? = nil) throws {
         // Members of run.json's top object stand at level 1.
         var groupsJSON = GroupFiguresJSON(pretty: true, depth: 1)
         groupsJSON.append(groups)
@@ -32,7 +34,12 @@ extension RunManifest {
         overallJSON.append(overall)
         renderedMembers = RenderedMembers(
             groups: groupsJSON.bytes, overall: overallJSON.bytes,
-            configuration: try configuration.map { try SortedJSONEncoder(pretty: true).encode($0, depth: 1) })
+            configuration: try rendered ?? configuration.map(Self.renderConfiguration))
+    }
+
+    /// run.json's `configuration` member, as `json()` writes it.
+    static func renderConfiguration(_ configuration: RunConfiguration) throws -> [UInt8] {
+        try SortedJSONEncoder(pretty: true).encode(configuration, depth: 1)
     }
 
     struct RenderedMembers {
@@ -144,7 +151,7 @@ struct GroupFiguresJSON {
     }
 
     /// A figure that is `null` when nobody was measured.
-    private mutating func optional(_ name: String, _ value: UInt64?) {
+    private mutating func optional(_ name: StaticString, _ value: UInt64?) {
         json.key(name)
         if let value { json.number(value) } else { json.null() }
     }
@@ -156,7 +163,7 @@ struct GroupFiguresJSON {
             outcomes.count == Self.sortedOutcomes.count && Self.sortedOutcomes.allSatisfy { outcomes[$0] != nil }
             ? Self.sortedOutcomes : outcomes.keys.sorted { SortedJSONScalar.bytesPrecede($0, $1) }
         for name in names {
-            json.key(name)
+            json.key(text: name)
             json.number(outcomes[name] ?? 0)
         }
         json.close(UInt8(ascii: "}"))

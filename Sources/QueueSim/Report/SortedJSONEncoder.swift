@@ -118,6 +118,12 @@ final class SortedJSONValueEncoder: Encoder {
     func rendered<T: Encodable>(_ value: T, key: any CodingKey) throws -> Part {
         // The path is made only for an error: a run of 2,000 groups encodes some 200,000 members.
         if let bytes = try SortedJSONScalar.bytes(of: value, at: self.codingPath + [key]) { return .rendered(bytes) }
+        if T.self == [String].self {
+            // A list of names (the pending file's 2,000 groups) without an encoder per name.
+            var json = DirectJSON(pretty: pretty, depth: depth + 1)
+            json.array(unsafeBitCast(value, to: [String].self))
+            return .rendered(json.bytes)
+        }
         let child = child(key)
         try value.encode(to: child)
         return .rendered(child.render())

@@ -30,9 +30,11 @@ struct SortedJSONEncoderTests {
         var list: [Inner]
         var words: [String: String]
         var nested: [[UInt64]]
+        /// Written by the encoder's own path for lists of texts (the pending file's group names).
+        var names: [String]
 
         enum CodingKeys: String, CodingKey {
-            case title, count, big, negative, small, flag, ratio, missing, present, inner, list, words, nested
+            case title, count, big, negative, small, flag, ratio, missing, present, inner, list, words, nested, names
             case explicitNull = "explicit_null"
         }
 
@@ -52,6 +54,7 @@ struct SortedJSONEncoderTests {
             try container.encode(list, forKey: .list)
             try container.encode(words, forKey: .words)
             try container.encode(nested, forKey: .nested)
+            try container.encode(names, forKey: .names)
         }
     }
 
@@ -81,7 +84,7 @@ struct SortedJSONEncoderTests {
             words: [
                 "queuePathPrefix": text(), "queue_page": text(), "a": text(), "B": text(), "a_b": text(),
                 "aB": text(), "10": text(), "9": text(),
-            ], nested: [[1, 2], [], [generator.next()]])
+            ], nested: [[1, 2], [], [generator.next()]], names: (0..<Int(generator.next() % 4)).map { _ in text() })
     }
 
     static func foundation(_ value: some Encodable, pretty: Bool) throws -> [UInt8] {
