@@ -71,6 +71,11 @@ package final class Recorder {
     private var platformOutcomes: [String: [VisitorOutcome: Int]] = [:]
     /// The first entry into the queue and the last exit from it, for `RunReport.queue`.
     private var queueSpan = QueueSpan()
+    /// run.json's `configuration`, rendered on a thread of its own once the first visitor is
+    /// recorded (it is known from the start, and with 2,000 groups it was a sixth of run.json's
+    /// work at the end; started earlier, it competed with the run's own setup). Nil inside when
+    /// it could not be: run.json renders it again, and says why.
+    private var renderedConfiguration: BackgroundValue<[UInt8]?>?
 
     /// Creates `directory` (and parents) if needed and opens the row spool in it, so that the
     /// final rename of `visitors.csv` stays on one file system.
@@ -78,8 +83,8 @@ package final class Recorder {
         self.directory = directory
         self.run = description
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try AtomicFileWriter.write(
-            try PendingRun(description: description, startedAt: startedAt).json(),
+        try AtomicFileWriter.writeUnlisted(
+            try PendingRun(description: description, startedAt: startedAt).jsonBytes(),
             to: Self.path(directory, Self.pendingFile))
         spool = try VisitorRowSpool(
             spoolPath: Self.path(directory, Self.spoolFile), shard: description.shard?.shard ?? .whole)
@@ -111,6 +116,9 @@ package final class Recorder {
     /// exactly once, whatever its outcome.
     package func record(_ record: VisitorRecord) throws {
         guard !finished else { throw Failure.alreadyFinished }
+        if renderedConfiguration == nil, spool != nil, let configuration = run.configuration {
+            renderedConfiguration = BackgroundValue { try? RunManifest.renderConfiguration(configuration) }
+        }
         if let platform = record.platform {
             rowsHavePlatform = true
             // A recovered run's filled-in rows have an empty platform: no platform to count.
@@ -253,7 +261,7 @@ package final class Recorder {
         if let shardFile = try shardFile.get() { files[ShardReport.file] = shardFile }
         var manifest = try rendered.get()
         manifest.files = files
-        try AtomicFileWriter.write(try manifest.json(), to: Self.path(directory, Self.manifestFile))
+        try AtomicFileWriter.writeUnlisted(try manifest.jsonBytes(), to: Self.path(directory, Self.manifestFile))
         unlink(Self.path(directory, Self.pendingFile))
         return report
     }
@@ -268,6 +276,7 @@ package final class Recorder {
         let (visitors, outcomes, requests) = (report.visitorCount, report.outcomeCounts, report.requestCount)
         let (verdicts, exitStatus, behaviour) = (report.verdicts, report.exitStatus, report.behaviour)
         let queuedOnScriptPage = report.queuedOnScriptPage > 0 ? report.queuedOnScriptPage : nil
+        let renderedConfiguration = renderedConfiguration
         return BackgroundJob {
             var manifest = RunManifest(
                 description: run, ending: ending, visitors: visitors, outcomes: outcomes, requests: requests,
@@ -276,7 +285,7 @@ package final class Recorder {
             manifest.queuePageLatency = queuePageLatency
             manifest.behaviour = behaviour
             manifest.queuedOnScriptPage = queuedOnScriptPage
-            try manifest.renderLargeMembers()
+            try manifest.renderLargeMembers(configuration: renderedConfiguration?.value)
             return manifest
         }
     }

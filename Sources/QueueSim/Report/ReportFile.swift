@@ -107,6 +107,23 @@ enum AtomicFileWriter {
         try write(to: path) { file in try file.write(Array(text.utf8)) }
     }
 
+    /// `bytes` written as `write(to:_:)` writes, without hashing them: for the files no
+    /// `files` list names (run.json itself, the pending file; run.json of 2,000 groups is 3.5 MB).
+    static func writeUnlisted(_ bytes: [UInt8], to path: String) throws {
+        let temporary = temporaryPath(for: path)
+        do {
+            let file = try ReportFile(creating: temporary)
+            try file.write(bytes)
+            file.close()
+            guard rename(temporary, path) == 0 else {
+                throw ReportWriteError.cannotRename(from: temporary, to: path, errno: errno)
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
     /// Lets `fill` stream into the temporary file, then renames it over `path`. On failure the
     /// temporary file is removed and the previous `path` (if any) is left untouched. Returns
     /// the file's size and SHA-256, hashed as it was written.

@@ -316,7 +316,15 @@ struct RunManifest: Codable {
     }
 
     func json() throws -> String {
-        String(decoding: try SortedJSONEncoder(pretty: true).encode(self), as: UTF8.self) + "\n"
+        String(decoding: try jsonBytes(), as: UTF8.self)
+    }
+
+    /// The file's bytes, as `json()`'s text: written as they are (a copy of run.json as a text,
+    /// and another back to bytes, were a tenth of the end of a run of 2,000 groups).
+    func jsonBytes() throws -> [UInt8] {
+        var bytes = try SortedJSONEncoder(pretty: true).encode(self)
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
     }
 
     /// ISO 8601 in UTC with milliseconds, e.g. `2025-03-01T12:00:00.250Z`.
