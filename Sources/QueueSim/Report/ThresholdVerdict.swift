@@ -1,5 +1,6 @@
 import Histogram
 import QueueClientCore
+import Synchronization
 
 /// A threshold judged against a finished run.
 package struct ThresholdVerdict: Sendable, Equatable {
@@ -106,8 +107,10 @@ package struct RunMeasurements: Sendable {
     let visitorCount: Int
     let outcomeCounts: [VisitorOutcome: Int]
     let timings: TimingHistograms
-    /// The same figures for each group, for thresholds that name one.
-    private let groups: [String: RunMeasurements]
+    /// The same figures for each group, for thresholds that name one: made at the first
+    /// question about a group (a run's thresholds seldom name one, and making them for 2,000
+    /// groups was most of judging such a run, issue 51).
+    private let groups: GroupMeasurements?
     /// The cap on waits (`client.maxWait`), for telling censored percentiles apart.
     package var waitCap: MeasurementCap? = nil
 
@@ -116,36 +119,57 @@ package struct RunMeasurements: Sendable {
         outcomeCounts = Dictionary(
             uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0, statistics.count(of: $0)) })
         timings = statistics.timingsOfEveryone()
-        var groups: [String: RunMeasurements] = [:]
-        for group in statistics.reportGroupOrder {
-            var timings = TimingHistograms()
-            var counts: [VisitorOutcome: Int] = [:]
-            for outcome in VisitorOutcome.allCases {
-                guard let cell = statistics.cell(group: group, outcome: outcome) else { continue }
-                counts[outcome] = cell.count
-                timings.merge(cell.timings)
-            }
-            groups[statistics.groupNames[group]] = RunMeasurements(
-                visitorCount: statistics.visitorsPerGroup[group], outcomeCounts: counts, timings: timings)
-        }
-        self.groups = groups
+        groups = GroupMeasurements(statistics)
     }
 
     /// One group's figures; nil for a name the run has no group of.
-    package func group(_ name: String) -> RunMeasurements? { groups[name] }
+    package func group(_ name: String) -> RunMeasurements? { groups?.group(name) }
 
     private init(visitorCount: Int, outcomeCounts: [VisitorOutcome: Int], timings: TimingHistograms) {
         self.visitorCount = visitorCount
         self.outcomeCounts = outcomeCounts
         self.timings = timings
-        groups = [:]
+        groups = nil
+    }
+
+    /// Every group's figures, made once, when first asked for.
+    private final class GroupMeasurements: Sendable {
+        private let statistics: OutcomeStatistics
+        private let made = Mutex<[String: RunMeasurements]?>(nil)
+
+        init(_ statistics: OutcomeStatistics) {
+            self.statistics = statistics
+        }
+
+        func group(_ name: String) -> RunMeasurements? {
+            made.withLock { made in
+                if made == nil { made = make() }
+                return made?[name]
+            }
+        }
+
+        private func make() -> [String: RunMeasurements] {
+            var groups: [String: RunMeasurements] = [:]
+            for group in statistics.reportGroupOrder {
+                var timings = TimingHistograms()
+                var counts: [VisitorOutcome: Int] = [:]
+                for outcome in VisitorOutcome.allCases {
+                    guard let cell = statistics.cell(group: group, outcome: outcome) else { continue }
+                    counts[outcome] = cell.count
+                    timings.merge(cell.timings)
+                }
+                groups[statistics.groupNames[group]] = RunMeasurements(
+                    visitorCount: statistics.visitorsPerGroup[group], outcomeCounts: counts, timings: timings)
+            }
+            return groups
+        }
     }
 
     /// A group's threshold measures that group (a group without visitors: counts of 0, no
     /// timings), every other threshold all visitors.
     package func measure(_ threshold: Threshold) -> Double? {
         guard let group = threshold.group else { return measure(threshold.metric) }
-        return (groups[group] ?? RunMeasurements(visitorCount: 0, outcomeCounts: [:], timings: TimingHistograms()))
+        return (self.group(group) ?? RunMeasurements(visitorCount: 0, outcomeCounts: [:], timings: TimingHistograms()))
             .measure(threshold.metric)
     }
 
