@@ -63,28 +63,28 @@ import Testing
             }
         }
 
-        static func serverContext() throws -> NIOSSLContext {
+        static func serverContext(certificate: String = "routes-server") throws -> NIOSSLContext {
             var configuration = TLSConfiguration.makeServerConfiguration(
-                certificateChain: try NIOSSLCertificate.fromPEMFile(fixtures + "/routes-server.cert.pem").map {
+                certificateChain: try NIOSSLCertificate.fromPEMFile(fixtures + "/\(certificate).cert.pem").map {
                     .certificate($0)
                 },
-                privateKey: .privateKey(try NIOSSLPrivateKey(file: fixtures + "/routes-server.key.pem", format: .pem)))
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: fixtures + "/\(certificate).key.pem", format: .pem)))
             configuration.applicationProtocols = ["h2", "http/1.1"]
             return try NIOSSLContext(configuration: configuration)
         }
 
         static func clientContext(
-            name: String = "acme.queue-it.net", trusted: Bool = true
+            name: String = "acme.queue-it.net", trusted: Bool = true, ca: String = "routes-ca"
         ) throws -> OpenSSLClientContext {
             try OpenSSLClientContext(
-                serverName: name, checked: .host(name), caFile: trusted ? fixtures + "/routes-ca.cert.pem" : nil,
+                serverName: name, checked: .host(name), caFile: trusted ? fixtures + "/\(ca).cert.pem" : nil,
                 applicationProtocols: ["h2", "http/1.1"])
         }
 
         /// A client and a server, connected: the handshake runs on `shuttle`.
         static func pair(
             client tls: OpenSSLClientContext, server: NIOSSLContext,
-            resumption: OpenSSLClientHandler.Resumption? = nil
+            resumption: OpenSSLClientHandler.Resumption? = nil, address: String = "127.0.0.1"
         ) throws -> Pair {
             let pair = Pair()
             let box = pair.resumedBox
@@ -92,7 +92,7 @@ import Testing
                 OpenSSLClientHandler(context: tls, resumption: resumption) { box.values.append($0) })
             try pair.client.pipeline.syncOperations.addHandler(pair.recorder)
             try pair.server.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: server))
-            let address = try SocketAddress(ipAddress: "127.0.0.1", port: 443)
+            let address = try SocketAddress(ipAddress: address, port: 443)
             try pair.server.connect(to: address).wait()
             try pair.client.connect(to: address).wait()
             return pair
@@ -170,6 +170,23 @@ import Testing
                 #expect(pair.recorder.negotiated.isEmpty)
                 #expect(!pair.client.isActive)
             }
+        }
+
+        /// swift-nio-ssl accepts a certificate naming the address it connected to, whatever the
+        /// host name (its RFC 6125 check takes the peer's IP SANs too); the reachability check
+        /// is swift-nio-ssl's, so the visitors' client must agree with it.
+        @Test("a certificate naming the address connected to, not the host, is accepted as swift-nio-ssl accepts it")
+        func certificateNamingTheAddress() throws {
+            let client = try Self.clientContext(ca: "private-ca")
+            let server = try Self.serverContext(certificate: "private-ca-server")
+            let accepted = try Self.pair(client: client, server: server)
+            try accepted.shuttle()
+            #expect(accepted.recorder.errors.isEmpty)
+            #expect(accepted.recorder.negotiated == ["h2"])
+            let elsewhere = try Self.pair(client: client, server: server, address: "10.9.8.7")
+            try elsewhere.shuttle()
+            let error = try #require(elsewhere.recorder.errors.first)
+            #expect(LiveTransportErrors.map(error) == .tls("the server's certificate does not name this host"))
         }
 
         @Test("a device's second connection resumes its session; another device's does not")

@@ -50,6 +50,9 @@
         /// Writes handed over before the handshake completed, or since the last flush.
         private var pendingWrites: [(bytes: ByteBuffer, promise: EventLoopPromise<Void>?)] = []
         private var flushWanted = false
+        /// The address the connection went to (`OpenSSLClientContext`'s verification accepts a
+        /// certificate naming it, as swift-nio-ssl does).
+        private(set) var peerAddress: String?
 
         /// - Parameters:
         ///   - resumption: where the device's sessions are kept; nil: none offered or kept.
@@ -120,6 +123,7 @@
         private func startHandshake(context: ChannelHandlerContext) {
             guard case .idle = state else { return }
             state = .handshaking
+            peerAddress = context.channel.remoteAddress?.ipAddress
             handshakeStep(context: context)
         }
 
