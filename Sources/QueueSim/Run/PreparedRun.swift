@@ -195,16 +195,40 @@ package struct PreparedRun: Sendable {
 
     /// For each group, one template per platform of its mix, in the mix's order.
     private static func templates(of scenario: Scenario, copyingStrings: Bool = false) -> [[VisitorConfiguration]] {
-        scenario.groups.map { group in
+        // Groups whose visitors are alike (they differ in name, weight or arrivals only) share
+        // one template: a template's headers, address and enqueue members are made once, and
+        // made 2,000 times for 2,000 such groups they held up the start of the run (issue 51).
+        // A template holds nothing of its group's own (no name, no counter): shared, its
+        // visitors are the same visitors.
+        var made: [TemplateKey: VisitorConfiguration] = [:]
+        return scenario.groups.map { group in
             group.platforms(client: scenario.client).shares.map { share in
-                template(for: group, platform: share.platform, scenario: scenario, copyingStrings: copyingStrings)
+                let key = templateKey(
+                    for: group, platform: share.platform, scenario: scenario, copyingStrings: copyingStrings)
+                if let template = made[key] { return template }
+                let template = VisitorConfiguration(
+                    group: key.settings, userId: "", enqueueKey: key.enqueueKey, enqueueToken: key.enqueueToken,
+                    inviteCode: key.inviteCode,
+                    // The plan's ids (`PlannedVisitor.userId`): the same seed, the platform's shape.
+                    userIds: SeededUserIds(seed: scenario.seed, android: key.android))
+                made[key] = template
+                return template
             }
         }
     }
 
-    private static func template(
+    /// What a template is made of: two groups with equal keys have equal templates.
+    private struct TemplateKey: Hashable {
+        var settings: VisitorGroupSettings
+        var enqueueKey: String?
+        var enqueueToken: String?
+        var inviteCode: String?
+        var android: Bool
+    }
+
+    private static func templateKey(
         for group: VisitorGroup, platform: ClientPlatform, scenario: Scenario, copyingStrings: Bool
-    ) -> VisitorConfiguration {
+    ) -> TemplateKey {
         // A copy shares no storage (and so no reference count) with the original.
         let own: (String) -> String = copyingStrings ? { String(decoding: Array($0.utf8), as: UTF8.self) } : { $0 }
         let target = scenario.target.applying(group.overrides)
@@ -226,10 +250,9 @@ package struct PreparedRun: Sendable {
             platform: client.platform, queuePageRetry: client.queuePageRetry)
         settings.requestTimeoutIsIdle = scenario.client.requestTimeout == nil
         settings.apiUserAgent = group.apiUserAgent.map(own)
-        // The plan's ids (`PlannedVisitor.userId`): the same seed, the platform's shape.
-        return VisitorConfiguration(
-            group: settings, userId: "", enqueueKey: literalKey, enqueueToken: literalToken, inviteCode: literalCode,
-            userIds: SeededUserIds(seed: scenario.seed, android: platform == .android))
+        return TemplateKey(
+            settings: settings, enqueueKey: literalKey, enqueueToken: literalToken, inviteCode: literalCode,
+            android: platform == .android)
     }
 }
 
