@@ -259,19 +259,18 @@ package final class Recorder {
         files[Self.metricsFile] = try metricsFile.get()
         files[Self.pageFile] = try pageFile.get()
         if let shardFile = try shardFile.get() { files[ShardReport.file] = shardFile }
-        var manifest = try rendered.get()
-        manifest.files = files
-        try AtomicFileWriter.writeUnlisted(try manifest.jsonBytes(), to: Self.path(directory, Self.manifestFile))
+        try AtomicFileWriter.writeUnlisted(
+            try RunManifest.bytes(files: files, around: rendered.get()), to: Self.path(directory, Self.manifestFile))
         unlink(Self.path(directory, Self.pendingFile))
         return report
     }
 
-    /// run.json without its `files`, its largest members rendered, made on a thread of its own
-    /// from copies of what it needs.
+    /// run.json's bytes but its `files`, the parts either side of them, made on a thread of its
+    /// own from copies of what it needs.
     private func startManifest(
         _ report: RunReport, _ ending: RunEnding, endpoints: [EndpointFigures]?,
         queuePageLatency: QueuePageLatencyFigures?
-    ) -> BackgroundJob<RunManifest> {
+    ) -> BackgroundJob<(before: [UInt8], after: [UInt8])> {
         let (run, statistics) = (run, statistics)
         let (visitors, outcomes, requests) = (report.visitorCount, report.outcomeCounts, report.requestCount)
         let (verdicts, exitStatus, behaviour) = (report.verdicts, report.exitStatus, report.behaviour)
@@ -286,7 +285,7 @@ package final class Recorder {
             manifest.behaviour = behaviour
             manifest.queuedOnScriptPage = queuedOnScriptPage
             try manifest.renderLargeMembers(configuration: renderedConfiguration?.value)
-            return manifest
+            return try manifest.renderedAroundFiles()
         }
     }
 

@@ -110,10 +110,15 @@ enum AtomicFileWriter {
     /// `bytes` written as `write(to:_:)` writes, without hashing them: for the files no
     /// `files` list names (run.json itself, the pending file; run.json of 2,000 groups is 3.5 MB).
     static func writeUnlisted(_ bytes: [UInt8], to path: String) throws {
+        try writeUnlisted([bytes], to: path)
+    }
+
+    /// `parts`, one after the other, written as `writeUnlisted(_:to:)` writes.
+    static func writeUnlisted(_ parts: [[UInt8]], to path: String) throws {
         let temporary = temporaryPath(for: path)
         do {
             let file = try ReportFile(creating: temporary)
-            try file.write(bytes)
+            for part in parts { try file.write(part) }
             file.close()
             guard rename(temporary, path) == 0 else {
                 throw ReportWriteError.cannotRename(from: temporary, to: path, errno: errno)

@@ -46,6 +46,27 @@ extension RunManifest {
         var groups: [UInt8]
         var overall: [UInt8]
         var configuration: [UInt8]?
+        /// Whether `files` is left out, to be put in by `bytes(files:around:)`.
+        var filesLater = false
+    }
+
+    /// The whole file but its `files`, rendered now, in the two parts either side of it: the
+    /// recorder makes them while metrics.prom and report.html are still being written, and puts
+    /// their sizes and SHA-256 in between once they are done (`bytes(files:around:)`).
+    mutating func renderedAroundFiles() throws -> (before: [UInt8], after: [UInt8]) {
+        if renderedMembers == nil { try renderLargeMembers() }
+        renderedMembers?.filesLater = true
+        defer { renderedMembers?.filesLater = false }
+        let bytes = try jsonBytes()
+        guard let marker = bytes.firstIndex(of: 0) else { preconditionFailure("run.json rendered without its files") }
+        return (Array(bytes[..<marker]), Array(bytes[(marker + 1)...]))
+    }
+
+    /// run.json's bytes: `parts` around `files`, rendered as `json()` renders them.
+    static func bytes(
+        files: [String: WrittenFile], around parts: (before: [UInt8], after: [UInt8])
+    ) throws -> [[UInt8]] {
+        [parts.before, try SortedJSONEncoder(pretty: true).encode(files, depth: 1), parts.after]
     }
 
     /// A member's bytes rendered ahead, pretty-printed at level 1; any other encoder or level

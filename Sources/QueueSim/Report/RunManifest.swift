@@ -219,7 +219,12 @@ struct RunManifest: Codable {
         try container.encode(interrupted, forKey: .interrupted)
         try container.encodeIfPresent(generator, forKey: .generator)
         try container.encode(runId, forKey: .runId)
-        try container.encode(files, forKey: .files)
+        if renderedMembers?.filesLater == true {
+            // A byte no JSON text holds (a string escapes it): `renderedAroundFiles` splits there.
+            try container.encode(Rendered(value: files, bytes: [0]), forKey: .files)
+        } else {
+            try container.encode(files, forKey: .files)
+        }
         try container.encodeIfPresent(incomplete, forKey: .incomplete)
         try container.encode(endpoint, forKey: .endpoint)
         try container.encode(timelineMarks, forKey: .timelineMarks)

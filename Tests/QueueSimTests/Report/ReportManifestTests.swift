@@ -74,6 +74,27 @@ struct ReportManifestTests {
         #expect(verdicts[1]["passed"] as? Bool == false)
     }
 
+    /// The recorder writes run.json in parts (`files` put in between once metrics.prom and
+    /// report.html are written): the file is the manifest's own encoding, byte for byte.
+    @Test("run.json written around its files is the manifest's own bytes")
+    func manifestWrittenAroundItsFiles() throws {
+        let directory = try makeReportDirectory()
+        let recorder = try Recorder(directory: directory, description: describeRun())
+        try recorder.record(directVisitor(0, enqueueMs: 10, outcome: .passed))
+        try recorder.record(directVisitor(1, enqueueMs: 30, outcome: .error, status: 503))
+        recorder.recordRequest(at: at(1))
+        _ = try recorder.finish(ending(at: 61_250))
+        let written = try Data(contentsOf: URL(fileURLWithPath: Recorder.path(directory, Recorder.manifestFile)))
+        var manifest = try RunManifest.read(written)
+        #expect(
+            manifest.files.keys.sorted() == [
+                "metrics.prom", "report.html", "summary.csv", "timeline.csv", "visitors.csv",
+            ])
+        #expect(Array(written) == (try manifest.jsonBytes()))
+        let parts = try manifest.renderedAroundFiles()
+        #expect(Array(written) == (try RunManifest.bytes(files: manifest.files, around: parts)).flatMap { $0 })
+    }
+
     @Test("an interrupted run exits 130 and says so")
     func interrupted() throws {
         let directory = try makeReportDirectory()
