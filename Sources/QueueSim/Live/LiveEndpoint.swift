@@ -15,9 +15,9 @@ struct LiveEndpoint: Sendable {
     /// `SSL_SESSION` API), so each of those connections is a full handshake.
     var tls: NIOSSLContext?
     #if canImport(COpenSSL)
-        /// The same TLS on the system's OpenSSL, for visitors' own connections
-        /// (`OpenSSLClientHandler`): an iOS device resumes its sessions across its connections,
-        /// as URLSession does; an Android visitor's per-attempt client offers none.
+        /// The same TLS on the system's OpenSSL, for iOS devices' own connections
+        /// (`OpenSSLClientHandler`): a device resumes its sessions across its connections, as
+        /// iOS does. Android's per-attempt client has none to offer and stays on `tls`.
         var visitorTLS: OpenSSLClientContext?
     #endif
     /// The name TLS sends as SNI and checks the certificate against: the host the requests

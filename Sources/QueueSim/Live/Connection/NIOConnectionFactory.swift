@@ -126,6 +126,12 @@ final class NIOConnectionFactory: ConnectionFactory {
                     let connection = LiveTLSConnection(
                         pool: pool, id: id, requiresH2: requiresH2,
                         tally: protocols.map { (tally: $0, endpoint: endpointIndex) })
+                    if let protocols, let device, device.platform == .android {
+                        // swift-nio-ssl offers no session: every handshake is full.
+                        connection.handshakeCompleted = {
+                            protocols.handshakeCompleted(platform: .android, resumed: false)
+                        }
+                    }
                     try pipeline.addHandler(connection)
                     factory.initialized = connection
                 } else {
@@ -140,26 +146,23 @@ final class NIOConnectionFactory: ConnectionFactory {
         }
     }
 
-    /// The TLS client of a connection: a visitor's on OpenSSL (an iOS device's offering and
-    /// keeping its sessions, an Android visitor's offering none), the run's shared connections
-    /// on swift-nio-ssl. Android's go through OpenSSL too, without a cache, so both platforms'
-    /// handshakes are counted by one client (`tls_handshakes`: Android's 0 resumed is measured,
-    /// not assumed) and fail in the same code. Shared connections are no phone's: nothing to
-    /// resume. `endpoint`: the bootstrap's, read only for the OpenSSL context.
+    /// The TLS client of a connection: an iOS device's on OpenSSL, offering and keeping its
+    /// sessions (`OpenSSLClientHandler`); everything else on swift-nio-ssl. Android's
+    /// per-attempt client has nothing to resume, and OpenSSL 3.0's full handshake costs about
+    /// twice BoringSSL's CPU (docs/benchmarks.md, "TLS sessions"): Android's one connection
+    /// per attempt is the heaviest connect load a run makes. Shared connections are no phone's.
+    /// `endpoint`: the bootstrap's, read only for the OpenSSL context.
     private func tlsClient(
         _ tls: NIOSSLContext, serverHostname: String?, endpoint visitorTLS: VisitorTLS,
         endpointIndex: Int, device: ConnectionDevice?
     ) throws -> any ChannelHandler {
         #if canImport(COpenSSL)
-            if let visitorTLS = visitorTLS.context, let device {
-                let resumption =
-                    device.platform == .ios
-                    ? OpenSSLClientHandler.Resumption(
-                        store: sessions, device: device.visitor, cache: device.sessionCache, endpoint: endpointIndex)
-                    : nil
+            if let visitorTLS = visitorTLS.context, let device, device.platform == .ios {
+                let resumption = OpenSSLClientHandler.Resumption(
+                    store: sessions, device: device.visitor, cache: device.sessionCache, endpoint: endpointIndex)
                 let protocols = protocols
                 return try OpenSSLClientHandler(context: visitorTLS, resumption: resumption) { resumed in
-                    protocols?.handshakeCompleted(platform: device.platform, resumed: resumed)
+                    protocols?.handshakeCompleted(platform: .ios, resumed: resumed)
                 }
             }
         #endif

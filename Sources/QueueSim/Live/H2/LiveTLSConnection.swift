@@ -24,6 +24,8 @@ final class LiveTLSConnection: ExchangeReaderConnection, ChannelInboundHandler, 
     private var counted = false
     /// Requests written on it (h2: streams opened).
     private var requests = 0
+    /// Told when the TLS handshake completes (a visitor's handshakes are counted by platform).
+    var handshakeCompleted: (() -> Void)?
     /// The handshake's costs and the HTTP/1.1 side (used for timing in h2 too).
     var reader: HTTP1ExchangeReader
     private var context: ChannelHandlerContext?
@@ -135,6 +137,7 @@ final class LiveTLSConnection: ExchangeReaderConnection, ChannelInboundHandler, 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
             reader.tlsHandshakeCompleted(at: pool.clock.now)
+            handshakeCompleted?()
             negotiate(negotiated, context: context)
         }
         context.fireUserInboundEventTriggered(event)

@@ -4,12 +4,12 @@
     import NIOTLS
     import QueueClientCore
 
-    /// A visitor's TLS client on the system's OpenSSL, through memory BIOs: the drop-in for
-    /// `NIOSSLClientHandler` in front of `LiveTLSConnection` on a visitor's connections, because
-    /// it can offer a session to resume (swift-nio-ssl has no client session API). An iOS
-    /// device's connection offers the device's last session for the endpoint and keeps the
-    /// new ones (`TLSSessionStore`), as URLSession's session cache does; an Android visitor's
-    /// offers none, as a new `OkHttpClient` per attempt has nothing to resume.
+    /// An iOS visitor's TLS client on the system's OpenSSL, through memory BIOs: the drop-in for
+    /// `NIOSSLClientHandler` in front of `LiveTLSConnection` on an iOS device's connections,
+    /// because it can offer a session to resume (swift-nio-ssl has no client session API). A
+    /// connection offers the device's last session for the endpoint and keeps the new ones
+    /// (`TLSSessionStore`), as iOS's session caches do. Android's connections stay on
+    /// swift-nio-ssl: a new `OkHttpClient` per attempt has nothing to resume.
     ///
     /// It behaves as NIOSSL's handler does where the connection above reads it: the handshake
     /// starts when the channel is active, `TLSUserEvent.handshakeCompleted` carries ALPN's
