@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 import StandInServers
 import Synchronization
 import Testing
@@ -147,6 +148,67 @@ import Testing
                         #expect(page.requests.isEmpty)
                         #expect(Self.handshakes(reports)[platform]?["full"] == 1)
                     }
+                }
+            }
+        }
+
+        /// issue 55's outage rehearsal on the wall clock: the queue page's first two loads are
+        /// dropped (the TCP connection closed with no answer: over https, no close_notify). An
+        /// iOS visitor's loads go through the OpenSSL client, an Android visitor's through
+        /// swift-nio-ssl; each platform must end as it does over plain http, never `SslError`.
+        @Test("a queue page dropped without close_notify ends each platform as over http, never SslError")
+        func uncleanCloseAsOverHTTP() async throws {
+            let folder = try RunFixture.makeFolder(#function)
+            let caFile = folder + "/cas.pem"
+            let cas =
+                try String(contentsOfFile: Self.fixtures + "/routes-ca.cert.pem", encoding: .utf8)
+                + String(contentsOfFile: Self.fixtures + "/private-ca.cert.pem", encoding: .utf8)
+            try cas.write(toFile: caFile, atomically: true, encoding: .utf8)
+            let pageTLS = try NIOSSLContext(
+                configuration: .makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMFile(Self.fixtures + "/private-ca-server.cert.pem")
+                        .map { .certificate($0) },
+                    privateKey: .privateKey(
+                        try NIOSSLPrivateKey(file: Self.fixtures + "/private-ca-server.key.pem", format: .pem))))
+            let pass = RawHTTPServer.answer(
+                status: "302 Found",
+                headers: [
+                    "Location: \(HostRoutingRunTests.targetURL)?queueittoken=\(HostRoutingRunTests.token(queueId: "q1"))"
+                ],
+                body: "")
+            for platform in ["android", "ios"] {
+                var ends: [String: String] = [:]
+                for (scheme, tls) in [("http", nil), ("https", pageTLS)] {
+                    let reply: @Sendable (Int) -> RawHTTPServer.Reply = { $0 < 2 ? .drop : .bytes(pass) }
+                    try await RawHTTPServer.with(tls: tls, reply: reply) { page in
+                        var room = Self.room()
+                        let answer = room.respond
+                        room.respond = { request in
+                            var response = answer(request)
+                            if request.method == "POST" {
+                                response.body = Array(
+                                    String(decoding: response.body, as: UTF8.self).replacingOccurrences(
+                                        of: "https://acme.queue-it.net/queue",
+                                        with: "\(scheme)://localhost:\(page.port)/queue"
+                                    ).utf8)
+                            }
+                            return response
+                        }
+                        try await H2StandInServer.with(room) { server in
+                            let reports = try await RunFixture.wall(
+                                Self.scenario(port: server.port, platform: platform, arrivals: "{ burst: 1 }")
+                                    .replacingOccurrences(of: "\(Self.fixtures)/routes-ca.cert.pem", with: caFile))
+                            let row = try #require(reports.visitors.rows.first)
+                            #expect(row["error"]?.contains("SslError") != true, "\(platform) \(scheme): \(row)")
+                            ends[scheme] = "\(row["outcome"] ?? "") \(row["error"] ?? "")"
+                        }
+                    }
+                }
+                #expect(ends["https"] == ends["http"], "\(platform): \(ends)")
+                if platform == "android" {
+                    #expect(ends["https"] == "passed ", "Android reloads and passes")
+                } else {
+                    #expect(ends["https"]?.hasPrefix("error the queue page failed to load: connection reset") == true)
                 }
             }
         }
