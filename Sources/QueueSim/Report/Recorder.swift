@@ -9,29 +9,6 @@ import QueueClientCore
 /// `visitors.csv` (in arrival order), `summary.csv`, `timeline.csv` and `run.json`, each
 /// through a `.tmp` file and a rename.
 package final class Recorder {
-    package enum Failure: Error, Equatable, CustomStringConvertible {
-        /// The runner recorded the same visitor twice.
-        case duplicateVisitor(index: Int)
-        case negativeVisitorIndex(Int)
-        /// A sharded run recorded a visitor its shard does not own.
-        case visitorOfAnotherShard(index: Int)
-        /// Visitors below the highest recorded index never got a row. Nothing was written; the
-        /// rows recorded so far are still in `spoolPath`.
-        case unrecordedVisitors(count: Int, firstIndex: Int, spoolPath: String)
-        case alreadyFinished
-
-        package var description: String {
-            switch self {
-            case .duplicateVisitor(let index): "visitor \(index + 1) was recorded twice"
-            case .negativeVisitorIndex(let index): "visitor index \(index) is negative"
-            case .visitorOfAnotherShard(let index): "visitor \(index + 1) belongs to another shard"
-            case .unrecordedVisitors(let count, let first, let spool):
-                "\(count) visitor(s) never recorded, the first is visitor \(first + 1); rows so far are in \(spool)"
-            case .alreadyFinished: "the recorder already wrote its reports"
-            }
-        }
-    }
-
     package static let visitorsFile = "visitors.csv"
     package static let summaryFile = "summary.csv"
     package static let timelineFile = "timeline.csv"
@@ -76,6 +53,8 @@ package final class Recorder {
     /// work at the end; started earlier, it competed with the run's own setup). Nil inside when
     /// it could not be: run.json renders it again, and says why.
     private var renderedConfiguration: BackgroundValue<[UInt8]?>?
+    /// The pending file being written; nil once it is on disk.
+    private var pendingWrite: BackgroundJob<Void>?
 
     /// Creates `directory` (and parents) if needed and opens the row spool in it, so that the
     /// final rename of `visitors.csv` stays on one file system.
@@ -83,9 +62,12 @@ package final class Recorder {
         self.directory = directory
         self.run = description
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try AtomicFileWriter.writeUnlisted(
-            try PendingRun(description: description, startedAt: startedAt).jsonBytes(),
-            to: Self.path(directory, Self.pendingFile))
+        // The pending file is written on a thread of its own while the run starts (with 2,000
+        // groups it was a tenth of the time before the first visitor, issue 51); no row reaches
+        // the spool before it is on disk (`pendingWritten`), so `recover` always finds it.
+        let pending = PendingRun(description: description, startedAt: startedAt)
+        let pendingPath = Self.path(directory, Self.pendingFile)
+        pendingWrite = BackgroundJob { try AtomicFileWriter.writeUnlisted(try pending.jsonBytes(), to: pendingPath) }
         spool = try VisitorRowSpool(
             spoolPath: Self.path(directory, Self.spoolFile), shard: description.shard?.shard ?? .whole)
         statistics = OutcomeStatistics(groupNames: description.groupNames)
@@ -106,7 +88,20 @@ package final class Recorder {
     /// Writes the rows recorded so far to the spool file, so a killed run loses only the rows
     /// recorded since (the row writer calls it whenever it has nothing else to do).
     package func flushRows() throws {
+        try pendingWritten()
         try spool?.flush()
+    }
+
+    /// A recorder given up before its first row still leaves no write behind it.
+    deinit {
+        _ = try? pendingWrite?.join()
+    }
+
+    /// Waits for the pending file (once): rows go to the spool only after it.
+    private func pendingWritten() throws {
+        guard let job = pendingWrite else { return }
+        pendingWrite = nil
+        try job.join()
     }
 
     /// Visitors recorded so far.
@@ -116,6 +111,7 @@ package final class Recorder {
     /// exactly once, whatever its outcome.
     package func record(_ record: VisitorRecord) throws {
         guard !finished else { throw Failure.alreadyFinished }
+        try pendingWritten()
         if renderedConfiguration == nil, spool != nil, let configuration = run.configuration {
             renderedConfiguration = BackgroundValue { try? RunManifest.renderConfiguration(configuration) }
         }
@@ -211,6 +207,7 @@ package final class Recorder {
     /// Writes every report and returns what the command line shows and exits with.
     package func finish(_ ending: RunEnding) throws -> RunReport {
         guard !finished else { throw Failure.alreadyFinished }
+        try pendingWritten()
         do {
             try spool?.checkComplete()
         } catch VisitorRowSpool.Failure.unrecorded(let count, let first) {
