@@ -21,6 +21,23 @@ import Testing
     struct TLSResumptionTests {
         static let fixtures = HostRoutingRunTests.fixtures
 
+        /// `room()`, its enqueue answers sending visitors to `address` instead of `queuePage`.
+        static func room(queuePage: String, at address: String) -> H2StandInServer.Options {
+            var room = room()
+            let answer = room.respond
+            room.respond = { request in
+                var response = answer(request)
+                if request.method == "POST" {
+                    response.body = Array(
+                        String(decoding: response.body, as: UTF8.self).replacingOccurrences(
+                            of: queuePage, with: address
+                        ).utf8)
+                }
+                return response
+            }
+            return room
+        }
+
         /// A room whose queue page is on its own host, one stream per connection. `failFirst`:
         /// every odd POST is answered 503, so a visitor arriving alone makes a second attempt.
         static func room(failFirst: Bool = false) -> H2StandInServer.Options {
@@ -125,18 +142,7 @@ import Testing
             page.keyPath = Self.fixtures + "/self-signed.key.pem"
             for platform in ["ios", "android"] {
                 try await H2StandInServer.with(page) { page in
-                    var room = Self.room()
-                    let answer = room.respond
-                    room.respond = { request in
-                        var response = answer(request)
-                        if request.method == "POST" {
-                            response.body = Array(
-                                String(decoding: response.body, as: UTF8.self).replacingOccurrences(
-                                    of: "acme.queue-it.net/queue", with: "localhost:\(page.port)/queue"
-                                ).utf8)
-                        }
-                        return response
-                    }
+                    let room = Self.room(queuePage: "acme.queue-it.net/queue", at: "localhost:\(page.port)/queue")
                     try await H2StandInServer.with(room) { server in
                         let reports = try await RunFixture.wall(
                             Self.scenario(port: server.port, platform: platform, arrivals: "{ burst: 1 }"))
@@ -181,19 +187,9 @@ import Testing
                 for (scheme, tls) in [("http", nil), ("https", pageTLS)] {
                     let reply: @Sendable (Int) -> RawHTTPServer.Reply = { $0 < 2 ? .drop : .bytes(pass) }
                     try await RawHTTPServer.with(tls: tls, reply: reply) { page in
-                        var room = Self.room()
-                        let answer = room.respond
-                        room.respond = { request in
-                            var response = answer(request)
-                            if request.method == "POST" {
-                                response.body = Array(
-                                    String(decoding: response.body, as: UTF8.self).replacingOccurrences(
-                                        of: "https://acme.queue-it.net/queue",
-                                        with: "\(scheme)://localhost:\(page.port)/queue"
-                                    ).utf8)
-                            }
-                            return response
-                        }
+                        let room = Self.room(
+                            queuePage: "https://acme.queue-it.net/queue", at: "\(scheme)://localhost:\(page.port)/queue"
+                        )
                         try await H2StandInServer.with(room) { server in
                             let reports = try await RunFixture.wall(
                                 Self.scenario(port: server.port, platform: platform, arrivals: "{ burst: 1 }")
