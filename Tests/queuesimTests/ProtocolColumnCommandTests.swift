@@ -50,7 +50,7 @@ struct ProtocolColumnCommandTests {
         let line = try #require(
             page.range(
                 of:
-                    #"<li style="overflow-wrap:anywhere">https://127\.0\.0\.1:\d+: h2 on \d+ connections?; [\d.]+ requests per connection \(at most \d+ on one connection\)</li>"#,
+                    #"<li style="overflow-wrap:anywhere">https://127\.0\.0\.1:\d+: h2 on \d+ connections?; [\d.]+ requests? per connection \(at most \d+ on one connection\)</li>"#,
                 options: .regularExpression))
         #expect(page[line].contains("h2 on"))
     }

@@ -96,5 +96,10 @@ struct ProtocolColumnTests {
             figures.first?.summary
                 == "https://127.0.0.1:8443: h2 on 3 connections; 2 requests per connection (at most 3 on one connection)"
         )
+        // One request on each connection: "1 request", not "1 requests".
+        #expect(
+            figures.last?.summary
+                == "https://api.example: http/1.1 on 1 connection; 1 request per connection (at most 1 on one connection)"
+        )
     }
 }

@@ -115,7 +115,7 @@ package struct EndpointProtocolFigures: Sendable, Equatable, Codable {
             "\(name) on \(count) connection\(count == 1 ? "" : "s")"
         }
         let mean = DecimalText.trimmed(streamsPerConnectionMean, decimals: 1)
-        return "\(endpoint): \(spoken.joined(separator: ", ")); \(mean) requests per connection"
+        return "\(endpoint): \(spoken.joined(separator: ", ")); \(mean) request\(mean == "1" ? "" : "s") per connection"
             + " (at most \(streamsPerConnectionMax) on one connection)"
     }
 }
