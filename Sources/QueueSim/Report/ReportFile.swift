@@ -115,17 +115,8 @@ enum AtomicFileWriter {
 
     /// `parts`, one after the other, written as `writeUnlisted(_:to:)` writes.
     static func writeUnlisted(_ parts: [[UInt8]], to path: String) throws {
-        let temporary = temporaryPath(for: path)
-        do {
-            let file = try ReportFile(creating: temporary)
+        _ = try write(to: path, hashing: false) { file in
             for part in parts { try file.write(part) }
-            file.close()
-            guard rename(temporary, path) == 0 else {
-                throw ReportWriteError.cannotRename(from: temporary, to: path, errno: errno)
-            }
-        } catch {
-            unlink(temporary)
-            throw error
         }
     }
 
@@ -134,11 +125,19 @@ enum AtomicFileWriter {
     /// the file's size and SHA-256, hashed as it was written.
     @discardableResult
     static func write(to path: String, _ fill: (ReportFile) throws -> Void) throws -> RunManifest.WrittenFile {
+        // A hashing file always has what it wrote.
+        try write(to: path, hashing: true, fill)!
+    }
+
+    /// The one write-and-rename: `written` when `hashing`, else nil.
+    private static func write(
+        to path: String, hashing: Bool, _ fill: (ReportFile) throws -> Void
+    ) throws -> RunManifest.WrittenFile? {
         let temporary = temporaryPath(for: path)
         do {
-            let file = try ReportFile(creating: temporary, hashing: true)
+            let file = try ReportFile(creating: temporary, hashing: hashing)
             try fill(file)
-            let written = file.written!
+            let written = file.written
             file.close()
             guard rename(temporary, path) == 0 else {
                 throw ReportWriteError.cannotRename(from: temporary, to: path, errno: errno)
