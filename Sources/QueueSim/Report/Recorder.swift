@@ -48,13 +48,21 @@ package final class Recorder {
     private var platformOutcomes: [String: [VisitorOutcome: Int]] = [:]
     /// The first entry into the queue and the last exit from it, for `RunReport.queue`.
     private var queueSpan = QueueSpan()
-    /// run.json's `configuration`, rendered on a thread of its own once the first visitor is
-    /// recorded (it is known from the start, and with 2,000 groups it was a sixth of run.json's
-    /// work at the end; started earlier, it competed with the run's own setup). Nil inside when
-    /// it could not be: run.json renders it again, and says why.
-    private var renderedConfiguration: BackgroundValue<[UInt8]?>?
-    /// The pending file being written; nil once it is on disk.
-    private var pendingWrite: BackgroundJob<Void>?
+    /// run.json's `configuration` and report.html's groups table, rendered on a thread of their
+    /// own once the pending file is written: both are known from the start, and with 2,000
+    /// groups they were a sixth of run.json's work and a third of the page's at the end, when
+    /// every core is busy (issue 51). Started with the run, they competed with its setup; at
+    /// the first finished visitor (late in a launch), with the end's own work.
+    private var renderedConfiguration: BackgroundValue<RenderedConfiguration>?
+
+    private struct RenderedConfiguration: Sendable {
+        /// Nil when it could not be: run.json renders it again, and says why.
+        var json: [UInt8]?
+        var groupsTable: String
+    }
+    /// The pending file being written (then the configuration's rendering started); nil once
+    /// it is on disk.
+    private var pendingWrite: BackgroundJob<BackgroundValue<RenderedConfiguration>?>?
 
     /// Creates `directory` (and parents) if needed and opens the row spool in it, so that the
     /// final rename of `visitors.csv` stays on one file system.
@@ -67,7 +75,17 @@ package final class Recorder {
         // the spool before it is on disk (`pendingWritten`), so `recover` always finds it.
         let pending = PendingRun(description: description, startedAt: startedAt)
         let pendingPath = Self.path(directory, Self.pendingFile)
-        pendingWrite = BackgroundJob { try AtomicFileWriter.writeUnlisted(try pending.jsonBytes(), to: pendingPath) }
+        let configuration = description.configuration
+        pendingWrite = BackgroundJob {
+            try AtomicFileWriter.writeUnlisted(try pending.jsonBytes(), to: pendingPath)
+            return configuration.map { configuration in
+                BackgroundValue {
+                    RenderedConfiguration(
+                        json: try? RunManifest.renderConfiguration(configuration),
+                        groupsTable: ConfigurationSection.groupsTable(configuration.groups))
+                }
+            }
+        }
         spool = try VisitorRowSpool(
             spoolPath: Self.path(directory, Self.spoolFile), shard: description.shard?.shard ?? .whole)
         statistics = OutcomeStatistics(groupNames: description.groupNames)
@@ -101,7 +119,7 @@ package final class Recorder {
     private func pendingWritten() throws {
         guard let job = pendingWrite else { return }
         pendingWrite = nil
-        try job.join()
+        renderedConfiguration = try job.join()
     }
 
     /// Visitors recorded so far.
@@ -112,9 +130,6 @@ package final class Recorder {
     package func record(_ record: VisitorRecord) throws {
         guard !finished else { throw Failure.alreadyFinished }
         try pendingWritten()
-        if renderedConfiguration == nil, spool != nil, let configuration = run.configuration {
-            renderedConfiguration = BackgroundValue { try? RunManifest.renderConfiguration(configuration) }
-        }
         if let platform = record.platform {
             rowsHavePlatform = true
             // A recovered run's filled-in rows have an empty platform: no platform to count.
@@ -281,7 +296,7 @@ package final class Recorder {
             manifest.queuePageLatency = queuePageLatency
             manifest.behaviour = behaviour
             manifest.queuedOnScriptPage = queuedOnScriptPage
-            try manifest.renderLargeMembers(configuration: renderedConfiguration?.value)
+            try manifest.renderLargeMembers(configuration: renderedConfiguration?.value.json)
             return try manifest.renderedAroundFiles()
         }
     }
@@ -392,7 +407,8 @@ package final class Recorder {
                 startInstant: run.clock == .wall
                     ? ReportRebuild.instant(RunManifest.timestamp(ending.startedAt)) : nil),
             verdicts: report.verdicts, statistics: statistics, series: series, picture: picture,
-            generator: ending.generator, endpoints: endpoints, queuePageLatency: queuePageLatency)
+            generator: ending.generator, endpoints: endpoints, queuePageLatency: queuePageLatency,
+            groupsTable: renderedConfiguration?.value.groupsTable)
     }
 
     package static func path(_ directory: String, _ file: String) -> String {

@@ -2,7 +2,10 @@
 /// the top of the page, so two reports of an outflow search differ where their runs did.
 /// Everything comes from `RunConfiguration`, which holds no credential.
 enum ConfigurationSection {
-    static func render(_ configuration: RunConfiguration?, connections: String?) -> String {
+    /// - Parameter groupsTable: `groupsTable(configuration.groups)` made ahead (a recorder
+    ///   makes it while the run goes on: with 2,000 groups it was a third of the page's work
+    ///   at the end, issue 51); nil: made here.
+    static func render(_ configuration: RunConfiguration?, connections: String?, groupsTable: String? = nil) -> String {
         var html = "<section id=\"configuration\"><h2>Rehearsed configuration</h2>\n"
         guard let configuration else {
             return html
@@ -87,7 +90,7 @@ enum ConfigurationSection {
             html += room.faults.map { "<li>\(HTML.escape($0.summary))</li>" }.joined()
             html += "</ul>\n"
         }
-        html += groupsTable(configuration.groups)
+        html += groupsTable ?? Self.groupsTable(configuration.groups)
         if !configuration.feeders.isEmpty {
             html +=
                 "<h3>Feeders</h3><div class=\"scroll\"><table><tr><th>file</th><th>column</th><th>order</th><th>read by</th></tr>\n"
@@ -110,7 +113,8 @@ enum ConfigurationSection {
         return html + "</section>\n"
     }
 
-    private static func groupsTable(_ groups: [RunConfiguration.GroupEntry]) -> String {
+    /// The "Visitor groups" table: a row (and its detail rows) per group.
+    static func groupsTable(_ groups: [RunConfiguration.GroupEntry]) -> String {
         var html = """
             <h3>Visitor groups</h3><div class="scroll"><table><tr><th>group</th><th>share</th><th>flow</th><th>platform</th><th>connections</th><th>max wait</th><th>poll</th><th>request timeout</th><th>max restarts</th><th>enqueue key / token</th></tr>
 

@@ -34,6 +34,9 @@ struct ReportPage {
     /// `queuesim report` draws them again); nil when not recorded (a recovered run, an older queuesim's).
     var endpoints: [EndpointFigures]? = nil
     var queuePageLatency: QueuePageLatencyFigures? = nil
+    /// The configuration's groups table, made ahead (`ConfigurationSection.render`); nil: made
+    /// with the page.
+    var groupsTable: String? = nil
 
     func render() -> String {
         var html = ""
@@ -56,7 +59,9 @@ struct ReportPage {
             """)
         try emit(banner())
         try emit(headerSection())
-        try emit(ConfigurationSection.render(description.configuration, connections: connectionModel))
+        try emit(
+            ConfigurationSection.render(
+                description.configuration, connections: connectionModel, groupsTable: groupsTable))
         try emit(thresholdsSection())
         try emit(outcomesSection())
         try emit(endpointsSection())
