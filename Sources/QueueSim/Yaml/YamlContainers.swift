@@ -1,24 +1,22 @@
 /// The three container kinds of `YamlNodeDecoder`.
 
 struct YamlKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: YamlNodeDecoder
-    let pairs: [YamlPair]
+    /// The decoder and its mapping's pairs behind one reference: the standard library's box
+    /// copies its container for every key asked, and a group is asked twenty-one (issue 51).
+    private let mapping: YamlMappingStorage
+    var decoder: YamlNodeDecoder { mapping.decoder }
+    var pairs: [YamlPair] { mapping.pairs }
+
+    init(decoder: YamlNodeDecoder, pairs: [YamlPair]) {
+        mapping = YamlMappingStorage(decoder: decoder, pairs: pairs)
+    }
 
     var codingPath: [any CodingKey] { decoder.codingPath }
     var allKeys: [Key] { pairs.compactMap { $0.key.scalarText.flatMap(Key.init(stringValue:)) } }
 
     func contains(_ key: Key) -> Bool { value(for: key) != nil }
 
-    private func value(for key: Key) -> YamlNode? {
-        // By index, comparing each key's text in place: `first(where:)` copied every pair it
-        // passed (a group's twenty-one keys are asked of each group's mapping, issue 51).
-        let name = key.stringValue
-        for index in pairs.indices {
-            guard case .scalar(let text, _) = pairs[index].key.content, text == name else { continue }
-            return pairs[index].value
-        }
-        return nil
-    }
+    private func value(for key: Key) -> YamlNode? { mapping.value(for: key.stringValue) }
 
     private func required(_ key: Key) throws -> YamlNodeDecoder {
         guard let node = value(for: key) else {
@@ -91,6 +89,26 @@ struct YamlKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func superDecoder() throws -> any Decoder { decoder }
     func superDecoder(forKey key: Key) throws -> any Decoder { try required(key) }
+}
+
+final class YamlMappingStorage {
+    let decoder: YamlNodeDecoder
+    let pairs: [YamlPair]
+
+    init(decoder: YamlNodeDecoder, pairs: [YamlPair]) {
+        self.decoder = decoder
+        self.pairs = pairs
+    }
+
+    func value(for name: String) -> YamlNode? {
+        // By index, comparing each key's text in place: `first(where:)` copied every pair it
+        // passed (a group's twenty-one keys are asked of each group's mapping, issue 51).
+        for index in pairs.indices {
+            guard case .scalar(let text, _) = pairs[index].key.content, text == name else { continue }
+            return pairs[index].value
+        }
+        return nil
+    }
 }
 
 struct YamlUnkeyedContainer: UnkeyedDecodingContainer {
