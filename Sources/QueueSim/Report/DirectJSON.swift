@@ -58,6 +58,17 @@ struct DirectJSON {
         bytes.append(contentsOf: pretty ? Self.prettySeparator : Self.separator)
     }
 
+    /// The level of the value being written.
+    var level: Int { depth }
+
+    /// Bytes this writer wrote before, at this level, copied as they are: the part of a member
+    /// or element either side of what differs (`GroupFiguresJSON`'s groups without visitors).
+    /// What it ends with counts as a member.
+    mutating func copy(_ piece: [UInt8]) {
+        bytes.append(contentsOf: piece)
+        hasMember = true
+    }
+
     mutating func close(_ bracket: UInt8) {
         depth -= 1
         if pretty {

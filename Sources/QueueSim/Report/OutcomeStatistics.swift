@@ -158,6 +158,16 @@ struct OutcomeStatistics {
         cells[group][Self.outcomeIndex[outcome]!]
     }
 
+    /// A group's cells by outcome (empty: no visitor), read by position rather than looked up
+    /// outcome by outcome: run.json's figures read every group's (issue 51).
+    func cells(group: Int) -> [VisitorOutcome: Cell] {
+        var found: [VisitorOutcome: Cell] = [:]
+        for (index, cell) in cells[group].enumerated() {
+            if let cell { found[Self.outcomes[index]] = cell }
+        }
+        return found
+    }
+
     /// Works out the `all` cells now, for the readers that follow (until the next `add`).
     mutating func settle() {
         settledAcrossGroups = nil

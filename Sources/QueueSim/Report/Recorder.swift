@@ -282,7 +282,7 @@ package final class Recorder {
     private func startManifest(
         _ report: RunReport, _ ending: RunEnding, endpoints: [EndpointFigures]?,
         queuePageLatency: QueuePageLatencyFigures?
-    ) -> BackgroundJob<(before: [UInt8], after: [UInt8])> {
+    ) -> BackgroundJob<(before: ArraySlice<UInt8>, after: ArraySlice<UInt8>)> {
         let (run, statistics) = (run, statistics)
         let (visitors, outcomes, requests) = (report.visitorCount, report.outcomeCounts, report.requestCount)
         let (verdicts, exitStatus, behaviour) = (report.verdicts, report.exitStatus, report.behaviour)

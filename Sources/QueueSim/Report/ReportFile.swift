@@ -115,8 +115,12 @@ enum AtomicFileWriter {
 
     /// `parts`, one after the other, written as `writeUnlisted(_:to:)` writes.
     static func writeUnlisted(_ parts: [[UInt8]], to path: String) throws {
+        try writeUnlisted(parts.map { $0[...] }, to: path)
+    }
+
+    static func writeUnlisted(_ parts: [ArraySlice<UInt8>], to path: String) throws {
         _ = try write(to: path, hashing: false) { file in
-            for part in parts { try file.write(part) }
+            for part in parts { try part.withUnsafeBytes { try file.write($0) } }
         }
     }
 

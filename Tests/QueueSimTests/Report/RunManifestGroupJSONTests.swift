@@ -80,6 +80,28 @@ struct RunManifestGroupJSONTests {
         }
     }
 
+    /// Groups no visitor reached are written from the first such group's bytes but their name
+    /// (issue 51): still the generic encoder's bytes, also beside groups with no visitors whose
+    /// other figures differ (a run.json read back, a wait cap).
+    @Test(arguments: [false, true])
+    func unvisitedGroupsAreTheGenericEncodersBytes(pretty: Bool) throws {
+        var random = SplitMix(seed: 11)
+        let unvisited = { (name: String) in RunManifest.GroupFigures(name: name, cells: [:]) }
+        var outcomesDiffer = unvisited("outcomes differ")
+        outcomesDiffer.outcomes["passed"] = 2
+        var capped = unvisited("capped")
+        capped.waitMs.capMs = 120_000
+        capped.waitMs.cappedBy = "client.maxWait"
+        let groups = [
+            unvisited("a"), Self.group(&random, name: "visited"), unvisited("quote \" and \\"), outcomesDiffer,
+            unvisited("é 🚀"), capped, unvisited(""),
+        ]
+        let overall = unvisited("all")
+        let direct = try SortedJSONEncoder(pretty: pretty).encode(Direct(groups: groups, overall: overall))
+        let generic = try SortedJSONEncoder(pretty: pretty).encode(Generic(groups: groups, overall: overall))
+        #expect(String(decoding: direct, as: UTF8.self) == String(decoding: generic, as: UTF8.self))
+    }
+
     @Test("another encoder gets the figures' own encoding")
     func otherEncodersGetTheOrdinaryEncoding() throws {
         var random = SplitMix(seed: 7)
