@@ -210,6 +210,13 @@ struct OutcomeStatistics {
     /// Every visitor of every group and outcome: what latency thresholds measure.
     func timingsOfEveryone() -> TimingHistograms {
         var merged = TimingHistograms()
+        // Settled, the `all` cells hold every group's timings already: nine merges rather than
+        // one per (group, outcome), a few percent of a run of 2,000 groups (issue 51). The
+        // same values either way, so the same figures.
+        if let settledAcrossGroups {
+            for case let cell? in settledAcrossGroups { merged.merge(cell.timings) }
+            return merged
+        }
         for row in cells {
             for case let cell? in row { merged.merge(cell.timings) }
         }

@@ -237,23 +237,25 @@ package final class Recorder {
         // three, issue 51). A failure is reported in the order the files were once written one
         // after the other: tables, metrics.prom, report.html, shard.json.
         let metricsJob = startMetricsFile(ending)
-        let report = judged(ending)
+        // Settled first, the thresholds read the `all` cells rather than every group's again.
         statistics.settle()
+        let report = judged(ending)
         if answersRecorded { timeline.addAnswers(answers.perSecond) }
         let series = timeline.series(end: ending.end)
         let endpoints = answersRecorded ? answers.table : nil
         let queuePageLatency =
             answersRecorded
             ? QueuePageLatencyFigures(answers.queuePageLatency, bucketSeconds: series.bucketSeconds) : nil
+        // run.json's figures and largest members are made on a third thread while this one
+        // writes the tables (with 2,000 groups they were a third of this thread's work). Started
+        // before the page: run.json comes last and waits for it, the page does not.
+        let manifestJob = startManifest(
+            report, ending, endpoints: endpoints, queuePageLatency: queuePageLatency)
         let page = page(report, ending, series: series, endpoints: endpoints, queuePageLatency: queuePageLatency)
         let pagePath = Self.path(directory, Self.pageFile)
         let pageJob = BackgroundJob {
             try AtomicFileWriter.write(to: pagePath) { file in try page.render { try file.write(Array($0.utf8)) } }
         }
-        // run.json's figures and largest members are made on a third thread while this one
-        // writes the tables (with 2,000 groups they were a third of this thread's work).
-        let manifestJob = startManifest(
-            report, ending, endpoints: endpoints, queuePageLatency: queuePageLatency)
         var files: [String: RunManifest.WrittenFile]
         do {
             files = try writeTables(spool, ending)

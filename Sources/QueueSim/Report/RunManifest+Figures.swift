@@ -78,17 +78,31 @@ extension RunManifest {
             case tlsMs = "tls_ms"
         }
 
+        /// Every outcome at zero: a group's counts start as a copy of it, so only the outcomes
+        /// its visitors had are set (most of 2,000 small groups' have one, issue 51).
+        private static let noOutcomes = Dictionary(
+            uniqueKeysWithValues: VisitorOutcome.allCases.map { ($0.rawValue, 0) })
+
         init(name: String, cells: [VisitorOutcome: OutcomeStatistics.Cell], waitCap: MeasurementCap? = nil) {
             self.name = name
             var timings = TimingHistograms()
-            var outcomes: [String: Int] = [:]
-            for outcome in VisitorOutcome.allCases {
-                let cell = cells[outcome]
-                outcomes[outcome.rawValue] = cell?.count ?? 0
-                if let cell { timings.merge(cell.timings) }
+            var outcomes = Self.noOutcomes
+            var visitors = 0
+            if cells.count == 1, let (outcome, cell) = cells.first {
+                // One cell: its timings as they are, not merged into empty ones.
+                outcomes[outcome.rawValue] = cell.count
+                visitors = cell.count
+                timings = cell.timings
+            } else {
+                for outcome in VisitorOutcome.allCases {
+                    guard let cell = cells[outcome] else { continue }
+                    outcomes[outcome.rawValue] = cell.count
+                    visitors += cell.count
+                    timings.merge(cell.timings)
+                }
             }
             self.outcomes = outcomes
-            visitors = outcomes.values.reduce(0, +)
+            self.visitors = visitors
             enqueueMs = Distribution(timings.reading(.enqueue))
             waitMs = Distribution(timings.reading(.wait), cap: waitCap)
             totalMs = Distribution(timings.reading(.total))
