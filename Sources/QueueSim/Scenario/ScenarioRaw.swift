@@ -158,6 +158,40 @@ struct RawGroup: Decodable, Sendable {
         case waitingRoomDomain, queuePathPrefix, layoutName, language, protectedApi, endpoint, connections
         case patience, comeback, afterPass, noShow, apiUserAgent
     }
+
+    /// Only the keys a group has are decoded: asking each of 2,000 groups for all twenty-one
+    /// through the standard library's container box was a fifth of loading such a scenario
+    /// (issue 51). The switch is exhaustive, so a key added above cannot be left out here.
+    /// Problems are reported in file order whatever order they are found in.
+    init(from decoder: any Decoder) throws {
+        let keyed = try decoder.container(keyedBy: CodingKeys.self)
+        for key in keyed.allKeys {
+            switch key {
+            case .name: name = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .weight: weight = try keyed.decodeIfPresent(Positioned<Double>.self, forKey: key)
+            case .flow: flow = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .enqueueKey: enqueueKey = try keyed.decodeIfPresent(Positioned<RawVisitorValue>.self, forKey: key)
+            case .enqueueToken: enqueueToken = try keyed.decodeIfPresent(Positioned<RawVisitorValue>.self, forKey: key)
+            case .inviteCode: inviteCode = try keyed.decodeIfPresent(Positioned<RawVisitorValue>.self, forKey: key)
+            case .platform: platform = try keyed.decodeIfPresent(YamlNode.self, forKey: key)
+            case .customerId: customerId = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .waitingRoomId: waitingRoomId = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .waitingRoomDomain:
+                waitingRoomDomain = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .queuePathPrefix: queuePathPrefix = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .layoutName: layoutName = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .language: language = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .protectedApi: protectedApi = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .connections: connections = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .apiUserAgent: apiUserAgent = try keyed.decodeIfPresent(Positioned<String>.self, forKey: key)
+            case .endpoint: endpoint = try keyed.decodeIfPresent(YamlNode.self, forKey: key)
+            case .patience: patience = try keyed.decodeIfPresent(YamlNode.self, forKey: key)
+            case .comeback: comeback = try keyed.decodeIfPresent(YamlNode.self, forKey: key)
+            case .afterPass: afterPass = try keyed.decodeIfPresent(YamlNode.self, forKey: key)
+            case .noShow: noShow = try keyed.decodeIfPresent(YamlNode.self, forKey: key)
+            }
+        }
+    }
 }
 
 /// `enqueueKey: KEY` or `enqueueKey: { csv: FILE, column: NAME, order: … }`.
