@@ -54,12 +54,6 @@ package final class Recorder {
     /// every core is busy (issue 51). Started with the run, they competed with its setup; at
     /// the first finished visitor (late in a launch), with the end's own work.
     private var renderedConfiguration: BackgroundValue<RenderedConfiguration>?
-
-    private struct RenderedConfiguration: Sendable {
-        /// Nil when it could not be: run.json renders it again, and says why.
-        var json: [UInt8]?
-        var groupsTable: String
-    }
     /// The pending file being written (then the configuration's rendering started); nil once
     /// it is on disk.
     private var pendingWrite: BackgroundJob<BackgroundValue<RenderedConfiguration>?>?
@@ -195,18 +189,6 @@ package final class Recorder {
     /// Adds the connections a wall-clock engine opened, per second (`connections_opened`).
     func recordConnections(_ counts: PerSecondCounts) {
         timeline.addConnections(counts)
-    }
-
-    /// What the recorder holds for its groups: made as a group's visitors are recorded, so a
-    /// scenario of 2,000 groups costs what its visitors cost (issue 51).
-    package struct GroupStorage: Sendable, Equatable {
-        /// (group, outcome) cells with a visitor (`summary.csv`'s rows).
-        package var cells: Int
-        /// HdrHistograms in those cells and in the report's wait curves: a timing's values stay
-        /// a short list until there are `TimingValues.listLimit` of them.
-        package var histograms: Int
-        /// Groups with per-second columns for `metrics.prom` (those that had a visitor).
-        package var seriesGroups: Int
     }
 
     package var groupStorage: GroupStorage {
