@@ -8,7 +8,7 @@
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libyaml-dev zlib1g-dev libssl-dev pkg-config \
+    && apt-get install -y --no-install-recommends libyaml-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The manifest first, so the dependency download is cached while the sources change.
@@ -19,11 +19,11 @@ COPY Tests ./Tests
 RUN swift build -c release --product queuesim --static-swift-stdlib
 
 FROM debian:bookworm-slim
-# libyaml and OpenSSL's libssl3 (iOS visitors' TLS client, which resumes sessions) are the
-# libraries the binary loads besides glibc, libstdc++ and zlib (in the base image);
-# ca-certificates is the trust store for TLS endpoints.
+# libyaml is the one library the binary loads besides glibc, libstdc++ and zlib (in the base
+# image): TLS is swift-nio-ssl's BoringSSL, linked in, for iOS visitors' resuming client too.
+# ca-certificates is the trust store for TLS endpoints (/etc/ssl/certs/ca-certificates.crt).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libyaml-0-2 libssl3 ca-certificates \
+    && apt-get install -y --no-install-recommends libyaml-0-2 ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/.build/release/queuesim /usr/local/bin/queuesim
 COPY scenarios /opt/queuesim/scenarios

@@ -47,13 +47,6 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // The system's OpenSSL: the TLS client of iOS visitors' connections, which resumes
-        // sessions per device as URLSession does (swift-nio-ssl has no client session API).
-        .systemLibrary(
-            name: "COpenSSL",
-            pkgConfig: "openssl",
-            providers: [.apt(["libssl-dev"])]
-        ),
         .target(
             name: "QueueClientCore",
             dependencies: [
@@ -80,7 +73,6 @@ let package = Package(
                 .target(name: "CEpoll", condition: .when(platforms: [.linux])),
                 "CYaml",
                 "CZlib",
-                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
                 // Remote write of metrics (`--metrics-push`); QueueClientCore links it already.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -94,6 +86,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // Also brings swift-nio-ssl's BoringSSL module, CNIOBoringSSL, which is no product
+                // of that package: iOS visitors' TLS client (`ResumingTLSClientHandler`) calls it
+                // to offer a device's sessions, as NIOSSLHandler exposes no `SSL_SESSION`. Pinned
+                // by Package.resolved; an upgrade of swift-nio-ssl re-runs TLSResumptionTests.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),

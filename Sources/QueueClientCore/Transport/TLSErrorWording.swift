@@ -79,10 +79,10 @@ package enum TLSErrorWording {
     }
 }
 
-/// A failure of the live engine's own TLS client (OpenSSL's, for visitors' connections: it
-/// resumes sessions, which swift-nio-ssl cannot), in the classes `TLSErrorWording` reads
-/// swift-nio-ssl's in, with the same words: so a visitor's failure reads the same whichever
-/// library carried its connection.
+/// A failure of the live engine's own TLS client (iOS visitors' `ResumingTLSClientHandler` on
+/// BoringSSL: it resumes sessions, which `NIOSSLHandler` cannot), in the classes
+/// `TLSErrorWording` reads swift-nio-ssl's in, with the same words: so a visitor's failure
+/// reads the same whichever client carried its connection.
 package enum TLSClientFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// The chain was refused (untrusted, expired, not yet valid…): the SDK's SSL error.
     case certificateNotVerified

@@ -14,12 +14,10 @@ struct LiveEndpoint: Sendable {
     /// swift-nio-ssl. It keeps no client sessions to resume (2.37: no session cache or
     /// `SSL_SESSION` API), so each of those connections is a full handshake.
     var tls: NIOSSLContext?
-    #if canImport(COpenSSL)
-        /// The same TLS on the system's OpenSSL, for iOS devices' own connections
-        /// (`OpenSSLClientHandler`): a device resumes its sessions across its connections, as
-        /// iOS does. Android's per-attempt client has none to offer and stays on `tls`.
-        var visitorTLS: OpenSSLClientContext?
-    #endif
+    /// The same TLS on swift-nio-ssl's BoringSSL directly, for iOS devices' own connections
+    /// (`ResumingTLSClientHandler`): a device resumes its sessions across its connections, as
+    /// iOS does. Android's per-attempt client has none to offer and stays on `tls`.
+    var visitorTLS: ResumingTLSClientContext?
     /// The name TLS sends as SNI and checks the certificate against: the host the requests
     /// name (the URL's, as a phone and `curl --connect-to` do), nil for an address literal.
     var serverHostname: String?
@@ -72,16 +70,14 @@ struct LiveEndpoint: Sendable {
         var endpoint = LiveEndpoint(
             address: address, authority: serverName ?? target.authority, tls: tls,
             serverHostname: secure && !isAddressLiteral ? name : nil)
-        #if canImport(COpenSSL)
-            if secure {
-                let bare = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
-                let checked: OpenSSLClientContext.CheckedName =
-                    !verifiesName ? .chainOnly : isAddressLiteral ? .address(bare) : .host(name)
-                endpoint.visitorTLS = try OpenSSLClientContext(
-                    serverName: endpoint.serverHostname, checked: checked, caFile: caFile,
-                    applicationProtocols: applicationProtocols)
-            }
-        #endif
+        if secure {
+            let bare = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
+            let checked: ResumingTLSClientContext.CheckedName =
+                !verifiesName ? .chainOnly : isAddressLiteral ? .address(bare) : .host(name)
+            endpoint.visitorTLS = try ResumingTLSClientContext(
+                serverName: endpoint.serverHostname, checked: checked, caFile: caFile,
+                applicationProtocols: applicationProtocols)
+        }
         return endpoint
     }
 

@@ -35,14 +35,12 @@ final class NIOConnectionFactory: ConnectionFactory {
 
     func carries(_ endpoint: LiveEndpoint) -> Bool { true }
 
-    #if canImport(COpenSSL)
-        /// The loop's iOS devices' TLS sessions (`OpenSSLClientHandler`).
-        let sessions = TLSSessionStore()
+    /// The loop's iOS devices' TLS sessions (`ResumingTLSClientHandler`).
+    let sessions = TLSSessionStore()
 
-        func deviceEnded(_ visitor: Int) {
-            sessions.forget(device: visitor)
-        }
-    #endif
+    func deviceEnded(_ visitor: Int) {
+        sessions.forget(device: visitor)
+    }
 
     func connect(_ request: ConnectionRequest, to endpoint: borrowing LiveEndpoint, for pool: LiveConnectionPool) {
         let bootstrap = bootstrap(for: request, to: endpoint)
@@ -146,26 +144,23 @@ final class NIOConnectionFactory: ConnectionFactory {
         }
     }
 
-    /// The TLS client of a connection: an iOS device's on OpenSSL, offering and keeping its
-    /// sessions (`OpenSSLClientHandler`); everything else on swift-nio-ssl. Android's
-    /// per-attempt client has nothing to resume, and OpenSSL 3.0's full handshake costs about
-    /// twice BoringSSL's CPU (docs/benchmarks.md, "TLS sessions"): Android's one connection
-    /// per attempt is the heaviest connect load a run makes. Shared connections are no phone's.
-    /// `endpoint`: the bootstrap's, read only for the OpenSSL context.
+    /// The TLS client of a connection: an iOS device's offers and keeps its sessions
+    /// (`ResumingTLSClientHandler`); everything else is swift-nio-ssl's `NIOSSLClientHandler`,
+    /// which has no session to offer: Android's per-attempt client has nothing to resume, and
+    /// shared connections are no phone's. Both run BoringSSL, so a full handshake costs the same.
+    /// `endpoint`: the bootstrap's, read only for the resuming client's context.
     private func tlsClient(
         _ tls: NIOSSLContext, serverHostname: String?, endpoint visitorTLS: VisitorTLS,
         endpointIndex: Int, device: ConnectionDevice?
     ) throws -> any ChannelHandler {
-        #if canImport(COpenSSL)
-            if let visitorTLS = visitorTLS.context, let device, device.platform == .ios {
-                let resumption = OpenSSLClientHandler.Resumption(
-                    store: sessions, device: device.visitor, cache: device.sessionCache, endpoint: endpointIndex)
-                let protocols = protocols
-                return try OpenSSLClientHandler(context: visitorTLS, resumption: resumption) { resumed in
-                    protocols?.handshakeCompleted(platform: .ios, resumed: resumed)
-                }
+        if let visitorTLS = visitorTLS.context, let device, device.platform == .ios {
+            let resumption = ResumingTLSClientHandler.Resumption(
+                store: sessions, device: device.visitor, cache: device.sessionCache, endpoint: endpointIndex)
+            let protocols = protocols
+            return try ResumingTLSClientHandler(context: visitorTLS, resumption: resumption) { resumed in
+                protocols?.handshakeCompleted(platform: .ios, resumed: resumed)
             }
-        #endif
+        }
         return try NIOSSLClientHandler(context: tls, serverHostname: serverHostname)
     }
 
@@ -187,12 +182,8 @@ private final class WeakFactory {
     init(_ factory: NIOConnectionFactory) { self.factory = factory }
 }
 
-/// An endpoint's OpenSSL context for visitors' connections, where this platform has one.
-private struct VisitorTLS: @unchecked Sendable {
-    #if canImport(COpenSSL)
-        let context: OpenSSLClientContext?
-        init(_ endpoint: borrowing LiveEndpoint) { context = endpoint.visitorTLS }
-    #else
-        init(_ endpoint: borrowing LiveEndpoint) {}
-    #endif
+/// An endpoint's resuming TLS context for visitors' connections (nil: plain http).
+private struct VisitorTLS: Sendable {
+    let context: ResumingTLSClientContext?
+    init(_ endpoint: borrowing LiveEndpoint) { context = endpoint.visitorTLS }
 }
