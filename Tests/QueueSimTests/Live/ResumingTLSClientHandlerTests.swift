@@ -44,6 +44,9 @@ struct ResumingTLSClientHandlerTests {
         let resumedBox = Box()
 
         final class Box { var values: [Bool] = [] }
+        /// What the server sent, buffer by buffer (its first is its hello).
+        let serverSent = Sent()
+        final class Sent { var buffers: [ByteBuffer] = [] }
 
         /// Carries the bytes each side wrote to the other until neither writes (bounded).
         func shuttle() throws {
@@ -55,6 +58,7 @@ struct ResumingTLSClientHandlerTests {
                 }
                 while let bytes = try server.readOutbound(as: ByteBuffer.self) {
                     moved = true
+                    serverSent.buffers.append(bytes)
                     if client.isActive { try client.writeInbound(bytes) }
                 }
                 if !moved { return }
@@ -227,5 +231,59 @@ struct ResumingTLSClientHandlerTests {
         #expect(store.count == 2)
         store.forget(device: 1)
         #expect(store.count == 1)
+    }
+
+    /// The server's side of it: in TLS 1.3 the ServerHello is in the clear, and it carries
+    /// `pre_shared_key` (extension 41) only when the server accepts the session the client
+    /// offered, so this reads what swift-nio-ssl's server decided, not what the client says.
+    @Test("the server accepts a device's session on its second connection: its ServerHello answers the pre-shared key")
+    func serverAcceptsTheSession() throws {
+        let (client, server) = (try Self.clientContext(), try Self.serverContext())
+        let store = TLSSessionStore()
+        func serverHello(device: Int) throws -> [UInt16] {
+            let pair = try Self.pair(
+                client: client, server: server, resumption: .init(store: store, device: device, cache: 0, endpoint: 0))
+            try pair.shuttle()
+            pair.server.writeAndFlush(ByteBuffer(string: "ok"), promise: nil)
+            try pair.shuttle()
+            #expect(pair.recorder.errors.isEmpty)
+            return try Self.serverHelloExtensions(try #require(pair.serverSent.buffers.first))
+        }
+        let first = try serverHello(device: 1)
+        #expect(first.contains(43), "TLS 1.3 (supported_versions): \(first)")
+        #expect(!first.contains(41), "a first connection has nothing to resume: \(first)")
+        let second = try serverHello(device: 1)
+        #expect(second.contains(41), "the server resumed device 1's session: \(second)")
+        let other = try serverHello(device: 2)
+        #expect(!other.contains(41), "device 2 offered nothing: \(other)")
+    }
+
+    /// The extension types of the ServerHello that opens `flight` (RFC 8446 §4.1.3).
+    static func serverHelloExtensions(_ flight: ByteBuffer) throws -> [UInt16] {
+        struct Truncated: Error {}
+        var bytes = flight
+        func byte() throws -> UInt8 {
+            guard let value = bytes.readInteger(as: UInt8.self) else { throw Truncated() }
+            return value
+        }
+        func skip(_ count: Int) throws {
+            guard bytes.readSlice(length: count) != nil else { throw Truncated() }
+        }
+        let record = try byte()
+        #expect(record == 22, "a handshake record")
+        try skip(4)  // record version and length
+        let message = try byte()
+        #expect(message == 2, "a ServerHello")
+        try skip(3 + 2 + 32)  // its length, legacy_version, random
+        try skip(Int(try byte()))  // legacy_session_id_echo
+        try skip(2 + 1)  // cipher_suite, legacy_compression_method
+        guard let length = bytes.readInteger(as: UInt16.self), var extensions = bytes.readSlice(length: Int(length))
+        else { throw Truncated() }
+        var types: [UInt16] = []
+        while let type = extensions.readInteger(as: UInt16.self), let size = extensions.readInteger(as: UInt16.self) {
+            guard extensions.readSlice(length: Int(size)) != nil else { throw Truncated() }
+            types.append(type)
+        }
+        return types
     }
 }
