@@ -54,7 +54,8 @@ struct ResumingTLSClientHandlerTests {
                 var moved = false
                 while let bytes = try client.readOutbound(as: ByteBuffer.self) {
                     moved = true
-                    try? server.writeInbound(bytes)
+                    // The server's own error (the client's alert after a refusal) is not the test's.
+                    _ = try? server.writeInbound(bytes)
                 }
                 while let bytes = try server.readOutbound(as: ByteBuffer.self) {
                     moved = true
