@@ -53,6 +53,8 @@ final class LiveConnectionPool {
 
     /// When each connection's connect began, by its `ConnectionID.index`.
     private var connectStarted: [RunInstant] = []
+    /// Connects to a host met mid-run that has more addresses to try.
+    private var addressFallback = ConnectAddressFallback()
 
     /// The timer that closes idle connections whose `IdleLifetime` is over, and when it fires.
     private var idleTimer: (at: RunInstant, task: Scheduled<Void>)?
@@ -168,11 +170,18 @@ final class LiveConnectionPool {
             connections.append(contentsOf: repeatElement(nil, count: id.index + 1 - connections.count))
         }
         connections[id.index] = connection
+        if !addressFallback.isEmpty { addressFallback.ended(id) }
         if id.index < connectStarted.count { connection.connected(after: clock.now - connectStarted[id.index]) }
         perform(machine.connectionEstablished(id))
     }
 
     func connectFailed(_ id: ConnectionID, error: any Error) {
+        if !addressFallback.isEmpty {
+            let owner = machine.owner(of: id)
+            if let (endpoint, left) = addressFallback.next(after: id, of: endpoints[Int(owner.endpoint)]) {
+                return factory.connect(connectionRequest(id, owner: owner, timeout: left), to: endpoint, for: self)
+            }
+        }
         perform(machine.connectFailed(id, error: LiveTransportErrors.map(error)))
     }
 
@@ -370,15 +379,22 @@ final class LiveConnectionPool {
         connectStarted[id.index] = now
         let owner = machine.owner(of: id)
         let endpoint = Int(owner.endpoint)
-        factory.connect(
-            ConnectionRequest(
-                id: id, endpointIndex: endpoint, forVisitor: owner.isVisitor,
-                source: sourceAddress(of: id, owner: owner), timeout: timeout,
-                device: owner.isVisitor
-                    ? tlsDevices[owner.visitor].map {
-                        ConnectionDevice(visitor: owner.visitor, platform: $0, role: owner.role)
-                    } : nil),
-            to: endpoints[endpoint], for: self)
+        if !endpoints[endpoint].fallbackAddresses.isEmpty {
+            addressFallback.started(id, to: endpoints[endpoint], timeout: timeout)
+        }
+        factory.connect(connectionRequest(id, owner: owner, timeout: timeout), to: endpoints[endpoint], for: self)
+    }
+
+    private func connectionRequest(_ id: ConnectionID, owner: ConnectionOwner, timeout: TimeAmount) -> ConnectionRequest
+    {
+        ConnectionRequest(
+            id: id, endpointIndex: Int(owner.endpoint), forVisitor: owner.isVisitor,
+            source: sourceAddress(of: id, owner: owner), timeout: timeout,
+            device: owner.isVisitor
+                ? tlsDevices[owner.visitor].map {
+                    ConnectionDevice(visitor: owner.visitor, platform: $0, role: owner.role)
+                }
+                : nil)
     }
 
     /// The local address connection `id` leaves from (`sourceAddresses` in turn), nil for the

@@ -7,6 +7,10 @@ import QueueClientCore
 /// the requests name), resolved once before the run.
 struct LiveEndpoint: Sendable {
     var address: SocketAddress
+    /// A host met mid-run's other addresses, in DNS's order: a connect that fails at `address`
+    /// goes on to them (`ConnectAddressFallback`). Empty for the run's own endpoints, whose
+    /// URLs say where to connect.
+    var fallbackAddresses: [SocketAddress] = []
     /// `host[:port]` the requests name: the `Host` of a request that names none.
     var authority: String
     /// TLS with certificate verification against the system's trust store (and `target.caFile`'s

@@ -199,19 +199,24 @@ final class MidRunHosts: Sendable {
         }
     }
 
-    /// `origin`'s endpoint at one of `addresses` (an IPv4 one first: without Happy Eyeballs, the
-    /// family a load generator's network is likeliest to route), made once.
+    /// `origin`'s endpoint at `addresses`, made once: an IPv4 one first (without Happy
+    /// Eyeballs' race, the family a load generator's network is likeliest to route), the others
+    /// in DNS's order after it, tried when a connect fails (`ConnectAddressFallback`).
     private func makeEndpoint(_ origin: Origin, addresses: [SocketAddress]) -> Answer {
         if let index = state.withLock({ $0.indexByOrigin[origin] }) { return .endpoint(index) }
-        guard var address = addresses.first(where: { $0.protocol == .inet }) ?? addresses.first else {
+        let first = addresses.firstIndex(where: { $0.protocol == .inet }) ?? addresses.startIndex
+        guard first < addresses.endIndex else {
             return .failed(Self.didNotResolveError(origin.host, reason: "no address"))
         }
-        address.port = origin.effectivePort
-        let endpoint: LiveEndpoint
+        var ordered = addresses
+        ordered.insert(ordered.remove(at: first), at: 0)
+        for index in ordered.indices { ordered[index].port = origin.effectivePort }
+        var endpoint: LiveEndpoint
         do {
             endpoint = try LiveEndpoint.make(
-                origin.target, address: address, serverName: origin.host, caFile: caFile,
+                origin.target, address: ordered[0], serverName: origin.host, caFile: caFile,
                 applicationProtocols: applicationProtocols)
+            endpoint.fallbackAddresses = Array(ordered.dropFirst())
         } catch {
             return .failed(.connectFailed("TLS for \(origin.host) cannot be set up: \(error)"))
         }
