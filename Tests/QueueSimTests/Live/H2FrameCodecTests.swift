@@ -114,6 +114,28 @@ struct H2FrameCodecTests {
         #expect(sent.first?.payload == [0, 0x10, 0x40, 0])  // 65 × 16,384 back.
     }
 
+    @Test("OkHttp leaves push on: a PUSH_PROMISE's stream is cancelled, the request's answer still read")
+    func okHttpCancelsAPush() throws {
+        // OkHttp 4.9 sends no ENABLE_PUSH 0 and cancels each push (`PushObserver.CANCEL`).
+        var codec = H2FrameCodec(stack: .okHttp, allocator: ByteBufferAllocator())
+        _ = codec.takeOutbound()
+        codec.prepareOutbound()
+        codec.sendRequest(stream: 1, headers: HPACKHeaders([(":method", "GET")]), body: nil)
+        _ = codec.takeOutbound()
+        var server = HPACKEncoder(allocator: ByteBufferAllocator())
+        let pushed = try Self.encode(
+            [(":method", "GET"), (":scheme", "https"), (":authority", "acme.example"), (":path", "/app.js")], &server)
+        let promise = Self.frame(.pushPromise, flags: 0x4, stream: 1, [0, 0, 0, 2] + pushed)
+        let answer = Self.frame(.headers, flags: 0x5, stream: 1, try Self.encode([(":status", "200")], &server))
+        codec.receive(ByteBuffer(bytes: promise + answer))
+        var read: [String] = []
+        while let frame = try codec.nextFrame() { read.append(Self.describe(frame)) }
+        #expect(read == ["HEADERS 1 :status=200 end"])
+        let sent = Self.frames(codec.takeOutbound())
+        #expect(sent.map(\.summary) == ["RST_STREAM 0 2 4"])
+        #expect(sent.first?.payload == [0, 0, 0, 8])  // CANCEL.
+    }
+
     // MARK: - Frames that break the connection
 
     @Test("a frame over SETTINGS_MAX_FRAME_SIZE: GOAWAY FRAME_SIZE_ERROR before its payload is in")
