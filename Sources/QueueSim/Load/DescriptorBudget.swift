@@ -24,6 +24,9 @@ package struct DescriptorBudget: Sendable, Equatable {
     /// Whether `run.concurrency` is what holds the peak down (the message points at it).
     package var limitedByConcurrency: Bool
     package var connectionsPerVisitor: Int
+    /// Of those, the WebView's connections to `target.hosts` hosts other than the room's and
+    /// the API's (`otherPageHosts`).
+    package var pageHostConnections: Int
     package var descriptorsPerConnection: Int
     package var needed: Int
     package var limit: Int
@@ -54,10 +57,12 @@ package struct DescriptorBudget: Sendable, Equatable {
         let deviceGroups = scenario.groups.filter { ($0.connections ?? scenario.client.connections) == .device }
         connectionsPerVisitor =
             deviceGroups.flatMap { group in
-                group.platforms(client: scenario.client).shares.map { share in
-                    Self.connections(platform: share.platform, flow: group.flow)
+                let pageHosts = Self.otherPageHosts(scenario, group)
+                return group.platforms(client: scenario.client).shares.map { share in
+                    Self.connections(platform: share.platform, flow: group.flow) + pageHosts
                 }
             }.max() ?? 0
+        pageHostConnections = deviceGroups.map { Self.otherPageHosts(scenario, $0) }.max() ?? 0
         descriptorsPerConnection = scenario.target.endpoint == .embedded ? 2 : 1
         self.peakInFlight = peakInFlight
         limitedByConcurrency = peakInFlight >= scenario.run.concurrency
@@ -87,6 +92,18 @@ package struct DescriptorBudget: Sendable, Equatable {
         }
     }
 
+    /// `target.hosts` entries a device's page may be sent to besides its room's host and its
+    /// API's (a challenge page, a queue on another domain): a WebView keeps a connection per
+    /// host, so a visitor sent there holds one more while its room's stays open until it ends
+    /// or idles out. Hosts met mid-run that only DNS names cannot be known before the run.
+    static func otherPageHosts(_ scenario: Scenario, _ group: VisitorGroup) -> Int {
+        guard !scenario.target.hosts.isEmpty else { return 0 }
+        let target = scenario.target.applying(group.overrides)
+        var own: Set<String> = [HostRoute.hostPart(of: target.roomAddress.host)]
+        if let api = target.protectedApi, let url = SimpleURL(api) { own.insert(url.host.lowercased()) }
+        return Set(scenario.target.hosts.map(\.host)).subtracting(own).count
+    }
+
     /// The connections one visitor of `platform` holds open at once at most.
     static func connections(platform: ClientPlatform, flow: VisitorFlow) -> Int {
         let sdk =
@@ -98,6 +115,11 @@ package struct DescriptorBudget: Sendable, Equatable {
     }
 
     package var fits: Bool { needed <= limit }
+
+    private var pageHostsNote: String {
+        pageHostConnections == 0
+            ? "" : ", \(pageHostConnections) of them for `target.hosts` hosts a page may be sent to"
+    }
 
     /// Whether Android's held connections, not the visitors in flight, need the most: the
     /// arrivals are then what to change, not `run.concurrency`.
@@ -116,7 +138,7 @@ package struct DescriptorBudget: Sendable, Equatable {
                 ? "lower the Android arrival rate or run.concurrency (to about \(concurrency))"
                 : "lower the Android arrival rate"
         return
-            "\(cap) \(peakInFlight) visitors in flight at once, whose own connections (\(connectionsPerVisitor) each, `client.connections: device`)\(held)\(ends) need \(needed) file descriptors, but this process may open \(limit) (ulimit -n's hard limit); \(lower), raise the limit, shard the run over processes (docs/distributed.md), or use `connections: shared`"
+            "\(cap) \(peakInFlight) visitors in flight at once, whose own connections (\(connectionsPerVisitor) each\(pageHostsNote), `client.connections: device`)\(held)\(ends) need \(needed) file descriptors, but this process may open \(limit) (ulimit -n's hard limit); \(lower), raise the limit, shard the run over processes (docs/distributed.md), or use `connections: shared`"
     }
 
     /// The held Android connections' part of the refusal; empty when there are none.

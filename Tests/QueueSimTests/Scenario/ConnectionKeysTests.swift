@@ -104,4 +104,35 @@ struct ConnectionKeysTests {
         android.groups[0].platformMix = PlatformMix(shares: [.init(.android, 0.5), .init(.ios, 0.5)])
         #expect(DescriptorBudget(scenario: android, peakInFlight: 9000, limit: 20_000).connectionsPerVisitor == 2)
     }
+
+    @Test("the descriptor budget counts a WebView connection per target.hosts host other than the room's and the API's")
+    func descriptorBudgetCountsPageHosts() throws {
+        let scenario = try ScenarioTestSupport.load(
+            """
+            version: 1
+            target:
+              customerId: acme
+              waitingRoomId: launch
+              endpoint: "http://127.0.0.1:9"
+              protectedApi: "https://api.acme.example/orders"
+              hosts:
+                challenge.example: "http://127.0.0.1:9"
+                queue.acme.example: "http://127.0.0.1:9"
+                acme.queue-it.net: "http://127.0.0.1:9"
+                api.acme.example: "http://127.0.0.1:9"
+            arrivals: { phases: [ { burst: 10 } ] }
+            visitors: [ { name: app, platform: ios } ]
+            """)
+        // The room's host and the API's are routed by their entries, not extra hosts.
+        let budget = DescriptorBudget(scenario: scenario, peakInFlight: 10, limit: 20)
+        #expect(budget.pageHostConnections == 2)
+        #expect(budget.connectionsPerVisitor == 4)
+        #expect(
+            budget.refusal.contains(
+                "(4 each, 2 of them for `target.hosts` hosts a page may be sent to, `client.connections: device`)"),
+            "\(budget.refusal)")
+        var withoutHosts = scenario
+        withoutHosts.target.hosts = []
+        #expect(DescriptorBudget(scenario: withoutHosts, peakInFlight: 10, limit: 20).connectionsPerVisitor == 2)
+    }
 }
