@@ -130,4 +130,12 @@ extension ConnectionPoolStateMachine {
         if case .free = connections[id.index].state { return false }
         return true
     }
+
+    /// Whether connection `id` is still being connected for its owner: not closed with the pool
+    /// or its visitor meanwhile (a failed connect may then go on to another address).
+    func isStillConnecting(_ id: ConnectionID) -> Bool {
+        guard isCurrent(id), connections[id.index].connectPending else { return false }
+        if case .closing = connections[id.index].state { return false }
+        return true
+    }
 }

@@ -177,6 +177,12 @@ final class LiveConnectionPool {
 
     func connectFailed(_ id: ConnectionID, error: any Error) {
         if !addressFallback.isEmpty {
+            // Not for a connection closed while it connected (`closeAll`, its visitor's end):
+            // nobody waits for it.
+            guard machine.isStillConnecting(id) else {
+                addressFallback.ended(id)
+                return perform(machine.connectFailed(id, error: LiveTransportErrors.map(error)))
+            }
             let owner = machine.owner(of: id)
             if let (endpoint, left) = addressFallback.next(after: id, of: endpoints[Int(owner.endpoint)]) {
                 return factory.connect(connectionRequest(id, owner: owner, timeout: left), to: endpoint, for: self)
