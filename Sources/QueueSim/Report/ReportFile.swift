@@ -110,14 +110,10 @@ enum AtomicFileWriter {
     /// `bytes` written as `write(to:_:)` writes, without hashing them: for the files no
     /// `files` list names (run.json itself, the pending file; run.json of 2,000 groups is 3.5 MB).
     static func writeUnlisted(_ bytes: [UInt8], to path: String) throws {
-        try writeUnlisted([bytes], to: path)
+        try writeUnlisted([bytes[...]], to: path)
     }
 
     /// `parts`, one after the other, written as `writeUnlisted(_:to:)` writes.
-    static func writeUnlisted(_ parts: [[UInt8]], to path: String) throws {
-        try writeUnlisted(parts.map { $0[...] }, to: path)
-    }
-
     static func writeUnlisted(_ parts: [ArraySlice<UInt8>], to path: String) throws {
         _ = try write(to: path, hashing: false) { file in
             for part in parts { try part.withUnsafeBytes { try file.write($0) } }
