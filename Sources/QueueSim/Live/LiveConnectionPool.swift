@@ -93,11 +93,20 @@ final class LiveConnectionPool {
 
     /// Endpoints of hosts met mid-run (`MidRunHosts`), numbered after the pool's last: their
     /// connections are the pool's like any other's (the limit, a visitor's end, `closeAll`).
+    /// One the factory does not carry (https on the plain transport) only keeps the numbering:
+    /// its exchanges go to a pool that carries it (`TLSSidePool`), never to this one.
     func addEndpoints(_ more: [LiveEndpoint]) {
         precondition(endpoints.count + more.count <= 256, "a pool has 1 to 256 endpoints")
-        precondition(more.allSatisfy(factory.carries), "an endpoint the run's transport cannot carry")
         endpoints += more
     }
+
+    /// Whether the pool's transport carries endpoint `index`'s connections.
+    func carries(endpoint index: Int) -> Bool {
+        factory.carries(endpoints[index])
+    }
+
+    /// How long a connection may take to connect when its exchange names no bound.
+    var defaultConnectTimeout: Duration { .nanoseconds(connectTimeout.nanoseconds) }
 
     /// `now`: the caller's reading of the clock, if it has one (the request's write is stamped
     /// with it; the clock is read once per event, not at each step).
@@ -385,6 +394,7 @@ final class LiveConnectionPool {
         connectStarted[id.index] = now
         let owner = machine.owner(of: id)
         let endpoint = Int(owner.endpoint)
+        precondition(factory.carries(endpoints[endpoint]), "an endpoint the run's transport cannot carry")
         if !endpoints[endpoint].fallbackAddresses.isEmpty {
             addressFallback.started(id, to: endpoints[endpoint], timeout: timeout)
         }

@@ -58,7 +58,74 @@ extension LoopDriver {
                 let visitor = order.visitor.index
                 if midRunOwners[visitor]?.contains(owner) != true { midRunOwners[visitor, default: []].append(owner) }
             }
+            guard pool.carries(endpoint: Int(index)) else {
+                return sendOnSide(order, owner: owner, oneUse: oneUse, askedAt: askedAt, at: now)
+            }
             send(order, owner: owner, oneUse: oneUse, askedAt: askedAt, at: now)
         }
+    }
+
+    // MARK: - https met mid-run on the plain transport
+
+    /// Sends `order` to the side pool that carries TLS for this loop (`TLSSidePool`), made now
+    /// if it is the first; fails it in words when the run has none.
+    private func sendOnSide(
+        _ order: VisitorEngine.RequestOrder, owner: ConnectionOwner, oneUse: Bool, askedAt: RunInstant,
+        at now: RunInstant
+    ) {
+        guard let side = tlsSide ?? makeTLSSide() else {
+            let host = HostRoute.hostPart(of: order.request.head.authority ?? "")
+            return failLater(order, MidRunHosts.plainTransportError(host))
+        }
+        side.send(
+            TLSSidePool.Order(
+                slot: order.slot, serial: order.serial, request: order.request, owner: owner, oneUse: oneUse,
+                connectTimeout: order.timeout.firstDeadline(sentAt: askedAt) - now,
+                idleLifetime: IdleLifetime(owner: owner, platform: order.visitor.platform, oneUse: oneUse),
+                platform: order.visitor.platform))
+    }
+
+    private func makeTLSSide() -> TLSSidePool? {
+        guard let tlsCarrier, let midRunHosts else { return nil }
+        let side = TLSSidePool(
+            carrier: tlsCarrier,
+            setup: TLSSidePool.Setup(
+                endpoints: pool.endpoints, limit: pool.limit, connectTimeout: pool.defaultConnectTimeout, clock: clock,
+                sourceAddresses: pool.sourceAddresses, midRunHosts: midRunHosts),
+            driver: self)
+        tlsSide = side
+        return side
+    }
+
+    /// The side pool's answer to request `serial` of `slot`. Its instant is this loop's reading
+    /// of the clock, not the other loop's: the engine's instants only move on.
+    func sideExchangeCompleted(
+        slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
+        spoke: SpokenProtocol?
+    ) {
+        guard let tlsSide, tlsSide.carries(slot: slot, serial: serial) else { return }
+        tlsSide.answered(ExchangeID(slot: slot, serial: serial))
+        exchangeCompleted(slot: slot, serial: serial, result: result, handshake: handshake, spoke: spoke, at: clock.now)
+    }
+
+    /// A side exchange's deadline: the engine decides by when it last made progress, read on
+    /// the side pool's loop; an expired one is aborted there and fails here.
+    func deadlineOnSide(_ side: TLSSidePool, slot: Int, serial: UInt32) {
+        side.lastProgress(slot: slot, serial: serial).assumeIsolated().whenSuccess { [self] progress in
+            guard !stopped, tlsSide === side, side.carries(slot: slot, serial: serial) else { return }
+            let verdict = engine.deadlineFired(slot: slot, serial: serial, at: clock.now) { progress }
+            guard verdict == .expired else { return settle() }
+            side.abort(slot: slot, serial: serial)
+            exchangeCompleted(slot: slot, serial: serial, result: .failure(.timedOut), handshake: nil, at: clock.now)
+        }
+    }
+}
+
+extension LoopDriver.Outcome {
+    /// Adds the side pool's connections to the driver's.
+    mutating func add(_ side: TLSSidePool.Figures) {
+        connectionsOpened += side.connectionsOpened
+        for (second, count) in side.opened.nonZero { connectionsPerSecond.add(at: second, count) }
+        health.heldIdle.add(side.heldIdle)
     }
 }

@@ -35,6 +35,11 @@ final class LoopDriver: LiveExchangeOwner {
     /// The owners of device visitors' connections to hosts met mid-run, by plan index, to
     /// close when the visitor ends (`LiveRoutes.ownersOfVisitor` knows only the run's own).
     var midRunOwners: [Int: [ConnectionOwner]] = [:]
+    /// Where `https` hosts met mid-run are carried when the pool's transport carries no TLS
+    /// (queuesim's plain loops): nil, they fail in words.
+    var tlsCarrier: TLSSidePool.Carrier?
+    /// Their pool, made at the first such exchange (`+MidRunHosts`).
+    var tlsSide: TLSSidePool?
     /// Visitors whose arrival has come are waiting for a place under the engine's quota.
     private var backlogFromConcurrency = false
     private var armedAt: RunInstant?
@@ -107,7 +112,7 @@ final class LoopDriver: LiveExchangeOwner {
     }
 
     /// After any work: arm the timer for the next event or arrival, or finish.
-    private func settle() {
+    func settle() {
         guard !stopped else { return }
         let next: RunInstant
         switch engine.nextWake(arrivalsUntil: stopLine.instant) {
@@ -212,6 +217,9 @@ final class LoopDriver: LiveExchangeOwner {
         case .wake(let slot, _):
             try carryOut(engine.wake(slot: slot, at: now), at: now)
         case .deadline(let slot, let serial):
+            if let tlsSide, tlsSide.carries(slot: slot, serial: serial) {
+                return deadlineOnSide(tlsSide, slot: slot, serial: serial)
+            }
             // The engine decides by the request's timeout kind; the pool knows when its
             // connection last moved.
             let verdict = engine.deadlineFired(slot: slot, serial: serial, at: now) {
@@ -270,7 +278,7 @@ final class LoopDriver: LiveExchangeOwner {
     /// engine gave it), a row into the batch.
     /// `now`: the instant the engine was given (the event's; the clock is read once per event,
     /// where it was read three times per request: 1 % of a keep-alive request's CPU).
-    private func carryOut(_ action: VisitorEngine.Action, at now: RunInstant) throws {
+    func carryOut(_ action: VisitorEngine.Action, at now: RunInstant) throws {
         switch action {
         case .none:
             return
@@ -287,6 +295,7 @@ final class LoopDriver: LiveExchangeOwner {
             var owners = routes.ownersOfVisitor(visitor.index, group: visitor.groupIndex)
             if !midRunOwners.isEmpty, let more = midRunOwners.removeValue(forKey: visitor.index) {
                 owners += more
+                tlsSide?.visitorEnded(more)
             }
             pool.visitorEnded(owners)
             try rows.accept(visitor)
@@ -353,11 +362,16 @@ final class LoopDriver: LiveExchangeOwner {
             return
         }
         publish(at: clock.now)
-        promise.succeed(
-            Outcome(
-                requestsPerSecond: engine.sent.perSecond, health: health, connectionsOpened: pool.connectionsOpened,
-                connectionsPerSecond: pool.opened, answers: engine.sent.answers,
-                afterPassPerSecond: engine.sent.afterPassPerSecond))
+        var outcome = Outcome(
+            requestsPerSecond: engine.sent.perSecond, health: health, connectionsOpened: pool.connectionsOpened,
+            connectionsPerSecond: pool.opened, answers: engine.sent.answers,
+            afterPassPerSecond: engine.sent.afterPassPerSecond)
+        guard let tlsSide = tlsSide.take() else { return promise.succeed(outcome) }
+        // Once its connections are closed: the run's loops may shut down after this.
+        tlsSide.close().assumeIsolated().whenComplete { result in
+            if case .success(let figures) = result { outcome.add(figures) }
+            promise.succeed(outcome)
+        }
     }
 
     private func fail(_ error: any Error) {
@@ -366,6 +380,7 @@ final class LoopDriver: LiveExchangeOwner {
         stopped = true
         pool.closeAll()
         pool.owner = nil
-        promise.fail(error)
+        guard let tlsSide = tlsSide.take() else { return promise.fail(error) }
+        tlsSide.close().assumeIsolated().whenComplete { _ in promise.fail(error) }
     }
 }

@@ -93,19 +93,13 @@ final class MidRunHosts: Sendable {
     let firstIndex: Int
     private let caFile: String?
     private let applicationProtocols: [String]
-    /// Whether the run's transport carries TLS (queuesim's plain transport does not).
-    private let carriesTLS: Bool
     private let state = Mutex(State())
 
-    init(
-        policy: Policy = Policy(), firstIndex: Int, caFile: String?, applicationProtocols: [String],
-        carriesTLS: Bool
-    ) {
+    init(policy: Policy = Policy(), firstIndex: Int, caFile: String?, applicationProtocols: [String]) {
         self.policy = policy
         self.firstIndex = firstIndex
         self.caFile = caFile
         self.applicationProtocols = applicationProtocols
-        self.carriesTLS = carriesTLS
     }
 
     /// The most endpoints hosts met mid-run may have.
@@ -116,7 +110,6 @@ final class MidRunHosts: Sendable {
     func endpoint(
         for origin: Origin, on loop: any EventLoop, deliver: @escaping @Sendable (Answer) -> Void
     ) -> Answer? {
-        guard origin.scheme == "http" || carriesTLS else { return .failed(Self.plainTransportError(origin.host)) }
         enum Next {
             case answer(Answer)
             case make([SocketAddress])
@@ -268,9 +261,9 @@ final class MidRunHosts: Sendable {
                 + "\(LiveRoutes.mostDestinations) destinations)")
     }
 
+    /// A loop whose transport carries no TLS and was given no side pool for it (the run's
+    /// plain loops always are: `TLSSidePool`).
     static func plainTransportError(_ host: String) -> TransportError {
-        .connectFailed(
-            "https to \(host), met mid-run, cannot go on this run's plain-HTTP transport; add \(host) to "
-                + "target.hosts (or set QUEUESIM_TRANSPORT=nio)")
+        .connectFailed("https to \(host), met mid-run, has no TLS transport on this loop")
     }
 }

@@ -60,7 +60,7 @@ package struct WallClockRunner: Sendable {
         defer { transport.shutDown() }
         let midRunHosts = MidRunHosts(
             policy: hostPolicy, firstIndex: endpoints.count, caFile: caFile,
-            applicationProtocols: applicationProtocols, carriesTLS: transport.kind == .nio)
+            applicationProtocols: applicationProtocols)
         // Before the loops shut down: a lookup still under way must not reach them after.
         defer { midRunHosts.close() }
         if routes.destinations.contains(where: { !$0.isEmbeddedRoom }) {
@@ -261,6 +261,7 @@ package struct WallClockRunner: Sendable {
                     connectionLimit: connectionLimits[index], rows: rows, clock: clock, progress: progress,
                     stopLine: stopLine, guardrails: guardrails, pacer: pacer)
                 driver.midRunHosts = midRunHosts
+                driver.tlsCarrier = transportLoop.tlsCarrier
                 return (NIOLoopBound(driver, eventLoop: loop), driver.start(warmConnections: warm[index]))
             }.get()
             drivers.append(started.0)

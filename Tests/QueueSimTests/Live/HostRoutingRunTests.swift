@@ -144,34 +144,6 @@ struct HostRoutingRunTests {
         }
     }
 
-    /// A host no route names is resolved mid-run (MidRunHostsTests); an https one cannot go on
-    /// the plain transport a run of plain-HTTP endpoints gets, and says what to do instead.
-    @Test("an https host nobody routed, on a run of plain-HTTP endpoints, fails naming the host and the fix")
-    func unroutedHTTPSHostOnThePlainTransportFails() async throws {
-        try await ScriptedQueueItServer.with(script: { request in
-            request.method == "POST"
-                ? Self.enqueueAnswer(queueHost: "challenge.example.com") : StandInAnswer(status: 404)
-        }) { room in
-            let reports = try await RunFixture.wall(
-                """
-                version: 1
-                name: unrouted
-                target: { customerId: acme, waitingRoomId: launch, endpoint: "http://127.0.0.1:\(room.port)" }
-                client: { platform: ios, pollInterval: 200ms, maxWait: 20s }
-                arrivals: { phases: [ { burst: 1 } ] }
-                """)
-            let row = try #require(reports.visitors.rows.first)
-            #expect(row["outcome"] == "error", "\(row)")
-            #if os(Linux)
-                #expect(
-                    row["error"]?.contains(
-                        "could not connect: https to challenge.example.com, met mid-run, cannot go on this run's plain-HTTP transport; add challenge.example.com to target.hosts"
-                    ) == true, "\(row)")
-            #endif
-            #expect(!room.received.contains { $0.host == "challenge.example.com" })
-        }
-    }
-
     @Test("a protected API hears only the visitors' calls: no GET / reachability check")
     func noReachabilityRequestToTheAPI() async throws {
         try await ScriptedQueueItServer.with(script: { _ in StandInAnswer(status: 200, body: "{}") }) { api in

@@ -337,8 +337,7 @@ struct MidRunHostsTableTests {
     func endpointsAreNumberedAfterTheRunsOwn() async throws {
         let resolver = MidRunHostsTests.StandInResolver(.address("127.0.0.1"))
         let hosts = MidRunHosts(
-            policy: MidRunHosts.Policy(resolver: resolver), firstIndex: 3, caFile: nil, applicationProtocols: [],
-            carriesTLS: true)
+            policy: MidRunHosts.Policy(resolver: resolver), firstIndex: 3, caFile: nil, applicationProtocols: [])
         let first = try #require(MidRunHosts.Origin(scheme: "http", authority: "A.example:8080"))
         let second = try #require(MidRunHosts.Origin(scheme: "https", authority: "a.example"))
         #expect(await Self.ask(hosts, first) == .endpoint(3))
@@ -369,8 +368,7 @@ struct MidRunHostsTableTests {
     func ipv6LiteralIsLookedUpBare() async throws {
         let resolver = MidRunHostsTests.StandInResolver(.address("::1"))
         let hosts = MidRunHosts(
-            policy: MidRunHosts.Policy(resolver: resolver), firstIndex: 1, caFile: nil, applicationProtocols: [],
-            carriesTLS: true)
+            policy: MidRunHosts.Policy(resolver: resolver), firstIndex: 1, caFile: nil, applicationProtocols: [])
         #expect(await Self.ask(hosts, try #require(.init(scheme: "http", authority: "[::1]:8080"))) == .endpoint(1))
         #expect(resolver.lookups == ["::1"])
     }
@@ -379,25 +377,13 @@ struct MidRunHostsTableTests {
     func moreHostsThanSlotsFail() async throws {
         let hosts = MidRunHosts(
             policy: MidRunHosts.Policy(resolver: MidRunHostsTests.StandInResolver(.address("127.0.0.1"))),
-            firstIndex: 255, caFile: nil, applicationProtocols: [], carriesTLS: true)
+            firstIndex: 255, caFile: nil, applicationProtocols: [])
         #expect(await Self.ask(hosts, try #require(.init(scheme: "http", authority: "one.example"))) == .endpoint(255))
         #expect(
             await Self.ask(hosts, try #require(.init(scheme: "http", authority: "two.example")))
                 == .failed(
                     .connectFailed(
                         "no endpoint for the host name two.example: more than 1 hosts met mid-run (a run has at most 256 destinations)"
-                    )))
-    }
-
-    @Test("https met mid-run on the plain transport fails naming the fix")
-    func httpsOnThePlainTransportFails() async throws {
-        let hosts = MidRunHosts(firstIndex: 1, caFile: nil, applicationProtocols: [], carriesTLS: false)
-        let answer = await Self.ask(hosts, try #require(.init(scheme: "https", authority: "pay.example")))
-        #expect(
-            answer
-                == .failed(
-                    .connectFailed(
-                        "https to pay.example, met mid-run, cannot go on this run's plain-HTTP transport; add pay.example to target.hosts (or set QUEUESIM_TRANSPORT=nio)"
                     )))
     }
 }

@@ -6,7 +6,8 @@ import NIOPosix
 /// each with the way connections are made on it (`ConnectionFactory`). A loop and its factory
 /// travel together, so nothing later asks a loop what it is, and a TLS endpoint never reaches
 /// a loop that cannot carry it: the plain transport is only chosen when every endpoint is
-/// plain HTTP, and a pool refuses an endpoint its factory does not carry.
+/// plain HTTP, a pool never connects to an endpoint its factory does not carry, and an
+/// `https` host met mid-run on a plain loop goes to its `tlsCarrier`.
 struct LiveTransport: Sendable {
     enum Kind: String, Sendable {
         /// SwiftNIO's channels on its own loops: plain and TLS, on every platform.
@@ -19,6 +20,9 @@ struct LiveTransport: Sendable {
     struct Loop: Sendable {
         let eventLoop: any EventLoop
         fileprivate let makeFactory: @Sendable () -> any ConnectionFactory
+        /// Where this loop's `https` hosts met mid-run are carried when its factory carries no
+        /// TLS (the plain transport's: one of SwiftNIO's loops, `TLSSidePool`); nil when it does.
+        var tlsCarrier: TLSSidePool.Carrier?
 
         /// One of SwiftNIO's loops (NIOPosix's) with SwiftNIO's connections; `requiresH2`: a
         /// TLS connection whose server does not agree to h2 fails (`client.http: h2`).
@@ -68,11 +72,19 @@ struct LiveTransport: Sendable {
 
     #if os(Linux)
         /// The plain transport on `group`'s loops; the transport owns the group from now on.
-        static func plain(_ group: PlainEventLoopGroup) -> LiveTransport {
-            LiveTransport(
-                kind: .plain,
-                loops: group.loops.map { loop in Loop(eventLoop: loop) { PlainConnectionFactory(loop: loop) } },
-                protocols: ConnectionProtocolTally(), ownedGroup: group)
+        /// An `https` host met mid-run goes to a side pool on one of SwiftNIO's loops, one per
+        /// plain loop, spoken as `http` asks (`TLSSidePool`).
+        static func plain(_ group: PlainEventLoopGroup, http: HTTPVersionChoice = .auto) -> LiveTransport {
+            let protocols = ConnectionProtocolTally()
+            var tlsLoops = MultiThreadedEventLoopGroup.singleton.makeIterator()
+            let loops = group.loops.map { loop in
+                var transportLoop = Loop(eventLoop: loop) { PlainConnectionFactory(loop: loop) }
+                transportLoop.tlsCarrier = TLSSidePool.Carrier(
+                    loop: tlsLoops.next() ?? MultiThreadedEventLoopGroup.singleton.next(), requiresH2: http == .h2,
+                    protocols: protocols)
+                return transportLoop
+            }
+            return LiveTransport(kind: .plain, loops: loops, protocols: protocols, ownedGroup: group)
         }
     #endif
 
@@ -85,7 +97,7 @@ struct LiveTransport: Sendable {
     ) throws -> LiveTransport {
         #if os(Linux)
             if usesPlainTransport(embeddedRoom: embeddedRoom, endpoints: endpoints, environment: environment) {
-                return .plain(try PlainEventLoopGroup(loops: count))
+                return .plain(try PlainEventLoopGroup(loops: count), http: http)
             }
         #endif
         return .nio(Array(MultiThreadedEventLoopGroup.singleton.makeIterator().prefix(count)), http: http)
