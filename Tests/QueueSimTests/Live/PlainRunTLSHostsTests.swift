@@ -17,10 +17,11 @@ struct PlainRunTLSHostsTests {
 
     /// A room on plain HTTP whose queue pages are on `https://challenge.example.com:<port>`,
     /// which the run's resolver names as 127.0.0.1.
-    static func scenario(roomPort: Int, client: String) -> String {
+    static func scenario(roomPort: Int, client: String, run: String = "{}") -> String {
         """
         version: 1
         name: plain-run-tls-host
+        run: \(run)
         target:
           customerId: acme
           waitingRoomId: launch
@@ -107,6 +108,28 @@ struct PlainRunTLSHostsTests {
                     #expect(row["outcome"] != "passed", "\(row)")
                 }
                 #expect(elapsed < .seconds(20), "\(elapsed)")
+            }
+        }
+    }
+
+    @Test("run.duration ends while pages are out on the side pool: a row each, and the run ends at once")
+    func runEndsWhileSideExchangesWait() async throws {
+        let tls = try HostRoutingRunTests.recordingTLS(
+            certificate: "routes-server.cert.pem", key: "routes-server.key.pem", names: .init())
+        try await RawHTTPServer.with(tls: tls, reply: { _ in .stall("") }) { page in
+            let origin = "https://challenge.example.com:\(page.port)"
+            try await ScriptedQueueItServer.with(script: MidRunHostsTests.room(queueOrigin: origin)) { room in
+                let started = ContinuousClock.now
+                let reports = try await MidRunHostsTests.wall(
+                    Self.scenario(
+                        roomPort: room.port, client: "{ pollInterval: 200ms, maxWait: 60s }",
+                        run: "{ duration: 1500ms }"),
+                    policy: Self.loopback)
+                let elapsed = ContinuousClock.now - started
+                #expect(page.requestsReceived >= 4)
+                #expect(reports.visitors.rows.count == 4)
+                #expect(reports.outcomes == ["queued": 4], "\(reports.visitors.rows)")
+                #expect(elapsed < .seconds(10), "\(elapsed)")
             }
         }
     }
