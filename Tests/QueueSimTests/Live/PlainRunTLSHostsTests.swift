@@ -80,57 +80,52 @@ struct PlainRunTLSHostsTests {
         }
     }
 
-    @Test("a queue page that never answers times out on the request's bound, not at maxWait")
-    func silentHTTPSHostTimesOut() async throws {
+    /// A run against a room whose queue pages are on an https host that never answers; the
+    /// SNI of every handshake it saw, and the run's reports and wall time.
+    static func runAgainstSilentPages(client: String, run: String = "{}") async throws
+        -> (reports: RunReports, serverNames: [String], pageRequests: Int, elapsed: Duration)
+    {
         let names = HostRoutingRunTests.ServerNames()
         let tls = try HostRoutingRunTests.recordingTLS(
             certificate: "routes-server.cert.pem", key: "routes-server.key.pem", names: names)
-        try await RawHTTPServer.with(tls: tls, reply: { _ in .stall("") }) { page in
+        return try await RawHTTPServer.with(tls: tls, reply: { _ in .stall("") }) { page in
             let origin = "https://challenge.example.com:\(page.port)"
-            try await ScriptedQueueItServer.with(script: MidRunHostsTests.room(queueOrigin: origin)) { room in
+            return try await ScriptedQueueItServer.with(script: MidRunHostsTests.room(queueOrigin: origin)) { room in
                 let started = ContinuousClock.now
                 let reports = try await MidRunHostsTests.wall(
-                    Self.scenario(
-                        roomPort: room.port, client: "{ pollInterval: 200ms, maxWait: 5s, requestTimeout: 1s }"),
-                    policy: Self.loopback)
-                let elapsed = ContinuousClock.now - started
-                #expect(reports.visitors.rows.count == 4)
-                #expect(reports.visitors.rows.contains { $0["group"] == "ios" })
-                #expect(page.requestsReceived >= 4)
-                #expect(!names.all.isEmpty && names.all.allSatisfy { $0 == "challenge.example.com" }, "\(names.all)")
-                for row in reports.visitors.rows where row["group"] == "ios" {
-                    // iOS ends on a failed first queue page load (no didFail handler in its SDK).
-                    #expect(row["outcome"] == "error", "\(row)")
-                    #expect(row["error"]?.contains("timed out") == true, "\(row)")
-                }
-                // Android reloads on its schedule, each load bounded by 1 s, until maxWait.
-                for row in reports.visitors.rows where row["group"] == "android" {
-                    #expect(row["outcome"] != "passed", "\(row)")
-                }
-                #expect(elapsed < .seconds(20), "\(elapsed)")
+                    Self.scenario(roomPort: room.port, client: client, run: run), policy: Self.loopback)
+                return (reports, names.all, page.requestsReceived, ContinuousClock.now - started)
             }
         }
     }
 
+    @Test("a queue page that never answers times out on the request's bound, not at maxWait")
+    func silentHTTPSHostTimesOut() async throws {
+        let (reports, names, pageRequests, elapsed) = try await Self.runAgainstSilentPages(
+            client: "{ pollInterval: 200ms, maxWait: 5s, requestTimeout: 1s }")
+        #expect(reports.visitors.rows.count == 4)
+        #expect(reports.visitors.rows.contains { $0["group"] == "ios" })
+        #expect(pageRequests >= 4)
+        #expect(!names.isEmpty && names.allSatisfy { $0 == "challenge.example.com" }, "\(names)")
+        for row in reports.visitors.rows where row["group"] == "ios" {
+            // iOS ends on a failed first queue page load (no didFail handler in its SDK).
+            #expect(row["outcome"] == "error", "\(row)")
+            #expect(row["error"]?.contains("timed out") == true, "\(row)")
+        }
+        // Android reloads on its schedule, each load bounded by 1 s, until maxWait.
+        for row in reports.visitors.rows where row["group"] == "android" {
+            #expect(row["outcome"] != "passed", "\(row)")
+        }
+        #expect(elapsed < .seconds(20), "\(elapsed)")
+    }
+
     @Test("run.duration ends while pages are out on the side pool: a row each, and the run ends at once")
     func runEndsWhileSideExchangesWait() async throws {
-        let tls = try HostRoutingRunTests.recordingTLS(
-            certificate: "routes-server.cert.pem", key: "routes-server.key.pem", names: .init())
-        try await RawHTTPServer.with(tls: tls, reply: { _ in .stall("") }) { page in
-            let origin = "https://challenge.example.com:\(page.port)"
-            try await ScriptedQueueItServer.with(script: MidRunHostsTests.room(queueOrigin: origin)) { room in
-                let started = ContinuousClock.now
-                let reports = try await MidRunHostsTests.wall(
-                    Self.scenario(
-                        roomPort: room.port, client: "{ pollInterval: 200ms, maxWait: 60s }",
-                        run: "{ duration: 1500ms }"),
-                    policy: Self.loopback)
-                let elapsed = ContinuousClock.now - started
-                #expect(page.requestsReceived >= 4)
-                #expect(reports.visitors.rows.count == 4)
-                #expect(reports.outcomes == ["queued": 4], "\(reports.visitors.rows)")
-                #expect(elapsed < .seconds(10), "\(elapsed)")
-            }
-        }
+        let (reports, _, pageRequests, elapsed) = try await Self.runAgainstSilentPages(
+            client: "{ pollInterval: 200ms, maxWait: 60s }", run: "{ duration: 1500ms }")
+        #expect(pageRequests >= 4)
+        #expect(reports.visitors.rows.count == 4)
+        #expect(reports.outcomes == ["queued": 4], "\(reports.visitors.rows)")
+        #expect(elapsed < .seconds(10), "\(elapsed)")
     }
 }
