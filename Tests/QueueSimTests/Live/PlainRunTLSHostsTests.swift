@@ -37,8 +37,10 @@ struct PlainRunTLSHostsTests {
 
     static let loopback = MidRunHosts.Policy(resolver: MidRunHostsTests.StandInResolver(.address("127.0.0.1")))
 
-    @Test("the queue page on an https host nobody routed is reached over TLS and h2; every visitor passes")
-    func httpsHostReachedFromAPlainRun() async throws {
+    @Test(
+        "the queue page on an https host nobody routed is reached over TLS and h2; every visitor passes",
+        arguments: ["device", "shared"])
+    func httpsHostReachedFromAPlainRun(connections: String) async throws {
         #if os(Linux)
             #expect(
                 LiveTransport.usesPlainTransport(
@@ -55,7 +57,9 @@ struct PlainRunTLSHostsTests {
             let origin = "https://challenge.example.com:\(page.port)"
             try await ScriptedQueueItServer.with(script: MidRunHostsTests.room(queueOrigin: origin)) { room in
                 let reports = try await MidRunHostsTests.wall(
-                    Self.scenario(roomPort: room.port, client: "{ pollInterval: 200ms, maxWait: 20s }"),
+                    Self.scenario(
+                        roomPort: room.port,
+                        client: "{ pollInterval: 200ms, maxWait: 20s, connections: \(connections) }"),
                     policy: Self.loopback)
                 #expect(reports.outcomes == ["passed": 4], "\(reports.visitors.rows)")
                 let pages = page.requests
@@ -73,6 +77,12 @@ struct PlainRunTLSHostsTests {
                     $0["endpoint"] as? String
                 }
                 #expect(endpoints == [origin], "\(generator)")
+                // A phone's own connection per visitor, or the run's shared ones reused.
+                if connections == "device" {
+                    #expect(page.connections.count == 4)
+                } else {
+                    #expect(page.connections.count >= 1 && page.connections.count <= 4)
+                }
                 // The side pool's connections count with the run's: the room's and the pages'.
                 let opened = generator["connections_opened"] as? Int ?? 0
                 #expect(opened >= page.connections.count + 1, "\(generator)")
