@@ -122,10 +122,10 @@ extension LoopDriver {
 }
 
 extension LoopDriver.Outcome {
-    /// Adds the side pool's connections to the driver's.
+    /// Adds the side pool's connections and its loop's lag to the driver's.
     mutating func add(_ side: TLSSidePool.Figures) {
         connectionsOpened += side.connectionsOpened
         for (second, count) in side.opened.nonZero { connectionsPerSecond.add(at: second, count) }
-        health.heldIdle.add(side.heldIdle)
+        health.merge(side.health)
     }
 }

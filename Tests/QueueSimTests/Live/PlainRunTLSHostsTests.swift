@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import QueueClientCore
 import StandInServers
 import Testing
@@ -137,5 +138,21 @@ struct PlainRunTLSHostsTests {
         #expect(reports.visitors.rows.count == 4)
         #expect(reports.outcomes == ["queued": 4], "\(reports.visitors.rows)")
         #expect(elapsed < .seconds(10), "\(elapsed)")
+    }
+
+    /// Without the side loop's probe the run's loops (plain ones, not blocked here) saw no lag.
+    @Test("a side loop that stalls shows in the generator's loop lag: it is probed like a run loop")
+    func stalledSideLoopShowsInTheVerdict() async throws {
+        let blocker = Task {
+            try await Task.sleep(for: .milliseconds(700))
+            // Every SwiftNIO loop (the side pools' among them) busy for 300 ms.
+            for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() { loop.execute { usleep(300_000) } }
+        }
+        let (reports, _, _, _) = try await Self.runAgainstSilentPages(
+            client: "{ pollInterval: 200ms, maxWait: 60s }", run: "{ duration: 1500ms }")
+        try await blocker.value
+        let generator = MidRunHostsTests.generator(reports)
+        let maxLag = generator["loop_lag_max_ms"] as? Double ?? 0
+        #expect(maxLag >= 200, "\(generator)")
     }
 }

@@ -10,7 +10,9 @@ import QueueClientCore
 /// cross loops, and the plain transport's path is untouched.
 ///
 /// Its connections are counted with the driver's (`Figures`): run.json's `connections_opened`,
-/// the connections chart and the idle peak. They have a limit of their own, the driver's.
+/// the connections chart and the idle peak. They have a limit of their own, the driver's. Its
+/// loop is probed as the driver's is (`GeneratorHealth`), from the first exchange to the end:
+/// a side loop that cannot keep up makes the run's generator verdict say so.
 ///
 /// The driver's side of it: every method runs on the driver's loop; the pool lives on
 /// `carrier.loop` and is reached only through that loop's queue (`execute`, `submit`).
@@ -34,11 +36,12 @@ final class TLSSidePool {
         var midRunHosts: MidRunHosts
     }
 
-    /// What the side pool's connections add to the driver's figures.
+    /// What the side pool adds to the driver's figures: its connections, and its loop's lag
+    /// (with the connections it held idle).
     struct Figures: Sendable {
         var connectionsOpened = 0
         var opened = PerSecondCounts()
-        var heldIdle = HeldIdleSeries()
+        var health = GeneratorHealth()
     }
 
     /// An exchange as it crosses to the pool's loop (a `LiveExchange` is confined to one).
@@ -150,10 +153,27 @@ private final class SideOwner: LiveExchangeOwner {
     let pool: LiveConnectionPool
     private let driver: NIOLoopBound<LoopDriver>
     private(set) var closed = false
+    private var health = GeneratorHealth()
+    private var probe: Scheduled<Void>?
 
     private init(pool: LiveConnectionPool, driver: NIOLoopBound<LoopDriver>) {
         self.pool = pool
         self.driver = driver
+    }
+
+    /// Every `probeInterval` until `close`: how late did the loop get to it?
+    private func scheduleProbe() {
+        let clock = pool.clock
+        let target = clock.now + GeneratorHealth.probeInterval
+        probe = pool.loop.assumeIsolated().scheduleTask(
+            in: .nanoseconds(GeneratorHealth.probeInterval.wholeNanoseconds)
+        ) {
+            [self] in
+            guard !closed else { return }
+            let now = clock.now
+            health.probe(lag: now - target, at: now)
+            scheduleProbe()
+        }
     }
 
     static func make(
@@ -168,6 +188,7 @@ private final class SideOwner: LiveExchangeOwner {
         let owner = SideOwner(pool: pool, driver: driver)
         // Let go in `close` (the pool holds its owner strongly).
         pool.owner = owner
+        owner.scheduleProbe()
         return owner
     }
 
@@ -196,9 +217,11 @@ private final class SideOwner: LiveExchangeOwner {
 
     func close() -> TLSSidePool.Figures {
         closed = true
+        probe?.cancel()
+        probe = nil
         pool.closeAll()
         pool.owner = nil
-        return TLSSidePool.Figures(
-            connectionsOpened: pool.connectionsOpened, opened: pool.opened, heldIdle: pool.heldIdle)
+        health.heldIdle = pool.heldIdle
+        return TLSSidePool.Figures(connectionsOpened: pool.connectionsOpened, opened: pool.opened, health: health)
     }
 }
