@@ -103,7 +103,7 @@ extension LoopDriver {
         slot: Int, serial: UInt32, result: Result<IncomingResponse, TransportError>, handshake: Handshake?,
         spoke: SpokenProtocol?
     ) {
-        guard let tlsSide, tlsSide.carries(slot: slot, serial: serial) else { return }
+        guard let tlsSide, tlsSide.hasOutstanding(slot: slot, serial: serial) else { return }
         tlsSide.answered(ExchangeID(slot: slot, serial: serial))
         exchangeCompleted(slot: slot, serial: serial, result: result, handshake: handshake, spoke: spoke, at: clock.now)
     }
@@ -112,7 +112,7 @@ extension LoopDriver {
     /// the side pool's loop; an expired one is aborted there and fails here.
     func deadlineOnSide(_ side: TLSSidePool, slot: Int, serial: UInt32) {
         side.lastProgress(slot: slot, serial: serial).assumeIsolated().whenSuccess { [self] progress in
-            guard !stopped, tlsSide === side, side.carries(slot: slot, serial: serial) else { return }
+            guard !stopped, tlsSide === side, side.hasOutstanding(slot: slot, serial: serial) else { return }
             let verdict = engine.deadlineFired(slot: slot, serial: serial, at: clock.now) { progress }
             guard verdict == .expired else { return settle() }
             side.abort(slot: slot, serial: serial)

@@ -217,7 +217,7 @@ final class LoopDriver: LiveExchangeOwner {
         case .wake(let slot, _):
             try carryOut(engine.wake(slot: slot, at: now), at: now)
         case .deadline(let slot, let serial):
-            if let tlsSide, tlsSide.carries(slot: slot, serial: serial) {
+            if let tlsSide, tlsSide.hasOutstanding(slot: slot, serial: serial) {
                 return deadlineOnSide(tlsSide, slot: slot, serial: serial)
             }
             // The engine decides by the request's timeout kind; the pool knows when its
@@ -278,7 +278,7 @@ final class LoopDriver: LiveExchangeOwner {
     /// engine gave it), a row into the batch.
     /// `now`: the instant the engine was given (the event's; the clock is read once per event,
     /// where it was read three times per request: 1 % of a keep-alive request's CPU).
-    func carryOut(_ action: VisitorEngine.Action, at now: RunInstant) throws {
+    private func carryOut(_ action: VisitorEngine.Action, at now: RunInstant) throws {
         switch action {
         case .none:
             return

@@ -86,7 +86,7 @@ final class TLSSidePool {
     }
 
     /// Whether request `serial` of `slot` went to this pool and has not been answered.
-    func carries(slot: Int, serial: UInt32) -> Bool {
+    func hasOutstanding(slot: Int, serial: UInt32) -> Bool {
         !inFlight.isEmpty && inFlight.contains(ExchangeID(slot: slot, serial: serial))
     }
 
